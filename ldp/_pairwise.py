@@ -1,0 +1,88 @@
+"""Maxima of divergences over all ordered pairs of rows of a row-stochastic matrix.
+
+These reductions are the exact privacy of a finite channel (seed 003, Theorem 1 and
+Theorem 3): ``delta(eps) = max_{x, x'} E_{e^eps}(K_x || K_x')`` and the Dobrushin coefficient
+``tv = max_{x, x'} TV(K_x, K_x')``. They are computed tile by tile so that memory stays
+``O(tile)`` whatever the number of inputs, with every pair evaluated exactly (positive parts
+summed, no cancellation). Large matrices are split over threads (numpy and scipy release the
+GIL inside the kernels).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+#: Number of float64 entries processed per tile (512 KiB, about an L2 cache).
+TILE = 1 << 16
+#: Work (pairs x outputs) above which the rows are split over threads.
+PARALLEL_WORK = 1 << 22
+
+Best = tuple[float, int, int]
+
+
+def _reduce(results: list[Best]) -> Best:
+    value, i, j = max(results, key=lambda r: r[0])
+    return min(max(value, 0.0), 1.0), i, j
+
+
+def _over_row_blocks(k: int, work: int, block: int, task: Callable[[int, int], Best]) -> Best:
+    starts = range(0, k, block)
+    workers = min(len(starts), os.cpu_count() or 1)
+    if work < PARALLEL_WORK or workers < 2:
+        return _reduce([task(s, min(s + block, k)) for s in starts])
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return _reduce(list(pool.map(lambda s: task(s, min(s + block, k)), starts)))
+
+
+def max_pairwise_hockey_stick(matrix: np.ndarray, gamma: float) -> Best:
+    """``max_{i, j} E_gamma(K_i || K_j)`` and a maximising ordered pair ``(i, j)``.
+
+    ``gamma`` may be any value in ``[0, inf]``; for ``gamma < 1`` the divergence is
+    evaluated as ``sum (gamma K_j - K_i)_+`` (equal to ``E_gamma`` for distributions).
+    """
+    k, m = matrix.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.where(matrix > 0, gamma * matrix, 0.0)
+    below_one = gamma < 1.0
+    rows_per_tile = min(k, max(1, TILE // m))
+    cols_per_tile = min(k, max(1, TILE // (rows_per_tile * m)))
+
+    def task(start: int, stop: int) -> Best:
+        left = matrix[start:stop]
+        buffer = np.empty((len(left), cols_per_tile, m))
+        best: Best = (-1.0, 0, 0)
+        for j0 in range(0, k, cols_per_tile):
+            right = scaled[j0 : j0 + cols_per_tile]
+            block = buffer[:, : len(right)]
+            if below_one:
+                np.subtract(right[None, :, :], left[:, None, :], out=block)
+            else:
+                np.subtract(left[:, None, :], right[None, :, :], out=block)
+            np.maximum(block, 0.0, out=block)
+            sums = block.sum(axis=-1)
+            flat = int(np.argmax(sums))
+            if sums.flat[flat] > best[0]:
+                a, b = divmod(flat, sums.shape[1])
+                best = (float(sums.flat[flat]), start + a, j0 + b)
+        return best
+
+    return _over_row_blocks(k, k * k * m, rows_per_tile, task)
+
+
+def max_pairwise_tv(matrix: np.ndarray) -> Best:
+    """``max_{i, j} TV(K_i, K_j)`` (the Dobrushin coefficient) and a maximising pair."""
+    k, m = matrix.shape
+    rows_per_tile = min(k, max(1, (TILE * 4) // k))
+
+    def task(start: int, stop: int) -> Best:
+        distances = cdist(matrix[start:stop], matrix, "cityblock")
+        flat = int(np.argmax(distances))
+        a, b = divmod(flat, k)
+        return 0.5 * float(distances.flat[flat]), start + a, b
+
+    return _over_row_blocks(k, k * k * m, rows_per_tile, task)

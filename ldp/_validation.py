@@ -1,0 +1,134 @@
+"""Argument checks shared by the public API.
+
+Every check raises ``TypeError`` for an argument of the wrong kind and ``ValueError`` for a
+value out of range, and the message names the argument and the offending value.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+#: Largest tolerated ``|sum(p) - 1|`` for a probability vector or a channel row.
+#: Rows within the tolerance are divided by their sum, so that the stored distribution sums
+#: to one up to floating-point rounding; anything further away is rejected.
+PMF_TOLERANCE = 1e-9
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_scalar(
+    value: object,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``value`` as a Python float after checking its kind and range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+    out = float(value)
+    if np.isnan(out):
+        raise ValueError(f"{name} must not be NaN")
+    if np.isinf(out) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {out}")
+    if low is not None and (out < low or (low_open and out == low)):
+        bound = f"> {low}" if low_open else f">= {low}"
+        raise ValueError(f"{name} must be {bound}, got {out!r}")
+    if high is not None and (out > high or (high_open and out == high)):
+        bound = f"< {high}" if high_open else f"<= {high}"
+        raise ValueError(f"{name} must be {bound}, got {out!r}")
+    return out
+
+
+def check_epsilon(value: object, name: str = "epsilon", *, allow_inf: bool = True) -> float:
+    """An epsilon in ``[0, inf]`` (``inf`` only when ``allow_inf``)."""
+    return check_scalar(value, name, low=0.0, allow_inf=allow_inf)
+
+
+def check_probability(value: object, name: str) -> float:
+    """A number in ``[0, 1]`` (a delta, an eta, a probability)."""
+    return check_scalar(value, name, low=0.0, high=1.0)
+
+
+def check_integer(value: object, name: str, *, low: int | None = None) -> int:
+    """An integer (``int`` or numpy integer, not ``bool``) at least ``low``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+    out = int(value)
+    if low is not None and out < low:
+        raise ValueError(f"{name} must be >= {low}, got {out}")
+    return out
+
+
+def as_real_array(value: object, name: str) -> np.ndarray:
+    """``value`` as a float64 array; rejects non-numeric, boolean and complex data."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise TypeError(f"{name} must be an array of real numbers: {exc}") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must be an array of real numbers, got {_describe(value)}"
+            ) from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be an array of real numbers, got dtype {arr.dtype} "
+            f"({_describe(value)})"
+        )
+    arr = arr.astype(np.float64, copy=False)
+    if arr.size and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers, got {_describe(value)}")
+    return arr
+
+
+def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
+    """Probability vectors along the last axis, renormalised within ``PMF_TOLERANCE``."""
+    arr = as_real_array(value, name)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have at least one axis of outcomes, got a scalar")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if arr.shape[-1] == 0:
+        raise ValueError(f"{name} must have at least one outcome, got shape {arr.shape}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative, got {_describe(value)}")
+    total = arr.sum(axis=-1, keepdims=True)
+    bad = np.abs(total - 1.0) > PMF_TOLERANCE
+    if np.any(bad):
+        worst = float(total.ravel()[np.argmax(np.abs(total.ravel() - 1.0))])
+        raise ValueError(
+            f"{name} must sum to 1 along its last axis (tolerance {PMF_TOLERANCE:g}); "
+            f"found a sum of {worst!r}"
+        )
+    return arr / total
+
+
+def check_random_state(rng: object) -> np.random.Generator:
+    """``np.random.default_rng(rng)`` with a clear error for unusable seeds."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence,
+                                        np.random.BitGenerator)):
+        if isinstance(rng, (bool, np.bool_)):
+            raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
+        try:
+            return np.random.default_rng(rng)
+        except ValueError as exc:
+            raise ValueError(f"rng: {exc} (got {rng!r})") from None
+    if isinstance(rng, np.random.RandomState):
+        raise TypeError(
+            "rng must be None, an int seed or a numpy Generator; the legacy RandomState is "
+            "not accepted (use np.random.default_rng)"
+        )
+    raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {_describe(rng)}")

@@ -1,0 +1,100 @@
+"""The ``ldp`` command (also ``python -m ldp``).
+
+``ldp report MECHANISM --epsilon E [--k K --delta D --eta H] [--json]`` prints the privacy
+of a mechanism computed from its matrix: epsilon, the delta profile, eta-TV, and its
+contraction coefficients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from ldp.channel import Channel
+from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
+MECHANISMS = ("rr", "k-rr", "binary-erasure")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that ends with exit code 2 and one line on bad arguments."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - exercised through main
+        self.exit(2, f"ldp: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ldp", description="Local differential privacy toolkit.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    report = commands.add_parser(
+        "report", help="privacy and contraction of a mechanism, computed from its matrix"
+    )
+    report.add_argument("mechanism", choices=MECHANISMS)
+    report.add_argument("--epsilon", type=float, required=True, help="privacy level (>= 0)")
+    report.add_argument("--k", type=int, default=2, help="alphabet size for k-rr")
+    report.add_argument("--delta", type=float, default=0.0, help="binary-erasure delta")
+    report.add_argument("--eta", type=float, default=None, help="binary-erasure eta-TV")
+    report.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def build_mechanism(args: argparse.Namespace) -> Channel:
+    """The channel named on the command line."""
+    if args.mechanism == "rr":
+        return randomized_response(args.epsilon)
+    if args.mechanism == "k-rr":
+        return k_rr(args.k, args.epsilon)
+    return binary_erasure(args.epsilon, args.delta, args.eta)
+
+
+def report(channel: Channel, epsilon: float) -> dict:
+    """The numbers of ``ldp report`` as a dictionary."""
+    levels = sorted({0.0, epsilon / 2.0, epsilon} - {math.inf})
+    out = {
+        "shape": list(channel.shape),
+        "epsilon": channel.epsilon,
+        "tv": channel.tv,
+        "delta": {f"{e:g}": channel.delta(e) for e in levels},
+        "contraction": {
+            "tv": channel.tv,
+            f"hockey_stick(gamma=e^{epsilon:g})": channel.delta(epsilon),
+        },
+    }
+    return out
+
+
+def _format(name: str, data: dict) -> str:
+    def number(x: float) -> str:
+        return "inf" if math.isinf(x) else f"{x:.6g}"
+
+    lines = [f"{name}: {data['shape'][0]} inputs x {data['shape'][1]} outputs"]
+    lines.append(f"  {'epsilon (tight, pure)':<34}{number(data['epsilon'])}")
+    lines.append(f"  {'eta-TV':<34}{number(data['tv'])}")
+    for level, value in data["delta"].items():
+        lines.append(f"  {'delta(' + level + ')':<34}{number(value)}")
+    lines.append("  contraction coefficients")
+    for kind, value in data["contraction"].items():
+        lines.append(f"    {kind:<32}{number(value)}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ldp`` command; returns the exit code."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        channel = build_mechanism(args)
+        data = report(channel, args.epsilon)
+    except (TypeError, ValueError) as exc:
+        print(f"ldp: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(data, indent=2, default=lambda x: float(np.float64(x))))
+    else:
+        print(_format(args.mechanism, data))
+    return 0

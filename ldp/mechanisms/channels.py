@@ -1,0 +1,221 @@
+"""Mechanisms small enough to hold as a matrix: randomized response, k-RR and the dominating
+binary mechanisms with erasure of seed 001 (Ghazi & Issa, "Total variation meets
+differential privacy").
+
+Every constructor returns a :class:`~ldp.Channel`; its privacy is then recomputed from the
+matrix, so the parameters here are a recipe, not a claim.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import expit
+
+from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
+from ldp.channel import Channel
+
+__all__ = [
+    "randomized_response",
+    "k_rr",
+    "eta_max",
+    "binary_erasure",
+    "binary_mechanism_with_erasure",
+]
+
+#: Relative slack allowed when ``eta`` sits on an end of its range after rounding
+#: (for example ``eta=eta_max(eps, delta)`` recomputed by the caller).
+_ETA_SLACK = 1e-12
+
+
+def k_rr(k: int, epsilon: float) -> Channel:
+    r"""k-ary randomized response: keep ``x`` with probability ``e^eps / (e^eps + k - 1)``.
+
+    .. math:: K(z|x) = \frac{e^\varepsilon \mathbb 1[z = x] + \mathbb 1[z \ne x]}
+                            {e^\varepsilon + k - 1}
+
+    Entries are computed as ``1 / (1 + (k - 1) e^{-eps})`` so that large ``epsilon`` does
+    not overflow; ``epsilon = inf`` gives the identity and ``epsilon = 0`` uniform rows.
+    ``k = 2`` is :func:`randomized_response`.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``k >= 2``.
+    epsilon : float
+        Privacy level in ``[0, inf]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp import k_rr
+    >>> krr = k_rr(4, np.log(3.0))
+    >>> krr.matrix[0]
+    array([0.5       , 0.16666667, 0.16666667, 0.16666667])
+    >>> round(krr.epsilon, 12), round(krr.tv, 12)   # tv = (e^eps - 1) / (e^eps + k - 1)
+    (1.098612288668, 0.333333333333)
+    """
+    k = check_integer(k, "k", low=2)
+    eps = check_epsilon(epsilon)
+    other = math.exp(-eps)  # 0.0 for eps = inf
+    keep = 1.0 / (1.0 + (k - 1) * other)
+    matrix = np.full((k, k), other * keep)
+    np.fill_diagonal(matrix, keep)
+    return Channel(matrix)
+
+
+def randomized_response(epsilon: float) -> Channel:
+    """Binary randomized response, the binary symmetric channel with crossover
+    ``1 / (1 + e^eps)`` (seed 003, Example 1).
+
+    Examples
+    --------
+    >>> from ldp import randomized_response
+    >>> rr = randomized_response(0.0)
+    >>> rr.matrix
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    """
+    return k_rr(2, epsilon)
+
+
+def eta_max(epsilon: float, delta: float = 0.0) -> float:
+    """The largest useful eta-TV level of an ``(epsilon, delta)`` mechanism.
+
+    ``eta_max = delta + (1 - delta) tanh(epsilon / 2) = (e^eps - 1 + 2 delta) / (e^eps + 1)``
+    (seed 001, Corollary 1 and Remark 1): every ``(eps, delta)``-LDP channel already has
+    ``tv <= eta_max``, and randomized response with delta-disclosure attains it.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import eta_max
+    >>> round(eta_max(1.0, 0.05), 10)
+    0.4890112994
+    """
+    eps = check_epsilon(epsilon)
+    d = check_probability(delta, "delta")
+    return d + (1.0 - d) * math.tanh(eps / 2.0)
+
+
+def _check_eta(eta: float, low: float, high: float, context: str) -> float:
+    value = check_probability(eta, "eta")
+    slack = _ETA_SLACK * max(1.0, high)
+    if not (low - slack <= value <= high + slack):
+        raise ValueError(
+            f"eta must lie in [{low!r}, {high!r}] for {context}, got {value!r}"
+        )
+    return min(max(value, low), high)
+
+
+def binary_erasure(epsilon: float, delta: float = 0.0, eta: float | None = None) -> Channel:
+    r"""The dominating binary mechanism :math:`M_{\varepsilon,\delta,\eta}` of seed 001.
+
+    Every binary-input ``(eps, delta)``-LDP, eta-TV pair of output laws is a post-processing
+    of this one (seed 001, eqs. 7 and 43-44, Theorem 2). With erasure weight
+    :math:`\alpha = 1 - (\eta - \delta) / ((1 - \delta)\tanh(\varepsilon/2))`:
+
+    * ``delta = 0``: three outputs ``(plus, erased, minus)``,
+      ``K(.|0) = ((1 - a) s, a, (1 - a)(1 - s))`` with ``s = e^eps / (1 + e^eps)`` and
+      ``K(.|1)`` its reverse;
+    * ``delta > 0``: five outputs ``(reveal 0, plus, erased, minus, reveal 1)``,
+      ``K(.|0) = (delta, (1 - delta) * (three-output row), 0)`` and ``K(.|1)`` its reverse.
+
+    Its ``delta(epsilon)`` is ``delta`` and its ``tv`` is ``eta``. ``eta=None`` takes the
+    largest useful value :func:`eta_max`, i.e. ``alpha = 0``: randomized response with
+    delta-disclosure (the erasure output then has probability 0).
+
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    delta : float, default 0.0
+        In ``[0, 1]``.
+    eta : float, optional
+        In ``[delta, eta_max(epsilon, delta)]``; out-of-range values raise (nothing is
+        clamped beyond a relative rounding slack of 1e-12).
+
+    Examples
+    --------
+    >>> from ldp import binary_erasure
+    >>> be = binary_erasure(1.0, eta=0.2)
+    >>> be.shape, round(be.tv, 12), round(be.epsilon, 12)
+    ((2, 3), 0.2, 1.0)
+    >>> be5 = binary_erasure(1.0, delta=0.01, eta=0.2)
+    >>> be5.shape, round(be5.delta(1.0), 12), be5.epsilon
+    ((2, 5), 0.01, inf)
+    """
+    eps = check_epsilon(epsilon)
+    d = check_probability(delta, "delta")
+    half = math.tanh(eps / 2.0)
+    top = d + (1.0 - d) * half
+    level = top if eta is None else _check_eta(
+        eta, d, top, f"epsilon={eps!r}, delta={d!r} (eta_max = delta + (1 - delta) tanh(eps/2))"
+    )
+    if level <= d:
+        alpha = 1.0
+    elif d == 1.0:
+        alpha = 0.0
+    else:
+        alpha = min(1.0, max(0.0, 1.0 - (level - d) / ((1.0 - d) * half)))
+    stay, flip = float(expit(eps)), float(expit(-eps))
+    core = np.array([(1.0 - alpha) * stay, alpha, (1.0 - alpha) * flip])
+    if d == 0.0:
+        matrix = np.vstack([core, core[::-1]])
+    else:
+        row = np.concatenate(([d], (1.0 - d) * core, [0.0]))
+        matrix = np.vstack([row, row[::-1]])
+    return Channel(matrix)
+
+
+def binary_mechanism_with_erasure(
+    p0: ArrayLike, p1: ArrayLike, epsilon: float, eta: float
+) -> Channel:
+    r"""The binary mechanism with erasure :math:`Q^{(be)}` for a pair of input laws.
+
+    Seed 001, eq. (31): input ``x`` is sent through the dominating channel
+    :math:`Q^*_{\varepsilon,\eta}` (eq. 28) on the bit ``1[p1(x) > p0(x)]``:
+
+    .. math:: Q^*(\cdot|0) = \Big(\tfrac{\eta e^\varepsilon}{e^\varepsilon - 1},
+              \tfrac{\eta}{e^\varepsilon - 1},
+              1 - \eta\tfrac{e^\varepsilon + 1}{e^\varepsilon - 1}\Big),\quad
+              Q^*(\cdot|1) = \text{first two entries swapped}.
+
+    It is eps-LDP and eta-TV, and it maximises the output TV between ``p0 K`` and ``p1 K``
+    over all such channels (value ``eta * TV(p0, p1)``, seed 001 Proposition 2).
+
+    Parameters
+    ----------
+    p0, p1 : array_like
+        Input distributions on the same ``k`` symbols.
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    eta : float
+        In ``[0, tanh(epsilon / 2)]``.
+
+    Examples
+    --------
+    >>> from ldp import binary_mechanism_with_erasure
+    >>> q = binary_mechanism_with_erasure([0.5, 0.3, 0.2], [0.1, 0.3, 0.6], 1.0, 0.3)
+    >>> q.shape, round(q.tv, 12)
+    ((3, 3), 0.3)
+    """
+    first = check_pmf(p0, "p0", ndim=1)
+    second = check_pmf(p1, "p1", ndim=1)
+    if first.shape != second.shape:
+        raise ValueError(
+            f"p0 and p1 must have the same length, got {first.size} and {second.size}"
+        )
+    eps = check_epsilon(epsilon)
+    half = math.tanh(eps / 2.0)
+    level = _check_eta(eta, 0.0, half, f"epsilon={eps!r} (eta <= tanh(epsilon/2))")
+    if level == 0.0:
+        up = down = 0.0
+    else:
+        up = level / -math.expm1(-eps)  # eta e^eps / (e^eps - 1)
+        down = level / math.expm1(eps)  # eta / (e^eps - 1)
+    erased = max(0.0, 1.0 - up - down)
+    row0 = np.array([up, down, erased])
+    rows = np.where((second > first)[:, None], row0[[1, 0, 2]], row0)
+    return Channel(rows)
