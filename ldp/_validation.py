@@ -83,8 +83,7 @@ def as_real_array(value: object, name: str) -> np.ndarray:
             ) from None
     if arr.dtype.kind not in "iuf":
         raise TypeError(
-            f"{name} must be an array of real numbers, got dtype {arr.dtype} "
-            f"({_describe(value)})"
+            f"{name} must be an array of real numbers, got dtype {arr.dtype} ({_describe(value)})"
         )
     arr = arr.astype(np.float64, copy=False)
     if arr.size and not np.all(np.isfinite(arr)):
@@ -118,8 +117,9 @@ def check_random_state(rng: object) -> np.random.Generator:
     """``np.random.default_rng(rng)`` with a clear error for unusable seeds."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence,
-                                        np.random.BitGenerator)):
+    if rng is None or isinstance(
+        rng, (numbers.Integral, np.random.SeedSequence, np.random.BitGenerator)
+    ):
         if isinstance(rng, (bool, np.bool_)):
             raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
         try:

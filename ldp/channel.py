@@ -110,7 +110,7 @@ class Channel:
     0.287653
     """
 
-    __slots__ = ("_matrix", "_cache")
+    __slots__ = ("_cache", "_matrix")
 
     def __init__(self, matrix: ArrayLike) -> None:
         if isinstance(matrix, Channel):
@@ -403,14 +403,18 @@ class Channel:
         except (TypeError, ValueError) as exc:
             raise TypeError(f"x must be an array of input indices: {exc}") from None
         if values.dtype.kind not in "iu":
-            if values.dtype.kind == "f" and values.size and np.all(np.isfinite(values)) and \
-                    np.all(values == np.round(values)):
+            if (
+                values.dtype.kind == "f"
+                and values.size
+                and np.all(np.isfinite(values))
+                and np.all(values == np.round(values))
+            ):
                 values = values.astype(np.int64)
             else:
                 raise TypeError(
                     f"x must contain integer input indices in [0, {self.n_inputs}), got dtype "
-                    f"{values.dtype}" + ("" if values.dtype.kind != "f" else
-                                         " with non-integer or non-finite values")
+                    f"{values.dtype}"
+                    + ("" if values.dtype.kind != "f" else " with non-integer or non-finite values")
                 )
         if values.size:
             low, high = values.min(), values.max()

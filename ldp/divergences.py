@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from ldp._validation import check_pmf, check_scalar
 
-__all__ = ["hockey_stick", "tv", "kl", "chi2", "hellinger", "f_divergence"]
+__all__ = ["chi2", "f_divergence", "hellinger", "hockey_stick", "kl", "tv"]
 
 
 def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -35,8 +35,7 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     q = check_pmf(q, "q")
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(
-            f"p and q must have the same number of outcomes, got {p.shape[-1]} and "
-            f"{q.shape[-1]}"
+            f"p and q must have the same number of outcomes, got {p.shape[-1]} and {q.shape[-1]}"
         )
     try:
         p, q = np.broadcast_arrays(p, q)
@@ -252,8 +251,9 @@ def f_divergence(
             raise ValueError(f"f must map an array of shape {t.shape} to the same shape")
         at_zero = (t == 0) & np.isnan(values)
         if np.any(at_zero):
-            values = np.where(at_zero, float(np.asarray(f(np.array([np.finfo(float).tiny])))[0]),
-                              values)
+            values = np.where(
+                at_zero, float(np.asarray(f(np.array([np.finfo(float).tiny])))[0]), values
+            )
         terms = np.where(covered, q * values, 0.0)
         extra = np.where(uncovered_mass > 0, slope * uncovered_mass, 0.0)
         total = terms.sum(axis=-1) + extra

@@ -18,11 +18,11 @@ from ldp._validation import check_epsilon, check_integer, check_pmf, check_proba
 from ldp.channel import Channel
 
 __all__ = [
-    "randomized_response",
-    "k_rr",
-    "eta_max",
     "binary_erasure",
     "binary_mechanism_with_erasure",
+    "eta_max",
+    "k_rr",
+    "randomized_response",
 ]
 
 #: Relative slack allowed when ``eta`` sits on an end of its range after rounding
@@ -103,9 +103,7 @@ def _check_eta(eta: float, low: float, high: float, context: str) -> float:
     value = check_probability(eta, "eta")
     slack = _ETA_SLACK * max(1.0, high)
     if not (low - slack <= value <= high + slack):
-        raise ValueError(
-            f"eta must lie in [{low!r}, {high!r}] for {context}, got {value!r}"
-        )
+        raise ValueError(f"eta must lie in [{low!r}, {high!r}] for {context}, got {value!r}")
     return min(max(value, low), high)
 
 
@@ -150,8 +148,12 @@ def binary_erasure(epsilon: float, delta: float = 0.0, eta: float | None = None)
     d = check_probability(delta, "delta")
     half = math.tanh(eps / 2.0)
     top = d + (1.0 - d) * half
-    level = top if eta is None else _check_eta(
-        eta, d, top, f"epsilon={eps!r}, delta={d!r} (eta_max = delta + (1 - delta) tanh(eps/2))"
+    level = (
+        top
+        if eta is None
+        else _check_eta(
+            eta, d, top, f"epsilon={eps!r}, delta={d!r} (eta_max = delta + (1 - delta) tanh(eps/2))"
+        )
     )
     if level <= d:
         alpha = 1.0
@@ -204,9 +206,7 @@ def binary_mechanism_with_erasure(
     first = check_pmf(p0, "p0", ndim=1)
     second = check_pmf(p1, "p1", ndim=1)
     if first.shape != second.shape:
-        raise ValueError(
-            f"p0 and p1 must have the same length, got {first.size} and {second.size}"
-        )
+        raise ValueError(f"p0 and p1 must have the same length, got {first.size} and {second.size}")
     eps = check_epsilon(epsilon)
     half = math.tanh(eps / 2.0)
     level = _check_eta(eta, 0.0, half, f"epsilon={eps!r} (eta <= tanh(epsilon/2))")
