@@ -107,7 +107,7 @@ class Channel:
     >>> rr.is_ldp(1.0), rr.is_ldp(0.5)
     (True, False)
     >>> round(rr.delta(0.5), 6)   # (e - e^0.5) / (1 + e)
-    0.287653
+    0.287649
     """
 
     __slots__ = ("_cache", "_matrix")
