@@ -111,6 +111,8 @@ class Channel:
     """
 
     __slots__ = ("_cache", "_matrix")
+    #: numpy defers to Channel's operators (``channel @ array`` raises TypeError)
+    __array_ufunc__ = None
 
     def __init__(self, matrix: ArrayLike) -> None:
         if isinstance(matrix, Channel):
@@ -405,7 +407,6 @@ class Channel:
         if values.dtype.kind not in "iu":
             if (
                 values.dtype.kind == "f"
-                and values.size
                 and np.all(np.isfinite(values))
                 and np.all(values == np.round(values))
             ):

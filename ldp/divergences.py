@@ -133,11 +133,9 @@ def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     inf
     """
     p, q = _pair(p, q)
-    with np.errstate(divide="ignore"):
-        logq = np.log(q)
-        logp = np.log(p)
-    pos = p > 0
-    terms = np.where(pos, p * (np.where(pos, logp, 0.0) - logq), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # p = 0 entries give 0 * (-inf - log q) = NaN here and are replaced by 0 (0 log 0 = 0)
+        terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
     return _out(np.maximum(terms.sum(axis=-1), 0.0))
 
 

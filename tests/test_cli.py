@@ -1,0 +1,66 @@
+"""The ldp command: report output, JSON, and user errors without tracebacks."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import ldp
+from ldp.cli import main
+
+
+def test_report_table(capsys):
+    assert main(["report", "k-rr", "--k", "4", "--epsilon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "4 inputs x 4 outputs" in out
+    assert "epsilon" in out and "eta-TV" in out and "contraction" in out
+
+
+def test_report_json_matches_the_channel(capsys):
+    assert (
+        main(
+            [
+                "report",
+                "binary-erasure",
+                "--epsilon",
+                "1",
+                "--delta",
+                "0.01",
+                "--eta",
+                "0.2",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["shape"] == [2, 5]
+    assert data["tv"] == pytest.approx(0.2)
+    assert data["delta"]["1"] == pytest.approx(0.01)
+    assert math.isinf(data["epsilon"])
+    rr = ldp.randomized_response(2.0)
+    main(["report", "rr", "--epsilon", "2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["delta"]["1"] == pytest.approx(rr.delta(1.0))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "rr", "--epsilon", "-1"],
+        ["report", "k-rr", "--k", "1", "--epsilon", "1"],
+        ["report", "nope", "--epsilon", "1"],
+        ["report", "rr"],
+        ["report", "binary-erasure", "--epsilon", "1", "--eta", "0.9"],
+    ],
+)
+def test_user_errors_exit_2_with_one_line(argv):
+    result = subprocess.run(
+        [sys.executable, "-m", "ldp", *argv], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 or result.stderr.startswith("usage")
+    assert "error" in result.stderr
