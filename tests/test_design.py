@@ -1,0 +1,258 @@
+"""ldp.design: the optimizer recovers the proven optima, and every channel it returns is
+certified at the requested budget."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+import ldp
+from ldp import divergences as dv
+from ldp.design import (
+    DesignError,
+    LinearDesign,
+    _certify,
+    compare,
+    optimal_channel,
+    utility_value,
+)
+
+
+def mi_rr_uniform(k, eps):
+    """I(X; Z) of k-RR under a uniform input: log k - H(row)."""
+    big = math.exp(eps)
+    keep, other = big / (big + k - 1), 1 / (big + k - 1)
+    return math.log(k) + keep * math.log(keep) + (k - 1) * other * math.log(other)
+
+
+def mi_binary_uniform(k, eps, size):
+    """I(X; Z) of the binary mechanism with |T| = size under a uniform input."""
+    s = 1 / (1 + math.exp(-eps))
+    frac = size / k
+    out = frac * s + (1 - frac) * (1 - s)  # P(Z = 0)
+
+    def h(a):
+        return -a * math.log(a) - (1 - a) * math.log(1 - a)
+
+    return h(out) - h(s)
+
+
+# ----------------------------------------------------------------- KOV regimes and oracles
+def test_mi_uniform_k4_binary_then_rr():
+    # ldp_sota oracle F2: eps = 0.5, LP = binary = log 2 - h(e^.5 / (1 + e^.5))
+    low = optimal_channel(4, 0.5, utility="mi", method="staircase")
+    assert low.value == pytest.approx(0.0302998620, abs=1e-9)
+    assert low.channel.n_outputs == 2
+    # oracle F4: MI(RR) = MI(binary, |T| = 2) at eps = 0.8221326247 (root found here)
+    switch = optimize.brentq(lambda e: mi_rr_uniform(4, e) - mi_binary_uniform(4, e, 2), 0.3, 2)
+    assert switch == pytest.approx(0.8221326247, abs=1e-9)
+    below = optimal_channel(4, switch - 0.05, utility="mi", method="staircase")
+    above = optimal_channel(4, switch + 0.05, utility="mi", method="staircase")
+    assert below.value == pytest.approx(mi_binary_uniform(4, switch - 0.05, 2), abs=1e-8)
+    assert above.value == pytest.approx(mi_rr_uniform(4, switch + 0.05), abs=1e-8)
+
+
+def test_mi_uniform_k6_intermediate_regime_matches_kov_numbers():
+    table = compare(6, 1.1, utility="mi")
+    values = dict(zip(table.mechanism, table.value, strict=True))
+    assert values["optimum"] == pytest.approx(0.1487078233, abs=1e-8)  # oracle F3
+    assert values["k-RR"] == pytest.approx(0.124655, abs=1e-6)
+    assert values["binary"] == pytest.approx(0.131098, abs=1e-6)
+    assert values["k-RR"] == pytest.approx(mi_rr_uniform(6, 1.1), abs=1e-12)
+    full = optimal_channel(6, 1.1, utility="mi", method="staircase")
+    assert full.value == pytest.approx(values["optimum"], abs=1e-8)
+
+
+@pytest.mark.parametrize("eps", [0.5, 0.9, 1.1, 3.0])
+def test_subset_reduction_equals_full_staircase_lp(eps):
+    reduced = optimal_channel(6, eps, utility="mi", method="subset")
+    full = optimal_channel(6, eps, utility="mi", method="staircase")
+    assert reduced.value == pytest.approx(full.value, abs=1e-8)
+    assert reduced.solver == "closed form"
+
+
+def test_tv_utility_is_maximised_by_the_binary_mechanism():
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        k = int(rng.integers(2, 7))
+        p0, p1 = rng.dirichlet(np.ones(k), size=2)
+        eps = float(rng.uniform(0.2, 3))
+        result = optimal_channel(k, eps, utility="tv", hypotheses=(p0, p1))
+        # KOV: value tanh(eps / 2) TV(p0, p1), attained with two outputs
+        assert result.value == pytest.approx(math.tanh(eps / 2) * dv.tv(p0, p1), abs=1e-9)
+    p0 = np.array([0.4, 0.3, 0.2, 0.1, 0.0])
+    p1 = np.array([0.1, 0.2, 0.2, 0.2, 0.3])
+    result = optimal_channel(5, 1.0, utility="tv", hypotheses=(p0, p1))
+    assert result.value == pytest.approx(0.1848468629, abs=1e-9)  # oracle F1
+    assert result.channel.n_outputs == 2
+
+
+@pytest.mark.parametrize("utility", ["kl", "chi2", "hellinger"])
+def test_interval_patterns_equal_the_full_lp(utility):
+    rng = np.random.default_rng(hash(utility) % 2**32)
+    for _ in range(3):
+        p0, p1 = rng.dirichlet(np.ones(6), size=2)
+        eps = float(rng.uniform(0.3, 4))
+        full = optimal_channel(6, eps, utility=utility, hypotheses=(p0, p1), method="staircase")
+        fast = optimal_channel(6, eps, utility=utility, hypotheses=(p0, p1), method="interval")
+        assert fast.value == pytest.approx(full.value, rel=1e-7, abs=1e-10)
+        # and the optimizer's value is the divergence of its own certified channel
+        out0 = fast.channel.output_distribution(p0)
+        out1 = fast.channel.output_distribution(p1)
+        named = {"kl": dv.kl, "chi2": dv.chi2, "hellinger": dv.hellinger}[utility]
+        assert fast.value == pytest.approx(named(out0, out1), rel=1e-10)
+
+
+def test_fisher_information_binary_input_is_rr():
+    # binary inputs: every eps-LDP channel is a post-processing of RR, so RR is optimal
+    theta, eps = 0.3, 1.2
+    p, dp = np.array([1 - theta, theta]), np.array([-1.0, 1.0])
+    result = optimal_channel(2, eps, utility="fisher", hypotheses=(p, dp))
+    big = math.exp(eps)
+    q = theta * big / (1 + big) + (1 - theta) / (1 + big)
+    expected = ((big - 1) / (big + 1)) ** 2 / (q * (1 - q))
+    assert result.value == pytest.approx(expected, rel=1e-8)
+
+
+def test_staircase_structure_of_vertex_solutions():
+    # oracle G9: k = 5, uniform MI, eps = 1.3, HiGHS vertex solution
+    result = optimal_channel(5, 1.3, utility="mi", method="staircase", solver="HIGHS")
+    q = result.channel.matrix
+    assert q.shape[1] <= 5
+    ratio = q.max(axis=0) / q.min(axis=0)
+    assert np.all(np.isclose(ratio, math.exp(1.3)) | np.isclose(ratio, 1.0))
+    assert result.channel.epsilon <= 1.3 + 1e-9
+
+
+# ----------------------------------------------------------------- linear utilities
+@pytest.mark.parametrize("k", [2, 5, 64])
+def test_guessing_game_is_won_by_k_rr(k):
+    eps = 1.0
+    result = optimal_channel(k, eps, utility=np.eye(k))
+    expected = math.exp(eps) / (math.exp(eps) + k - 1)  # k-RR's probability of a correct guess
+    assert result.value == pytest.approx(expected, abs=1e-7)
+    assert result.value <= expected + 1e-12  # certified channels never beat the optimum
+    assert result.channel.is_ldp(eps)
+
+
+def test_approximate_and_tv_budgets():
+    eps, delta = 1.0, 0.1
+    result = optimal_channel(2, eps, utility=np.eye(2), delta=delta)
+    # RR with delta-disclosure: correct with probability delta + (1 - delta) e/(1 + e)
+    assert result.value == pytest.approx(delta + (1 - delta) / (1 + math.exp(-eps)), abs=1e-7)
+    assert result.delta <= delta
+    capped = optimal_channel(2, eps, utility=np.eye(2), eta=0.2)
+    # binary input: accuracy of a guess is (1 + TV) / 2 at best
+    assert capped.value == pytest.approx(0.6, abs=1e-7)
+    assert capped.tv <= 0.2
+
+
+def test_sweep_reuses_the_compiled_problem_and_matches_fresh_solves():
+    design = LinearDesign(np.eye(4), prior=[0.4, 0.3, 0.2, 0.1])
+    epsilons = [0.1, 0.5, 1.0, 2.0]
+    swept = design.sweep(epsilons)
+    for eps, result in zip(epsilons, swept, strict=True):
+        fresh = optimal_channel(4, eps, utility=np.eye(4), prior=[0.4, 0.3, 0.2, 0.1])
+        assert result.value == pytest.approx(fresh.value, abs=1e-7)
+        assert result.channel.is_ldp(eps)
+
+
+def test_random_problems_are_always_certified():
+    rng = np.random.default_rng(2026)
+    for trial in range(200):
+        k, m = int(rng.integers(2, 6)), int(rng.integers(2, 6))
+        eps = float(rng.uniform(0, 4))
+        delta = 0.0 if trial % 2 else float(rng.uniform(0, 0.2))
+        eta = None if trial % 3 else float(rng.uniform(0, 1))
+        gains = rng.normal(size=(k, m))
+        prior = rng.dirichlet(np.ones(k))
+        result = optimal_channel(k, eps, utility=gains, prior=prior, delta=delta, eta=eta)
+        assert result.channel.is_ldp(eps, delta)
+        if eta is not None:
+            assert result.channel.tv <= eta * (1 + 1e-12)
+        kept = result.extras["kept_outputs"]
+        assert result.value == pytest.approx(
+            float(np.sum(prior[:, None] * gains[:, kept] * result.channel.matrix))
+        )
+        assert result.value <= result.objective + 1e-6
+
+
+# ----------------------------------------------------------------- certification
+def test_certification_drops_numerically_empty_outputs():
+    krr = ldp.k_rr(3, 1.0).matrix
+    raw = np.hstack([krr, np.array([[1e-10], [0.0], [3e-11]])])
+    raw /= raw.sum(axis=1, keepdims=True)
+    assert ldp.Channel(raw).epsilon == math.inf  # what a raw solver output would claim
+    channel, weight, kept = _certify(raw, 1.0, 0.0, None)
+    assert channel.n_outputs == 3 and list(kept) == [0, 1, 2]
+    assert channel.is_ldp(1.0, rtol=0.0)
+    # an output just above the threshold is kept and lifted into eps-LDP, not dropped
+    raw = np.hstack([krr, np.array([[1e-8], [0.0], [3e-9]])])
+    raw /= raw.sum(axis=1, keepdims=True)
+    channel, weight, kept = _certify(raw, 1.0, 0.0, None)
+    assert channel.n_outputs == 4 and weight < 1e-7
+    assert channel.is_ldp(1.0, rtol=0.0)
+
+
+def test_certification_repairs_small_violations_and_refuses_large_ones():
+    slightly = ldp.k_rr(3, 1.0 + 1e-8).matrix
+    channel, weight, _ = _certify(slightly, 1.0, 0.0, None)
+    assert 0 < weight < 1e-6
+    assert channel.epsilon <= 1.0
+    with pytest.raises(DesignError, match="misses the budget"):
+        _certify(ldp.k_rr(3, 1.5).matrix, 1.0, 0.0, None)
+    with pytest.raises(DesignError, match="misses the budget"):
+        _certify(ldp.binary_erasure(1.0, 0.2).matrix, 1.0, 0.1, None)
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"k": 3, "epsilon": -1.0, "utility": "mi"}, ValueError, "epsilon must be >= 0"),
+        (
+            {"k": 3, "epsilon": 1.0, "utility": "mi", "prior": [0.5, 0.6, 0.1]},
+            ValueError,
+            "prior must sum to 1",
+        ),
+        (
+            {"k": 3, "epsilon": 1.0, "utility": "mi", "prior": [0.5, 0.5]},
+            ValueError,
+            "k = 3 entries",
+        ),
+        ({"k": 3, "epsilon": 1.0, "utility": np.eye(2)}, ValueError, r"shape \(k=3, m\)"),
+        ({"k": 3, "epsilon": 1.0, "utility": "entropy"}, ValueError, "utility must be one of"),
+        (
+            {
+                "k": 17,
+                "epsilon": 1.0,
+                "utility": "mi",
+                "prior": np.arange(1, 18) / 153,
+                "method": "staircase",
+            },
+            ValueError,
+            "too large for the exact staircase LP",
+        ),
+        (
+            {"k": 3, "epsilon": 1.0, "utility": np.eye(3), "solver": "NOPE"},
+            ValueError,
+            "unknown or uninstalled solver",
+        ),
+        ({"k": 3, "epsilon": 1.0, "utility": "kl"}, ValueError, "hypotheses"),
+        ({"k": 3, "epsilon": 1.0, "utility": "mi", "delta": 0.1}, ValueError, "pure eps-LDP only"),
+        ({"k": 3, "epsilon": 1.0, "utility": "mi", "method": "magic"}, ValueError, "method"),
+        ({"k": 1, "epsilon": 1.0, "utility": "mi"}, ValueError, "k must be >= 2"),
+        ({"k": 3, "epsilon": math.inf, "utility": "mi"}, ValueError, "finite"),
+    ],
+)
+def test_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        optimal_channel(**kwargs)
+
+
+def test_utility_value_checks():
+    with pytest.raises(TypeError, match="Channel"):
+        utility_value(np.eye(2), "mi")
+    with pytest.raises(ValueError, match="shape"):
+        utility_value(ldp.k_rr(3, 1.0), np.eye(2))
