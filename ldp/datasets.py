@@ -1,0 +1,219 @@
+"""Data for examples and experiments: a bundled public-domain survey, thin loaders over
+scikit-learn's bundled tables, and generators with known ground truth.
+
+The data files live in the repository's ``datasets/`` folder and inside the installed
+``ldp`` package (``ldp/_data``); the loaders find either.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ldp._validation import check_integer, check_random_state, check_scalar
+
+__all__ = ["data_path", "load_anes96", "load_sklearn_table", "make_categorical", "make_mixed"]
+
+ANES96_LABELS = {
+    "PID": [
+        "strong Democrat",
+        "weak Democrat",
+        "independent-Democrat",
+        "independent-independent",
+        "independent-Republican",
+        "weak Republican",
+        "strong Republican",
+    ],
+    "educ": [
+        "grades 1-8",
+        "some high school",
+        "high school graduate",
+        "some college",
+        "college degree",
+        "master's degree",
+        "PhD",
+    ],
+    "vote": ["Clinton", "Dole"],
+}
+_SCALE = [
+    "extremely liberal",
+    "liberal",
+    "slightly liberal",
+    "moderate",
+    "slightly conservative",
+    "conservative",
+    "extremely conservative",
+]
+for _column in ("selfLR", "ClinLR", "DoleLR"):
+    ANES96_LABELS[_column] = _SCALE
+_FIRST_CODE = {"PID": 0, "vote": 0}
+
+
+def data_path(name: str) -> Path:
+    """Path of a bundled data file, from the installed package or the source checkout."""
+    packaged = resources.files("ldp") / "_data" / name
+    if packaged.is_file():
+        return Path(str(packaged))
+    checkout = Path(__file__).resolve().parents[1] / "datasets" / name
+    if checkout.is_file():
+        return checkout
+    raise FileNotFoundError(f"bundled data file {name!r} not found")
+
+
+def load_anes96(*, labels: bool = False) -> pd.DataFrame:
+    """The ANES 1996 survey extract: 944 respondents, 10 columns (public domain).
+
+    Parameters
+    ----------
+    labels : bool, default False
+        Return party identification, education, vote and the three liberal-conservative
+        scales as ordered pandas categoricals with their survey labels instead of codes.
+
+    Examples
+    --------
+    >>> from ldp.datasets import load_anes96
+    >>> anes = load_anes96()
+    >>> anes.shape
+    (944, 10)
+    >>> load_anes96(labels=True)["vote"].value_counts().to_dict()
+    {'Clinton': 551, 'Dole': 393}
+    """
+    frame = pd.read_csv(data_path("anes96.csv"))
+    if labels:
+        for column, names in ANES96_LABELS.items():
+            codes = frame[column].to_numpy() - _FIRST_CODE.get(column, 1)
+            frame[column] = pd.Categorical.from_codes(codes, categories=names, ordered=True)
+    return frame
+
+
+_SKLEARN = ("iris", "wine", "breast_cancer", "diabetes", "digits")
+
+
+def load_sklearn_table(name: str) -> pd.DataFrame:
+    """One of scikit-learn's bundled tables as a DataFrame with a ``target`` column.
+
+    Parameters
+    ----------
+    name : {"iris", "wine", "breast_cancer", "diabetes", "digits"}
+
+    Examples
+    --------
+    >>> from ldp.datasets import load_sklearn_table
+    >>> load_sklearn_table("iris").shape
+    (150, 5)
+    """
+    if name not in _SKLEARN:
+        raise ValueError(f"name must be one of {_SKLEARN}, got {name!r}")
+    from sklearn import datasets as skd
+
+    bunch = getattr(skd, f"load_{name}")(as_frame=True)
+    return bunch.frame
+
+
+def _distribution(kind: str, k: int, parameter: float | None) -> np.ndarray:
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    if kind == "uniform":
+        weights = np.ones(k)
+    elif kind == "zipf":
+        s = 1.1 if parameter is None else check_scalar(parameter, "parameter", low=0.0)
+        weights = ranks**-s
+    elif kind == "geometric":
+        p = (
+            0.2
+            if parameter is None
+            else check_scalar(
+                parameter, "parameter", low=0.0, high=1.0, low_open=True, high_open=True
+            )
+        )
+        weights = (1 - p) ** (ranks - 1)
+    else:
+        raise ValueError(f"distribution must be 'zipf', 'geometric' or 'uniform', got {kind!r}")
+    return weights / weights.sum()
+
+
+def make_categorical(
+    n: int,
+    k: int,
+    distribution: str = "zipf",
+    rng: object = None,
+    *,
+    parameter: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``n`` categories in ``0 .. k-1`` from a known distribution.
+
+    Parameters
+    ----------
+    n, k : int
+        Sample size (``>= 0``) and number of categories (``>= 2``).
+    distribution : {"zipf", "geometric", "uniform"}
+        Zipf: ``P(i) ~ (i + 1)^-s`` with ``s = parameter`` (default 1.1); geometric:
+        ``P(i) ~ (1 - p)^i`` with ``p = parameter`` (default 0.2).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    values : ndarray of int64, shape (n,)
+    probabilities : ndarray, shape (k,)
+        The true distribution.
+
+    Examples
+    --------
+    >>> from ldp.datasets import make_categorical
+    >>> values, truth = make_categorical(1000, 5, "uniform", rng=0)
+    >>> values.shape, truth.tolist()
+    ((1000,), [0.2, 0.2, 0.2, 0.2, 0.2])
+    """
+    size = check_integer(n, "n", low=0)
+    categories = check_integer(k, "k", low=2)
+    probabilities = _distribution(distribution, categories, parameter)
+    generator = check_random_state(rng)
+    values = generator.choice(categories, size=size, p=probabilities).astype(np.int64)
+    return values, probabilities
+
+
+def make_mixed(n: int, rng: object = None) -> tuple[pd.DataFrame, dict]:
+    """A synthetic survey table with categorical and bounded numeric columns.
+
+    Columns: ``region`` (5 categories, Zipf), ``device`` (3 categories, geometric),
+    ``age`` (numeric in ``[18, 90]``), ``score`` (numeric in ``[-1, 1]``).
+
+    Returns
+    -------
+    frame : DataFrame
+    truth : dict
+        True category probabilities and means, and the numeric bounds.
+
+    Examples
+    --------
+    >>> from ldp.datasets import make_mixed
+    >>> frame, truth = make_mixed(200, rng=1)
+    >>> list(frame.columns), truth["bounds"]["age"]
+    (['region', 'device', 'age', 'score'], (18.0, 90.0))
+    """
+    size = check_integer(n, "n", low=0)
+    generator = check_random_state(rng)
+    region_p = _distribution("zipf", 5, None)
+    device_p = _distribution("geometric", 3, 0.5)
+    region = generator.choice(5, size=size, p=region_p)
+    device = generator.choice(3, size=size, p=device_p)
+    age = 18.0 + 72.0 * generator.beta(2.0, 3.0, size=size)
+    score = 2.0 * generator.beta(3.0, 2.0, size=size) - 1.0
+    frame = pd.DataFrame(
+        {
+            "region": pd.Categorical.from_codes(region, categories=[f"r{i}" for i in range(5)]),
+            "device": pd.Categorical.from_codes(device, categories=["phone", "laptop", "tablet"]),
+            "age": age,
+            "score": score,
+        }
+    )
+    truth = {
+        "region": region_p,
+        "device": device_p,
+        "age": 18.0 + 72.0 * 2.0 / 5.0,
+        "score": 2.0 * 3.0 / 5.0 - 1.0,
+        "bounds": {"age": (18.0, 90.0), "score": (-1.0, 1.0)},
+    }
+    return frame, truth

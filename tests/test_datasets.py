@@ -1,0 +1,98 @@
+"""ldp.datasets: the bundled survey, generators with known truth, and the wheel's data."""
+
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ldp.datasets import (
+    load_anes96,
+    load_sklearn_table,
+    make_categorical,
+    make_mixed,
+)
+
+
+def test_anes96_codes_and_labels():
+    anes = load_anes96()
+    assert anes.shape == (944, 10)
+    assert anes["PID"].between(0, 6).all() and anes["vote"].isin([0, 1]).all()
+    labelled = load_anes96(labels=True)
+    assert labelled["PID"].cat.categories[0] == "strong Democrat"
+    # labels are a relabelling of the codes, row by row
+    assert (labelled["PID"].cat.codes == anes["PID"]).all()
+    assert (labelled["educ"].cat.codes == anes["educ"] - 1).all()
+    assert labelled["vote"].value_counts()["Clinton"] == (anes["vote"] == 0).sum()
+
+
+def test_sklearn_tables():
+    iris = load_sklearn_table("iris")
+    assert isinstance(iris, pd.DataFrame) and "target" in iris.columns
+    with pytest.raises(ValueError, match="name must be one of"):
+        load_sklearn_table("titanic")
+
+
+@pytest.mark.parametrize("distribution", ["zipf", "geometric", "uniform"])
+def test_make_categorical_follows_its_truth(distribution):
+    values, truth = make_categorical(50_000, 8, distribution, rng=42)
+    assert values.dtype == np.int64 and truth.sum() == pytest.approx(1.0)
+    counts = np.bincount(values, minlength=8)
+    assert stats.chisquare(counts, truth * values.size).pvalue > 1e-4
+    ranks = np.arange(1, 9)
+    if distribution == "zipf":
+        assert truth == pytest.approx(ranks**-1.1 / np.sum(ranks**-1.1))
+    elif distribution == "geometric":
+        assert truth == pytest.approx(0.8 ** (ranks - 1) / np.sum(0.8 ** (ranks - 1)))
+
+
+def test_make_categorical_bad_input():
+    with pytest.raises(ValueError, match="distribution"):
+        make_categorical(10, 3, "pareto")
+    with pytest.raises(ValueError, match="k must be >= 2"):
+        make_categorical(10, 1)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        make_categorical(1.5, 3)
+    with pytest.raises(ValueError, match="parameter"):
+        make_categorical(10, 3, "geometric", parameter=1.5)
+
+
+def test_make_mixed_truth():
+    frame, truth = make_mixed(40_000, rng=3)
+    assert frame["age"].between(18, 90).all() and frame["score"].between(-1, 1).all()
+    assert frame["age"].mean() == pytest.approx(truth["age"], abs=0.5)
+    assert frame["score"].mean() == pytest.approx(truth["score"], abs=0.01)
+    share = frame["region"].value_counts(normalize=True).sort_index().to_numpy()
+    assert share == pytest.approx(truth["region"], abs=0.01)
+
+
+def test_the_wheel_carries_the_data(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = tmp_path.glob("ldpkit-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        assert "ldp/_data/anes96.csv" in archive.namelist()
+        archive.extractall(tmp_path / "site")
+    code = (
+        "import ldp.datasets as d; f = d.load_anes96(); "
+        "assert f.shape == (944, 10); print(d.data_path('anes96.csv'))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path / "site")},
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert str(tmp_path / "site") in run.stdout
