@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import comb, xlogy
 
+from ldp._progress import progress as show_progress
 from ldp._validation import (
     as_real_array,
     check_epsilon,
@@ -433,9 +434,13 @@ class LinearDesign:
             value,
         )
 
-    def sweep(self, epsilons: Sequence[float]) -> list[DesignResult]:
-        """Solve at each epsilon, reusing the compiled problem."""
-        return [self.solve(e) for e in epsilons]
+    def sweep(self, epsilons: Sequence[float], *, progress: bool = False) -> list[DesignResult]:
+        """Solve at each epsilon, reusing the compiled problem.
+
+        ``progress=True`` shows a tqdm bar when tqdm (the ``progress`` extra) is installed.
+        """
+        levels = list(epsilons)
+        return [self.solve(e) for e in show_progress(levels, progress, desc="eps sweep")]
 
 
 # --------------------------------------------------------------------------- staircase LP
