@@ -40,7 +40,41 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--delta", type=float, default=0.0, help="binary-erasure delta")
     report.add_argument("--eta", type=float, default=None, help="binary-erasure eta-TV")
     report.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    design = commands.add_parser(
+        "design", help="the utility-maximising channel for a budget, certified"
+    )
+    design.add_argument("--k", type=int, required=True, help="input alphabet size")
+    design.add_argument("--epsilon", type=float, required=True, help="privacy level (>= 0)")
+    design.add_argument(
+        "--utility",
+        required=True,
+        choices=("mi", "tv", "kl", "chi2", "hellinger"),
+        help="mi: mutual information under --prior; others: divergence between --hypotheses",
+    )
+    design.add_argument("--prior", type=_floats, help="comma-separated input distribution")
+    design.add_argument(
+        "--hypotheses", type=_pair, help="two comma-separated distributions joined by ';'"
+    )
+    design.add_argument("--out", help="write the channel matrix to this CSV file")
+    design.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}"
+        ) from None
+
+
+def _pair(text: str) -> tuple[list[float], list[float]]:
+    parts = text.split(";")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected two distributions joined by ';', got {text!r}")
+    return _floats(parts[0]), _floats(parts[1])
 
 
 def build_mechanism(args: argparse.Namespace) -> Channel:
@@ -83,10 +117,51 @@ def _format(name: str, data: dict) -> str:
     return "\n".join(lines)
 
 
+def _design(args: argparse.Namespace) -> int:
+    from ldp.design import DesignError, optimal_channel
+
+    try:
+        result = optimal_channel(
+            args.k,
+            args.epsilon,
+            utility=args.utility,
+            prior=args.prior,
+            hypotheses=args.hypotheses,
+        )
+    except (TypeError, ValueError, DesignError) as exc:
+        print(f"ldp: error: {exc}", file=sys.stderr)
+        return 2
+    matrix = result.channel.matrix
+    if args.out:
+        np.savetxt(args.out, matrix, delimiter=",")
+    data = {
+        "utility": args.utility,
+        "value": result.value,
+        "method": result.method,
+        "solver": result.solver,
+        "certified": {"epsilon": result.epsilon, "delta": result.delta, "tv": result.tv},
+        "matrix": matrix.tolist(),
+    }
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"optimal channel for {args.utility} at epsilon = {args.epsilon:g} ({result.method})")
+    with np.printoptions(precision=6, suppress=True):
+        print(matrix)
+    print(f"  {'utility':<34}{result.value:.6g}")
+    print(f"  {'certified epsilon':<34}{result.epsilon:.6g}")
+    print(f"  {'certified eta-TV':<34}{result.tv:.6g}")
+    if args.out:
+        print(f"  matrix written to {args.out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ldp`` command; returns the exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    if args.command == "design":
+        return _design(args)
     try:
         channel = build_mechanism(args)
         data = report(channel, args.epsilon)

@@ -5,6 +5,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import ldp
@@ -64,3 +65,61 @@ def test_user_errors_exit_2_with_one_line(argv):
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 or result.stderr.startswith("usage")
     assert "error" in result.stderr
+
+
+def test_design_command(capsys, tmp_path):
+    out = tmp_path / "q.csv"
+    assert (
+        main(
+            [
+                "design",
+                "--k",
+                "6",
+                "--epsilon",
+                "1.1",
+                "--utility",
+                "mi",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["value"] == pytest.approx(0.1487078233, abs=1e-8)
+    assert data["certified"]["epsilon"] <= 1.1
+    saved = np.loadtxt(out, delimiter=",")
+    assert ldp.Channel(saved).epsilon <= 1.1 + 1e-9
+    assert (
+        main(
+            [
+                "design",
+                "--k",
+                "3",
+                "--epsilon",
+                "1",
+                "--utility",
+                "tv",
+                "--hypotheses",
+                "0.5,0.3,0.2;0.1,0.3,0.6",
+            ]
+        )
+        == 0
+    )
+    assert "certified epsilon" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "kl"],
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--prior", "0.5,x"],
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--prior", "0.5,0.6,0.1"],
+    ],
+)
+def test_design_user_errors(argv):
+    result = subprocess.run(
+        [sys.executable, "-m", "ldp", *argv], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
