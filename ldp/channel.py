@@ -480,11 +480,12 @@ class Channel:
 
         return coefficient(self, kind, **kwargs)
 
-    def contraction_bound(self, kind: str):
+    def contraction_bound(self, kind: str, **kwargs):
         """The best theorem bound on ``eta_kind(K)`` from this channel's epsilon, delta and tv.
 
-        Delegates to :func:`ldp.contraction.best_bound`; the result names the theorem.
+        Delegates to :func:`ldp.contraction.best_bound` (``gamma=`` for ``"hockey_stick"``);
+        the result names the theorem and lists every bound that applied.
         """
         from ldp.contraction import best_bound
 
-        return best_bound(self, kind)
+        return best_bound(self, kind, **kwargs)
