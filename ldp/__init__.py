@@ -14,7 +14,7 @@ Examples
 True
 """
 
-from ldp import divergences
+from ldp import contraction, divergences, risk
 from ldp.channel import Channel
 from ldp.mechanisms import (
     binary_erasure,
@@ -30,8 +30,10 @@ __all__ = [
     "Channel",
     "binary_erasure",
     "binary_mechanism_with_erasure",
+    "contraction",
     "divergences",
     "eta_max",
     "k_rr",
     "randomized_response",
+    "risk",
 ]

@@ -1,0 +1,92 @@
+r"""Lower bounds on what anyone can learn from locally private data, and what is achieved.
+
+"With ``n`` users each privatized at ``(epsilon, delta)``, how well can anyone estimate
+this?" Every function returns a :class:`Bound`: the number, the theorem it came from
+(``method``), what it bounds (``quantity``), the inputs that mattered (``params``: the
+optimised separation, ``zeta``, ``omega``, ...) and, for presets, the ``rate``.
+
+Generic calculators (explicit finite hypotheses; a worst case over all
+``(epsilon, delta)``-LDP channels, or a concrete :class:`~ldp.Channel`):
+
+* :func:`le_cam`: seed 003 Lemma 3 (private Le Cam), the Hellinger form of its eqs.
+  (38)-(39), and Duchi-Jordan-Wainwright's strong DPI for pure LDP;
+* :func:`fano`: seed 003 Lemma 4 with eq. (9);
+* :func:`assouad`: Duchi-Jordan-Wainwright's private Assouad (ldp_sota.md §4);
+* :func:`bayes`: seed 003 Corollary 3 (private Xu-Raginsky) and Theorem 2
+  (:math:`E_\gamma`-information; :func:`e_gamma_information` of a joint pmf);
+* :func:`stein_exponent` (Corollary 4) and :func:`min_sample_size` (its non-asymptotic
+  form, seed003.md §5.1);
+* :func:`mutual_information_bound` (Corollary 5) and :func:`mutual_information` (exact).
+
+Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1 repaired, erratum E9),
+:func:`ball_mean` (Corollary 2, erratum E12), :func:`distribution_estimation`,
+:func:`beta_bernoulli_bayes` (Example 4 / Fig. 1). Achieved risk: :func:`rr_mean_risk`,
+:func:`krr_distribution_risk`.
+
+Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared
+Hellinger distance lies in ``[0, 2]``; ``epsilon=inf`` gives the non-private bound.
+
+Examples
+--------
+>>> from ldp.risk import distribution_estimation, krr_distribution_risk
+>>> lower = distribution_estimation(10, 10_000, 1.0)
+>>> upper = krr_distribution_risk(10, 10_000, 1.0)
+>>> 0 < lower.value < upper.value
+True
+"""
+
+from ldp.risk._common import Bound
+from ldp.risk.achievable import (
+    binomial_mean_absolute_deviation,
+    krr_distribution_risk,
+    rr_mean_risk,
+)
+from ldp.risk.assouad import assouad, hypercube_index
+from ldp.risk.bayes import (
+    bayes,
+    beta_bernoulli_bayes,
+    beta_bernoulli_e_gamma_information,
+    beta_bernoulli_mutual_information,
+    e_gamma_information,
+)
+from ldp.risk.fano import family_information, fano
+from ldp.risk.information import entropy, mutual_information, mutual_information_bound
+from ldp.risk.lecam import le_cam, product_tv
+from ldp.risk.presets import (
+    ball_mean,
+    bernoulli_mean,
+    distribution_estimation,
+    moment_mean,
+    moment_mean_paper_rate,
+    paninski_family,
+)
+from ldp.risk.testing import min_sample_size, stein_exponent
+
+__all__ = [
+    "Bound",
+    "assouad",
+    "ball_mean",
+    "bayes",
+    "bernoulli_mean",
+    "beta_bernoulli_bayes",
+    "beta_bernoulli_e_gamma_information",
+    "beta_bernoulli_mutual_information",
+    "binomial_mean_absolute_deviation",
+    "distribution_estimation",
+    "e_gamma_information",
+    "entropy",
+    "family_information",
+    "fano",
+    "hypercube_index",
+    "krr_distribution_risk",
+    "le_cam",
+    "min_sample_size",
+    "moment_mean",
+    "moment_mean_paper_rate",
+    "mutual_information",
+    "mutual_information_bound",
+    "paninski_family",
+    "product_tv",
+    "rr_mean_risk",
+    "stein_exponent",
+]
