@@ -17,6 +17,7 @@ def test_report_table(capsys):
     out = capsys.readouterr().out
     assert "4 inputs x 4 outputs" in out
     assert "epsilon" in out and "eta-TV" in out and "contraction" in out
+    assert "seed 001 Thm 5" in out  # the bound that is tight for k-RR's KL coefficient
 
 
 def test_report_json_matches_the_channel(capsys):
@@ -45,6 +46,11 @@ def test_report_json_matches_the_channel(capsys):
     main(["report", "rr", "--epsilon", "2", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert data["delta"]["1"] == pytest.approx(rr.delta(1.0))
+    # RR: KL, chi2 and Hellinger coefficients are tanh(eps/2)^2 (seed 003, corrected (1-2w)^2)
+    for kind in ("kl", "chi2", "hellinger"):
+        assert data["contraction"][kind]["exact"] == pytest.approx(math.tanh(1.0) ** 2)
+        assert data["contraction"][kind]["exact"] <= data["contraction"][kind]["bound"] + 1e-12
+    assert data["contraction"]["tv"]["exact"] == pytest.approx(math.tanh(1.0))
 
 
 @pytest.mark.parametrize(
