@@ -256,3 +256,96 @@ def test_utility_value_checks():
         utility_value(np.eye(2), "mi")
     with pytest.raises(ValueError, match="shape"):
         utility_value(ldp.k_rr(3, 1.0), np.eye(2))
+
+
+# ----------------------------------------------------------------- frequency estimation
+def subset_selection_channel(k, d, eps):
+    import itertools
+
+    subsets = list(itertools.combinations(range(k), d))
+    matrix = np.array([[math.exp(eps) if x in s else 1.0 for s in subsets] for x in range(k)])
+    return ldp.Channel(matrix / matrix.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(("k", "d", "eps"), [(6, 1, 1.0), (6, 2, 1.0), (7, 3, 0.5), (5, 2, 3.0)])
+def test_subset_selection_worst_case_risk_matches_closed_form(k, d, eps):
+    from ldp.design import frequency_risk
+
+    n = 1000
+    big = math.exp(eps)
+    # ldp_sota §2 (Ye-Barg): worst case is the uniform input, with this closed form
+    closed = (k - 1) ** 2 * (d * big + k - d) ** 2 / (n * k * d * (k - d) * (big - 1) ** 2)
+    # the support estimator's i.i.d. variance summed over the k coordinates at uniform p
+    p_in = d * big / (d * big + k - d)
+    q_in = d * ((d - 1) * big + k - d) / ((k - 1) * (d * big + k - d))
+    t = q_in + (p_in - q_in) / k
+    support = k * t * (1 - t) / (n * (p_in - q_in) ** 2)
+    channel = subset_selection_channel(k, d, eps)
+    assert frequency_risk(channel, n) == pytest.approx(support, rel=1e-9)
+    assert frequency_risk(channel, n) == pytest.approx(closed, rel=1e-9)
+
+
+def test_frequency_risk_worst_case_is_a_maximum():
+    from ldp.design import frequency_risk
+
+    rng = np.random.default_rng(8)
+    channel = ldp.Channel(rng.dirichlet(np.ones(6), size=4))
+    worst = frequency_risk(channel, 10)
+    points = rng.dirichlet(np.full(4, 0.3), size=4000)
+    values = [frequency_risk(channel, 10, q) for q in points]
+    assert max(values) <= worst + 1e-12
+    assert max(values) >= worst * 0.97  # the sampled maximum approaches it
+
+
+def test_frequency_decoder_is_unbiased_minimum_norm_and_matches_simulation():
+    from ldp.design import frequency_decoder, frequency_risk
+
+    rng = np.random.default_rng(9)
+    channel = ldp.Channel(rng.dirichlet(np.ones(5), size=3))
+    p = np.array([0.5, 0.3, 0.2])
+    weights = p @ channel.matrix
+    decoder = frequency_decoder(channel, weights)
+    assert channel.matrix @ decoder == pytest.approx(np.eye(3), abs=1e-12)
+    # any other unbiased decoder D + N (K N = 0) has a larger weighted norm
+    null = np.linalg.svd(channel.matrix)[2][3:].T  # (5, 2): K @ null = 0
+    for _ in range(20):
+        other = decoder + null @ rng.normal(size=(2, 3))
+        assert (weights * (other**2).sum(1)).sum() >= (weights * (decoder**2).sum(1)).sum()
+    # Monte Carlo: 4000 surveys of n = 200 reports
+    n, runs = 200, 4000
+    x = rng.choice(3, size=(runs, n), p=p)
+    z = channel.privatize(x, rng=rng)
+    counts = np.stack([np.bincount(row, minlength=5) for row in z]) / n
+    errors = ((counts @ decoder - p) ** 2).sum(axis=1)
+    expected = frequency_risk(channel, n, p, decoder=decoder)
+    assert errors.mean() == pytest.approx(
+        expected, rel=5 * errors.std() / errors.mean() / math.sqrt(runs)
+    )
+
+
+def test_optimal_frequency_channel_picks_the_best_subset_size():
+    from ldp.design import optimal_frequency_channel
+
+    best = optimal_frequency_channel(8, 1.0, n=1000)
+    # the continuous optimum d* = k / (e^eps + 1) = 2.15 (ldp_sota §2): d = 2
+    assert best.name == "subset selection d=2"
+    assert best.table.risk.is_monotonic_increasing
+    assert best.risk == pytest.approx(best.table.risk.iloc[0])
+    krr = optimal_frequency_channel(4, 5.0, n=10)  # k < 3 e^eps + 2: k-RR wins
+    assert krr.name == "k-RR"
+    skewed = optimal_frequency_channel(4, 1.0, p=[0.7, 0.1, 0.1, 0.1])
+    assert skewed.risk <= optimal_frequency_channel(4, 1.0).risk
+
+
+def test_frequency_design_bad_input():
+    from ldp.design import frequency_decoder, frequency_risk, optimal_frequency_channel
+
+    binary = ldp.Channel([[0.7, 0.3], [0.3, 0.7], [0.3, 0.7]])
+    with pytest.raises(ValueError, match="not identifiable"):
+        frequency_decoder(binary)
+    with pytest.raises(ValueError, match="not 1.0-LDP"):
+        optimal_frequency_channel(3, 1.0, candidates={"3-RR": ldp.k_rr(3, 2.0)})
+    with pytest.raises(ValueError, match="decoder"):
+        frequency_risk(ldp.k_rr(3, 1.0), 10, decoder=np.eye(3) * 2)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        frequency_risk(ldp.k_rr(3, 1.0), 0)
