@@ -343,7 +343,7 @@ def test_frequency_design_bad_input():
     binary = ldp.Channel([[0.7, 0.3], [0.3, 0.7], [0.3, 0.7]])
     with pytest.raises(ValueError, match="not identifiable"):
         frequency_decoder(binary)
-    with pytest.raises(ValueError, match="not 1.0-LDP"):
+    with pytest.raises(ValueError, match=r"not 1\.0-LDP"):
         optimal_frequency_channel(3, 1.0, candidates={"3-RR": ldp.k_rr(3, 2.0)})
     with pytest.raises(ValueError, match="decoder"):
         frequency_risk(ldp.k_rr(3, 1.0), 10, decoder=np.eye(3) * 2)
