@@ -1,0 +1,460 @@
+"""The protocol shared by mechanisms too large to hold as a matrix.
+
+Two families share one shape of API, vectorised over users:
+
+* :class:`FrequencyOracle` (k-ary value -> frequency vector): every oracle here is a *pure*
+  protocol (Wang, Blocki, Li, Jha, USENIX Security 2017): each report *supports* a set of
+  values, value ``v`` is supported with probability ``p`` by a user holding ``v`` and ``q``
+  by any other user, and the unbiased estimate is ``(C_v / n - q) / (p - q)`` where ``C_v``
+  is the number of reports supporting ``v``.
+* :class:`MeanMechanism` (bounded number or vector -> unbiased noisy value).
+
+Each mechanism has
+
+* ``privatize(values, rng=None) -> reports``: one compact numpy array for all users (indices,
+  bit-packed vectors, ``(hash, bucket)`` integer rows, signs or floats), never a Python object
+  per user;
+* ``aggregate(reports) -> counts``: a mergeable sufficient statistic (:class:`SupportCounts`
+  or :class:`MeanSums`); statistics of chunks of reports add up with ``+`` to the statistic of
+  all of them;
+* ``estimate(reports_or_counts)``: the unbiased estimate;
+* ``variance(n, f=None, convention="fixed")``: its exact variance;
+* ``epsilon``: the exact pure-LDP level, computed from the probabilities the mechanism uses.
+
+**Variance conventions.** ``"fixed"`` (Wang et al. 2017): the estimand is the empirical
+frequency (or mean) of the ``n`` given values. ``"iid"`` (Ye-Barg, Duchi et al.): the values
+are an i.i.d. sample and the estimand is the population frequency (or mean); for a frequency
+``Var_iid = Var_fixed + f(1 - f)/n``, for a mean ``Var_iid = Var_fixed + Var(X)/n``.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._validation import as_real_array, check_integer, check_scalar
+
+__all__ = [
+    "FrequencyOracle",
+    "MeanMechanism",
+    "MeanSums",
+    "SupportCounts",
+]
+
+#: Users processed at once by the chunked kernels (bounds the working memory).
+CHUNK_ELEMENTS = 1 << 22
+
+CONVENTIONS = ("fixed", "iid")
+
+
+def check_convention(convention: object) -> str:
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be 'fixed' or 'iid', got {convention!r}")
+    return str(convention)
+
+
+def check_n(n: object) -> int:
+    return check_integer(n, "n", low=1)
+
+
+def index_dtype(size: int) -> type[np.signedinteger]:
+    """The smallest signed integer dtype holding ``0 .. size - 1``."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if size - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def chunk_rows(n_rows: int, row_elements: int) -> Iterator[slice]:
+    """Slices of at most ``CHUNK_ELEMENTS / row_elements`` rows covering ``range(n_rows)``."""
+    step = max(1, CHUNK_ELEMENTS // max(1, row_elements))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
+
+
+def check_categories(values: ArrayLike, k: int, name: str = "values") -> np.ndarray:
+    """A 1-D int64 array of category indices in ``0 .. k - 1``; raises, never clips.
+
+    Integer dtypes are accepted; float arrays only when every entry is a finite whole number.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of category indices: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one category per user), got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must not contain NaN or inf")
+        if not np.all(arr == np.round(arr)):
+            bad = arr[arr != np.round(arr)][0]
+            raise TypeError(f"{name} must contain integer categories, got {bad!r}")
+    elif arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must contain integer categories, got dtype {arr.dtype}")
+    if arr.size:
+        low, high = arr.min(), arr.max()
+        if low < 0 or high >= k:
+            bad = low if low < 0 else high
+            raise ValueError(f"{name} must lie in [0, {k}) (k = {k}), got {bad!r}")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_index_reports(reports: ArrayLike, size: int, name: str = "reports") -> np.ndarray:
+    """1-D integer reports in ``0 .. size - 1``."""
+    arr = np.asarray(reports)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integer output indices, got dtype {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() >= size):
+        bad = arr.min() if arr.min() < 0 else arr.max()
+        raise ValueError(
+            f"{name} must lie in [0, {size}) for this mechanism, got {bad!r} "
+            "(reports from a mechanism with other parameters?)"
+        )
+    return arr
+
+
+def _freeze(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class SupportCounts:
+    """Support counts ``C_v`` of ``n`` reports of one frequency oracle (mergeable).
+
+    Parameters
+    ----------
+    counts : ndarray of int64, shape (k,)
+        ``counts[v]`` is the number of reports that support value ``v``.
+    n : int
+        Number of reports.
+    mechanism : str
+        Identifies the mechanism and its parameters; statistics of different mechanisms
+        cannot be added or decoded by each other.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR
+    >>> grr = GRR(4, 1.0)
+    >>> a = grr.aggregate(np.array([0, 1, 1]))
+    >>> b = grr.aggregate(np.array([3]))
+    >>> (a + b).counts, (a + b).n
+    (array([1, 2, 0, 1]), 4)
+    """
+
+    counts: np.ndarray
+    n: int
+    mechanism: str
+
+    def __post_init__(self) -> None:
+        counts = np.asarray(self.counts)
+        if counts.ndim != 1 or counts.dtype.kind not in "iu":
+            raise ValueError(
+                f"counts must be a 1-D integer array, got {counts.dtype} {counts.shape}"
+            )
+        n = check_integer(self.n, "n", low=0)
+        if counts.size and (counts.min() < 0 or counts.max() > n):
+            raise ValueError(f"counts must lie in [0, n = {n}]")
+        object.__setattr__(self, "counts", _freeze(counts.astype(np.int64)))
+        object.__setattr__(self, "n", n)
+
+    def __add__(self, other: SupportCounts) -> SupportCounts:
+        if not isinstance(other, SupportCounts):
+            return NotImplemented
+        if other.mechanism != self.mechanism:
+            raise ValueError(
+                f"cannot add counts of {other.mechanism} to counts of {self.mechanism}"
+            )
+        return SupportCounts(self.counts + other.counts, self.n + other.n, self.mechanism)
+
+    def __radd__(self, other: object) -> SupportCounts:
+        if isinstance(other, int) and other == 0:  # sum([...]) starts from 0
+            return self
+        return NotImplemented
+
+
+@dataclass(frozen=True, eq=False)
+class MeanSums:
+    """Sum of ``n`` decoded reports of one mean mechanism (mergeable with ``+``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import Laplace
+    >>> lap = Laplace(1.0)
+    >>> s = lap.aggregate(np.array([0.5, -0.25])) + lap.aggregate(np.array([1.0]))
+    >>> s.total, s.n
+    (array(1.25), 3)
+    """
+
+    total: np.ndarray
+    n: int
+    mechanism: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", _freeze(np.asarray(self.total)))
+        object.__setattr__(self, "n", check_integer(self.n, "n", low=0))
+
+    def __add__(self, other: MeanSums) -> MeanSums:
+        if not isinstance(other, MeanSums):
+            return NotImplemented
+        if other.mechanism != self.mechanism:
+            raise ValueError(f"cannot add sums of {other.mechanism} to sums of {self.mechanism}")
+        return MeanSums(self.total + other.total, self.n + other.n, self.mechanism)
+
+    def __radd__(self, other: object) -> MeanSums:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
+def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool]:
+    if f is None:
+        return np.zeros(()), True
+    arr = as_real_array(f, name)
+    if np.any(arr < 0) or np.any(arr > 1):
+        raise ValueError(f"{name} must be frequencies in [0, 1], got {f!r}")
+    return arr, arr.ndim == 0
+
+
+class FrequencyOracle(abc.ABC):
+    """A pure frequency oracle on ``{0, ..., k-1}`` (support-set protocol).
+
+    Subclasses set ``k``, the support probabilities ``p`` and ``q`` and implement
+    :meth:`privatize` and :meth:`_support_counts`. Everything else (estimation, variance,
+    merging, parameter checks) is shared.
+    """
+
+    #: human-readable name used in messages and in :func:`recommend`
+    name: str = "oracle"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        self._k = check_integer(k, "k", low=2)
+        self._eps_budget = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+
+    # ----------------------------------------------------------------- parameters
+    @property
+    def k(self) -> int:
+        """Size of the input alphabet."""
+        return self._k
+
+    @property
+    @abc.abstractmethod
+    def p(self) -> float:
+        """``P(v in support(report) | X = v)``."""
+
+    @property
+    @abc.abstractmethod
+    def q(self) -> float:
+        """``P(v in support(report) | X = x)`` for any ``x != v``."""
+
+    @property
+    @abc.abstractmethod
+    def epsilon(self) -> float:
+        """The exact pure-LDP level, from the per-report output probabilities."""
+
+    @property
+    @abc.abstractmethod
+    def report_bits(self) -> float:
+        """``log2`` of the number of possible reports (bits of a minimal encoding)."""
+
+    def _key(self) -> str:
+        return f"{type(self).__name__}(k={self._k}, epsilon={self._eps_budget!r}{self._extra()})"
+
+    def _extra(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        return self._key()
+
+    # ----------------------------------------------------------------- protocol
+    @abc.abstractmethod
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        """One report per user for category indices ``values`` (1-D, in ``0 .. k-1``)."""
+
+    @abc.abstractmethod
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        """Validate ``reports`` and return ``(C, n)``."""
+
+    def aggregate(self, reports: ArrayLike) -> SupportCounts:
+        """The support counts of ``reports``: a :class:`SupportCounts` (add chunks with ``+``)."""
+        counts, n = self._support_counts(reports)
+        return SupportCounts(counts, n, self._key())
+
+    def counts_of(self, reports_or_counts: ArrayLike | SupportCounts) -> SupportCounts:
+        """``reports_or_counts`` as this mechanism's :class:`SupportCounts` (checked)."""
+        if isinstance(reports_or_counts, SupportCounts):
+            if reports_or_counts.mechanism != self._key():
+                raise ValueError(
+                    f"counts come from {reports_or_counts.mechanism}, not from {self._key()}"
+                )
+            return reports_or_counts
+        return self.aggregate(reports_or_counts)
+
+    def estimate(self, reports_or_counts: ArrayLike | SupportCounts) -> np.ndarray:
+        """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
+
+        The estimates sum to one only in expectation and may be negative; see
+        :mod:`ldp.mechanisms.consistency` for post-processing.
+        """
+        counts = self.counts_of(reports_or_counts)
+        if counts.n == 0:
+            raise ValueError("cannot estimate frequencies from zero reports")
+        return (counts.counts / counts.n - self.q) / (self.p - self.q)
+
+    def variance(
+        self, n: int, f: ArrayLike | None = None, convention: str = "fixed"
+    ) -> float | np.ndarray:
+        """Exact variance of :meth:`estimate` for a value of true frequency ``f``.
+
+        ``fixed``: ``q(1-q)/(n(p-q)^2) + f(1-p-q)/(n(p-q))`` (Wang et al. 2017);
+        ``iid``: ``t(1-t)/(n(p-q)^2)`` with ``t = q + f(p-q)``, i.e. ``fixed + f(1-f)/n``.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        f : float or array_like, optional
+            True frequency (frequencies) of the value(s); ``None`` means ``f = 0``, the
+            rare-value variance used to compare oracles.
+        convention : {"fixed", "iid"}
+        """
+        users = check_n(n)
+        freq, scalar = _broadcast_f(f)
+        conv = check_convention(convention)
+        p, q = self.p, self.q
+        gap = p - q
+        if conv == "fixed":
+            out = q * (1 - q) / (users * gap**2) + freq * (1 - p - q) / (users * gap)
+        else:
+            t = q + freq * gap
+            out = t * (1 - t) / (users * gap**2)
+        return float(out) if scalar else out
+
+    def to_channel(self):
+        """The exact finite channel (input value -> report), when it is small enough."""
+        raise NotImplementedError(f"{type(self).__name__} has no to_channel()")
+
+
+class MeanMechanism(abc.ABC):
+    """An unbiased randomizer of bounded numbers (or vectors) for mean estimation."""
+
+    #: bounds of each input coordinate
+    low: float = -1.0
+    high: float = 1.0
+
+    def __init__(self, epsilon: float) -> None:
+        self._eps_budget = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+
+    @property
+    def d(self) -> int:
+        """Dimension of one input."""
+        return 1
+
+    @property
+    @abc.abstractmethod
+    def epsilon(self) -> float:
+        """The exact pure-LDP level, from the output law the mechanism samples."""
+
+    def _key(self) -> str:
+        return f"{type(self).__name__}(epsilon={self._eps_budget!r}{self._extra()})"
+
+    def _extra(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        return self._key()
+
+    def _check_values(self, values: ArrayLike, name: str = "values") -> np.ndarray:
+        arr = as_real_array(values, name)
+        if self.d == 1:
+            if arr.ndim != 1:
+                raise ValueError(f"{name} must be 1-D (one number per user), got {arr.shape}")
+        elif arr.ndim != 2 or arr.shape[1] != self.d:
+            raise ValueError(f"{name} must have shape (n, {self.d}), got {arr.shape}")
+        if arr.size and (arr.min() < self.low or arr.max() > self.high):
+            bad = arr.min() if arr.min() < self.low else arr.max()
+            raise ValueError(
+                f"{name} must lie in [{self.low}, {self.high}] (rescale first), got {bad!r}"
+            )
+        return arr
+
+    @abc.abstractmethod
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        """One report per user."""
+
+    @abc.abstractmethod
+    def decode(self, reports: ArrayLike) -> np.ndarray:
+        """Per-user unbiased estimates from reports (validated)."""
+
+    def aggregate(self, reports: ArrayLike) -> MeanSums:
+        """Sum of the decoded reports: a :class:`MeanSums` (add chunks with ``+``)."""
+        decoded = self.decode(reports)
+        return MeanSums(decoded.sum(axis=0), decoded.shape[0], self._key())
+
+    def estimate(self, reports_or_sums: ArrayLike | MeanSums) -> float | np.ndarray:
+        """Unbiased estimate of the mean of the privatized values."""
+        if isinstance(reports_or_sums, MeanSums):
+            sums = reports_or_sums
+            if sums.mechanism != self._key():
+                raise ValueError(f"sums come from {sums.mechanism}, not from {self._key()}")
+        else:
+            sums = self.aggregate(reports_or_sums)
+        if sums.n == 0:
+            raise ValueError("cannot estimate a mean from zero reports")
+        out = sums.total / sums.n
+        return float(out) if np.ndim(out) == 0 else out
+
+    @abc.abstractmethod
+    def per_user_variance(self, x: np.ndarray) -> np.ndarray:
+        """``Var(decoded report | value x)``, elementwise (per coordinate for vectors)."""
+
+    @abc.abstractmethod
+    def worst_case_variance(self) -> float:
+        """``sup_x`` of the per-user variance (per coordinate for vectors)."""
+
+    def variance(
+        self, n: int, f: ArrayLike | None = None, convention: str = "fixed"
+    ) -> float | np.ndarray:
+        """Variance of :meth:`estimate` over ``n`` users.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        f : float or array_like, optional
+            The users' true values. A scalar (or a length-``d`` vector) means all ``n`` users
+            hold it; an array of shape ``(m,)`` (or ``(m, d)``) is a population of values.
+            ``None`` gives the worst case over the domain.
+        convention : {"fixed", "iid"}
+            ``fixed``: the ``n`` users hold exactly the values ``f`` (in equal shares), the
+            estimand is their mean: ``mean_i V(f_i) / n``. ``iid``: the users' values are
+            drawn uniformly from ``f``, the estimand is the population mean:
+            ``(mean_i V(f_i) + Var(f)) / n``.
+        """
+        users = check_n(n)
+        conv = check_convention(convention)
+        if f is None:
+            return self.worst_case_variance() / users
+        x = self._check_values(np.atleast_1d(f) if self.d == 1 else np.atleast_2d(f), "f")
+        v = self.per_user_variance(x).mean(axis=0)
+        if conv == "iid":
+            v = v + x.var(axis=0)
+        v = v / users
+        return float(v) if np.ndim(v) == 0 else v
+
+
+def log_ratio(a: float, b: float) -> float:
+    """``log(a / b)`` for probabilities, clipped at 0; ``inf`` when only ``b`` is 0."""
+    if b <= 0.0:
+        return math.inf if a > 0.0 else 0.0
+    return max(0.0, math.log(a) - math.log(b))

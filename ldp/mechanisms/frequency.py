@@ -1,0 +1,679 @@
+"""Frequency oracles: GRR, unary encoding (SUE, OUE), local hashing (OLH, BLH), Hadamard
+response and subset selection, vectorised over users.
+
+All of them are pure protocols (see :mod:`ldp.mechanisms.base`); the support probabilities
+``p`` and ``q`` of each are in the table of Wang et al. (2017) and of the spec
+(``ldp_sota.md`` section 2). Every ``epsilon`` is recomputed from the per-report output
+probabilities the sampler uses, and ``to_channel()`` rebuilds the exact channel (input ->
+report) from those same probabilities when it is small enough to enumerate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import expit, gammaln
+
+from ldp._validation import check_integer, check_random_state, check_scalar
+from ldp.channel import Channel
+from ldp.mechanisms._hashing import fwht, hash_family, parity
+from ldp.mechanisms.base import (
+    FrequencyOracle,
+    check_categories,
+    check_index_reports,
+    chunk_rows,
+    index_dtype,
+    log_ratio,
+)
+from ldp.mechanisms.channels import k_rr
+
+__all__ = [
+    "BLH",
+    "GRR",
+    "OLH",
+    "OUE",
+    "SUE",
+    "HadamardResponse",
+    "LocalHashing",
+    "SubsetSelection",
+    "UnaryEncoding",
+]
+
+#: Largest number of matrix entries ``to_channel`` builds.
+MAX_CHANNEL_ENTRIES = 1 << 24
+
+
+def _check_channel_size(entries: int, what: str) -> None:
+    if entries > MAX_CHANNEL_ENTRIES:
+        raise ValueError(
+            f"{what}: the channel would have {entries} entries (limit {MAX_CHANNEL_ENTRIES}); "
+            "use a smaller k"
+        )
+
+
+# --------------------------------------------------------------------------- GRR
+class GRR(FrequencyOracle):
+    """Generalized randomized response (k-RR, direct encoding).
+
+    Keep the value with probability ``p = e^eps / (e^eps + k - 1)``, otherwise report one of
+    the ``k - 1`` other values uniformly (``q = 1 / (e^eps + k - 1)`` each). The report is the
+    value itself, so ``C_v`` is the histogram of reports. Its matrix is
+    :func:`~ldp.mechanisms.k_rr`.
+
+    Parameters
+    ----------
+    k : int
+        Number of categories, ``k >= 2``.
+    epsilon : float
+        Privacy level, ``> 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR
+    >>> grr = GRR(4, 1.0)
+    >>> reports = grr.privatize(np.array([0, 1, 1, 3] * 2500), rng=1)
+    >>> bool(np.abs(grr.estimate(reports) - [0.25, 0.5, 0.0, 0.25]).max() < 0.05)
+    True
+    >>> round(grr.epsilon, 12), round(grr.to_channel().epsilon, 12)
+    (1.0, 1.0)
+    """
+
+    name = "GRR"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        super().__init__(k, epsilon)
+        other = math.exp(-self._eps_budget)
+        self._p = 1.0 / (1.0 + (self._k - 1) * other)
+        self._q = self._p * other
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return self._q
+
+    @property
+    def epsilon(self) -> float:
+        return log_ratio(self._p, self._q)
+
+    @property
+    def report_bits(self) -> float:
+        return math.log2(self._k)
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        keep = gen.random(x.size) < self._p
+        other = gen.integers(0, self._k - 1, size=x.size, dtype=np.int64)
+        other += other >= x
+        return np.where(keep, x, other).astype(index_dtype(self._k))
+
+    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
+        y = check_index_reports(reports, self._k)
+        return np.bincount(y, minlength=self._k).astype(np.int64), y.size
+
+    def to_channel(self) -> Channel:
+        """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
+        _check_channel_size(self._k**2, "GRR")
+        return k_rr(self._k, self._eps_budget)
+
+
+# --------------------------------------------------------------------------- unary encoding
+def _check_packed(reports: ArrayLike, k: int) -> np.ndarray:
+    arr = np.asarray(reports)
+    width = (k + 7) // 8
+    if arr.dtype != np.uint8 or arr.ndim != 2 or arr.shape[1] != width:
+        raise ValueError(
+            f"reports must be bit-packed uint8 rows of shape (n, {width}) for k = {k}, got "
+            f"{arr.dtype} {arr.shape}"
+        )
+    if k % 8 and arr.size:
+        pad = (1 << (8 - k % 8)) - 1
+        if np.any(arr[:, -1] & pad):
+            raise ValueError(
+                f"reports have bits set beyond k = {k} (reports from a mechanism with other "
+                "parameters?)"
+            )
+    return arr
+
+
+def _bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
+    """Column sums of bit-packed rows, chunked (never an n x k array at once)."""
+    total = np.zeros(k, dtype=np.int64)
+    for rows in chunk_rows(packed.shape[0], 8 * packed.shape[1]):
+        total += np.unpackbits(packed[rows], axis=1, count=k).sum(axis=0, dtype=np.int64)
+    return total
+
+
+def _bernoulli_matrix(m: int, k: int, prob: float, gen: np.random.Generator) -> np.ndarray:
+    """An ``(m, k)`` boolean matrix of independent Bernoulli(``prob``) entries.
+
+    One random byte per entry decides unless it equals ``floor(256 prob)``; those 1/256 of
+    the entries are refined with a float64 uniform, so ``P(True) = prob`` to the 2^-53
+    resolution of the uniforms, at about 1/8 of the cost of one float64 per entry.
+    """
+    scaled = prob * 256.0
+    cut = math.floor(scaled)
+    frac = scaled - cut
+    raw = np.frombuffer(gen.bytes(m * k), dtype=np.uint8).reshape(m, k)
+    bits = raw < cut if cut < 256 else np.ones((m, k), dtype=bool)
+    if cut < 256:
+        tied = np.flatnonzero(raw == cut)
+        if tied.size:
+            bits.reshape(-1)[tied] = gen.random(tied.size) < frac
+    return bits
+
+
+class UnaryEncoding(FrequencyOracle):
+    """Unary encoding: report the one-hot vector of ``x`` with each bit flipped independently.
+
+    Bit ``v`` is 1 with probability ``p`` if ``v = x`` and ``q`` otherwise. Reports are
+    bit-packed rows (``np.packbits``, ``ceil(k/8)`` bytes per user; bit ``v`` is bit
+    ``7 - v % 8`` of byte ``v // 8``). ``epsilon = log(p (1 - q) / ((1 - p) q))``: two inputs
+    differ in two bits.
+
+    Parameters
+    ----------
+    k : int
+        Number of categories.
+    epsilon : float
+        Privacy level, ``> 0``.
+    p, q : float
+        Bit probabilities; see :class:`SUE` and :class:`OUE` for the standard choices.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import UnaryEncoding
+    >>> ue = UnaryEncoding(8, 1.0, p=0.5, q=0.25)
+    >>> round(ue.epsilon, 6)   # log(0.5 * 0.75 / (0.5 * 0.25))
+    1.098612
+    """
+
+    name = "UE"
+
+    def __init__(self, k: int, epsilon: float, p: float, q: float) -> None:
+        super().__init__(k, epsilon)
+        if not (0.0 < q < p < 1.0):
+            raise ValueError(f"unary encoding needs 0 < q < p < 1, got p={p!r}, q={q!r}")
+        self._p, self._q = float(p), float(q)
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return self._q
+
+    @property
+    def epsilon(self) -> float:
+        return log_ratio(self._p * (1 - self._q), (1 - self._p) * self._q)
+
+    @property
+    def report_bits(self) -> float:
+        return float(self._k)
+
+    def _extra(self) -> str:
+        return f", p={self._p!r}, q={self._q!r}"
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
+        for rows in chunk_rows(x.size, self._k):
+            m = rows.stop - rows.start
+            bits = _bernoulli_matrix(m, self._k, self._q, gen)
+            bits[np.arange(m), x[rows]] = gen.random(m) < self._p
+            out[rows] = np.packbits(bits, axis=1)
+        return out
+
+    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
+        packed = _check_packed(reports, self._k)
+        return _bit_counts(packed, self._k), packed.shape[0]
+
+    def to_channel(self) -> Channel:
+        """The ``k x 2^k`` channel, output ``z`` = the bit vector with bit ``v`` = bit
+        ``k - 1 - v`` of the integer ``z``."""
+        _check_channel_size(self._k * 2**self._k, type(self).__name__)
+        z = np.arange(2**self._k)
+        bits = (z[None, :] >> (self._k - 1 - np.arange(self._k))[:, None]) & 1  # (k, 2^k)
+        ones = bits.sum(axis=0)
+        # P(z | x) = prod_v P(bit_v): q^(#ones off x) (1-q)^(...) times p or (1-p) at x
+        base = self._q ** (ones - bits) * (1 - self._q) ** (self._k - 1 - ones + bits)
+        at_x = np.where(bits == 1, self._p, 1 - self._p)
+        return Channel(base * at_x)
+
+
+class SUE(UnaryEncoding):
+    """Symmetric unary encoding, i.e. basic one-time RAPPOR (Erlingsson et al. 2014).
+
+    ``p = e^{eps/2} / (e^{eps/2} + 1)``, ``q = 1 - p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import SUE
+    >>> sue = SUE(6, 1.0)
+    >>> reports = sue.privatize(np.arange(6).repeat(1000), rng=0)
+    >>> reports.shape, reports.dtype
+    ((6000, 1), dtype('uint8'))
+    >>> bool(np.all(np.abs(sue.estimate(reports) - 1 / 6) < 0.1))
+    True
+    """
+
+    name = "SUE"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        super().__init__(k, epsilon, float(expit(eps / 2)), float(expit(-eps / 2)))
+
+    def _extra(self) -> str:
+        return ""
+
+
+class OUE(UnaryEncoding):
+    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1 / (e^eps + 1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import OUE
+    >>> oue = OUE(1024, 1.0)
+    >>> round(oue.variance(10_000, 0.1) * 1e4, 10)   # (4e/(e-1)^2 + 0.1) / n, times n
+    3.7826943768
+    """
+
+    name = "OUE"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        super().__init__(k, epsilon, 0.5, float(expit(-eps)))
+
+    def _extra(self) -> str:
+        return ""
+
+
+# --------------------------------------------------------------------------- local hashing
+class LocalHashing(FrequencyOracle):
+    """Local hashing with ``g`` buckets (Wang et al. 2017; Bassily-Smith 2015 for g = 2).
+
+    Each user draws a hash function ``H: [k] -> [g]`` from an exactly pairwise-independent
+    family (linear over ``GF(p)^e`` when ``g = p^e``, else bits with ``Z_g`` coefficients;
+    see :mod:`ldp.mechanisms._hashing`) and applies GRR over ``[g]`` to ``H(x)``. The report
+    is one int64 row: the hash function's words (its coefficients, packed), then the bucket.
+    ``p = e^eps / (e^eps + g - 1)`` and, because the family is exactly pairwise independent,
+    ``q = 1/g`` exactly. Decoding costs ``O(n g + k log k)`` for prime-power ``g`` (a
+    Walsh-Hadamard or ``Z_p^L`` Fourier transform) and a chunked ``O(n k)`` otherwise.
+
+    Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
+    ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import LocalHashing
+    >>> lh = LocalHashing(100, 1.0, g=3)
+    >>> reports = lh.privatize(np.zeros(20_000, dtype=int), rng=3)
+    >>> reports.shape
+    (20000, 2)
+    >>> est = lh.estimate(reports)
+    >>> bool(abs(est[0] - 1) < 0.1 and np.abs(est[1:]).max() < 0.1)
+    True
+    """
+
+    name = "LH"
+
+    def __init__(self, k: int, epsilon: float, g: int) -> None:
+        super().__init__(k, epsilon)
+        self._g = check_integer(g, "g", low=2)
+        if self._g > 1 << 31:
+            raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
+        other = math.exp(-self._eps_budget)
+        self._keep = 1.0 / (1.0 + (self._g - 1) * other)
+        self._other = self._keep * other
+        self._family = hash_family(self._k, self._g)
+        self._packing = self._family.packing
+
+    @property
+    def g(self) -> int:
+        """Number of hash buckets."""
+        return self._g
+
+    @property
+    def p(self) -> float:
+        return self._keep
+
+    @property
+    def q(self) -> float:
+        return 1.0 / self._g
+
+    @property
+    def epsilon(self) -> float:
+        return log_ratio(self._keep, self._other)
+
+    @property
+    def report_bits(self) -> float:
+        return math.log2(self._packing.size) + math.log2(self._g)
+
+    def _extra(self) -> str:
+        return f", g={self._g}"
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        words = self._packing.draw(x.size, gen)
+        hashed = self._family.evaluate(words, x)
+        keep = gen.random(x.size) < self._keep
+        other = gen.integers(0, self._g - 1, size=x.size, dtype=np.int64)
+        other += other >= hashed
+        return np.column_stack([words, np.where(keep, hashed, other)])
+
+    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
+        arr = np.asarray(reports)
+        ncols = self._packing.n_words + 1
+        if arr.ndim != 2 or arr.shape[1] != ncols or arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"reports must be integer rows (hash words, bucket) of shape (n, {ncols}), got "
+                f"{arr.dtype} {arr.shape}"
+            )
+        arr = arr.astype(np.int64, copy=False)
+        self._packing.check(arr[:, :-1], "reports")
+        y = check_index_reports(arr[:, -1], self._g, "reports[:, -1] (bucket)")
+        return self._family.support_counts(arr[:, :-1], y), arr.shape[0]
+
+    def hash_values(self, words: ArrayLike, x: ArrayLike) -> np.ndarray:
+        """``H(x)`` for hash functions ``words`` (rows of a report without the bucket)."""
+        w = np.atleast_2d(np.asarray(words, dtype=np.int64))
+        self._packing.check(w, "words")
+        values = check_categories(np.broadcast_to(x, (w.shape[0],)), self._k, "x")
+        return self._family.evaluate(w, values)
+
+    def to_channel(self) -> Channel:
+        """The channel ``x -> (hash, bucket)``, output index ``hash_index * g + bucket``,
+        with every member of the family equally likely."""
+        members = self._packing.enumerate()
+        size = members.shape[0]
+        _check_channel_size(self._k * size * self._g, type(self).__name__)
+        matrix = np.empty((self._k, size, self._g))
+        for x in range(self._k):
+            hashed = self._family.evaluate(members, np.full(size, x, dtype=np.int64))
+            row = np.full((size, self._g), self._other)
+            row[np.arange(size), hashed] = self._keep
+            matrix[x] = row / size
+        return Channel(matrix.reshape(self._k, -1))
+
+
+def olh_buckets(epsilon: float) -> int:
+    """``g = round(e^eps) + 1``, the integer choice of Wang et al. (2017) for OLH."""
+    return math.floor(math.exp(epsilon) + 0.5) + 1
+
+
+class OLH(LocalHashing):
+    """Optimized local hashing: ``g = round(e^eps) + 1`` buckets (Wang et al. 2017).
+
+    The continuous optimum ``g = e^eps + 1`` would match OUE's variance; the integer ``g``
+    costs a little (spec oracle A5: ``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
+
+    Parameters
+    ----------
+    k : int
+        Number of categories.
+    epsilon : float
+        Privacy level, ``> 0``.
+    g : int, optional
+        Override the number of buckets.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import OLH
+    >>> olh = OLH(1024, 1.0)
+    >>> olh.g, round(olh.variance(10_000) * 1e4, 8)
+    (4, 3.69165462)
+    """
+
+    name = "OLH"
+
+    def __init__(self, k: int, epsilon: float, g: int | None = None) -> None:
+        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        super().__init__(k, epsilon, olh_buckets(eps) if g is None else g)
+
+
+class BLH(LocalHashing):
+    """Binary local hashing (``g = 2``; Bassily-Smith 2015): one bit plus the hash function.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.mechanisms import BLH
+    >>> blh = BLH(64, 1.0)
+    >>> e = math.e
+    >>> round(blh.variance(1), 10) == round(((e + 1) / (e - 1)) ** 2, 10)
+    True
+    """
+
+    name = "BLH"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        super().__init__(k, epsilon, 2)
+
+    def _extra(self) -> str:
+        return ""
+
+
+# --------------------------------------------------------------------------- Hadamard
+class HadamardResponse(FrequencyOracle):
+    """Hadamard response, high-privacy version (Acharya, Sun, Zhang, AISTATS 2019).
+
+    With ``K = 2^ceil(log2(k + 1))``, value ``x`` owns the half
+    ``C_x = {y : H_K[x + 1, y] = +1}`` of ``[K]`` (row 0 of the Sylvester matrix is skipped).
+    The report ``y`` is uniform on ``C_x`` with probability ``e^eps / (e^eps + 1)`` and
+    uniform on its complement otherwise: ``Q(y|x) = 2 e^eps / (K (1 + e^eps))`` on ``C_x``
+    and ``2 / (K (1 + e^eps))`` off it. Since ``|C_x n C_x'| = K/4``, ``p = e^eps/(e^eps+1)``
+    and ``q = 1/2``. Decoding is one histogram and one fast Walsh-Hadamard transform,
+    ``O(n + K log K)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import HadamardResponse
+    >>> hr = HadamardResponse(5, 1.0)
+    >>> hr.K, round(hr.to_channel().epsilon, 12)
+    (8, 1.0)
+    >>> reports = hr.privatize(np.array([0, 1, 2, 3, 4] * 4000), rng=2)
+    >>> bool(np.abs(hr.estimate(reports) - 0.2).max() < 0.05)
+    True
+    """
+
+    name = "HR"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        super().__init__(k, epsilon)
+        self._K = 1 << (self._k).bit_length()  # smallest power of two > k
+        self._p = float(expit(self._eps_budget))
+
+    @property
+    def K(self) -> int:
+        """Size of the output alphabet."""
+        return self._K
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return 0.5
+
+    @property
+    def epsilon(self) -> float:
+        return log_ratio(self._p, 1 - self._p)
+
+    @property
+    def report_bits(self) -> float:
+        return math.log2(self._K)
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        row = x + 1
+        inside = gen.random(x.size) < self._p
+        y = gen.integers(0, self._K, size=x.size, dtype=np.int64)
+        # y is uniform on [K]; flipping the lowest set bit of row maps C_x onto its
+        # complement, so conditioning on the wanted half keeps y uniform on it
+        wrong = parity(row & y) == inside
+        y ^= np.where(wrong, row & -row, 0)
+        return y.astype(index_dtype(self._K))
+
+    def histogram_counts(self, histogram: np.ndarray) -> np.ndarray:
+        """Support counts ``C_x = (n + (H_K h)[x + 1]) / 2`` from the output histogram."""
+        transformed = fwht(histogram.astype(np.int64))
+        return (int(histogram.sum()) + transformed[1 : self._k + 1]) // 2
+
+    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
+        y = check_index_reports(reports, self._K)
+        return self.histogram_counts(np.bincount(y, minlength=self._K)), y.size
+
+    def to_channel(self) -> Channel:
+        _check_channel_size(self._k * self._K, "HadamardResponse")
+        rows = np.arange(1, self._k + 1)[:, None]
+        inside = parity(rows & np.arange(self._K)[None, :]) == 0
+        return Channel(np.where(inside, 2 * self._p, 2 * (1 - self._p)) / self._K)
+
+
+# --------------------------------------------------------------------------- subset selection
+def _ss_probabilities(k: int, d: int, eps: float) -> tuple[float, float]:
+    """``p = d e^eps / (d e^eps + k - d)`` and
+    ``q = d((d-1)e^eps + k - d) / ((k-1)(d e^eps + k - d))``."""
+    big = math.exp(min(eps, 700.0))
+    denom = d * big + k - d
+    return d * big / denom, d * ((d - 1) * big + k - d) / ((k - 1) * denom)
+
+
+def optimal_subset_size(k: int, epsilon: float) -> int:
+    """The better of ``floor`` and ``ceil`` of ``k / (e^eps + 1)`` (clipped to ``[1, k-1]``),
+    by the worst-case (uniform) i.i.d. l2 risk of Ye and Barg (2018)."""
+
+    def risk(d: int) -> float:
+        p, q = _ss_probabilities(k, d, epsilon)
+        t = q + (p - q) / k
+        return k * t * (1 - t) / (p - q) ** 2
+
+    star = k / (math.exp(min(epsilon, 700.0)) + 1)
+    options = {min(max(v, 1), k - 1) for v in (math.floor(star), math.ceil(star))}
+    return min(sorted(options), key=risk)
+
+
+class SubsetSelection(FrequencyOracle):
+    """Subset selection (Wang et al. 2016; Ye and Barg 2018): report a ``d``-subset of ``[k]``.
+
+    With probability ``p = d e^eps / (d e^eps + k - d)`` the subset contains ``x`` and
+    ``d - 1`` other values chosen uniformly; otherwise it is ``d`` values chosen uniformly
+    from the ``k - 1`` others. Every subset containing ``x`` has probability ``e^eps`` times
+    that of every subset not containing it. ``d`` defaults to the better of
+    ``floor``/``ceil`` of ``k/(e^eps + 1)``; ``d = 1`` is GRR. Reports are bit-packed
+    indicator vectors (as in :class:`UnaryEncoding`).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import SubsetSelection
+    >>> ss = SubsetSelection(100, 1.0)
+    >>> ss.d, round(ss.epsilon, 12)
+    (27, 1.0)
+    >>> round(SubsetSelection(6, 1.0, d=2).p, 10), round(SubsetSelection(6, 1.0, d=2).q, 10)
+    (0.5761168848, 0.284776623)
+    """
+
+    name = "SS"
+
+    def __init__(self, k: int, epsilon: float, d: int | None = None) -> None:
+        super().__init__(k, epsilon)
+        if d is None:
+            d = optimal_subset_size(self._k, self._eps_budget)
+        self._d = check_integer(d, "d", low=1)
+        if self._d >= self._k:
+            raise ValueError(f"d must be < k = {self._k}, got {self._d}")
+        self._p, self._q = _ss_probabilities(self._k, self._d, self._eps_budget)
+
+    @property
+    def d(self) -> int:
+        """Subset size."""
+        return self._d
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return self._q
+
+    def _log_output_probabilities(self) -> tuple[float, float]:
+        """``log P(S | x)`` for ``x in S`` and for ``x not in S``."""
+        k, d = self._k, self._d
+        log_in = math.log(self._p) - (gammaln(k) - gammaln(d) - gammaln(k - d + 1))
+        log_out = math.log1p(-self._p) - (gammaln(k) - gammaln(d + 1) - gammaln(k - d))
+        return float(log_in), float(log_out)
+
+    @property
+    def epsilon(self) -> float:
+        log_in, log_out = self._log_output_probabilities()
+        return max(0.0, log_in - log_out)
+
+    @property
+    def report_bits(self) -> float:
+        k, d = self._k, self._d
+        return float(gammaln(k + 1) - gammaln(d + 1) - gammaln(k - d + 1)) / math.log(2)
+
+    def _extra(self) -> str:
+        return f", d={self._d}"
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        k, d = self._k, self._d
+        out = np.empty((x.size, (k + 7) // 8), dtype=np.uint8)
+        kth = sorted({max(d - 2, 0), d - 1})
+        columns = np.arange(k)
+        for rows in chunk_rows(x.size, 2 * k):
+            m = rows.stop - rows.start
+            xs = x[rows]
+            include = gen.random(m) < self._p
+            order = np.argpartition(gen.random((m, k - 1)), kth, axis=1)[:, :d]
+            # the d smallest keys are in columns :d, the d-th smallest in column d - 1
+            chosen = np.zeros((m, k - 1), dtype=bool)
+            r = np.arange(m)[:, None]
+            chosen[r, order[:, : d - 1]] = True
+            chosen[np.arange(m), order[:, d - 1]] = ~include
+            # others index o -> value o + (o >= x)
+            source = columns[None, :] - (columns[None, :] > xs[:, None])
+            bits = chosen[r, np.minimum(source, k - 2)]
+            bits[np.arange(m), xs] = include
+            out[rows] = np.packbits(bits, axis=1)
+        return out
+
+    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
+        packed = _check_packed(reports, self._k)
+        counts = _bit_counts(packed, self._k)
+        if packed.shape[0] and int(counts.sum()) != self._d * packed.shape[0]:
+            raise ValueError(
+                f"reports must each hold exactly d = {self._d} values (reports from a mechanism "
+                "with other parameters?)"
+            )
+        return counts, packed.shape[0]
+
+    def to_channel(self) -> Channel:
+        """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""
+        from itertools import combinations
+
+        n_subsets = math.comb(self._k, self._d)
+        _check_channel_size(self._k * n_subsets, "SubsetSelection")
+        subsets = np.array(list(combinations(range(self._k), self._d)))
+        member = np.zeros((self._k, n_subsets), dtype=bool)
+        member[subsets.T, np.arange(n_subsets)[None, :]] = True
+        log_in, log_out = self._log_output_probabilities()
+        return Channel(np.where(member, math.exp(log_in), math.exp(log_out)))

@@ -1,0 +1,529 @@
+"""Frequency oracles: exact privacy by enumeration, p and q from the channel, spec oracles,
+MSE against variance(), unbiasedness, sampler goodness of fit, merging, simulate_counts,
+recommend() and bad input.
+
+Reference values come from the spec (ldp_sota.md, "Test oracles" A1-A10 and G1) or are
+rebuilt here from the definitions (scipy's Hadamard matrix, explicit subsets, enumeration of
+the hash family); none is copied from the code under test.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import linalg, stats
+
+import ldp
+from ldp.mechanisms import (
+    BLH,
+    GRR,
+    OLH,
+    OUE,
+    SUE,
+    HadamardResponse,
+    LocalHashing,
+    SubsetSelection,
+    SupportCounts,
+    recommend,
+    simulate_counts,
+)
+
+E = math.e
+ORACLES = [GRR, SUE, OUE, OLH, BLH, HadamardResponse, SubsetSelection]
+
+
+def support_matrix(mech, k):
+    """S[v, z] = 1 if output z (in to_channel's order) supports value v, from definitions."""
+    ch = mech.to_channel()
+    m = ch.n_outputs
+    if isinstance(mech, GRR):
+        return np.eye(k, dtype=bool)
+    if isinstance(mech, SubsetSelection):
+        subsets = list(itertools.combinations(range(k), mech.d))
+        return np.array([[v in s for s in subsets] for v in range(k)])
+    if isinstance(mech, ldp.mechanisms.UnaryEncoding):
+        z = np.arange(m)
+        return np.array([(z >> (k - 1 - v)) & 1 for v in range(k)], dtype=bool)
+    if isinstance(mech, HadamardResponse):
+        h = linalg.hadamard(mech.K)
+        return h[1 : k + 1] == 1
+    if isinstance(mech, LocalHashing):
+        members = mech._packing.enumerate()
+        table = np.array([mech.hash_values(members, v) for v in range(k)])  # (k, S)
+        y = np.arange(mech.g)
+        return (table[:, :, None] == y[None, None, :]).reshape(k, -1)
+    raise AssertionError(type(mech))
+
+
+# ----------------------------------------------------------------- closed forms / spec oracles
+def test_spec_variance_oracles():
+    n = 10_000
+    assert OUE(50, 1.0).variance(n, 0.1) == pytest.approx(3.7826943768e-4, rel=1e-9)  # A1
+    assert OUE(50, 1.0).variance(n, 0.1, "iid") == pytest.approx(3.8726943768e-4, rel=1e-9)
+    assert GRR(10, 1.0).variance(n) == pytest.approx(3.6302486929e-4, rel=1e-9)  # A3
+    assert GRR(10, 1.0).variance(n, 0.1) == pytest.approx(4.0958300584e-4, rel=1e-9)
+    assert SUE(50, 1.0).variance(n) == pytest.approx(3.9176980890e-4, rel=1e-9)  # A4
+    assert OLH(50, 1.0).g == 4  # round(e) + 1
+    assert OLH(50, 1.0).variance(n) == pytest.approx(3.6916546175e-4, rel=1e-9)  # A5
+    assert BLH(50, 1.0).variance(n) == pytest.approx(4.6826943768e-4, rel=1e-9)  # A6
+    assert HadamardResponse(50, 1.0).variance(n) == pytest.approx(4.6826943768e-4, rel=1e-9)
+
+
+def test_olh_bucket_rule_follows_round_not_continuous_optimum():
+    # Wang et al.: g = e^eps + 1 is optimal; implementations use round(e^eps) + 1 (spec A5)
+    for eps, g in [(0.1, 2), (0.5, 3), (1.0, 4), (1.5, 5), (2.0, 8), (3.0, 21)]:
+        assert OLH(64, eps).g == g
+    continuous = OUE(64, 1.0).variance(10_000)
+    assert continuous == pytest.approx(3.6826943768e-4, rel=1e-9)
+    assert OLH(64, 1.0).variance(10_000) > continuous
+
+
+def test_subset_selection_spec_oracles():
+    ss = SubsetSelection(6, 1.0, d=2)  # A7
+    assert ss.p == pytest.approx(0.5761168848, abs=1e-10)
+    assert ss.q == pytest.approx(0.2847766230, abs=1e-10)
+    big = SubsetSelection(100, 1.0)  # A8
+    assert big.d == 27
+    risk = 100 * big.variance(10_000, 1 / 100, "iid")  # uniform worst case, l2^2
+    assert risk == pytest.approx(0.0360943485, rel=1e-8)
+    asymptote = 4 * 99**2 * E / (100 * 1e4 * (E - 1) ** 2)
+    assert asymptote == pytest.approx(0.0360940876, rel=1e-9)
+    oue_risk = 100 * OUE(100, 1.0).variance(10_000, 1 / 100, "iid")  # A9
+    assert oue_risk == pytest.approx(0.0370259438, rel=1e-8)
+    assert oue_risk / risk == pytest.approx(1.0258, abs=1e-3)
+
+
+def test_hadamard_invariant_g1():
+    hr = HadamardResponse(5, 1.0)
+    assert hr.K == 8
+    supp = support_matrix(hr, 5)
+    probs = hr.to_channel().matrix @ supp[0].astype(float)  # P(Y in C_0 | X = x)
+    assert probs[0] == pytest.approx(E / (E + 1), abs=1e-12)
+    assert probs[1:] == pytest.approx(0.5, abs=1e-12)
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_closed_form_probabilities(eps):
+    big = math.exp(eps)
+    k = 7
+    assert GRR(k, eps).p == pytest.approx(big / (big + k - 1), rel=1e-14)
+    assert GRR(k, eps).q == pytest.approx(1 / (big + k - 1), rel=1e-14)
+    assert SUE(k, eps).p == pytest.approx(math.exp(eps / 2) / (math.exp(eps / 2) + 1))
+    assert SUE(k, eps).q == pytest.approx(1 / (math.exp(eps / 2) + 1))
+    assert (OUE(k, eps).p, OUE(k, eps).q) == pytest.approx((0.5, 1 / (big + 1)))
+    g = OLH(k, eps).g
+    assert (OLH(k, eps).p, OLH(k, eps).q) == pytest.approx((big / (big + g - 1), 1 / g))
+    assert (HadamardResponse(k, eps).p, HadamardResponse(k, eps).q) == pytest.approx(
+        (big / (big + 1), 0.5)
+    )
+
+
+# ----------------------------------------------------------------- exact privacy by enumeration
+def small_oracles():
+    out = []
+    for eps in (0.5, 1.0, 2.0):
+        out += [
+            GRR(5, eps),
+            SUE(5, eps),
+            OUE(5, eps),
+            BLH(5, eps),
+            OLH(5, eps),
+            LocalHashing(4, eps, 4),
+            LocalHashing(5, eps, 3),
+            LocalHashing(3, eps, 6),
+            HadamardResponse(5, eps),
+            HadamardResponse(8, eps),
+            SubsetSelection(6, eps, d=2),
+            SubsetSelection(6, eps),
+        ]
+    return out
+
+
+def brute_epsilon(matrix):
+    """Max over outputs and input pairs of log K[x, z] / K[x', z] (explicit loops)."""
+    best = 0.0
+    for x, y in itertools.permutations(range(matrix.shape[0]), 2):
+        best = max(best, float(np.max(np.log(matrix[x]) - np.log(matrix[y]))))
+    return best
+
+
+@pytest.mark.parametrize("mech", small_oracles(), ids=repr)
+def test_channel_epsilon_and_support_probabilities(mech):
+    ch = mech.to_channel()
+    k = mech.k
+    assert ch.n_inputs == k
+    assert ch.epsilon == pytest.approx(mech.epsilon, rel=1e-12)
+    assert brute_epsilon(ch.matrix) == pytest.approx(mech._eps_budget, rel=1e-12)
+    # p and q of the mechanism, recomputed from the channel and the supports
+    supp = support_matrix(mech, k).astype(float)
+    pv = ch.matrix @ supp.T  # [x, v] = P(v in support | x)
+    assert np.diag(pv) == pytest.approx(np.full(k, mech.p), abs=1e-12)
+    off = pv[~np.eye(k, dtype=bool)]
+    assert off == pytest.approx(np.full(off.size, mech.q), abs=1e-12)
+
+
+@pytest.mark.parametrize(("k", "g"), [(5, 2), (5, 4), (6, 3), (4, 6), (9, 9), (5, 8)])
+def test_hash_family_exactly_pairwise_independent(k, g):
+    mech = LocalHashing(k, 1.0, g)
+    members = mech._packing.enumerate()
+    table = np.array([mech.hash_values(members, v) for v in range(k)])
+    for v, x in itertools.permutations(range(k), 2):
+        joint = np.bincount(table[v] * g + table[x], minlength=g * g)
+        assert np.all(joint * g * g == members.shape[0])  # uniform on [g]^2
+
+
+@pytest.mark.parametrize("g", [2, 3, 4, 6])
+def test_local_hashing_epsilon_per_hash_function(g):
+    eps = 1.0
+    mech = LocalHashing(6, eps, g)
+    members = mech._packing.enumerate()
+    big = math.exp(eps)
+    keep, other = big / (big + g - 1), 1 / (big + g - 1)
+    for row in members[:: max(1, members.shape[0] // 200)]:
+        hashed = mech.hash_values(np.repeat(row[None, :], 6, axis=0), np.arange(6))
+        matrix = np.where(hashed[:, None] == np.arange(g)[None, :], keep, other)
+        expected = eps if len(set(hashed.tolist())) > 1 else 0.0
+        assert ldp.Channel(matrix).epsilon == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("g", [2, 3, 4, 5, 6, 8, 9, 10])
+def test_local_hashing_fast_decode_equals_brute_force(g, rng):
+    k = 37
+    mech = LocalHashing(k, 1.0, g)
+    reports = mech.privatize(rng.integers(0, k, 3000), rng=rng)
+    brute = np.zeros(k, dtype=np.int64)
+    for v in range(k):
+        brute[v] = np.sum(mech.hash_values(reports[:, :-1], v) == reports[:, -1])
+    assert np.array_equal(mech.aggregate(reports).counts, brute)
+
+
+# ----------------------------------------------------------------- statistics
+def run_estimates(mech, x, runs, seed):
+    """``runs`` independent estimates for the fixed data set x (one privatize call)."""
+    reports = mech.privatize(np.tile(x, runs), rng=seed)
+    n = x.size
+    return np.array([mech.estimate(reports[r * n : (r + 1) * n]) for r in range(runs)])
+
+
+STAT_CASES = [
+    (GRR, 12, 1.0),
+    (SUE, 12, 1.0),
+    (OUE, 12, 1.0),
+    (OLH, 12, 1.0),
+    (OLH, 40, 0.5),
+    (BLH, 12, 1.0),
+    (HadamardResponse, 12, 1.0),
+    (SubsetSelection, 12, 2.0),
+    (GRR, 30, 3.0),
+]
+
+
+@pytest.mark.parametrize(("cls", "k", "eps"), STAT_CASES, ids=lambda v: str(v))
+def test_mse_matches_variance_and_unbiased(cls, k, eps):
+    mech = cls(k, eps)
+    freqs = np.linspace(1, 3, k)
+    freqs /= freqs.sum()
+    n = 1500
+    counts = np.round(freqs * n).astype(int)
+    counts[0] += n - counts.sum()
+    x = np.repeat(np.arange(k), counts)
+    f = counts / n
+    runs = 600
+    est = run_estimates(mech, x, runs, seed=hash((cls.__name__, k)) % 2**32)
+    err2 = ((est - f) ** 2).sum(axis=1)  # one total squared error per run
+    expected = float(np.sum(mech.variance(n, f)))
+    # the mean of `runs` i.i.d. totals: tolerance from their sample standard deviation
+    se = err2.std(ddof=1) / math.sqrt(runs)
+    assert abs(err2.mean() - expected) < 4.5 * se
+    assert se / expected < 0.05  # the test has power to see a 25% error in variance()
+    # unbiasedness of every coordinate, tolerance from the run count
+    bias_se = np.sqrt(mech.variance(n, f) / runs)
+    assert np.all(np.abs(est.mean(axis=0) - f) < 5 * bias_se)
+
+
+def test_iid_convention_matches_population_sampling(rng):
+    mech = OUE(6, 1.0)
+    pop = np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
+    n, runs = 1000, 800
+    x = rng.choice(6, size=n * runs, p=pop)
+    reports = mech.privatize(x, rng=rng)
+    est = np.array([mech.estimate(reports[r * n : (r + 1) * n]) for r in range(runs)])
+    err = ((est - pop) ** 2).sum(axis=1)
+    iid = float(np.sum(mech.variance(n, pop, "iid")))
+    fixed = float(np.sum(mech.variance(n, pop, "fixed")))
+    se = err.std(ddof=1) / math.sqrt(runs)
+    assert abs(err.mean() - iid) < 4.5 * se
+    assert iid - fixed == pytest.approx(np.sum(pop * (1 - pop)) / n, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "mech",
+    [GRR(6, 1.0), OUE(6, 1.0), HadamardResponse(6, 1.0), LocalHashing(4, 1.0, 3)],
+    ids=repr,
+)
+def test_sampler_goodness_of_fit(mech, rng):
+    # the law of one report, for every input value, against the channel row
+    ch = mech.to_channel()
+    n = 40_000
+    pvalues = []
+    for x in range(mech.k):
+        reports = mech.privatize(np.full(n, x), rng=rng)
+        if isinstance(mech, LocalHashing):
+            shape = reports[:, :-1].copy()
+            words = mech._packing.enumerate()
+            index = np.searchsorted(words[:, 0], shape[:, 0])
+            out = index * mech.g + reports[:, -1]
+        elif isinstance(mech, ldp.mechanisms.UnaryEncoding):
+            bits = np.unpackbits(reports, axis=1, count=mech.k)
+            out = bits @ (1 << (mech.k - 1 - np.arange(mech.k)))
+        else:
+            out = reports.astype(np.int64)
+        observed = np.bincount(out, minlength=ch.n_outputs)
+        expected = ch.matrix[x] * n
+        pvalues.append(stats.chisquare(observed, expected).pvalue)
+    # Bonferroni over the inputs: a correct sampler fails with probability < 1e-4
+    assert min(pvalues) > 1e-4 / len(pvalues)
+
+
+def test_subset_selection_sampler_goodness_of_fit(rng):
+    ss = SubsetSelection(5, 1.0, d=2)
+    subsets = list(itertools.combinations(range(5), 2))
+    n = 30_000
+    for x in (0, 3):
+        bits = np.unpackbits(ss.privatize(np.full(n, x), rng=rng), axis=1, count=5)
+        assert np.all(bits.sum(axis=1) == 2)
+        codes = [tuple(np.flatnonzero(b)) for b in bits[:5000]]
+        observed = np.array([codes.count(s) for s in subsets])
+        # from the definition: P(S) proportional to e^eps if x in S else 1
+        weights = np.array([E if x in s else 1.0 for s in subsets])
+        expected = weights / weights.sum() * 5000
+        assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+# ----------------------------------------------------------------- merging and simulation
+@pytest.mark.parametrize("cls", ORACLES)
+def test_chunked_aggregation_equals_one_shot(cls, rng):
+    mech = cls(20, 1.0)
+    reports = mech.privatize(rng.integers(0, 20, 5000), rng=rng)
+    whole = mech.aggregate(reports)
+    parts = sum(mech.aggregate(reports[a:b]) for a, b in [(0, 1), (1, 2000), (2000, 5000)])
+    assert np.array_equal(whole.counts, parts.counts) and whole.n == parts.n == 5000
+    assert np.array_equal(mech.estimate(parts), mech.estimate(reports))
+
+
+def test_counts_of_other_mechanisms_are_rejected(rng):
+    a = GRR(10, 1.0).aggregate(np.arange(10))
+    with pytest.raises(ValueError, match="GRR"):
+        GRR(10, 2.0).estimate(a)
+    with pytest.raises(ValueError, match="cannot add"):
+        a + GRR(10, 2.0).aggregate(np.arange(10))
+    with pytest.raises(ValueError, match="counts"):
+        SupportCounts(np.array([1, 5]), 3, "x")
+
+
+def exact_support_pmf(n_v, n, p, q):
+    """pmf of Bin(n_v, p) + Bin(n - n_v, q) by convolution."""
+    a = stats.binom.pmf(np.arange(n_v + 1), n_v, p)
+    b = stats.binom.pmf(np.arange(n - n_v + 1), n - n_v, q)
+    return np.convolve(a, b)
+
+
+@pytest.mark.parametrize("cls", [GRR, OUE, SUE, HadamardResponse])
+def test_simulate_counts_matches_privatize_aggregate(cls, rng):
+    k = 5
+    mech = cls(k, 1.0)
+    true = np.array([12, 0, 5, 3, 20])
+    n = int(true.sum())
+    runs = 3000
+    x = np.repeat(np.arange(k), true)
+    reports = mech.privatize(np.tile(x, runs), rng=rng)
+    real = np.array([mech.aggregate(reports[r * n : (r + 1) * n]).counts for r in range(runs)])
+    sim = np.array([simulate_counts(mech, true, rng=rng).counts for _ in range(runs)])
+    for v in (0, 1, 4):  # marginal laws against the exact binomial convolution
+        pmf = exact_support_pmf(int(true[v]), n, mech.p, mech.q)
+        for sample in (real[:, v], sim[:, v]):
+            observed = np.bincount(sample, minlength=pmf.size)
+            keep = pmf * runs >= 5  # pool the tails into one cell
+            obs = np.append(observed[keep], observed[~keep].sum())
+            exp = np.append(pmf[keep], pmf[~keep].sum()) * runs
+            assert stats.chisquare(obs, exp).pvalue > 1e-4
+    # the joint law: covariance of two counts agrees between the two paths
+    cov_real = np.cov(real[:, 0], real[:, 4])[0, 1]
+    cov_sim = np.cov(sim[:, 0], sim[:, 4])[0, 1]
+    scale = real[:, 0].std() * real[:, 4].std()
+    assert abs(cov_real - cov_sim) < 5 * scale * math.sqrt(2 / runs)
+    if cls is GRR:
+        assert np.all(sim.sum(axis=1) == n)
+
+
+def test_simulate_counts_large_and_unsupported():
+    mech = GRR(64, 1.0)
+    counts = simulate_counts(mech, np.full(64, 10**7), rng=1)
+    assert counts.n == 64 * 10**7 and counts.counts.sum() == counts.n
+    with pytest.raises(NotImplementedError, match="OLH"):
+        simulate_counts(OLH(8, 1.0), np.ones(8, dtype=int))
+    with pytest.raises(ValueError, match="shape"):
+        simulate_counts(mech, np.ones(3, dtype=int))
+    with pytest.raises(ValueError, match="non-negative"):
+        simulate_counts(mech, -np.ones(64, dtype=int))
+
+
+# ----------------------------------------------------------------- recommend
+def closed_form_rare_variance(name, k, eps):
+    """n * Var_fixed at f -> 0 from the spec's table (section 2)."""
+    big = math.exp(eps)
+    if name == "GRR":
+        return (big + k - 2) / (big - 1) ** 2
+    if name == "SUE":
+        h = math.exp(eps / 2)
+        return h / (h - 1) ** 2
+    if name == "OUE":
+        return 4 * big / (big - 1) ** 2
+    if name in ("BLH", "HR"):
+        return ((big + 1) / (big - 1)) ** 2
+    if name == "OLH":
+        g = math.floor(big + 0.5) + 1
+        return (big - 1 + g) ** 2 / ((big - 1) ** 2 * (g - 1))
+    if name == "SS":
+        best = math.inf
+        for d in range(1, k):
+            p = d * big / (d * big + k - d)
+            q = d * ((d - 1) * big + k - d) / ((k - 1) * (d * big + k - d))
+            best = min(best, q * (1 - q) / (p - q) ** 2)
+        return best
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_recommend_grr_versus_oue_regime_rule(eps):
+    threshold = 3 * math.exp(eps) + 2
+    for k in range(2, 40):
+        if abs(k - threshold) < 1e-6:
+            continue
+        choice = recommend(k, eps, candidates=("GRR", "OUE")).mechanism
+        assert isinstance(choice, GRR) == (k < threshold)
+
+
+@pytest.mark.parametrize(("k", "eps"), [(4, 1.0), (8, 1.0), (64, 0.5), (1024, 1.0), (50, 4.0)])
+def test_recommend_picks_smallest_closed_form_variance(k, eps):
+    rec = recommend(k, eps, n=1000)
+    names = [row[0] for row in rec.table]
+    forms = {name: closed_form_rare_variance(name, k, eps) for name in names}
+    for name, var, _bits, _ok in rec.table:
+        if name != "SS":
+            assert var * 1000 == pytest.approx(forms[name], rel=1e-9)
+    best = min(forms.values())
+    assert rec.mechanism.variance(1000) * 1000 <= best * (1 + 1e-9)
+    assert rec.mechanism.name in rec.reason
+
+
+def test_recommend_respects_communication():
+    rec = recommend(1024, 1.0, communication=12)
+    assert rec.mechanism.report_bits <= 12
+    assert isinstance(rec.mechanism, HadamardResponse | BLH | GRR)
+    with pytest.raises(ValueError, match="communication"):
+        recommend(1024, 1.0, communication=1)
+    with pytest.raises(ValueError, match="candidates"):
+        recommend(10, 1.0, candidates=("RAPPOR",))
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.mark.parametrize("cls", ORACLES)
+def test_bad_values(cls):
+    mech = cls(10, 1.0)
+    with pytest.raises(ValueError, match=r"\[0, 10\)"):
+        mech.privatize(np.array([0, 10]))
+    with pytest.raises(ValueError, match=r"\[0, 10\)"):
+        mech.privatize(np.array([-1, 2]))
+    with pytest.raises(TypeError, match="integer"):
+        mech.privatize(np.array([0.5, 2.0]))
+    with pytest.raises(ValueError, match="NaN"):
+        mech.privatize(np.array([np.nan, 2.0]))
+    with pytest.raises(TypeError, match="integer"):
+        mech.privatize(np.array(["a", "b"]))
+    with pytest.raises(ValueError, match="1-D"):
+        mech.privatize(np.zeros((2, 2), dtype=int))
+    assert mech.privatize(np.array([1.0, 2.0]), rng=0).shape[0] == 2  # whole floats are fine
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_bad_parameters(cls):
+    for eps in (0.0, -1.0):
+        with pytest.raises(ValueError, match="epsilon"):
+            cls(10, eps)
+    with pytest.raises(ValueError, match="NaN"):
+        cls(10, math.nan)
+    with pytest.raises(ValueError, match="k must be"):
+        cls(1, 1.0)
+    with pytest.raises(TypeError, match="k must be"):
+        cls(3.5, 1.0)
+    mech = cls(10, 1.0)
+    with pytest.raises(ValueError, match="n"):
+        mech.variance(0)
+    with pytest.raises(ValueError, match="convention"):
+        mech.variance(10, convention="population")
+    with pytest.raises(ValueError, match="frequencies"):
+        mech.variance(10, 1.5)
+    with pytest.raises(TypeError, match="rng"):
+        mech.privatize(np.arange(3), rng=np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_reports_of_other_parameters_are_rejected(cls, rng):
+    small, big = cls(10, 1.0), cls(40, 1.0)
+    reports = big.privatize(np.full(50, 39), rng=rng)
+    with pytest.raises(ValueError, match="reports"):
+        small.aggregate(reports)
+    with pytest.raises(ValueError, match="reports"):
+        small.aggregate(reports[:, None] if reports.ndim == 1 else reports[:, :1])
+
+
+def test_estimate_from_zero_reports():
+    mech = GRR(4, 1.0)
+    with pytest.raises(ValueError, match="zero reports"):
+        mech.estimate(np.array([], dtype=int))
+
+
+def test_unary_reports_with_padding_bits_are_rejected():
+    mech = OUE(10, 1.0)
+    bad = np.zeros((1, 2), dtype=np.uint8)
+    bad[0, 1] = 1  # bit 15, beyond k = 10
+    with pytest.raises(ValueError, match="beyond k"):
+        mech.aggregate(bad)
+    with pytest.raises(ValueError, match="exactly d"):
+        SubsetSelection(10, 1.0, d=3).aggregate(np.zeros((1, 2), dtype=np.uint8))
+
+
+def test_report_dtypes_are_compact(rng):
+    x = rng.integers(0, 1000, 100)
+    assert GRR(1000, 1.0).privatize(x, rng=0).dtype == np.int16
+    assert HadamardResponse(1000, 1.0).privatize(x, rng=0).dtype == np.int16
+    assert OUE(1000, 1.0).privatize(x, rng=0).shape == (100, 125)
+    assert OLH(1000, 1.0).privatize(x, rng=0).shape == (100, 2)
+
+
+def test_seeded_privatize_is_reproducible(rng):
+    x = rng.integers(0, 30, 200)
+    for cls in ORACLES:
+        mech = cls(30, 1.0)
+        assert np.array_equal(mech.privatize(x, rng=5), mech.privatize(x, rng=5))
+
+
+def test_chunked_grr_aggregation_memory_is_bounded():
+    import tracemalloc
+
+    mech = GRR(1024, 1.0)
+    chunk = mech.privatize(np.arange(500_000) % 1024, rng=0)  # int16 reports, 1 MB
+    tracemalloc.start()
+    total = sum(mech.aggregate(chunk) for _ in range(20))  # 1e7 reports
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert total.n == 10_000_000
+    assert peak < 20 * 2**20  # a few chunk-sized temporaries, never n-sized state
+
+
+def test_large_epsilon_gives_finite_or_infinite_epsilon_never_nan():
+    assert GRR(4, 30.0).epsilon == pytest.approx(30.0, rel=1e-9)
+    assert GRR(4, 800.0).epsilon == math.inf
+    assert np.isfinite(GRR(4, 800.0).variance(10))
