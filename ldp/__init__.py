@@ -14,7 +14,7 @@ Examples
 True
 """
 
-from ldp import contraction, divergences, risk
+from ldp import accounting, contraction, divergences, risk
 from ldp.channel import Channel
 from ldp.mechanisms import (
     binary_erasure,
@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Channel",
+    "accounting",
     "binary_erasure",
     "binary_mechanism_with_erasure",
     "contraction",

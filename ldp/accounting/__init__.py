@@ -1,0 +1,107 @@
+"""Privacy accounting for repeated reports: f-DP, GDP, composition, subsampling, filters.
+
+Every number reported here is an upper bound on the privacy loss that holds, unless its
+name and docstring say ``approx`` (CLT, Edgeworth, the approximate GDP filter).
+"""
+
+from ldp.accounting.approximations import (
+    berry_esseen_approx,
+    clt_mu_approx,
+    edgeworth_cumulants,
+    edgeworth_tradeoff_approx,
+    edgeworth_value_approx,
+    laplace_cumulants,
+    sg_cumulants,
+    tradeoff_functionals,
+)
+from ldp.accounting.composition import (
+    Composition,
+    EpsDeltaEtaComposition,
+    compose,
+    compose_eps_delta_eta,
+)
+from ldp.accounting.filters import (
+    ApproxGDPFilter,
+    FilterHaltedError,
+    PrivacyFilter,
+    natural_filter_counterexample,
+    two_step_counterexample,
+)
+from ldp.accounting.gdp import (
+    get_delta_from_gdp,
+    get_epsilon_from_gdp,
+    get_mu_from_epsilon_delta,
+    get_tv_from_gdp,
+)
+from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.subsampling import (
+    PoissonSubsampledGaussian,
+    SubsampledTradeOff,
+    drs_sgd_mu_clt_approx,
+    subsample_eps_delta,
+    subsample_eps_delta_eta,
+    subsample_tradeoff,
+    subsampled_eps_delta_tradeoff,
+)
+from ldp.accounting.tradeoff import (
+    EpsDeltaEtaTradeOff,
+    EpsDeltaTradeOff,
+    GaussianTradeOff,
+    LaplaceTradeOff,
+    PiecewiseLinearTradeOff,
+    TradeOffFunction,
+    check_tradeoff,
+    get_delta_from_tradeoff,
+    get_epsilon_from_tradeoff,
+    get_mu_from_tradeoff,
+    get_tradeoff_from_profile,
+    symmetrize,
+    tradeoff_from_channel,
+    tradeoff_from_pair,
+)
+
+__all__ = [
+    "ApproxGDPFilter",
+    "Composition",
+    "EpsDeltaEtaComposition",
+    "EpsDeltaEtaTradeOff",
+    "EpsDeltaTradeOff",
+    "FilterHaltedError",
+    "GaussianTradeOff",
+    "LaplaceTradeOff",
+    "PiecewiseLinearTradeOff",
+    "PoissonSubsampledGaussian",
+    "PrivacyFilter",
+    "PrivacyLossDistribution",
+    "SubsampledTradeOff",
+    "TradeOffFunction",
+    "berry_esseen_approx",
+    "check_tradeoff",
+    "clt_mu_approx",
+    "compose",
+    "compose_eps_delta_eta",
+    "drs_sgd_mu_clt_approx",
+    "edgeworth_cumulants",
+    "edgeworth_tradeoff_approx",
+    "edgeworth_value_approx",
+    "get_delta_from_gdp",
+    "get_delta_from_tradeoff",
+    "get_epsilon_from_gdp",
+    "get_epsilon_from_tradeoff",
+    "get_mu_from_epsilon_delta",
+    "get_mu_from_tradeoff",
+    "get_tradeoff_from_profile",
+    "get_tv_from_gdp",
+    "laplace_cumulants",
+    "natural_filter_counterexample",
+    "sg_cumulants",
+    "subsample_eps_delta",
+    "subsample_eps_delta_eta",
+    "subsample_tradeoff",
+    "subsampled_eps_delta_tradeoff",
+    "symmetrize",
+    "tradeoff_from_channel",
+    "tradeoff_from_pair",
+    "tradeoff_functionals",
+    "two_step_counterexample",
+]

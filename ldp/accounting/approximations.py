@@ -1,0 +1,411 @@
+r"""Approximations of composed trade-off curves: CLT, Berry-Esseen, Edgeworth (seeds 000, 002).
+
+**None of the ``*_approx`` results is a privacy guarantee.** They are labelled as such
+(``approx=True`` on curves, ``approx`` in every name) and post-processed into valid
+trade-off functions (clipped to ``[0, 1 - alpha]``, made non-increasing and convex by the
+lower convex hull) so that they can be plotted and queried like the exact objects.
+
+* :func:`clt_mu_approx`: ``mu = 2 ||kl||_1 / sqrt(||kappa2||_1 - ||kl||_2^2)`` (seed 000
+  §3.2) from the functionals of symmetric curves.
+* :func:`berry_esseen_approx`: ``(mu, gamma)`` of the Berry-Esseen sandwich
+  ``G_mu(a + gamma) - gamma <= f_1 (x) ... (x) f_n (a) <= G_mu(a - gamma) + gamma`` (constant
+  0.56); only meaningful when ``gamma < 1/2``.
+* :func:`edgeworth_tradeoff_approx`: degree 0/1/2 Edgeworth expansion with root-finding or
+  Cornish-Fisher inversion (seed 002 §3), from the per-step cumulants of the log-likelihood
+  ratio under both hypotheses (``sigma_P`` for ``F`` and ``sigma_Q`` for ``F~``: the paper's
+  single ``sigma_n`` is a notation slip, digest §9). Not for lattice losses (finite
+  channels: use the exact :func:`~ldp.accounting.compose`) or losses with atoms at
+  ``+-inf`` (``delta > 0``): :func:`edgeworth_cumulants` raises for both, saying why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from ldp._validation import check_integer, check_scalar
+from ldp.accounting.tradeoff import (
+    GaussianTradeOff,
+    LaplaceTradeOff,
+    PiecewiseLinearTradeOff,
+    TradeOffFunction,
+    _lower_hull,
+)
+from ldp.channel import Channel
+
+__all__ = [
+    "berry_esseen_approx",
+    "clt_mu_approx",
+    "edgeworth_cumulants",
+    "edgeworth_tradeoff_approx",
+    "edgeworth_value_approx",
+    "laplace_cumulants",
+    "sg_cumulants",
+    "tradeoff_functionals",
+]
+
+
+def _cumulants_from_moments(m: np.ndarray) -> np.ndarray:
+    m1, m2, m3, m4 = m
+    return np.array(
+        [
+            m1,
+            m2 - m1**2,
+            m3 - 3 * m2 * m1 + 2 * m1**3,
+            m4 - 4 * m3 * m1 - 3 * m2**2 + 12 * m2 * m1**2 - 6 * m1**4,
+        ]
+    )
+
+
+def tradeoff_functionals(f: TradeOffFunction) -> dict:
+    """``kl``, ``kappa2``, ``kappa3``, ``kappa3_bar`` of a curve (seed 000 §3.2).
+
+    Exact for piecewise-linear curves (sums over the linear pieces) and closed form for
+    ``G_mu``. ``f(0) < 1`` gives ``kl = inf`` (the CLTs do not apply).
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff, tradeoff_functionals
+    >>> v = tradeoff_functionals(EpsDeltaTradeOff(0.9))
+    >>> [round(v[k], 6) for k in ("kl", "kappa2", "kappa3", "kappa3_bar")]
+    [0.379709, 0.81, 0.729, 0.705903]
+    """
+    if isinstance(f, GaussianTradeOff):
+        mu = f.mu
+        return {
+            "kl": mu * mu / 2,
+            "kappa2": mu**2 + mu**4 / 4,
+            "kappa3": math.nan,
+            "kappa3_bar": 2 * math.sqrt(2 / math.pi) * mu**3,
+        }
+    if not isinstance(f, PiecewiseLinearTradeOff):
+        raise TypeError(
+            f"tradeoff_functionals needs a piecewise-linear or Gaussian curve, got "
+            f"{type(f).__name__}"
+        )
+    a, b = f.vertices
+    if b[0] < 1.0:
+        inf = math.inf
+        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+    width = np.diff(a)
+    slope = -np.diff(b) / width
+    if np.any(slope <= 0):  # f reaches 0 before alpha = 1: log|f'| = -inf there
+        inf = math.inf
+        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+    log_s = np.log(slope)
+    kl = float(-(width * log_s).sum())
+    return {
+        "kl": kl,
+        "kappa2": float((width * log_s**2).sum()),
+        "kappa3": float((width * np.abs(log_s) ** 3).sum()),
+        "kappa3_bar": float((width * np.abs(log_s + kl) ** 3).sum()),
+    }
+
+
+def _functionals(items: Sequence[object]) -> list[dict]:
+    from ldp.accounting.tradeoff import tradeoff_from_channel
+
+    out = []
+    for item in items:
+        f = tradeoff_from_channel(item) if isinstance(item, Channel) else item
+        if not isinstance(f, TradeOffFunction):
+            raise TypeError(f"expected Channels or TradeOffFunctions, got {type(item).__name__}")
+        if not f.is_symmetric:
+            raise ValueError("the CLT of seed 000 needs symmetric trade-off functions")
+        v = tradeoff_functionals(f)
+        if not math.isfinite(v["kl"]):
+            raise ValueError(
+                "kl(f) is infinite (f(0) < 1: an atom of infinite privacy loss, e.g. delta > 0);"
+                " the CLT does not apply - split off f_{0,delta} and compose exactly"
+            )
+        out.append(v)
+    return out
+
+
+def clt_mu_approx(mechanisms: Sequence[object]) -> float:
+    """CLT approximation ``mu = 2 sum kl / sqrt(sum kappa2 - sum kl^2)`` (not a bound).
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import EpsDeltaTradeOff, clt_mu_approx
+    >>> round(clt_mu_approx([EpsDeltaTradeOff(1 / math.sqrt(10))] * 10), 6)  # 2 sqrt(n) sinh
+    1.004172
+    """
+    v = _functionals(mechanisms)
+    kl = np.array([x["kl"] for x in v])
+    k2 = np.array([x["kappa2"] for x in v])
+    var = k2.sum() - (kl**2).sum()
+    return math.inf if var <= 0 else float(2 * kl.sum() / math.sqrt(var))
+
+
+def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
+    """``(mu, gamma)`` of the Berry-Esseen sandwich of seed 000 §3.2 (constant 0.56).
+
+    The composition lies between ``G_mu(a + gamma) - gamma`` and ``G_mu(a - gamma) +
+    gamma``; ``mu`` alone is only an approximation, and the sandwich is informative only
+    when ``gamma < 1/2``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import EpsDeltaTradeOff, berry_esseen_approx
+    >>> mu, gamma = berry_esseen_approx([EpsDeltaTradeOff(1 / math.sqrt(10))] * 10)
+    >>> round(mu, 6), round(gamma, 6)
+    (1.004172, 0.183715)
+    """
+    v = _functionals(mechanisms)
+    kl = np.array([x["kl"] for x in v])
+    k2 = np.array([x["kappa2"] for x in v])
+    k3 = np.array([x["kappa3_bar"] for x in v])
+    var = k2.sum() - (kl**2).sum()
+    mu = 2 * kl.sum() / math.sqrt(var)
+    return float(mu), float(0.56 * k3.sum() / var**1.5)
+
+
+def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulants (1..4) of ``L = log(q/p)`` for ``Lap(0,1)`` vs ``Lap(theta,1)`` (seed 002 §5.3).
+
+    Returns ``(under P, under Q)``; ``kappa~_r = (-1)^r kappa_r``.
+
+    Examples
+    --------
+    >>> from ldp.accounting import laplace_cumulants
+    >>> [round(float(v), 6) for v in laplace_cumulants(0.8)[0]]
+    [-0.249329, 0.461593, 0.2086, -0.287142]
+    """
+    t = check_scalar(theta, "theta", low=0.0, low_open=True)
+    e = math.exp(-t)
+    m = np.array(
+        [
+            1 - t - e,
+            t**2 - 2 * t + 4 - (2 * t + 4) * e,
+            -(t**3) + 3 * t**2 - 12 * t + 24 - (3 * t**2 + 12 * t + 24) * e,
+            t**4 - 4 * t**3 + 24 * t**2 - 96 * t + 192 - (4 * t**3 + 24 * t**2 + 96 * t + 192) * e,
+        ]
+    )
+    kp = _cumulants_from_moments(m)
+    return kp, kp * np.array([-1.0, 1.0, -1.0, 1.0])
+
+
+def sg_cumulants(q: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulants of ``L = log(1 - q + q e^{mu x - mu^2/2})``, ``mu = 1/sigma``, by quadrature.
+
+    Under ``P = N(0,1)`` and ``Q = q N(mu,1) + (1-q) N(0,1)`` (seed 002 §5.3).
+
+    Examples
+    --------
+    >>> from ldp.accounting import sg_cumulants
+    >>> kp, kq = sg_cumulants(0.5, 1.0)
+    >>> [round(float(v), 7) for v in kp]
+    [-0.1114215, 0.1784652, 0.1077961, 0.0849998]
+    """
+    q = check_scalar(q, "q", low=0.0, high=1.0, low_open=True)
+    mu = 1.0 / check_scalar(sigma, "sigma", low=0.0, low_open=True)
+    x = np.linspace(-14.0, mu + 14.0, 40001)
+    w = np.full(x.size, x[1] - x[0])
+    w[0] = w[-1] = w[0] / 2
+    phi0 = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    phi1 = np.exp(-0.5 * (x - mu) ** 2) / math.sqrt(2 * math.pi)
+    loss = np.log1p(q * np.expm1(mu * x - mu * mu / 2))
+    powers = loss[None, :] ** np.arange(1, 5)[:, None]
+    mp = powers @ (w * phi0)
+    mq = powers @ (w * (q * phi1 + (1 - q) * phi0))
+    return _cumulants_from_moments(mp), _cumulants_from_moments(mq)
+
+
+def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
+    """Per-step cumulants for the Edgeworth expansion, or an error saying why it does not apply.
+
+    Supported: :class:`LaplaceTradeOff` and :class:`GaussianTradeOff`. Finite channels and
+    piecewise-linear curves have lattice privacy losses (the Edgeworth series does not
+    improve on the CLT there and its smooth CDF is wrong at the atoms: compose exactly);
+    curves with ``f(0) < 1`` have an atom of infinite loss, for which no cumulant exists.
+
+    Examples
+    --------
+    >>> from ldp import randomized_response
+    >>> from ldp.accounting import edgeworth_cumulants
+    >>> edgeworth_cumulants(randomized_response(1.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: Edgeworth expansion does not apply to a finite channel: its privacy loss ...
+    """
+    if isinstance(mechanism, LaplaceTradeOff):
+        return laplace_cumulants(mechanism.mu)
+    if isinstance(mechanism, GaussianTradeOff):
+        m = mechanism.mu
+        return np.array([-m * m / 2, m * m, 0.0, 0.0]), np.array([m * m / 2, m * m, 0.0, 0.0])
+    if isinstance(mechanism, PiecewiseLinearTradeOff) and mechanism(0.0) < 1.0:
+        raise ValueError(
+            "Edgeworth expansion does not apply: f(0) < 1 means an atom of infinite privacy "
+            "loss (delta > 0), which has no cumulants; split off f_{0,delta} and compose exactly"
+        )
+    if isinstance(mechanism, (Channel, PiecewiseLinearTradeOff)):
+        kind = "a finite channel" if isinstance(mechanism, Channel) else "a piecewise-linear curve"
+        raise ValueError(
+            f"Edgeworth expansion does not apply to {kind}: its privacy loss lives on a "
+            "lattice (the smooth expansion cannot follow the jumps of a lattice CDF); use "
+            "ldp.accounting.compose for the exact result"
+        )
+    raise TypeError(f"no cumulants known for {type(mechanism).__name__}")
+
+
+def _edgeworth_cdf(h: np.ndarray, k3: float, k4: float, degree: int) -> np.ndarray:
+    phi = np.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
+    corr = np.zeros_like(h)
+    if degree >= 1:
+        corr += k3 / 6 * (h * h - 1)
+    if degree >= 2:
+        corr += k4 / 24 * (h**3 - 3 * h) + k3 * k3 / 72 * (h**5 - 10 * h**3 + 15 * h)
+    return ndtr(h) - phi * corr
+
+
+def _scalar_cdf(h: float, k3: float, k4: float, degree: int) -> float:
+    phi = math.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
+    corr = 0.0
+    if degree >= 1:
+        corr += k3 / 6 * (h * h - 1)
+    if degree >= 2:
+        corr += k4 / 24 * (h**3 - 3 * h) + k3 * k3 / 72 * (h**5 - 10 * h**3 + 15 * h)
+    return 0.5 * math.erfc(-h / math.sqrt(2)) - phi * corr
+
+
+def edgeworth_value_approx(
+    cumulants_p: Sequence[float],
+    cumulants_q: Sequence[float],
+    n: int,
+    alpha: float,
+    *,
+    degree: int = 2,
+    method: str = "root",
+) -> float:
+    """One raw Edgeworth value ``f_EW(alpha)`` (seed 002 eq. 3.5): an approximation.
+
+    The fast query behind :func:`edgeworth_tradeoff_approx` (scalar arithmetic, no grid, no
+    post-processing: the value may even fall outside ``[0, 1 - alpha]``, see seed 002
+    footnote 2). Not a bound.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import edgeworth_value_approx, laplace_cumulants
+    >>> round(edgeworth_value_approx(*laplace_cumulants(3 / math.sqrt(5)), 5, 0.1), 5)
+    0.10135
+    """
+    n = check_integer(n, "n", low=1)
+    a = check_scalar(alpha, "alpha", low=0.0, high=1.0)
+    if degree not in (0, 1, 2):
+        raise ValueError(f"degree must be 0, 1 or 2, got {degree!r}")
+    if method not in ("root", "cornish_fisher"):
+        raise ValueError(f"method must be 'root' or 'cornish_fisher', got {method!r}")
+    if a == 0.0:
+        return 1.0
+    if a == 1.0:
+        return 0.0
+    kp = [float(v) * n for v in cumulants_p]
+    kq = [float(v) * n for v in cumulants_q]
+    sp, sq = math.sqrt(kp[1]), math.sqrt(kq[1])
+    a3, a4, b3, b4 = kp[2] / sp**3, kp[3] / sp**4, kq[2] / sq**3, kq[3] / sq**4
+    z = float(ndtri(1.0 - a))
+    if method == "cornish_fisher" or degree == 0:
+        h = z
+        if degree >= 1:
+            h += a3 / 6 * (z * z - 1)
+        if degree >= 2:
+            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
+    else:
+        lo, hi = -40.0, 40.0
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            if _scalar_cdf(mid, a3, a4, degree) < 1.0 - a:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-13:
+                break
+        h = 0.5 * (lo + hi)
+    mu_n = (kq[0] - kp[0]) / sp
+    return _scalar_cdf((h - mu_n) * sp / sq, b3, b4, degree)
+
+
+def edgeworth_tradeoff_approx(
+    cumulants_p: Sequence[float],
+    cumulants_q: Sequence[float],
+    n: int = 1,
+    *,
+    degree: int = 2,
+    method: str = "root",
+    grid: int = 2001,
+) -> PiecewiseLinearTradeOff:
+    r"""Edgeworth approximation of ``T(P^n, Q^n)`` from per-step LLR cumulants (seed 002 §3).
+
+    ``f(a) = F~_EW((h* - mu_n) sigma_P / sigma_Q)`` with ``F_EW(h*) = 1 - a`` (root finding,
+    the digest's erratum E4) or the Cornish-Fisher quantile; the cumulants are summed over
+    ``n`` i.i.d. steps, so the cost does not grow with ``n``. Post-processed into a valid
+    trade-off function and marked ``approx=True``: **an approximation, not a bound**.
+
+    Parameters
+    ----------
+    cumulants_p, cumulants_q : sequence of 4 floats
+        ``kappa_1..kappa_4`` of ``L = log(q/p)`` under ``P`` and under ``Q`` (one step).
+    n : int
+        Number of i.i.d. steps (``>= 1``).
+    degree : {0, 1, 2}
+        0 is the CLT (both CDFs normal), 1 keeps the skewness term, 2 all terms.
+    method : {"root", "cornish_fisher"}
+    grid : int
+        Number of ``alpha`` points of the piecewise-linear result.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import edgeworth_tradeoff_approx, laplace_cumulants
+    >>> f = edgeworth_tradeoff_approx(*laplace_cumulants(3 / math.sqrt(5)), n=5)
+    >>> round(float(f(0.1)), 3), f.approx
+    (0.101, True)
+    """
+    n = check_integer(n, "n", low=1)
+    if degree not in (0, 1, 2):
+        raise ValueError(f"degree must be 0, 1 or 2, got {degree!r}")
+    if method not in ("root", "cornish_fisher"):
+        raise ValueError(f"method must be 'root' or 'cornish_fisher', got {method!r}")
+    kp = np.asarray(cumulants_p, dtype=np.float64) * n
+    kq = np.asarray(cumulants_q, dtype=np.float64) * n
+    if kp.shape != (4,) or kq.shape != (4,) or not np.all(np.isfinite(np.r_[kp, kq])):
+        raise ValueError("cumulants_p and cumulants_q must be 4 finite numbers each")
+    if kp[1] <= 0 or kq[1] <= 0:
+        raise ValueError("the variances (second cumulants) must be positive")
+    sp, sq = math.sqrt(kp[1]), math.sqrt(kq[1])
+    mu_n = (kq[0] - kp[0]) / sp
+    a3, a4 = kp[2] / sp**3, kp[3] / sp**4
+    b3, b4 = kq[2] / sq**3, kq[3] / sq**4
+    alpha = np.concatenate(([0.0], np.geomspace(1e-12, 1e-3, 200), np.linspace(1e-3, 1, grid)))
+    alpha = np.unique(np.clip(alpha, 0.0, 1.0))
+    inner = alpha[(alpha > 0) & (alpha < 1)]
+    z = ndtri(1.0 - inner)
+    if method == "cornish_fisher" or degree == 0:
+        h = z.copy()
+        if degree >= 1:
+            h += a3 / 6 * (z * z - 1)
+        if degree >= 2:
+            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
+    else:
+        lo, hi = np.full(z.shape, -40.0), np.full(z.shape, 40.0)
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            below = _edgeworth_cdf(mid, a3, a4, degree) < 1.0 - inner
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        h = 0.5 * (lo + hi)
+    values = _edgeworth_cdf((h - mu_n) * sp / sq, b3, b4, degree)
+    beta = np.empty(alpha.shape)
+    beta[alpha == 0] = 1.0
+    beta[alpha == 1] = 0.0
+    beta[(alpha > 0) & (alpha < 1)] = values
+    beta = np.clip(beta, 0.0, 1.0 - alpha)
+    beta = np.minimum.accumulate(beta)
+    x, y = _lower_hull(alpha, beta)
+    return PiecewiseLinearTradeOff._trusted(x, y, approx=True)

@@ -1,0 +1,826 @@
+r"""Trade-off functions (f-DP) as objects, and conversions to and from privacy profiles.
+
+A trade-off function :math:`f = T(P, Q)` maps a type I error :math:`\alpha` of a test of
+``P`` against ``Q`` to the smallest achievable type II error (seed 000, Def. 2.1). It is
+convex, continuous, non-increasing and :math:`f(\alpha) \le 1 - \alpha`; larger means more
+private. Its privacy profile is (seed 000 §1.6; seed 002 Lemma 5.1)
+
+.. math:: \delta_f(\varepsilon) = 1 + f^*(-e^\varepsilon)
+          = \sup_{\alpha} \,[1 - f(\alpha) - e^\varepsilon \alpha]
+          = E_{e^\varepsilon}(Q \,\|\, P),
+
+so a mechanism is ``f``-DP for a symmetric ``f`` iff it is ``(eps, delta_f(eps))``-DP for
+every ``eps >= 0``. Every object here has ``__call__`` (vectorised over ``alpha``),
+``delta(epsilon)``, ``epsilon(delta)``, ``tv``, ``inverse()``, ``symmetrize()`` and
+``fixed_point()``; the ``approx`` attribute is ``True`` only for curves built by an
+approximation (CLT, Edgeworth), which are not guarantees.
+
+Conventions: ``tradeoff_from_pair(p, q)`` is ``T(P, Q)`` (null ``P``, alternative ``Q``); its
+profile is the hockey-stick ``E_{e^eps}(Q || P)``. Piecewise-linear curves (finite
+channels, ``f_{eps,delta}``, ``f_{eps,delta,eta}``) are handled exactly through their
+vertices: ``delta(eps) = max_v (1 - beta_v - e^eps alpha_v)``.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import brentq
+from scipy.special import expit, ndtr, ndtri
+
+from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
+from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
+from ldp.accounting.gdp import _delta_gdp, get_epsilon_from_gdp
+from ldp.channel import Channel
+
+__all__ = [
+    "EpsDeltaEtaTradeOff",
+    "EpsDeltaTradeOff",
+    "GaussianTradeOff",
+    "LaplaceTradeOff",
+    "PiecewiseLinearTradeOff",
+    "TradeOffFunction",
+    "check_tradeoff",
+    "get_delta_from_tradeoff",
+    "get_epsilon_from_tradeoff",
+    "get_mu_from_tradeoff",
+    "get_tradeoff_from_profile",
+    "symmetrize",
+    "tradeoff_from_channel",
+    "tradeoff_from_pair",
+]
+
+_BISECTION_STEPS = 200
+#: absolute rounding slack of ``1 - f(alpha)`` (a few ulps of 1)
+_ROUNDING = 4.0 * np.finfo(np.float64).eps
+
+
+# --------------------------------------------------------------------------- helpers
+def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of the lower convex hull of points (monotone chain), sorted by ``x``."""
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    keep = np.ones(len(x), dtype=bool)
+    keep[1:] = x[1:] != x[:-1]  # same x: keep the smallest y (first after lexsort)
+    x, y = x[keep], y[keep]
+    hull: list[int] = []
+    for i in range(len(x)):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a])
+            if cross <= 0.0:
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    idx = np.array(hull)
+    return x[idx], y[idx]
+
+
+def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices on ``[0, 1]`` of ``max(0, max_i slopes_i * x + intercepts_i)``."""
+    slopes = np.append(slopes, 0.0)
+    intercepts = np.append(intercepts, 0.0)
+    # the upper envelope of lines is the lower hull of the dual points (slope, -intercept)
+    grid = np.union1d([0.0, 1.0], np.array([]))
+    hx, hy = _lower_hull(slopes, -intercepts)
+    a, b = hx, -hy
+    if len(a) > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cuts = (b[:-1] - b[1:]) / (a[1:] - a[:-1])
+        grid = np.union1d(grid, cuts[np.isfinite(cuts) & (cuts > 0.0) & (cuts < 1.0)])
+    values = np.max(slopes[None, :] * grid[:, None] + intercepts[None, :], axis=1)
+    return grid, np.clip(values, 0.0, 1.0)
+
+
+def _levels(alpha: ArrayLike) -> tuple[np.ndarray, bool]:
+    return as_levels(alpha, "alpha", low=0.0, high=1.0)
+
+
+def check_tradeoff(
+    alphas: ArrayLike, values: ArrayLike, *, tol: float = SHAPE_TOLERANCE
+) -> tuple[np.ndarray, np.ndarray]:
+    """Check that ``(alphas, values)`` are the vertices of a valid trade-off function.
+
+    Requirements (seed 000 §2.1 characterisation): ``alphas`` strictly increasing from 0 to
+    1, ``values`` in ``[0, 1]``, non-increasing, convex (slopes non-decreasing) and
+    ``values <= 1 - alphas``, each up to an absolute tolerance ``tol``. The piecewise-linear
+    interpolation is then continuous, so it is a trade-off function.
+
+    Parameters
+    ----------
+    alphas, values : array_like
+        One-dimensional, same length ``>= 2``.
+    tol : float
+        Absolute slack for rounding.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The validated arrays (values clipped into ``[0, min(1, 1 - alpha)]``).
+
+    Raises
+    ------
+    ValueError
+        Naming the first violated property and where.
+
+    Examples
+    --------
+    >>> from ldp.accounting import check_tradeoff
+    >>> a, b = check_tradeoff([0, 0.5, 1], [1, 0.2, 0])
+    >>> check_tradeoff([0, 0.5, 0.6, 1], [1, 0.45, 0.3, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: values must be convex in alpha; slope -1.1 on [0, 0.5] is followed by ...
+    """
+    a, _ = as_levels(alphas, "alphas", low=0.0, high=1.0, allow_inf=False)
+    b, _ = as_levels(values, "values", allow_inf=False)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape or a.size < 2:
+        raise ValueError(
+            f"alphas and values must be 1-D of the same length >= 2, got shapes {a.shape} "
+            f"and {b.shape}"
+        )
+    if a[0] != 0.0 or a[-1] != 1.0:
+        raise ValueError(
+            f"alphas must start at 0 and end at 1, got {float(a[0])!r} ... {float(a[-1])!r}"
+        )
+    a_, b_ = a.tolist(), b.tolist()
+    if np.any(np.diff(a) <= 0):
+        i = int(np.argmax(np.diff(a) <= 0))
+        raise ValueError(f"alphas must be strictly increasing, got {a_[i]!r} then {a_[i + 1]!r}")
+    if np.any(b < -tol) or np.any(b > 1 + tol):
+        i = int(np.argmax((b < -tol) | (b > 1 + tol)))
+        raise ValueError(f"values must lie in [0, 1], got {b_[i]!r} at alpha={a_[i]!r}")
+    if np.any(np.diff(b) > tol):
+        i = int(np.argmax(np.diff(b) > tol))
+        raise ValueError(
+            f"values must be non-increasing; f({a_[i]!r}) = {b_[i]!r} < f({a_[i + 1]!r}) = "
+            f"{b_[i + 1]!r}"
+        )
+    if np.any(b > 1.0 - a + tol):
+        i = int(np.argmax(b > 1.0 - a + tol))
+        raise ValueError(f"values must satisfy f(alpha) <= 1 - alpha; f({a_[i]!r}) = {b_[i]!r}")
+    slopes = np.diff(b) / np.diff(a)
+    bad = np.diff(slopes) < -tol * np.maximum(1.0, np.abs(slopes[:-1])) / np.minimum(
+        np.diff(a)[1:], np.diff(a)[:-1]
+    ).clip(min=tol)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"values must be convex in alpha; slope {slopes[i]:.6g} on [{a[i]:.6g}, "
+            f"{a[i + 1]:.6g}] is followed by the smaller slope {slopes[i + 1]:.6g} on "
+            f"[{a[i + 1]:.6g}, {a[i + 2]:.6g}]"
+        )
+    return a, np.clip(b, 0.0, np.minimum(1.0, 1.0 - a))
+
+
+# --------------------------------------------------------------------------- base class
+class TradeOffFunction(abc.ABC):
+    """Base class of trade-off functions; subclasses implement ``_evaluate`` and ``_delta``.
+
+    Attributes
+    ----------
+    is_symmetric : bool
+        Whether ``f = f^{-1}`` is known to hold.
+    approx : bool
+        ``True`` for approximations (CLT, Edgeworth): not a privacy guarantee.
+    """
+
+    is_symmetric: bool = False
+    approx: bool = False
+
+    def __call__(self, alpha: ArrayLike) -> float | np.ndarray:
+        """``f(alpha)``, vectorised; ``alpha`` in ``[0, 1]``."""
+        a, scalar = _levels(alpha)
+        return out(np.clip(self._evaluate(a), 0.0, 1.0), scalar)
+
+    @abc.abstractmethod
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        """Profile ``1 + f*(-e^eps)`` for real ``eps`` (upper bound on the true value)."""
+
+    def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
+        """The privacy profile ``delta(eps) = 1 + f*(-e^eps)`` (any real ``eps``, ``inf`` ok).
+
+        For a symmetric ``f`` an ``f``-DP mechanism is ``(eps, delta(eps))``-DP for all
+        ``eps >= 0`` (seed 000 §2.4); negative levels matter only for asymmetric curves.
+        """
+        e, scalar = as_levels(epsilon, "epsilon")
+        return out(np.clip(self._delta(e), 0.0, 1.0), scalar)
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (upper end of a bisection)."""
+        d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
+        return out(self._epsilon(d), scalar)
+
+    def _epsilon(self, d: np.ndarray) -> np.ndarray:
+        result = np.zeros(d.shape)
+        tail = self._delta(np.array([np.inf]))[0]
+        need = d < self._delta(np.zeros(1))[0]
+        result[need & (d < tail)] = np.inf
+        work = need & (d >= tail)
+        if np.any(work):
+            dd = d[work]
+            hi = np.ones_like(dd)
+            for _ in range(1100):
+                big = self._delta(hi) > dd
+                if not np.any(big):
+                    break
+                hi = np.where(big, 2.0 * hi, hi)
+            lo = np.zeros_like(dd)
+            for _ in range(_BISECTION_STEPS):
+                mid = 0.5 * (lo + hi)
+                ok = self._delta(mid) <= dd
+                hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
+                if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
+                    break
+            result[work] = hi
+        return result
+
+    @property
+    def tv(self) -> float:
+        """Total variation ``delta(0) = 1 - min_alpha (alpha + f(alpha))``."""
+        return float(np.clip(self._delta(np.zeros(1))[0], 0.0, 1.0))
+
+    def fixed_point(self) -> float:
+        """The ``x`` with ``f(x) = x`` (unique for a trade-off function)."""
+        g = lambda x: float(self._evaluate(np.array([x]))[0]) - x  # noqa: E731
+        if g(0.0) <= 0.0:
+            return 0.0
+        return float(brentq(g, 0.0, 1.0, xtol=1e-15, rtol=4e-16))
+
+    def inverse(self) -> TradeOffFunction:
+        """The left-continuous inverse ``f^{-1}(a) = inf{t : f(t) <= a}`` = ``T(Q, P)``."""
+        if self.is_symmetric:
+            return self
+        return _InverseTradeOff(self)
+
+    def symmetrize(self) -> TradeOffFunction:
+        """``max{f, f^{-1}}``: what an ``f``-DP mechanism (both orders) also satisfies."""
+        return symmetrize(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}{' (approximation)' if self.approx else ''}>"
+
+
+class _InverseTradeOff(TradeOffFunction):
+    def __init__(self, f: TradeOffFunction) -> None:
+        self._f = f
+        self.approx = f.approx
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        lo, hi = np.zeros_like(alpha), np.ones_like(alpha)
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            below = self._f._evaluate(mid) <= alpha
+            hi, lo = np.where(below, mid, hi), np.where(below, lo, mid)
+        return hi
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        # delta_{f^-1}(eps) = 1 - e^eps + e^eps delta_f(-eps) (reflection identity)
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = np.exp(epsilon)
+            value = 1.0 - g + g * self._f._delta(-epsilon)
+        top = 1.0 - float(self._evaluate(np.zeros(1))[0])  # delta(inf) = 1 - f^{-1}(0)
+        return np.where(np.isinf(epsilon) & (epsilon > 0), top, value)
+
+    def inverse(self) -> TradeOffFunction:
+        return self._f
+
+
+class _MaxTradeOff(TradeOffFunction):
+    """``max{f_1, ..., f_k}``; its profile is bounded by ``min_i delta_{f_i}`` (valid)."""
+
+    def __init__(self, parts: Sequence[TradeOffFunction], symmetric: bool = False) -> None:
+        self._parts = tuple(parts)
+        self.is_symmetric = symmetric
+        self.approx = any(p.approx for p in parts)
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        return np.max([p._evaluate(alpha) for p in self._parts], axis=0)
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        return np.min([p._delta(epsilon) for p in self._parts], axis=0)
+
+
+# --------------------------------------------------------------------------- piecewise linear
+class PiecewiseLinearTradeOff(TradeOffFunction):
+    """A piecewise-linear trade-off function given by its vertices (exact algebra).
+
+    Parameters
+    ----------
+    alphas, values : array_like
+        Vertices ``(alpha_i, f(alpha_i))`` with ``alphas`` strictly increasing from 0 to 1;
+        validated by :func:`check_tradeoff` (convex, non-increasing, ``f <= 1 - alpha``).
+    approx : bool, default False
+        Mark the curve as an approximation (not a guarantee).
+
+    Examples
+    --------
+    >>> from ldp.accounting import PiecewiseLinearTradeOff
+    >>> f = PiecewiseLinearTradeOff([0, 0.25, 1], [1, 0.25, 0])   # RR at eps = log 3
+    >>> f(0.1), round(f.delta(0.0), 12), f.fixed_point()
+    (0.7, 0.5, 0.25)
+    >>> round(f.epsilon(0.0), 12)
+    1.098612288668
+    """
+
+    def __init__(self, alphas: ArrayLike, values: ArrayLike, *, approx: bool = False) -> None:
+        a, b = check_tradeoff(alphas, values)
+        self._a, self._b = a, b
+        self.approx = bool(approx)
+        self.is_symmetric = self._check_symmetric()
+
+    @classmethod
+    def _trusted(
+        cls, a: np.ndarray, b: np.ndarray, approx: bool = False
+    ) -> PiecewiseLinearTradeOff:
+        obj = cls.__new__(cls)
+        PiecewiseLinearTradeOff._init_trusted(obj, a, b, approx)
+        return obj
+
+    def _init_trusted(self, a: np.ndarray, b: np.ndarray, approx: bool = False) -> None:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.clip(np.asarray(b, dtype=np.float64), 0.0, np.minimum(1.0, 1.0 - a))
+        a, b = _lower_hull(a, b)
+        self._a, self._b = a, b
+        self.approx = approx
+        self.is_symmetric = self._check_symmetric()
+
+    def _check_symmetric(self) -> bool:
+        inv_a, inv_b = self._inverse_vertices()
+        if len(inv_a) != len(self._a):
+            return False
+        return bool(
+            np.allclose(inv_a, self._a, atol=1e-12) and np.allclose(inv_b, self._b, 0, 1e-12)
+        )
+
+    @property
+    def vertices(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(alphas, values)`` of the vertices (copies)."""
+        return self._a.copy(), self._b.copy()
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        return np.interp(alpha, self._a, self._b)
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        flat = np.asarray(epsilon, dtype=np.float64).ravel()
+        result = np.empty(flat.shape)
+        c = 1.0 - self._b
+        step = max(1, 2_000_000 // len(self._a))
+        with np.errstate(over="ignore", invalid="ignore"):
+            for start in range(0, flat.size, step):
+                g = np.exp(flat[start : start + step])[:, None]
+                terms = np.where(self._a[None, :] > 0, c[None, :] - g * self._a[None, :], c)
+                result[start : start + step] = np.max(terms, axis=1)
+        return np.clip(result, 0.0, 1.0).reshape(np.shape(epsilon))
+
+    def _epsilon(self, d: np.ndarray) -> np.ndarray:
+        c = 1.0 - self._b
+        excess = c[None, :] - d.ravel()[:, None]
+        excess = np.where(excess > _ROUNDING, excess, 0.0)  # 1 - (1 - d) is not exactly d
+        with np.errstate(divide="ignore", invalid="ignore"):
+            levels = np.where(
+                excess > 0,
+                np.where(self._a[None, :] > 0, np.log(excess) - np.log(self._a[None, :]), np.inf),
+                -np.inf,
+            )
+        eps = np.maximum(np.max(levels, axis=1), 0.0)
+        eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
+        eps[np.max(excess, axis=1) <= 0] = 0.0
+        return eps.reshape(d.shape)
+
+    def _inverse_vertices(self) -> tuple[np.ndarray, np.ndarray]:
+        x, y = self._b[::-1].copy(), self._a[::-1].copy()
+        if x[-1] < 1.0:
+            x, y = np.append(x, 1.0), np.append(y, 0.0)
+        return _lower_hull(x, y)
+
+    def inverse(self) -> PiecewiseLinearTradeOff:
+        """The inverse ``T(Q, P)``: the vertices mirrored in the diagonal."""
+        if self.is_symmetric:
+            return self
+        return PiecewiseLinearTradeOff._trusted(*self._inverse_vertices(), approx=self.approx)
+
+    def fixed_point(self) -> float:
+        """Exact intersection with the diagonal."""
+        g = self._b - self._a
+        i = int(np.argmax(g <= 0))
+        if i == 0:
+            return 0.0
+        t = g[i - 1] / (g[i - 1] - g[i])
+        return float(self._a[i - 1] + t * (self._a[i] - self._a[i - 1]))
+
+    def dominating_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        """A finite pair ``(P, Q)`` with ``T(P, Q) = f`` (one outcome per segment).
+
+        Outcome 0 has ``P = 0`` and ``Q = 1 - f(0)``; segment ``i`` carries ``P``-mass
+        ``alpha_{i+1} - alpha_i`` and ``Q``-mass ``f(alpha_i) - f(alpha_{i+1})``.
+        """
+        p = np.concatenate(([0.0], np.diff(self._a)))
+        q = np.concatenate(([1.0 - self._b[0]], -np.diff(self._b)))
+        q = np.clip(q, 0.0, None)
+        return p / p.sum(), q / q.sum() if q.sum() > 0 else q
+
+    def __repr__(self) -> str:
+        tag = " (approximation)" if self.approx else ""
+        return f"<{type(self).__name__}{tag} with {len(self._a)} vertices>"
+
+
+def _pair_vertices(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    used = (p > 0) | (q > 0)
+    p, q = p[used], q[used]
+    with np.errstate(divide="ignore"):
+        score = np.log(q) - np.log(p)  # +inf where p = 0
+    order = np.argsort(-score, kind="stable")
+    alphas = np.concatenate(([0.0], np.cumsum(p[order])))
+    betas = 1.0 - np.concatenate(([0.0], np.cumsum(q[order])))
+    alphas = alphas / alphas[-1]
+    return alphas, np.clip(betas, 0.0, 1.0)
+
+
+def tradeoff_from_pair(p: ArrayLike, q: ArrayLike) -> PiecewiseLinearTradeOff:
+    """The exact trade-off function ``T(P, Q)`` of two finite distributions.
+
+    Outcomes are sorted by the likelihood ratio ``q / p`` (decreasing; ``p = 0`` first) and
+    the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; seed 000 §7
+    item 4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.accounting import tradeoff_from_pair
+    >>> e = np.exp(1.0)
+    >>> f = tradeoff_from_pair([e / (1 + e), 1 / (1 + e)], [1 / (1 + e), e / (1 + e)])
+    >>> round(f(0.1), 6), round(f.tv, 6)
+    (0.728172, 0.462117)
+    """
+    first = check_pmf(p, "p", ndim=1)
+    second = check_pmf(q, "q", ndim=1)
+    if first.shape != second.shape:
+        raise ValueError(f"p and q must have the same length, got {first.size} and {second.size}")
+    return PiecewiseLinearTradeOff._trusted(*_pair_vertices(first, second))
+
+
+def tradeoff_from_channel(
+    channel: Channel, x: int | None = None, x_prime: int | None = None
+) -> PiecewiseLinearTradeOff:
+    """The trade-off function of a finite channel: one ordered input pair, or the worst.
+
+    With ``x`` and ``x_prime`` it is ``T(K[x], K[x'])`` exactly. Without them it is the
+    greatest lower bound over all ordered pairs, the lower convex hull of the union of
+    every pair's vertices (``ce min`` of the pair curves): the tight f-DP guarantee of the
+    channel, symmetric because both orders are included.
+
+    Examples
+    --------
+    >>> from ldp import k_rr
+    >>> from ldp.accounting import tradeoff_from_channel
+    >>> f = tradeoff_from_channel(k_rr(3, 1.0))
+    >>> round(f.tv, 6), round(f.epsilon(0.0), 12), f.is_symmetric
+    (0.364175, 1.0, True)
+    """
+    if not isinstance(channel, Channel):
+        raise TypeError(f"channel must be a Channel, got {type(channel).__name__}")
+    k = channel.n_inputs
+    m = channel.matrix
+    if (x is None) != (x_prime is None):
+        raise ValueError("give both x and x_prime, or neither (worst pair)")
+    if x is not None:
+        i = check_integer(x, "x", low=0)
+        j = check_integer(x_prime, "x_prime", low=0)
+        if i >= k or j >= k:
+            raise ValueError(f"x and x_prime must be < n_inputs={k}, got {i} and {j}")
+        return PiecewiseLinearTradeOff._trusted(*_pair_vertices(m[i], m[j]))
+    if k == 1:
+        return PiecewiseLinearTradeOff._trusted(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+    rows, cols = np.nonzero(~np.eye(k, dtype=bool))
+    p, q = m[rows], m[cols]  # (pairs, outputs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where((p > 0) | (q > 0), np.log(q) - np.log(p), -np.inf)
+    order = np.argsort(-score, axis=1, kind="stable")
+    ps = np.take_along_axis(p, order, axis=1)
+    qs = np.take_along_axis(q, order, axis=1)
+    alphas = np.concatenate((np.zeros((len(p), 1)), np.cumsum(ps, axis=1)), axis=1).ravel()
+    betas = 1.0 - np.concatenate((np.zeros((len(p), 1)), np.cumsum(qs, axis=1)), axis=1).ravel()
+    alphas = np.clip(alphas, 0.0, 1.0)
+    alphas = np.append(alphas, [0.0, 1.0])
+    betas = np.append(np.clip(betas, 0.0, 1.0), [1.0, 0.0])
+    return PiecewiseLinearTradeOff._trusted(alphas, betas)
+
+
+# --------------------------------------------------------------------------- named curves
+class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
+    r"""``f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^{-eps}(1 - delta - a)}`` (seed 000 (5)).
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff
+    >>> f = EpsDeltaTradeOff(1.0, 0.01)
+    >>> [round(float(v), 6) for v in f([0.01, 0.3, 0.5])]
+    [0.962817, 0.253837, 0.180261]
+    >>> round(f.delta(1.0), 12), round(f.fixed_point(), 6)
+    (0.01, 0.266252)
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+        eps = check_epsilon(epsilon)
+        d = check_probability(delta, "delta")
+        self.epsilon_, self.delta_ = eps, d
+        if math.isinf(eps) or d == 1.0:
+            a, b = np.array([0.0, 1.0]), np.array([0.0, 0.0])
+        else:
+            star = (1.0 - d) * float(expit(-eps))
+            a = np.array([0.0, star, 1.0 - d, 1.0])
+            b = np.array([1.0 - d, star, 0.0, 0.0])
+        self._init_trusted(a, b)
+        self.is_symmetric = True
+
+    def __repr__(self) -> str:
+        return f"EpsDeltaTradeOff(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
+
+
+class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
+    r"""``f_{eps,delta,eta}``: (eps, delta)-DP and eta-TV (seed 001 Cor. 1, §1.6).
+
+    ``f(t) = max{0, 1 - delta - e^eps t, e^{-eps}(1 - delta - t), 1 - eta - t}`` after the
+    normalisation ``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max(eps, delta))``; it
+    is the trade-off function of the 5-output dominating mechanism ``M_{eps,delta,eta}``.
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaEtaTradeOff
+    >>> f = EpsDeltaEtaTradeOff(1.0, 0.0, 0.3)
+    >>> round(f.tv, 12), round(f.delta(1.0), 12), round(f.delta(0.5), 6)
+    (0.3, 0.0, 0.186738)
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0, eta: float = 1.0) -> None:
+        eps = check_epsilon(epsilon)
+        d = check_probability(delta, "delta")
+        h = check_probability(eta, "eta")
+        d = min(d, h)
+        top = d + (1.0 - d) * math.tanh(eps / 2.0) if math.isfinite(eps) else 1.0
+        h = min(h, top)
+        self.epsilon_, self.delta_, self.eta_ = eps, d, h
+        if d >= 1.0 or h >= 1.0:
+            a, b = np.array([0.0, 1.0]), np.array([0.0, 0.0])
+        elif eps == 0.0 or h <= d:
+            a = np.array([0.0, 1.0 - d, 1.0])
+            b = np.array([1.0 - d, 0.0, 0.0])
+        else:
+            shrink = -math.expm1(-eps)  # 1 - e^-eps
+            lo = (h - d) * math.exp(-eps) / shrink if math.isfinite(eps) else 0.0
+            hi = ((1.0 - h) - (1.0 - d) * math.exp(-eps)) / shrink
+            a = np.array([0.0, lo, hi, 1.0 - d, 1.0])
+            b = np.array([1.0 - d, 1.0 - h - lo, 1.0 - h - hi, 0.0, 0.0])
+        self._init_trusted(a, np.maximum(b, 0.0))
+        self.is_symmetric = True
+
+    def __repr__(self) -> str:
+        return (
+            f"EpsDeltaEtaTradeOff(epsilon={self.epsilon_!r}, delta={self.delta_!r}, "
+            f"eta={self.eta_!r})"
+        )
+
+
+class GaussianTradeOff(TradeOffFunction):
+    r"""``G_mu(a) = Phi(Phi^{-1}(1 - a) - mu)``, the trade-off of ``N(0,1)`` vs ``N(mu,1)``.
+
+    Evaluated as ``ndtr(ndtri(1 - a) - mu)`` with ``1 - a`` formed exactly for small ``a``
+    (seed 000 §7 item 1). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
+
+    Examples
+    --------
+    >>> from ldp.accounting import GaussianTradeOff
+    >>> g = GaussianTradeOff(1.0)
+    >>> [round(float(v), 6) for v in g([0.01, 0.1, 0.5])]
+    [0.907638, 0.610856, 0.158655]
+    >>> round(g.delta(1.0), 7), round(g.fixed_point(), 5), round(g.epsilon(1e-5), 4)
+    (0.1269367, 0.30854, 4.3772)
+    """
+
+    is_symmetric = True
+
+    def __init__(self, mu: float) -> None:
+        self.mu = float(as_levels(mu, "mu", low=0.0)[0])
+        if np.ndim(mu) != 0:
+            raise TypeError(f"mu must be a scalar, got {mu!r}")
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        if math.isinf(self.mu):
+            return np.where(alpha == 0.0, 1.0, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = ndtr(-ndtri(alpha) - self.mu)
+        return np.where(alpha == 0.0, 1.0, np.where(alpha == 1.0, 0.0, value))
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        e = np.asarray(epsilon, dtype=np.float64)
+        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))
+        with np.errstate(over="ignore", invalid="ignore"):
+            neg = 1.0 - np.exp(e) + np.exp(e) * pos  # reflection for eps < 0
+        return np.where(e >= 0, pos, neg)
+
+    def _epsilon(self, d: np.ndarray) -> np.ndarray:
+        return np.asarray(get_epsilon_from_gdp(self.mu, d), dtype=np.float64).reshape(d.shape)
+
+    def fixed_point(self) -> float:
+        """``Phi(-mu / 2)``."""
+        return float(ndtr(-self.mu / 2.0))
+
+    def __repr__(self) -> str:
+        return f"GaussianTradeOff(mu={self.mu!r})"
+
+
+class LaplaceTradeOff(TradeOffFunction):
+    r"""``T(Lap(0, 1), Lap(mu, 1))`` (seed 000 Lemma A.6), symmetric and C^1.
+
+    Profile (exact): ``delta(eps) = max(0, 1 - exp((eps - mu) / 2))`` for ``eps >= 0``.
+
+    Examples
+    --------
+    >>> from ldp.accounting import LaplaceTradeOff
+    >>> f = LaplaceTradeOff(1.0)
+    >>> [round(float(v), 6) for v in f([0.01, 0.1, 0.5])]
+    [0.972817, 0.728172, 0.18394]
+    >>> round(f.tv, 10)
+    0.3934693403
+    """
+
+    is_symmetric = True
+
+    def __init__(self, mu: float) -> None:
+        self.mu = check_epsilon(mu, "mu")
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        mu = self.mu
+        if math.isinf(mu):
+            return np.where(alpha == 0.0, 1.0, 0.0)
+        em = math.exp(-mu)
+        with np.errstate(divide="ignore"):
+            mid = em / (4.0 * alpha)
+        return np.where(
+            alpha < em / 2.0, 1.0 - alpha / em, np.where(alpha <= 0.5, mid, em * (1.0 - alpha))
+        )
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        e = np.asarray(epsilon, dtype=np.float64)
+        if math.isinf(self.mu):
+            return np.where(np.isinf(e) & (e > 0), 1.0, 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            pos = np.clip(-np.expm1((np.abs(e) - self.mu) / 2.0), 0.0, 1.0)
+            neg = 1.0 - np.exp(e) + np.exp(e) * pos
+        return np.where(e >= 0, pos, neg)
+
+    def _epsilon(self, d: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            eps = np.maximum(self.mu + 2.0 * np.log1p(-d), 0.0)
+        return eps
+
+    def fixed_point(self) -> float:
+        """``exp(-mu / 2) / 2``."""
+        return 0.5 * math.exp(-self.mu / 2.0)
+
+    def __repr__(self) -> str:
+        return f"LaplaceTradeOff(mu={self.mu!r})"
+
+
+# --------------------------------------------------------------------------- operations
+def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
+    """Symmetrise a trade-off function.
+
+    ``method="max"``: ``max{f, f^{-1}}`` (seed 000 §2.1): an ``f``-DP mechanism (both
+    orders bounded by ``f``) is also ``max{f, f^{-1}}``-DP. ``method="convex_min"``:
+    ``min{f, f^{-1}}**`` (the lower convex envelope), the symmetric guarantee implied by a
+    one-directional bound (seed 002 §2; seed 004 ``sym``). The two answer different
+    questions; the second is never larger.
+
+    Examples
+    --------
+    >>> from ldp.accounting import PiecewiseLinearTradeOff, symmetrize
+    >>> f = PiecewiseLinearTradeOff([0, 0.1, 1], [0.7, 0.2, 0])
+    >>> [round(float(v), 6) for v in symmetrize(f)([0.05, 0.5])]
+    [0.775, 0.111111]
+    >>> [round(float(v), 6) for v in symmetrize(f, "convex_min")([0.05, 0.5])]
+    [0.45, 0.04]
+    """
+    if not isinstance(f, TradeOffFunction):
+        raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
+    if method not in ("max", "convex_min"):
+        raise ValueError(f"method must be 'max' or 'convex_min', got {method!r}")
+    if f.is_symmetric:
+        return f
+    g = f.inverse()
+    if isinstance(f, PiecewiseLinearTradeOff) and isinstance(g, PiecewiseLinearTradeOff):
+        if method == "convex_min":
+            x = np.concatenate((f._a, g._a))
+            y = np.concatenate((f._b, g._b))
+            out_f = PiecewiseLinearTradeOff._trusted(x, y, approx=f.approx)
+        else:
+            grid = np.union1d(f._a, g._a)
+            diff = f._evaluate(grid) - g._evaluate(grid)
+            s = np.nonzero(diff[:-1] * diff[1:] < 0)[0]
+            cross = grid[s] + diff[s] / (diff[s] - diff[s + 1]) * (grid[s + 1] - grid[s])
+            grid = np.union1d(grid, cross)
+            vals = np.maximum(f._evaluate(grid), g._evaluate(grid))
+            out_f = PiecewiseLinearTradeOff._trusted(grid, vals, approx=f.approx)
+        out_f.is_symmetric = True
+        return out_f
+    if method == "convex_min":
+        raise NotImplementedError("convex_min symmetrisation needs a piecewise-linear curve")
+    return _MaxTradeOff((f, g), symmetric=True)
+
+
+def get_delta_from_tradeoff(f: TradeOffFunction, epsilon: ArrayLike) -> float | np.ndarray:
+    """``delta(eps) = 1 + f*(-e^eps)`` of a trade-off function (riskcal-style name).
+
+    Examples
+    --------
+    >>> from ldp.accounting import GaussianTradeOff, get_delta_from_tradeoff
+    >>> round(get_delta_from_tradeoff(GaussianTradeOff(1.0), 1.0), 7)
+    0.1269367
+    """
+    if not isinstance(f, TradeOffFunction):
+        raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
+    return f.delta(epsilon)
+
+
+def get_epsilon_from_tradeoff(f: TradeOffFunction, delta: ArrayLike) -> float | np.ndarray:
+    """Smallest ``eps >= 0`` with ``delta_f(eps) <= delta``.
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff, get_epsilon_from_tradeoff
+    >>> round(get_epsilon_from_tradeoff(EpsDeltaTradeOff(1.0, 0.01), 0.01), 12)
+    1.0
+    """
+    if not isinstance(f, TradeOffFunction):
+        raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
+    return f.epsilon(delta)
+
+
+def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> PiecewiseLinearTradeOff:
+    """The trade-off function ``max_i f_{eps_i, delta_i}`` of a set of (eps, delta) pairs.
+
+    A mechanism that is ``(eps_i, delta_i)``-DP for every ``i`` is exactly
+    ``max_i f_{eps_i,delta_i}``-DP (seed 000 Prop. 2.8); with a finite grid this is a valid
+    (conservative) curve, exact at the supporting lines.
+
+    Examples
+    --------
+    >>> from ldp.accounting import get_tradeoff_from_profile
+    >>> f = get_tradeoff_from_profile([0.0, 1.0], [0.3, 0.01])
+    >>> round(f(0.3), 6), round(f(0.6), 6), round(f.delta(1.0), 12)
+    (0.4, 0.143473, 0.01)
+    """
+    e, _ = as_levels(epsilons, "epsilons", low=0.0, allow_inf=False)
+    d, _ = as_levels(deltas, "deltas", low=0.0, high=1.0)
+    e, d = np.broadcast_arrays(np.atleast_1d(e), np.atleast_1d(d))
+    if e.ndim != 1:
+        raise ValueError(f"epsilons and deltas must be 1-D, got shape {e.shape}")
+    slopes = np.concatenate((-np.exp(e), -np.exp(-e)))
+    intercepts = np.concatenate((1.0 - d, (1.0 - d) * np.exp(-e)))
+    x, y = _upper_envelope(slopes, intercepts)
+    f = PiecewiseLinearTradeOff._trusted(x, y)
+    f.is_symmetric = True
+    return f
+
+
+def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
+    """The smallest ``mu`` with ``G_mu <= f``: the GDP level a mechanism is guaranteed.
+
+    For a piecewise-linear ``f`` this is exact: ``G_mu`` is convex, so it lies below a
+    linear piece iff it lies below both of its ends, and at a vertex ``(a, b)`` the
+    condition ``G_mu(a) <= b`` reads ``mu >= Phi^{-1}(1-a) + Phi^{-1}(1-b)``. A curve with
+    ``f(0) < 1`` is not GDP for any finite ``mu`` (``inf``). For ``G_mu`` it is ``mu``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import EpsDeltaTradeOff, get_mu_from_tradeoff
+    >>> mu = get_mu_from_tradeoff(EpsDeltaTradeOff(1.0))   # randomized response
+    >>> round(mu, 6), round(2 * math.sqrt(1) * math.sinh(0.5), 6)
+    (1.232035, 1.042191)
+    """
+    if isinstance(f, GaussianTradeOff):
+        return f.mu
+    if not isinstance(f, PiecewiseLinearTradeOff):
+        raise TypeError(
+            f"get_mu_from_tradeoff needs a GaussianTradeOff or a piecewise-linear curve, got "
+            f"{type(f).__name__}"
+        )
+    a, b = f._a, f._b
+    if b[0] < 1.0:
+        return math.inf
+    inner = (a > 0) & (a < 1) & (b > 0)
+    if np.any((a > 0) & (a < 1) & (b <= 0)):
+        return math.inf
+    if not np.any(inner):
+        return 0.0
+    return float(max(0.0, np.max(-ndtri(a[inner]) - ndtri(b[inner]))))

@@ -1,0 +1,276 @@
+"""Composition: exact finite channels, GDP, seed 001 Theorem 2 (digest oracle tables §7.2)."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldp import Channel, binary_erasure, k_rr, randomized_response
+from ldp.accounting import (
+    EpsDeltaEtaTradeOff,
+    EpsDeltaTradeOff,
+    GaussianTradeOff,
+    LaplaceTradeOff,
+    PiecewiseLinearTradeOff,
+    compose,
+    compose_eps_delta_eta,
+    edgeworth_tradeoff_approx,
+    get_delta_from_gdp,
+)
+
+TH1 = math.tanh(0.5)
+
+
+def _kov_mpmath(eps, n, eps_target):
+    """KOV / binomial profile of n randomized responses (seed 000 §2.2), at 50 digits."""
+    mpmath.mp.dps = 50
+    e0, et = mpmath.mpf(eps), mpmath.mpf(eps_target)
+    total = mpmath.mpf(0)
+    for flips in range(n + 1):
+        term = mpmath.exp((n - flips) * e0) - mpmath.exp(et + flips * e0)
+        if term > 0:
+            total += mpmath.binomial(n, flips) * term
+    return float(total / (1 + mpmath.exp(e0)) ** n)
+
+
+def test_ten_randomized_responses_headline():
+    c = compose(randomized_response(1.0), 10)
+    assert c.exact
+    assert c.delta(3.0) == pytest.approx(0.61989180, abs=5e-9)
+    assert c.tv == pytest.approx(0.86959746, abs=5e-9)
+    for eps in [0.0, 0.5, 3.0, 7.5]:
+        assert c.delta(eps) == pytest.approx(_kov_mpmath(1.0, 10, eps), rel=1e-11, abs=1e-14)
+
+
+def test_dong_roth_su_figure_5():
+    c = compose(EpsDeltaTradeOff(1 / math.sqrt(10)), 10)
+    assert round(c.epsilon(1e-3), 4) == 2.8897
+    # sup vertical gap to G_1 is 0.01229 (paper: < 0.013)
+    x = np.linspace(0, 1, 20001)
+    assert np.max(np.abs(c.tradeoff(x) - GaussianTradeOff(1.0)(x))) == pytest.approx(
+        0.01229, abs=2e-5
+    )
+    np.testing.assert_allclose(
+        c.tradeoff([0.01, 0.05, 0.1, 0.2, 0.3, 0.5]),
+        [0.91599, 0.75041, 0.61875, 0.43053, 0.32648, 0.16309],
+        atol=6e-6,
+    )
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize(
+    "channel",
+    [k_rr(3, 0.8), binary_erasure(1.0, 0.0, 0.3), binary_erasure(0.7, 0.02, 0.25)],
+    ids=["3rr", "erasure", "erasure-delta"],
+)
+def test_brute_force_product_of_symmetric_channels(channel, n):
+    product = channel
+    for _ in range(n - 1):
+        product = product.product(channel)
+    eps = np.array([0.0, 0.3, 0.8, 1.7, 3.0])
+    got = compose(channel, n).delta(eps)
+    np.testing.assert_allclose(got, product.delta(eps), atol=1e-12)
+
+
+def test_asymmetric_channel_is_an_upper_bound(rng):
+    for _ in range(3):
+        ch = Channel(rng.dirichlet(np.ones(3), size=3))
+        prod = ch.product(ch).product(ch)
+        eps = np.array([0.0, 0.2, 0.5, 1.0])
+        got = compose(ch, 3).delta(eps)
+        assert np.all(got >= prod.delta(eps) - 1e-12)
+
+
+def test_gaussian_composition_exact_and_mixed_bound():
+    c = compose([GaussianTradeOff(0.6), GaussianTradeOff(0.8)])
+    assert c.mu == pytest.approx(1.0) and c.exact
+    assert c.delta(1.0) == pytest.approx(0.1269367, abs=1e-7)
+    mixed = compose([GaussianTradeOff(1.0), EpsDeltaTradeOff(0.0)])  # Id adds nothing
+    eps = np.array([0.0, 1.0, 2.0])
+    exact = get_delta_from_gdp(1.0, eps)
+    got = mixed.delta(eps)
+    assert not mixed.exact
+    assert np.all(got >= exact) and np.all(got - exact < 1e-3)
+
+
+def test_heterogeneous_lists_and_trivia():
+    c = compose([randomized_response(1.0), randomized_response(0.5), k_rr(3, 1.5)])
+    assert c.exact and c.pld.interval == pytest.approx(0.5)
+    prod = randomized_response(1.0).product(randomized_response(0.5))
+    np.testing.assert_allclose(
+        compose([randomized_response(1.0), randomized_response(0.5)]).delta([0.0, 0.7]),
+        prod.delta([0.0, 0.7]),
+        atol=1e-12,
+    )
+    with pytest.raises(TypeError):
+        compose(prod)
+    assert compose(randomized_response(1.0), 0).tv == 0.0
+    assert compose([]).delta(0.0) == 0.0
+
+
+@settings(max_examples=20)
+@given(st.floats(0.05, 2.0), st.integers(1, 30), st.floats(0.0, 5.0))
+def test_composition_monotone_in_n(eps, n, level):
+    rr = randomized_response(eps)
+    assert compose(rr, n + 1).delta(level) >= compose(rr, n).delta(level) - 1e-12
+
+
+def test_user_curve_is_symmetrised_and_approx_refused():
+    f = PiecewiseLinearTradeOff([0, 0.1, 1], [0.7, 0.2, 0])
+    c = compose(f, 2)
+    assert c.delta(0.0) <= f.tv + f.tv  # never worse than adding TVs
+    approx = edgeworth_tradeoff_approx([-0.5, 1, 0, 0], [0.5, 1, 0, 0], 1)
+    with pytest.raises(ValueError, match="approximation"):
+        compose(approx, 2)
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        compose(randomized_response(1.0), -1)
+    with pytest.raises(TypeError, match="Channels or TradeOffFunctions"):
+        compose(["rr"])
+
+
+# ---------------------------------------------------------------- seed 001 Theorem 2
+def test_seed001_table_a_fig4():
+    c = compose_eps_delta_eta(1.0, 0.0, 0.7 * TH1, 5)
+    assert c.tv == pytest.approx(0.631089674853377, abs=1e-14)
+    np.testing.assert_allclose(
+        c.deltas,
+        [0.631089674853377, 0.432692978468984, 0.239344949120141, 0.0953725659205623,
+         0.022184569426149, 0],
+        atol=1e-14,
+    )  # fmt: skip
+    kov = compose_eps_delta_eta(1.0, 0.0, None, 5).deltas
+    np.testing.assert_allclose(
+        kov[[1, 3, 5]], [0.537101719760969, 0.180554628602783, 0], atol=1e-14
+    )
+    assert compose_eps_delta_eta(1.0, 0.0, None, 5).tv == pytest.approx(0.751014957126, abs=1e-12)
+
+
+def test_seed001_table_b_laplace_and_kov():
+    eta = 1 - math.exp(-0.5)
+    d = compose_eps_delta_eta(1.0, 0.0, eta, 10).deltas
+    np.testing.assert_allclose(
+        d[[0, 1, 5, 9, 10]],
+        [0.844283615916277, 0.753217825845638, 0.231900762868612, 0.00551962703450801, 0],
+        atol=1e-14,
+    )
+    kov = compose_eps_delta_eta(1.0, 0.0, None, 10).deltas
+    np.testing.assert_allclose(
+        kov[[0, 2, 4, 6, 8]],
+        [0.869597463185156, 0.6895367715462, 0.430577144529756, 0.18150445995031,
+         0.0377024449799655],
+        atol=1e-13,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("params", "k", "js", "expected"),
+    [
+        ((0.5, 0.01, 0.1), 4, [0, 1, 2, 3, 4],
+         [0.254209867019154, 0.110849011471987, 0.052859685082543, 0.0404810436735268,
+          0.03940399]),
+        ((0.1, 0.0, 0.02), 60, [0, 1, 10, 20, 30, 59, 60],
+         [0.192914255506234, 0.154624501919899, 0.00581596155994679, 5.33999097145632e-6,
+          7.17370414025625e-11, 2.14927974064628e-42, 0]),
+        ((0.2, 1e-5, 0.05), 50, [0, 2, 10, 20, 25, 50],
+         [0.382395719480165, 0.264611726259479, 0.0206706075608839, 0.00053429038518891,
+          0.000500159161529733, 0.000499877519597697]),
+        ((1.0, 0.1, 0.1), 3, [0, 1, 2, 3], [0.271] * 4),
+    ],
+)  # fmt: skip
+def test_seed001_tables_c_to_f(params, k, js, expected):
+    d = compose_eps_delta_eta(*params, k).deltas
+    np.testing.assert_allclose(d[js], expected, rtol=1e-10, atol=1e-300)
+
+
+def _eq5_mpmath(eps, delta, eta, k, j):
+    """Seed 001 eq. (5) literally, at 80 digits (independent of the log-space code)."""
+    mpmath.mp.dps = 80
+    e, d, h = mpmath.mpf(eps), mpmath.mpf(delta), mpmath.mpf(eta)
+    big = mpmath.e**e
+    a = 1 - (h - d) * (1 + big) / ((1 - d) * (big - 1))
+    total = mpmath.mpf(0)
+    for aa in range(k - j):
+        for ell in range(-(-(k - j - aa) // 2)):
+            total += (
+                mpmath.binomial(k, aa) * mpmath.binomial(k - aa, ell)
+                * ((1 - a) / (1 + big)) ** (k - aa) * a**aa
+                * (mpmath.e ** ((k - ell - aa) * e) - mpmath.e ** ((ell + j) * e))
+            )  # fmt: skip
+    return 1 - (1 - d) ** k * (1 - total)
+
+
+@pytest.mark.parametrize(("j"), [0, 7, 30, 59])
+def test_recurrence_matches_mpmath_eq5(j):
+    got = compose_eps_delta_eta(0.1, 0.0, 0.02, 60).deltas[j]
+    assert got == pytest.approx(float(_eq5_mpmath(0.1, 0.0, 0.02, 60, j)), rel=1e-10)
+
+
+def test_interpolation_table_g():
+    c = compose_eps_delta_eta(1.0, 0.0, 0.7 * TH1, 3)
+    np.testing.assert_allclose(
+        c.delta([0.25, 0.5, 0.75, 1.5, 2.2]),
+        [0.471122732778671, 0.418675846454449, 0.351332711388016, 0.196848721262610,
+         0.0737977103031315],
+        atol=1e-14,
+    )  # fmt: skip
+    eps = c.epsilon(0.3)
+    assert c.delta(eps) <= 0.3 + 1e-12 and 0.75 < eps < 1.5
+
+
+def test_heterogeneous_table_i():
+    c = compose_eps_delta_eta([1.0, 0.4, 2.0], [0.01, 0.0, 0.05], [0.3, 0.1, 0.6])
+    assert c.exact
+    np.testing.assert_allclose(
+        c.delta([0, 0.3, 1.0, 1.4, 2.5, 3.4]),
+        [0.678328671774147, 0.629185511797958, 0.478749062058978, 0.396423464207943,
+         0.174321689149442, 0.0595],
+        atol=1e-13,
+    )  # fmt: skip
+
+
+def test_dp_sgd_pipeline_table_n():
+    p, k = 256 / 60000, 3516
+    eps1 = math.log1p(p * math.expm1(2.0))
+    c = compose_eps_delta_eta(eps1, p * get_delta_from_gdp(1 / 1.3, 2.0), p * 0.2994776059, k)
+    assert c.tv == pytest.approx(0.227256649, abs=1e-9)
+    assert c.delta(1.19) == pytest.approx(0.0442902760, abs=1e-9)
+
+
+def test_ordering_exact_le_thm2_le_kov():
+    # digest §10: exact Laplace composition <= Thm 2 <= KOV; here via the staircase-free
+    # check that Thm 2 with eta < eta_max is below KOV and that f_{eps,delta,eta}^{(x)k}
+    # computed by the general PLD code agrees with the closed form
+    thm2 = compose_eps_delta_eta(1.0, 0.0, 0.3, 4)
+    kov = compose_eps_delta_eta(1.0, 0.0, None, 4)
+    eps = np.linspace(0, 4, 9)
+    assert np.all(thm2.delta(eps) <= kov.delta(eps) + 1e-15)
+    general = compose(EpsDeltaEtaTradeOff(1.0, 0.0, 0.3), 4)
+    np.testing.assert_allclose(general.delta(eps), thm2.delta(eps), atol=1e-13)
+
+
+def test_eps_delta_eta_bad_input():
+    with pytest.raises(ValueError, match="delta"):
+        compose_eps_delta_eta(1.0, 1.5, 0.3, 3)
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        compose_eps_delta_eta(1.0, 0.0, 0.3, -1)
+    with pytest.raises(ValueError, match="epsilon"):
+        compose_eps_delta_eta(-1.0, 0.0, 0.3, 3)
+    assert compose_eps_delta_eta(0.0, 0.1, 0.5, 3).tv == pytest.approx(1 - 0.9**3)
+
+
+def test_laplace_composition_within_digest_bracket():
+    # seed 001 digest table B (k = 5, eps = 1): exact Laplace in [0.67850, 0.67877] at j = 0
+    c = compose(LaplaceTradeOff(1.0), 5, interval=1e-4)
+    assert not c.exact
+    lo = [0.67850, 0.31376, 0.052942]
+    hi = [0.67877, 0.31405, 0.053031]
+    got = c.delta([0.0, 2.0, 4.0])
+    assert np.all(got >= np.array(lo)) and np.all(got <= np.array(hi) + 5e-4)
+    thm2 = compose_eps_delta_eta(1.0, 0.0, 1 - math.exp(-0.5), 5)
+    assert np.all(got <= thm2.delta([0.0, 2.0, 4.0]) + 5e-4)  # exact <= Thm 2
+    assert compose(LaplaceTradeOff(1.0), 1, interval=1e-4).tv == pytest.approx(
+        1 - math.exp(-0.5), abs=2e-4
+    )

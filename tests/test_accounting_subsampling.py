@@ -1,0 +1,131 @@
+"""Subsampling (seed 000 §4, seed 001 Prop. 1) and Poisson-subsampled Gaussian accounting."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ldp import k_rr
+from ldp.accounting import (
+    EpsDeltaTradeOff,
+    GaussianTradeOff,
+    PoissonSubsampledGaussian,
+    drs_sgd_mu_clt_approx,
+    subsample_eps_delta,
+    subsample_eps_delta_eta,
+    subsample_tradeoff,
+    subsampled_eps_delta_tradeoff,
+    tradeoff_from_channel,
+)
+
+
+def test_cp_gaussian_oracle_fig6_left():
+    c = subsample_tradeoff(GaussianTradeOff(1.8), 0.35)
+    np.testing.assert_allclose(
+        c([0.01, 0.1, 0.3, 0.5]), [0.888737, 0.690725, 0.478842, 0.278842], atol=6e-7
+    )
+    x = GaussianTradeOff(1.8).fixed_point()
+    assert x == pytest.approx(0.184060, abs=1e-6)
+    assert c.fixed_point() == pytest.approx((0.184060 + 0.594782) / 2, abs=1e-6)
+
+
+def test_cp_closed_form_agrees_with_biconjugate_route():
+    # eq. (14) for G_mu vs the biconjugate of a fine piecewise-linear G_mu from below
+    alpha = np.linspace(0, 1, 20001)
+    from ldp.accounting import PiecewiseLinearTradeOff
+
+    g = GaussianTradeOff(1.0)
+    pl = PiecewiseLinearTradeOff._trusted(alpha, g(alpha))
+    a = subsample_tradeoff(pl, 0.3)
+    b = subsample_tradeoff(g, 0.3)
+    x = np.linspace(0, 1, 997)
+    assert np.max(np.abs(a(x) - b(x))) < 2e-4
+    # the exact profile identity of the closed form vs the biconjugate's vertex profile
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    np.testing.assert_allclose(b.delta(eps), a.delta(eps), atol=2e-4)
+
+
+def test_corrected_intercept_erratum_e1():
+    eps, delta, p = 3.0, 0.1, 0.2
+    eps1, d1 = subsample_eps_delta(eps, delta, p)
+    assert (round(eps1, 6), round(d1, 6)) == (1.572174, 0.02)
+    closed = subsampled_eps_delta_tradeoff(eps, delta, p)
+    biconj = subsample_tradeoff(EpsDeltaTradeOff(eps, delta), p)
+    x = np.linspace(0, 1, 5001)
+    np.testing.assert_allclose(closed(x), biconj(x), atol=1e-12)  # corrected form is exact
+    e = math.exp(eps)
+    printed = 1 - p * delta - p * (e - 1) / (e + 1)  # seed 000 Cor 4.3 as printed
+    correct = 1 - p * (e - 1 + 2 * delta) / (e + 1)
+    assert printed == pytest.approx(0.798970, abs=1e-6)
+    assert correct == pytest.approx(0.817073, abs=1e-6)  # digest: 0.817074 (rounding)
+    assert 1 - closed.tv == pytest.approx(correct, abs=1e-12)
+    # the printed curve is valid but looser: never above the true C_p
+    printed_curve = np.maximum(EpsDeltaTradeOff(eps1, d1)(x), np.clip(printed - x, 0, None))
+    assert np.all(printed_curve <= closed(x) + 1e-12)
+    assert np.max(closed(x) - printed_curve) == pytest.approx(0.0181, abs=2e-4)
+
+
+def test_krr_is_subsampled_rr():
+    # seed 000 digest §8: k-RR(eps) = C_p(f_{eps0,0}), e^eps0 = e^eps + k - 2
+    eps, k = 1.0, 4
+    e = math.exp(eps)
+    c = subsample_tradeoff(EpsDeltaTradeOff(math.log(e + k - 2)), (e - 1) / (e + k - 3))
+    x = np.linspace(0, 1, 2001)
+    np.testing.assert_allclose(c(x), tradeoff_from_channel(k_rr(k, eps))(x), atol=1e-12)
+
+
+def test_prop1_and_edges():
+    assert subsample_eps_delta_eta(1.0, 0.01, 0.3, 0.1) == pytest.approx(
+        (0.158565, 0.001, 0.03), abs=1e-6
+    )
+    x = np.linspace(0, 1, 11)
+    np.testing.assert_allclose(subsample_tradeoff(GaussianTradeOff(1.0), 0.0)(x), 1 - x, atol=1e-9)
+    np.testing.assert_allclose(
+        subsample_tradeoff(EpsDeltaTradeOff(1.0), 1.0)(x), EpsDeltaTradeOff(1.0)(x), atol=1e-12
+    )
+    with pytest.raises(ValueError, match="p must be <= 1"):
+        subsample_tradeoff(GaussianTradeOff(1.0), 1.5)
+    with pytest.raises(ValueError, match="p must be >= 0"):
+        subsample_eps_delta(1.0, 0.0, -0.1)
+
+
+def test_drs_clt_oracle():
+    assert drs_sgd_mu_clt_approx(1.0, 0.05, 400) == pytest.approx(1.71014, abs=1e-5)
+    # seed 000 digest §4.5 table: sigma 1.1, 15 epochs of 60000 / 256
+    assert drs_sgd_mu_clt_approx(1.1, 256 / 60000, 3516) == pytest.approx(0.3687, abs=1e-4)
+
+
+def test_poisson_sgd_exact_bound_vs_clt():
+    """q = 0.01, sigma = 1, 1000 steps: exact ~1.828 (a bound), CLT 1.618 (too low)."""
+    coarse = PoissonSubsampledGaussian(0.01, 1.0, 1000, interval=1e-4)
+    fine = PoissonSubsampledGaussian(0.01, 1.0, 1000, interval=5e-5)
+    e1, e2 = coarse.epsilon(1e-5), fine.epsilon(1e-5)
+    assert e2 < e1  # rounding up: a finer lattice gives a tighter (smaller) bound
+    assert 1.828 < e2 < 1.86
+    # pessimistic rounding adds a bias linear in the interval: extrapolate to h -> 0
+    assert 2 * e2 - e1 == pytest.approx(1.828, abs=3e-3)
+    assert fine.mu_clt_approx == pytest.approx(0.01 * math.sqrt(1000 * math.expm1(1.0)))
+    clt = fine.epsilon_clt_approx(1e-5)
+    assert clt == pytest.approx(1.618, abs=1e-3)
+    assert clt < 2 * e2 - e1 - 0.1  # the CLT under-states epsilon: not a bound
+    assert fine.delta(e2) <= 1e-5
+
+
+def test_single_step_profile_matches_closed_form():
+    from ldp.accounting.filters import sg_remove_profile
+
+    sgd = PoissonSubsampledGaussian(0.3, 0.5, 1, interval=1e-4)
+    remove, _ = sgd.step_plds()
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    exact = sg_remove_profile(0.3, 2.0, np.exp(eps))
+    got = remove.delta(eps)
+    assert np.all(got >= exact - 1e-12) and np.all(got - exact < 1e-3)
+
+
+def test_poisson_sgd_bad_input():
+    with pytest.raises(ValueError, match="q"):
+        PoissonSubsampledGaussian(1.5, 1.0, 10)
+    with pytest.raises(ValueError, match="sigma"):
+        PoissonSubsampledGaussian(0.1, 0.0, 10)
+    with pytest.raises(ValueError, match="steps"):
+        PoissonSubsampledGaussian(0.1, 1.0, -1)
