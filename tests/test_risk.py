@@ -81,7 +81,7 @@ def random_ldp_channel(rng, k, m, eps):
 class TestDigestOracles:
     def test_lemma3_example(self):
         # tau = 1, n = 100, eps = 1, delta = 0, KL = 0.01 -> 0.218904 (seed003.md §3.2, §6)
-        b = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0)
+        b = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0, method="kl")
         assert b.value == pytest.approx(0.218904, abs=5e-7)
         by_hand = 0.5 * (1 - math.sqrt(100 * (1 - math.exp(-1)) * 0.01 / 2))
         assert b.value == pytest.approx(by_hand, rel=1e-12)
@@ -90,8 +90,8 @@ class TestDigestOracles:
 
     def test_separation_is_two_tau(self):
         # doubling the separation doubles the bound: value = (separation / 4) [1 - TV]_+
-        one = le_cam(kl=0.01, separation=1.0, n=100, epsilon=1.0).value
-        two = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0).value
+        one = le_cam(kl=0.01, separation=1.0, n=100, epsilon=1.0, method="kl").value
+        two = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0, method="kl").value
         assert two == pytest.approx(2 * one, rel=1e-14)
         assert one == pytest.approx(0.25 * (1 - math.sqrt(100 * phi(1.0) * 0.01 / 2)))
 
@@ -332,13 +332,21 @@ class TestLeCam:
         b = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method="hellinger")
         expected = 0.25 * (1 - math.sqrt(2 - 2 * (1 - phi(0.3) * h2 / 2) ** 20))
         assert b.value == pytest.approx(expected)
+        # pure LDP: the same routes with tanh^2(eps/2) in place of phi (seed 001 Thm 5)
+        t2 = math.tanh(0.15) ** 2
+        b = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method="kl-tanh")
+        assert b.value == pytest.approx(0.25 * (1 - math.sqrt(20 * t2 * kl01 / 2)))
+        b = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method="hellinger-tanh")
+        assert b.value == pytest.approx(0.25 * (1 - math.sqrt(2 - 2 * (1 - t2 * h2 / 2) ** 20)))
         best = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3)
         assert best.value == pytest.approx(
             max(
                 le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method=m).value
-                for m in ("kl", "djw", "hellinger")
+                for m in ("kl", "djw", "hellinger", "kl-tanh", "hellinger-tanh")
             )
         )
+        with pytest.raises(ValueError, match="kl-tanh"):
+            le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, delta=0.1, method="kl-tanh")
         with pytest.raises(ValueError, match="djw"):
             le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, delta=0.1, method="djw")
 
@@ -902,7 +910,7 @@ class TestMonotonicity:
 # -------------------------------------------------------------------------- objects
 class TestBoundObject:
     def test_float_attributes_pickle(self):
-        b = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0)
+        b = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0, method="kl")
         assert float(b) == b.value
         assert isinstance(b.value, float) and isinstance(b.method, str)
         assert b.tau == 1.0

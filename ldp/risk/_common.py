@@ -129,6 +129,14 @@ class Privacy:
         return phi(self.epsilon, self.delta, n)
 
     @property
+    def tanh_factor(self) -> float:
+        """``tanh^2(eps / 2)``: every eps-LDP channel contracts KL, chi^2 and squared
+        Hellinger by at most this (seed 001 Thm 5 with ``eta_TV <= tanh(eps/2)``, eq. 26
+        corrected; KL, chi^2 and Hellinger share one coefficient, Choi-Ruskai-Seneta). It is
+        below ``phi(eps, 0) = 1 - e^-eps`` for every ``eps > 0``. Pure LDP only."""
+        return math.tanh(self.epsilon / 2.0) ** 2
+
+    @property
     def djw(self) -> bool:
         """Whether the Duchi-Jordan-Wainwright pure-LDP inequalities apply."""
         return self.channel is None and self.delta == 0.0 and not math.isinf(self.epsilon)

@@ -55,7 +55,7 @@ from ldp.risk._common import (
 
 __all__ = ["assouad", "hypercube_index"]
 
-_CONTRACTIONS = ("best", "phi", "djw")
+_CONTRACTIONS = ("best", "phi", "djw", "tanh")
 _MAX_VERTEX_ALPHABET = 16
 
 
@@ -116,7 +116,7 @@ def assouad(
         Worst case over ``(epsilon, delta)``-LDP channels (``epsilon=inf``: non-private).
     channel : Channel, optional
         A concrete channel used by every user.
-    contraction : {"best", "phi", "djw"}
+    contraction : {"best", "phi", "djw", "tanh"}
         How the total variations are bounded (module docstring).
 
     Returns
@@ -150,7 +150,8 @@ def assouad(
     index = np.arange(rows)
     work = push(priv.channel, fam, "family") if priv.channel is not None else fam
     factor = 1.0 if priv.channel is not None else priv.factor()
-    tv_phi = 0.0
+    tanh = priv.tanh_factor if priv.djw else None
+    tv_phi = tv_tanh = 0.0
     deltas = np.empty((d, fam.shape[1]))
     for j in range(d):
         plus = index[(index >> j) & 1 == 1]
@@ -159,6 +160,8 @@ def assouad(
         backward = float(np.mean(kl(work[minus], work[plus])))
         kl_j = min(forward, backward)
         tv_phi += min(1.0, math.sqrt(min(scaled(n * factor, kl_j), 4.0) / 2.0))
+        if tanh is not None:
+            tv_tanh += min(1.0, math.sqrt(min(scaled(n * tanh, kl_j), 4.0) / 2.0))
         deltas[j] = fam[plus].mean(axis=0) - fam[minus].mean(axis=0)
 
     routes = {"phi": tv_phi}
@@ -166,6 +169,7 @@ def assouad(
     if priv.djw:
         s_sup = _sup_box_quadratic(deltas)
         routes["djw"] = min(float(d), math.sqrt(d * n * priv.djw_factor * s_sup / 2.0))
+        routes["tanh"] = tv_tanh
         extra["S"] = s_sup
     if priv.channel is not None:
         route = "channel"
@@ -173,12 +177,15 @@ def assouad(
     elif contraction == "best":
         route = min(routes, key=routes.__getitem__)
     elif contraction not in routes:
-        raise ValueError("contraction='djw' needs pure LDP: a finite epsilon and delta = 0")
+        raise ValueError(
+            f"contraction={contraction!r} needs pure LDP: a finite epsilon and delta = 0"
+        )
     else:
         route = contraction
     names = {
         "phi": "private Assouad (seed 003 Lemma 1 + KL convexity)",
         "djw": "private Assouad (Duchi-Jordan-Wainwright JASA 2018)",
+        "tanh": "private Assouad (eta_KL <= tanh^2(eps/2), seed 001 Thm 5, + KL convexity)",
         "channel": "Assouad with a concrete channel (exact privatized KL)",
     }
     name = names[route] if priv.private else "non-private Assouad"
@@ -187,5 +194,11 @@ def assouad(
         sep / 2.0 * max(0.0, d - tv_sum),
         name,
         MINIMAX,
-        {"d": d, "tv_sum": tv_sum, "factor": factor, "route": route, **extra},
+        {
+            "d": d,
+            "tv_sum": tv_sum,
+            "factor": tanh if route == "tanh" else factor,
+            "route": route,
+            **extra,
+        },
     )

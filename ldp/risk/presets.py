@@ -65,28 +65,35 @@ __all__ = [
     "paninski_family",
 ]
 
-_ROUTES = ("best", "kl", "hellinger", "djw")
+_ROUTES = ("best", "kl", "hellinger", "djw", "kl-tanh", "hellinger-tanh")
 _LECAM_NAMES = {
     "kl": "private Le Cam (seed 003 Lemma 3: Pinsker + Lemma 1)",
     "hellinger": "private Le Cam via Hellinger (seed 003 Lemma 1 + eqs. (38)-(39))",
     "djw": "private Le Cam via Duchi-Jordan-Wainwright strong DPI (JASA 2018 Thm 1)",
+    "kl-tanh": "private Le Cam (Pinsker + eta_KL <= tanh^2(eps/2), seed 001 Thm 5)",
+    "hellinger-tanh": "private Le Cam via Hellinger (eta_H2 <= tanh^2(eps/2), seed 001 Thm 5)",
 }
 
 
 # ------------------------------------------------------------------------ Bernoulli mean
 def _bernoulli_tv_routes(s: np.ndarray, n: int, priv: Privacy) -> dict[str, np.ndarray]:
     """TV(M0^n, M1^n) bounds for the pair Bern(1/2 -+ s), as in ``le_cam``."""
-    factor = priv.factor()
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        kl = 2.0 * s * (np.log1p(2.0 * s) - np.log1p(-2.0 * s))
-        kl_tv = np.sqrt(np.minimum(n * factor * kl if factor > 0 else 0.0 * s, 4.0) / 2.0)
-        h2 = 2.0 - 2.0 * np.sqrt(np.maximum(0.0, 1.0 - 4.0 * s * s))
-        affinity = np.maximum(0.0, 1.0 - factor * h2 / 2.0)
-        h_tv = np.sqrt(np.maximum(0.0, -2.0 * np.expm1(n * np.log(affinity))))
-        h_tv = np.where(affinity > 0, h_tv, 1.0)
-    routes = {"kl": np.minimum(kl_tv, 1.0), "hellinger": np.minimum(h_tv, 1.0)}
+
+    def routes_with(factor: float) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            kl = 2.0 * s * (np.log1p(2.0 * s) - np.log1p(-2.0 * s))
+            kl_tv = np.sqrt(np.minimum(n * factor * kl if factor > 0 else 0.0 * s, 4.0) / 2.0)
+            h2 = 2.0 - 2.0 * np.sqrt(np.maximum(0.0, 1.0 - 4.0 * s * s))
+            affinity = np.maximum(0.0, 1.0 - factor * h2 / 2.0)
+            h_tv = np.sqrt(np.maximum(0.0, -2.0 * np.expm1(n * np.log(affinity))))
+            h_tv = np.where(affinity > 0, h_tv, 1.0)
+        return np.minimum(kl_tv, 1.0), np.minimum(h_tv, 1.0)
+
+    kl_route, h_route = routes_with(priv.factor())
+    routes = {"kl": kl_route, "hellinger": h_route}
     if priv.djw:
         routes["djw"] = np.minimum(math.sqrt(n) * math.expm1(priv.epsilon) * 2.0 * s, 1.0)
+        routes["kl-tanh"], routes["hellinger-tanh"] = routes_with(priv.tanh_factor)
     return routes
 
 
@@ -441,8 +448,10 @@ def distribution_estimation(
         The LDP budget (``epsilon=inf``: non-private).
     loss : {"l2sq", "l1"}
         Squared l2 or l1 loss.
-    method : {"best", "djw", "phi"}
-        The Assouad route (``"djw"`` needs ``delta = 0``).
+    method : {"best", "djw", "phi", "tanh"}
+        The Assouad route: ``"phi"`` seed 003 Lemma 1; ``"tanh"`` the pure-LDP contraction
+        ``tanh^2(eps/2)``; ``"djw"`` Duchi-Jordan-Wainwright (the last two need
+        ``delta = 0``).
 
     Returns
     -------
@@ -465,22 +474,25 @@ def distribution_estimation(
     priv = resolve_privacy(epsilon, delta, None)
     if loss not in ("l2sq", "l1"):
         raise ValueError(f"loss must be 'l2sq' or 'l1', got {loss!r}")
-    if method not in ("best", "djw", "phi"):
-        raise ValueError(f"method must be 'best', 'djw' or 'phi', got {method!r}")
-    if method == "djw" and not priv.djw:
-        raise ValueError("method='djw' needs pure LDP: a finite epsilon and delta = 0")
+    if method not in ("best", "djw", "phi", "tanh"):
+        raise ValueError(f"method must be 'best', 'djw', 'phi' or 'tanh', got {method!r}")
+    if method in ("djw", "tanh") and not priv.djw:
+        raise ValueError(f"method={method!r} needs pure LDP: a finite epsilon and delta = 0")
     factor = priv.factor()
     c = math.expm1(priv.epsilon) * math.sqrt(2.0 * n) if priv.djw else math.inf
 
-    def tv_sum(u: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def pinsker_sum(u: np.ndarray, g: np.ndarray, scale: float) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_ratio = np.log1p(g) - np.log1p(-g)
-            per = np.sqrt(np.minimum(n * factor * g * log_ratio / u, 4.0)) if factor > 0 else 0 * g
+            per = np.sqrt(np.minimum(n * scale * g * log_ratio / u, 4.0)) if scale > 0 else 0 * g
             per = np.where(np.isnan(per), 1.0, per)
-        phi_sum = u / 2.0 * np.minimum(per, 1.0)
-        routes = {"phi": phi_sum}
+        return u / 2.0 * np.minimum(per, 1.0)
+
+    def tv_sum(u: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        routes = {"phi": pinsker_sum(u, g, factor)}
         if priv.djw:
             routes["djw"] = np.minimum(u / 2.0, g * c)
+            routes["tanh"] = pinsker_sum(u, g, priv.tanh_factor)
         names = list(routes) if method == "best" else [method]
         stack = np.stack([np.broadcast_to(routes[r], np.broadcast(u, g).shape) for r in names])
         pick = np.argmin(stack, axis=0)
@@ -513,6 +525,7 @@ def distribution_estimation(
     route = str(np.asarray(route).ravel()[0])
     names = {
         "phi": "private Assouad (seed 003 Lemma 1 + KL convexity)",
+        "tanh": "private Assouad (eta_KL <= tanh^2(eps/2), seed 001 Thm 5, + KL convexity)",
         "djw": "private Assouad (Duchi-Jordan-Wainwright JASA 2018)",
     }
     name = names[route] if priv.private else "non-private Assouad"
