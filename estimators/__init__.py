@@ -1,7 +1,26 @@
-"""scikit-learn estimators and transformers built on :mod:`ldp`.
+"""scikit-learn estimators on locally private data, built on :mod:`ldp`.
 
-The estimators (frequency and mean estimation, private classifiers) land here; the
-``estimators`` package imports ``ldp``, never the reverse.
+* :class:`Privatizer`: the client-side transformer (one local randomizer per column).
+* :class:`FrequencyEstimator`, :class:`MeanEstimator`: the server side, from privatized
+  reports or (simulation) from raw rows privatized internally; ``partial_fit`` and ``merge``
+  aggregate chunks and shards exactly.
+* :class:`LDPNaiveBayes`: categorical naive Bayes from privatized (label, feature) pairs.
+* :class:`LDPLogisticRegression`: logistic regression from privatized sufficient statistics
+  of its quadratic surrogate, in one round.
+
+Every estimator keeps only the public protocol and privatized aggregates, never a raw row.
 """
 
-__all__: list[str] = []
+from estimators.frequency import FrequencyEstimator
+from estimators.linear import LDPLogisticRegression
+from estimators.mean import MeanEstimator
+from estimators.naive_bayes import LDPNaiveBayes
+from estimators.privatizer import Privatizer
+
+__all__ = [
+    "FrequencyEstimator",
+    "LDPLogisticRegression",
+    "LDPNaiveBayes",
+    "MeanEstimator",
+    "Privatizer",
+]

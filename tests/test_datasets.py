@@ -96,3 +96,17 @@ def test_the_wheel_carries_the_data(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert str(tmp_path / "site") in run.stdout
+
+
+def test_anes96_categorical_bins_at_public_edges():
+    from ldp.datasets import ANES96_BINS, load_anes96_categorical
+
+    raw = load_anes96()
+    binned = load_anes96_categorical()
+    assert binned.shape == (944, 9) and "popul" not in binned.columns
+    assert not binned.isna().any().any()
+    for column, (edges, names) in ANES96_BINS.items():
+        assert list(binned[column].cat.categories) == names
+        codes = np.searchsorted(edges, raw[column].to_numpy(), side="right") - 1
+        assert (binned[column].cat.codes.to_numpy() == codes).all()
+    assert (binned["vote"].cat.codes == raw["vote"]).all()

@@ -1,0 +1,322 @@
+"""What the frequency and mean estimators share: a protocol, mergeable statistics, atomic updates.
+
+An estimator holds a fitted :class:`~estimators.Privatizer` (the public protocol: columns,
+domains, mechanisms, budget) and, per column it estimates, the mechanism's mergeable
+statistic (:class:`~ldp.mechanisms.SupportCounts` or :class:`~ldp.mechanisms.MeanSums`) plus
+the number of report rows. Nothing else survives a fit: no raw value, no report. Every
+public update (``fit``, ``partial_fit``, ``fit_reports``, ``partial_fit_reports``, ``merge``)
+either completes or leaves the estimator exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from estimators._protocol import aggregate_block, build_mechanisms, check_budget
+from estimators._schema import (
+    CATEGORICAL,
+    Column,
+    check_bounds,
+    check_categories,
+    check_same_columns,
+    encode_table,
+    read_table,
+)
+from estimators.privatizer import Privatizer, atomic, check_epsilon_param, same_protocol
+from ldp._validation import check_random_state
+
+
+def _same_param(a: object, b: object) -> bool:
+    try:
+        return bool(np.all(a == b)) if type(a) is type(b) else False
+    except (TypeError, ValueError):
+        return repr(a) == repr(b)
+
+
+class ProtocolEstimator(BaseEstimator):
+    """Base class: subclasses set ``_kind`` and implement ``_domain_param``, ``_extra`` and
+    ``_update``."""
+
+    _kind: str = CATEGORICAL
+
+    # ----------------------------------------------------------------- hooks
+    def _domain_param(self) -> dict:
+        raise NotImplementedError
+
+    def _check_params(self) -> None:
+        check_epsilon_param(self.epsilon)
+        check_budget(self.budget)
+
+    def _extra(self, mechanism, block: np.ndarray, name: str) -> float:
+        return 0.0
+
+    def _update(self) -> None:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- protocol
+    def _new_privatizer(self) -> Privatizer:
+        priv = Privatizer(
+            self.epsilon,
+            mechanism=self.mechanism,
+            budget=self.budget,
+            random_state=None,
+            **self._domain_param(),
+        )
+        priv._default_kind = self._kind
+        return priv
+
+    def _declared_protocol(self) -> Privatizer:
+        """The protocol from the estimator's own declarations (no data to read)."""
+        ((param, declared),) = self._domain_param().items()
+        if isinstance(declared, dict):
+            names = [str(k) for k in declared]
+            domains = list(declared.values())
+        elif isinstance(declared, list) and declared:
+            names = [f"x{j}" for j in range(len(declared))]
+            domains = declared
+        else:
+            raise ValueError(
+                f"fit_reports without a privatizer needs `{param}` declared for every column "
+                "(a dict or a list); otherwise pass the fitted Privatizer the clients used"
+            )
+        if self._kind == CATEGORICAL:
+            columns = [
+                Column(n, CATEGORICAL, categories=check_categories(d, n))
+                for n, d in zip(names, domains)
+            ]
+        else:
+            columns = [
+                Column(n, self._kind, bounds=check_bounds(d, n)) for n, d in zip(names, domains)
+            ]
+        priv = self._new_privatizer()
+        priv._set_protocol(
+            columns,
+            build_mechanisms(
+                columns,
+                check_epsilon_param(self.epsilon),
+                self.mechanism,
+                check_budget(self.budget),
+            ),
+        )
+        priv.n_features_in_ = len(columns)
+        if isinstance(declared, dict):
+            priv.feature_names_in_ = np.asarray(names, dtype=object)
+        return priv
+
+    def _adopt_protocol(self, privatizer: Privatizer) -> Privatizer:
+        if not isinstance(privatizer, Privatizer):
+            raise TypeError(
+                f"privatizer must be a fitted Privatizer, got {type(privatizer).__name__}"
+            )
+        check_is_fitted(privatizer)
+        for param in ("epsilon", "mechanism", "budget"):
+            mine, theirs = getattr(self, param), getattr(privatizer, param)
+            if not _same_param(mine, theirs):
+                raise ValueError(
+                    f"{param} of the estimator ({mine!r}) differs from the privatizer's "
+                    f"({theirs!r}); the reports can only be decoded with the clients' protocol"
+                )
+        priv = copy.deepcopy(privatizer)
+        priv.random_state = None
+        return priv
+
+    # ----------------------------------------------------------------- statistics
+    def _statistics(self, priv: Privatizer, reports: ArrayLike, used: list[int]):
+        blocks = priv.report_blocks(reports)
+        stats, extras, counts = [], [], []
+        for j in used:
+            mech, column = priv.mechanisms_[j], priv.columns_[j]
+            if mech is None:
+                stats.append(None)
+                extras.append(0.0)
+                counts.append(0)
+                continue
+            rows, block = blocks[j]
+            stats.append(aggregate_block(mech, block, column.name))
+            extras.append(self._extra(mech, block, column.name))
+            counts.append(rows.size)
+        n_rows = int(np.shape(reports)[0])
+        return stats, np.asarray(extras, dtype=np.float64), n_rows
+
+    def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
+        self.privatizer_ = priv
+        self._used = list(used)
+        self.columns_ = [priv.columns_[j] for j in used]
+        self.mechanisms_ = [priv.mechanisms_[j] for j in used]
+        self.epsilon_total_ = priv.epsilon_total_
+        self.statistics_ = list(stats)
+        self._extras = np.asarray(extras, dtype=np.float64)
+        self.n_rows_ = int(n_rows)
+        self._refresh()
+
+    def _add(self, stats, extras, n_rows: int) -> None:
+        self.statistics_ = [None if a is None else a + b for a, b in zip(self.statistics_, stats)]
+        self._extras = self._extras + extras
+        self.n_rows_ = self.n_rows_ + int(n_rows)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.n_reports_ = np.array([0 if s is None else s.n for s in self.statistics_])
+        self._update()
+
+    # ----------------------------------------------------------------- raw data (simulation)
+    def _fit_raw(self, X: ArrayLike, rng: np.random.Generator, *, first: bool) -> None:
+        names, values, _ = read_table(self, X, reset=first)
+        if first:
+            priv = self._new_privatizer()
+            priv.fit(X)
+            used = list(range(len(priv.columns_)))
+        else:
+            priv = self.privatizer_
+            if len(self._used) != len(priv.columns_):
+                raise ValueError(
+                    "this estimator decodes a protocol with more columns than it estimates; "
+                    "add reports with partial_fit_reports"
+                )
+            check_same_columns(priv.columns_, names)
+            used = self._used
+        reports = priv._privatize(encode_table(priv.columns_, values), rng)
+        stats, extras, n_rows = self._statistics(priv, reports, used)
+        if first:
+            self._commit(priv, used, stats, extras, n_rows)
+        else:
+            self._add(stats, extras, n_rows)
+
+    def fit(self, X: ArrayLike, y: object = None):
+        """Simulation: privatize the rows of ``X`` internally, then aggregate the reports.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Raw rows (each row is one user).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            self._check_params()
+            rng = check_random_state(self.random_state)
+            self._fit_raw(X, rng, first=True)
+            self._rng = rng
+        return self
+
+    def partial_fit(self, X: ArrayLike, y: object = None):
+        """Add the rows of ``X`` (privatized internally), e.g. one chunk of a stream.
+
+        The first call fixes the protocol (as :meth:`fit`); later calls reuse it and continue
+        the random stream, so chunks get independent noise.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "privatizer_"):
+                self._check_params()
+                self._rng = check_random_state(self.random_state)
+                self._fit_raw(X, self._rng, first=True)
+            else:
+                self._fit_raw(X, self._rng, first=False)
+        return self
+
+    # ----------------------------------------------------------------- privatized reports
+    def fit_reports(self, reports: ArrayLike, privatizer: Privatizer | None = None):
+        """Fit from privatized reports collected from clients (the server side).
+
+        Parameters
+        ----------
+        reports : DataFrame or array-like
+            The report table the clients' :class:`~estimators.Privatizer` produced.
+        privatizer : Privatizer, optional
+            The fitted privatizer the clients used (its public schema and mechanisms decode the
+            reports; the estimator keeps the columns of its kind). Its ``epsilon``,
+            ``mechanism`` and ``budget`` must equal the estimator's. Without it, the
+            estimator's own declared domains (a dict or a list) define the protocol.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            self._check_params()
+            if privatizer is None:
+                priv = self._declared_protocol()
+            else:
+                priv = self._adopt_protocol(privatizer)
+            used = [j for j, c in enumerate(priv.columns_) if c.kind == self._kind]
+            if not used:
+                raise ValueError(f"the privatizer has no {self._kind} columns")
+            stats, extras, n_rows = self._statistics(priv, reports, used)
+            self._commit(priv, used, stats, extras, n_rows)
+            names = [priv.columns_[j].name for j in used]
+            self.n_features_in_ = len(used)
+            if hasattr(priv, "feature_names_in_"):
+                self.feature_names_in_ = np.asarray(names, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self._rng = check_random_state(self.random_state)
+        return self
+
+    def partial_fit_reports(self, reports: ArrayLike, privatizer: Privatizer | None = None):
+        """Add a chunk of privatized reports (the first call is :meth:`fit_reports`).
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "privatizer_"):
+            return self.fit_reports(reports, privatizer)
+        with atomic(self):
+            if privatizer is not None:
+                check_is_fitted(privatizer)
+                diff = same_protocol(privatizer, self.privatizer_)
+                if diff:
+                    raise ValueError(f"privatizer differs from the fitted protocol in its {diff}")
+            stats, extras, n_rows = self._statistics(self.privatizer_, reports, self._used)
+            self._add(stats, extras, n_rows)
+        return self
+
+    def merge(self, other):
+        """Add the statistics of ``other`` (fitted on other users with the same protocol).
+
+        The result is exactly what one fit on the union of both sets of reports gives. Raises
+        (and changes nothing) if ``other`` is not of the same class, has other parameters
+        (``random_state`` aside) or another protocol.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            check_is_fitted(self)
+            if type(other) is not type(self):
+                raise TypeError(
+                    f"other must be a {type(self).__name__}, got {type(other).__name__}"
+                )
+            check_is_fitted(other)
+            mine, theirs = self.get_params(), other.get_params()
+            for name in mine:
+                if name != "random_state" and not _same_param(mine[name], theirs[name]):
+                    raise ValueError(
+                        f"cannot merge: parameter {name!r} differs ({mine[name]!r} vs "
+                        f"{theirs[name]!r})"
+                    )
+            diff = same_protocol(self.privatizer_, other.privatizer_)
+            if diff is None and self._used != other._used:
+                diff = "estimated columns"
+            if diff:
+                raise ValueError(f"cannot merge: the protocols differ in their {diff}")
+            self._add(other.statistics_, other._extras, other.n_rows_)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        return tags

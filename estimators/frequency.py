@@ -1,0 +1,237 @@
+"""Frequencies of categorical columns from locally private reports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from sklearn.utils.validation import check_is_fitted
+
+from estimators._base import ProtocolEstimator
+from estimators._schema import CATEGORICAL
+from ldp._validation import check_scalar
+from ldp.mechanisms import ibu, norm_sub, project_simplex
+from ldp.risk import Bound, distribution_estimation
+
+__all__ = ["FrequencyEstimator"]
+
+CONSISTENCY = ("none", "project", "norm_sub", "ibu")
+
+
+def _alpha(alpha: object) -> float:
+    return check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+class FrequencyEstimator(ProtocolEstimator):
+    """Category frequencies of each column, estimated from epsilon-LDP reports.
+
+    Every column is categorical; each is privatized with a frequency oracle (see
+    :class:`~estimators.Privatizer` for the budget rule, the schema and the randomness) and
+    its frequencies are estimated with the oracle's unbiased estimator
+    ``(C_v / n - q) / (p - q)``, optionally post-processed into a distribution
+    (``consistency``; post-processing costs no privacy).
+
+    Two ways in: :meth:`fit` / :meth:`partial_fit` take raw rows and privatize them internally
+    (simulation); :meth:`fit_reports` / :meth:`partial_fit_reports` take the report table the
+    clients sent. :meth:`merge` adds the counts of another estimator fitted on other users
+    with the same protocol; chunked, merged and one-shot aggregation of the same reports give
+    identical counts. The fitted estimator holds the public protocol and the support counts,
+    nothing else.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Per-row privacy budget, ``> 0``.
+    categories : dict or list, optional
+        Public categories per column (``{column: [...]}`` or one list per column). Columns
+        left undeclared take them from a pandas ``Categorical`` dtype, else from the data
+        (simulation only: not covered by the guarantee).
+    mechanism : str or dict, default "auto"
+        ``"auto"`` (smallest exact variance, :func:`ldp.mechanisms.recommend`) or one of
+        ``"GRR"``, ``"SUE"``, ``"OUE"``, ``"OLH"``, ``"BLH"``, ``"HR"``, ``"SS"``, or a dict
+        per column.
+    budget : {"split", "sample"}, default "split"
+        Split ``epsilon`` over the columns, or let each row report one sampled column.
+    consistency : {"none", "project", "norm_sub", "ibu"}, default "none"
+        Post-processing of the unbiased estimates: none, Euclidean projection onto the
+        simplex, Norm-Sub, or iterative Bayesian update (see :mod:`ldp.mechanisms.consistency`).
+    random_state : None, int or numpy.random.Generator
+        Noise source of the simulation (see :class:`~estimators.Privatizer`); a Generator is
+        deep-copied by ``clone``, so a clone replays the same noise.
+
+    Attributes
+    ----------
+    frequencies_ : list of ndarray
+        Per column, the estimate after ``consistency`` (NaN while a column has no reports,
+        which only happens with ``budget="sample"`` and very few rows).
+    unbiased_frequencies_ : list of ndarray
+        Per column, the unbiased estimate (may be negative, need not sum to one).
+    categories_ : list of ndarray
+        Per column, the public categories, in the order of the frequencies.
+    statistics_ : list of SupportCounts
+        Per column, the mergeable support counts (``None`` for a single-category column).
+    n_reports_ : ndarray of int
+        Reports per column; ``n_rows_`` is the number of report rows (users).
+    epsilon_total_ : float
+        The per-row guarantee of the protocol (exact, from the mechanisms).
+    mechanisms_ : list
+        The oracle of each column.
+    privatizer_ : Privatizer
+        The public protocol (its ``random_state`` is cleared).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from estimators import FrequencyEstimator
+    >>> from ldp.datasets import make_categorical
+    >>> values, truth = make_categorical(20_000, 4, rng=0)
+    >>> est = FrequencyEstimator(epsilon=2.0, categories=[[0, 1, 2, 3]], random_state=1)
+    >>> est = est.fit(values.reshape(-1, 1))
+    >>> bool(np.abs(est.frequencies_[0] - truth).max() < 0.03)
+    True
+    >>> est.mechanisms_[0]
+    GRR(k=4, epsilon=2.0)
+    >>> low_high = est.confidence_interval(0.05)[0]
+    >>> bool(np.all(low_high[:, 0] <= low_high[:, 1]))
+    True
+    """
+
+    _kind = CATEGORICAL
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        categories: dict | list | None = None,
+        mechanism: str | dict = "auto",
+        budget: str = "split",
+        consistency: str = "none",
+        random_state: object = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.categories = categories
+        self.mechanism = mechanism
+        self.budget = budget
+        self.consistency = consistency
+        self.random_state = random_state
+
+    def _domain_param(self) -> dict:
+        return {"categories": self.categories}
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.consistency not in CONSISTENCY:
+            raise ValueError(f"consistency must be one of {CONSISTENCY}, got {self.consistency!r}")
+
+    def _update(self) -> None:
+        self.categories_ = [c.categories for c in self.columns_]
+        self.unbiased_frequencies_, self.frequencies_ = [], []
+        for column, mech, stat in zip(self.columns_, self.mechanisms_, self.statistics_):
+            if mech is None:
+                unbiased = processed = np.ones(1)
+            elif stat.n == 0:
+                unbiased = processed = np.full(column.k, np.nan)
+            else:
+                unbiased = mech.estimate(stat)
+                if self.consistency == "project":
+                    processed = project_simplex(unbiased)
+                elif self.consistency == "norm_sub":
+                    processed = norm_sub(unbiased)
+                elif self.consistency == "ibu":
+                    processed = ibu(mech, stat)
+                else:
+                    processed = unbiased
+            self.unbiased_frequencies_.append(unbiased)
+            self.frequencies_.append(processed)
+
+    # ----------------------------------------------------------------- uncertainty
+    def variance(self, convention: str = "fixed") -> list[np.ndarray]:
+        """Per column, the exact variance of each unbiased estimate at the estimated frequency.
+
+        The oracle's closed form (:meth:`ldp.mechanisms.FrequencyOracle.variance`) with ``n``
+        the column's reports and ``f`` the unbiased estimate clipped to ``[0, 1]`` (a plug-in:
+        the formula is exact for the true ``f``).
+
+        Parameters
+        ----------
+        convention : {"fixed", "iid"}
+            ``fixed``: the estimand is the empirical frequency of the users; ``iid``: the
+            population frequency (adds ``f (1 - f) / n``).
+        """
+        check_is_fitted(self)
+        out = []
+        for column, mech, stat, est in zip(
+            self.columns_, self.mechanisms_, self.statistics_, self.unbiased_frequencies_
+        ):
+            if mech is None:
+                out.append(np.zeros(1))
+            elif stat.n == 0:
+                out.append(np.full(column.k, np.inf))
+            else:
+                out.append(np.asarray(mech.variance(stat.n, np.clip(est, 0, 1), convention)))
+        return out
+
+    def confidence_interval(self, alpha: float = 0.05, convention: str = "iid") -> list[np.ndarray]:
+        """Per column, a ``(k, 2)`` array of normal-approximation ``1 - alpha`` intervals.
+
+        Centred on the unbiased estimate (whatever ``consistency`` is), half-width
+        ``z_{1-alpha/2}`` times the square root of :meth:`variance`, clipped to ``[0, 1]``.
+        The counts are sums of independent reports, so the normal approximation is the
+        central limit theorem's.
+        """
+        z = float(norm.ppf(1.0 - _alpha(alpha) / 2.0))
+        out = []
+        for est, var in zip(self.unbiased_frequencies_, self.variance(convention)):
+            half = z * np.sqrt(var)
+            out.append(np.clip(np.column_stack([est - half, est + half]), 0.0, 1.0))
+        return out
+
+    def lower_bound(self, loss: str = "l2sq") -> list[Bound | None]:
+        """Per column, the minimax lower bound on the risk of *any* estimator of its
+        distribution from ``n_rows_`` users under ``epsilon_total_``-LDP.
+
+        :func:`ldp.risk.distribution_estimation` (private Assouad on the Paninski family). No
+        protocol with the same per-user guarantee does better in the worst case; compare it
+        with the summed :meth:`variance` (the achieved ``l2sq`` risk). ``None`` for a
+        single-category column.
+        """
+        check_is_fitted(self)
+        return [
+            None
+            if mech is None
+            else distribution_estimation(
+                column.k, max(self.n_rows_, 1), self.epsilon_total_, loss=loss
+            )
+            for column, mech in zip(self.columns_, self.mechanisms_)
+        ]
+
+    def to_frame(self, alpha: float = 0.05) -> pd.DataFrame:
+        """A tidy table: column, category, frequency, unbiased estimate, std, interval."""
+        check_is_fitted(self)
+        parts = []
+        for column, freq, est, var, ci in zip(
+            self.columns_,
+            self.frequencies_,
+            self.unbiased_frequencies_,
+            self.variance("iid"),
+            self.confidence_interval(alpha),
+        ):
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "column": column.name,
+                        "category": column.categories,
+                        "frequency": freq,
+                        "unbiased": est,
+                        "std": np.sqrt(var),
+                        "ci_low": ci[:, 0],
+                        "ci_high": ci[:, 1],
+                    }
+                )
+            )
+        return pd.concat(parts, ignore_index=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        return tags

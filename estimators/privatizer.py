@@ -1,0 +1,363 @@
+"""The client-side object: privatize each column of a table with its own mechanism."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+from estimators._protocol import (
+    Mechanism,
+    aggregate_block,
+    build_mechanisms,
+    check_budget,
+    encode_reports,
+    mechanism_name,
+    report_width,
+    to_unit,
+    total_epsilon,
+)
+from estimators._schema import CATEGORICAL, Column, encode_table, read_table, resolve_schema
+from ldp._validation import check_random_state, check_scalar
+from ldp.mechanisms import MeanSums, SupportCounts
+
+__all__ = ["Privatizer"]
+
+
+@contextmanager
+def atomic(estimator):
+    """Restore ``estimator.__dict__`` if the block raises: a failed call leaves no state."""
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
+
+
+def check_epsilon_param(epsilon: object) -> float:
+    return check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+
+
+class Privatizer(TransformerMixin, BaseEstimator):
+    """Privatize every column of a table on the client: one local randomizer per column.
+
+    Categorical columns go through a frequency oracle (``mechanism="auto"`` picks the one with
+    the smallest exact variance for the column's number of categories, see
+    :func:`ldp.mechanisms.recommend`), bounded numeric columns through a mean mechanism
+    (``"auto"``: the smallest worst-case variance among Duchi, piecewise, hybrid and Laplace),
+    after an affine map of the declared bounds onto the mechanism's domain.
+
+    **Budget.** ``budget="split"``: each row reports every column with ``epsilon / d``
+    (``d`` columns with more than one category); ``budget="sample"``: each row reports one
+    column drawn uniformly at random, at the full ``epsilon``. ``epsilon_total_`` is the
+    guarantee of one row, recomputed from the mechanisms: the sum of the columns' levels
+    (split) or their maximum (sample).
+
+    **Schema and privacy.** A mechanism needs the public domain of its column. Declare it:
+    ``categories`` (categorical columns) and ``bounds`` (numeric columns). When every column is
+    declared, ``fit`` reads only the column names and dtypes of ``X``, never its values (a
+    zero-row frame with the right columns is not enough for scikit-learn's checks, so pass any
+    frame with the right columns). Undeclared columns take their domain from a pandas
+    ``Categorical`` dtype (or ``{False, True}`` for booleans), and otherwise from the values
+    (the observed categories, or the observed range rounded outward to a coarse grid). A domain
+    read from the values depends on the private rows and is **not** covered by
+    ``epsilon_total_``: that mode is for simulation only, and ``schema_from_data_`` lists the
+    columns it was used for. Values outside a column's domain (unknown categories, numbers
+    outside the bounds) raise at ``transform``; they are never clipped or dropped.
+
+    **Randomness.** ``transform`` draws its noise from ``check_random_state(random_state)`` on
+    every call: ``None`` takes fresh entropy each time (the setting for devices); an int seed
+    replays the *same* noise on every call and a Generator continues its stream, both for
+    simulation and reproducibility only (a server that can predict the noise can undo it).
+    ``sklearn.base.clone`` deep-copies a Generator, so a clone replays the noise of the
+    original from the state it had when cloned. A seeded numpy generator is not a
+    cryptographic source, and a seed shared with whatever generated the data correlates the
+    noise with the values (the estimates are then biased).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Per-row privacy budget, ``> 0``.
+    categories : dict or list, optional
+        Public categories per categorical column: ``{column: [categories]}`` or a list with one
+        entry per column (``None`` entries are not declared).
+    bounds : dict, list or (float, float), optional
+        Public ``(low, high)`` per numeric column, or one pair for every numeric column.
+    mechanism : str or dict, default "auto"
+        A mechanism name for every column of its kind (``"GRR"``, ``"SUE"``, ``"OUE"``,
+        ``"OLH"``, ``"BLH"``, ``"HR"``, ``"SS"``; ``"Duchi"``, ``"Laplace"``, ``"Piecewise"``,
+        ``"Hybrid"``, ``"SquareWave"``), or ``{column: name}``; others get ``"auto"``.
+    budget : {"split", "sample"}, default "split"
+    random_state : None, int or numpy.random.Generator
+        Source of the noise (see above).
+
+    Attributes
+    ----------
+    columns_ : list of Column
+        The schema: each column's name, kind, public domain and where it came from.
+    mechanisms_ : list
+        The mechanism of each column (``None`` for a single-category column).
+    epsilon_total_ : float
+        The per-row LDP guarantee of the whole report.
+    schema_from_data_ : list of str
+        Columns whose domain was read from the values in ``fit``.
+    n_features_in_, feature_names_in_ :
+        As in scikit-learn.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from estimators import Privatizer
+    >>> frame = pd.DataFrame({"vote": ["yes", "no", "yes"], "age": [31.0, 45.0, 62.0]})
+    >>> priv = Privatizer(
+    ...     epsilon=2.0,
+    ...     categories={"vote": ["no", "yes"]},
+    ...     bounds={"age": (18, 90)},
+    ...     random_state=0,
+    ... ).set_output(transform="pandas")
+    >>> reports = priv.fit_transform(frame)
+    >>> list(reports.columns), round(priv.epsilon_total_, 9), priv.schema_from_data_
+    (['vote', 'age'], 2.0, [])
+    >>> priv.describe()["mechanism"].tolist()
+    ['SS', 'Hybrid']
+    """
+
+    _default_kind: str | None = None
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        categories: dict | list | None = None,
+        bounds: dict | list | tuple | None = None,
+        mechanism: str | dict = "auto",
+        budget: str = "split",
+        random_state: object = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.categories = categories
+        self.bounds = bounds
+        self.mechanism = mechanism
+        self.budget = budget
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------- fitting the schema
+    def fit(self, X: ArrayLike, y: object = None) -> Privatizer:
+        """Resolve the schema and build one mechanism per column (see the class docstring).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            epsilon = check_epsilon_param(self.epsilon)
+            budget = check_budget(self.budget)
+            names, values, dtypes = read_table(self, X, reset=True)
+            columns = resolve_schema(
+                names,
+                values,
+                dtypes,
+                categories=self.categories,
+                bounds=self.bounds,
+                default_kind=self._default_kind,
+            )
+            self._set_protocol(columns, build_mechanisms(columns, epsilon, self.mechanism, budget))
+        return self
+
+    def _set_protocol(self, columns: list[Column], mechanisms: list[Mechanism | None]) -> None:
+        self.columns_ = columns
+        self.mechanisms_ = mechanisms
+        self.epsilon_total_ = total_epsilon(mechanisms, check_budget(self.budget))
+        self.schema_from_data_ = [c.name for c in columns if c.source == "data"]
+        widths = [report_width(m) for m in mechanisms]
+        self._offsets = np.concatenate([[0], np.cumsum(widths)]).astype(int)
+
+    def _block(self, j: int) -> slice:
+        return slice(int(self._offsets[j]), int(self._offsets[j + 1]))
+
+    # ----------------------------------------------------------------- privatizing
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """Privatize every row of ``X``: the report table (module :mod:`estimators._protocol`).
+
+        Every value is checked against its column's domain before any noise is drawn.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_report_columns), float64
+        """
+        check_is_fitted(self)
+        _, values, _ = read_table(self, X, reset=False)
+        encoded = encode_table(self.columns_, values)
+        return self._privatize(encoded, check_random_state(self.random_state))
+
+    def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+        n = encoded[0].shape[0]
+        out = np.full((n, int(self._offsets[-1])), np.nan)
+        active = [j for j, m in enumerate(self.mechanisms_) if m is not None]
+        if self.budget == "sample" and active:
+            choice = rng.integers(0, len(active), size=n)
+            rows = [np.flatnonzero(choice == i) for i in range(len(active))]
+        else:
+            rows = [slice(None)] * len(active)
+        for j, sel in zip(active, rows):
+            if isinstance(sel, np.ndarray) and sel.size == 0:
+                continue  # Duchi.privatize rejects an empty input; nothing to report anyway
+            mech = self.mechanisms_[j]
+            reports = mech.privatize(to_unit(mech, encoded[j][sel]), rng)
+            out[sel, self._block(j)] = encode_reports(mech, reports)
+        return out
+
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """Names of the report columns: the column name, or ``name_i`` for wider reports."""
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features, generate_names=False)
+        if names is None:
+            names = [c.name for c in self.columns_]
+        out = []
+        for name, mech in zip(names, self.mechanisms_):
+            width = report_width(mech)
+            out.extend([str(name)] if width == 1 else [f"{name}_{i}" for i in range(width)])
+        return np.asarray(out, dtype=object)
+
+    # ----------------------------------------------------------------- server side
+    def _report_array(self, reports: ArrayLike) -> np.ndarray:
+        names = list(self.get_feature_names_out())
+        if isinstance(reports, pd.DataFrame):
+            missing = [c for c in names if c not in reports.columns]
+            if missing:
+                raise ValueError(f"reports lack the report columns {missing[:5]}")
+            reports = reports[names]
+        try:
+            arr = np.asarray(reports, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("reports must be a numeric report table") from None
+        if arr.ndim != 2 or arr.shape[1] != len(names):
+            raise ValueError(
+                f"reports must have shape (n, {len(names)}) (the report table of this "
+                f"protocol), got {arr.shape}"
+            )
+        if np.isinf(arr).any():
+            raise ValueError("reports must not contain infinite values")
+        return arr
+
+    def report_blocks(self, reports: ArrayLike) -> list[tuple[np.ndarray, np.ndarray] | None]:
+        """Per column: ``(rows, block)``, the rows that reported it and their report columns.
+
+        Checks the NaN pattern of the budget: under ``"split"`` no row misses a column, under
+        ``"sample"`` every row reports exactly one column.
+        """
+        check_is_fitted(self)
+        arr = self._report_array(reports)
+        out: list[tuple[np.ndarray, np.ndarray] | None] = []
+        n_reported = np.zeros(arr.shape[0], dtype=np.int64)
+        for j, (column, mech) in enumerate(zip(self.columns_, self.mechanisms_)):
+            if mech is None:
+                out.append(None)
+                continue
+            block = arr[:, self._block(j)]
+            missing = np.isnan(block)
+            all_missing = missing.all(axis=1)
+            if np.any(missing.any(axis=1) & ~all_missing):
+                raise ValueError(
+                    f"reports of column {column.name!r} are partly missing in some rows"
+                )
+            rows = np.flatnonzero(~all_missing)
+            n_reported[rows] += 1
+            out.append((rows, block[rows]))
+        if any(m is not None for m in self.mechanisms_):
+            expected = "every column" if self.budget == "split" else "exactly one column"
+            bad = n_reported != (
+                sum(m is not None for m in self.mechanisms_) if self.budget == "split" else 1
+            )
+            if np.any(bad):
+                raise ValueError(
+                    f"with budget={self.budget!r} every row must report {expected}; "
+                    f"{int(bad.sum())} rows do not"
+                )
+        return out
+
+    def aggregate(self, reports: ArrayLike) -> list[SupportCounts | MeanSums | None]:
+        """The mergeable statistic of each column (``None`` for a single-category column).
+
+        Parameters
+        ----------
+        reports : DataFrame or array-like
+            A report table of this protocol (the output of :meth:`transform`).
+
+        Returns
+        -------
+        list of SupportCounts (categorical) or MeanSums (numeric, on the mechanism's domain)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from estimators import Privatizer
+        >>> X = np.array([[0, 1], [1, 1], [1, 0]])
+        >>> priv = Privatizer(1.0, categories=[[0, 1], [0, 1]], random_state=0).fit(X)
+        >>> [s.n for s in priv.aggregate(priv.transform(X))]
+        [3, 3]
+        """
+        return [
+            None if part is None else aggregate_block(mech, part[1], column.name)
+            for part, mech, column in zip(
+                self.report_blocks(reports), self.mechanisms_, self.columns_
+            )
+        ]
+
+    def describe(self) -> pd.DataFrame:
+        """One row per column: kind, domain, its source, mechanism and epsilon."""
+        check_is_fitted(self)
+        rows = []
+        for column, mech in zip(self.columns_, self.mechanisms_):
+            rows.append(
+                {
+                    "column": column.name,
+                    "kind": column.kind,
+                    "domain": column.describe(),
+                    "domain_from": column.source,
+                    "mechanism": "none (single category)" if mech is None else mechanism_name(mech),
+                    "epsilon": 0.0 if mech is None else mech.epsilon,
+                    "report_columns": report_width(mech),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.categorical = True
+        return tags
+
+
+def same_protocol(a: Privatizer, b: Privatizer) -> str | None:
+    """``None`` if two fitted privatizers run the same protocol, else what differs."""
+    if a.budget != b.budget:
+        return "budget"
+    if len(a.columns_) != len(b.columns_) or not all(
+        x.same_domain(y) for x, y in zip(a.columns_, b.columns_)
+    ):
+        return "columns (names or public domains)"
+    keys_a = [None if m is None else m._key() for m in a.mechanisms_]
+    keys_b = [None if m is None else m._key() for m in b.mechanisms_]
+    if keys_a != keys_b:
+        return "mechanisms"
+    return None
+
+
+def categorical_indices(privatizer: Privatizer) -> list[int]:
+    return [j for j, c in enumerate(privatizer.columns_) if c.kind == CATEGORICAL]

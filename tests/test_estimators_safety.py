@@ -1,0 +1,274 @@
+"""Data safety and bad input: no raw value survives a fit, errors name the argument or column
+without echoing a raw row, and a failed update leaves the estimator exactly as it was."""
+
+import pickle
+import struct
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from estimators import (
+    FrequencyEstimator,
+    LDPLogisticRegression,
+    LDPNaiveBayes,
+    MeanEstimator,
+    Privatizer,
+)
+
+N = 400
+SECRET = "patient-7f3a9c"
+
+
+def _table(seed=0):
+    """A table whose raw values are distinctive: unique incomes, a unique ID string."""
+    rng = np.random.default_rng(seed)
+    income = 20_000 + rng.permutation(N) * 97.123456789 + 0.000271828
+    return pd.DataFrame(
+        {
+            "city": rng.choice(["north", "south", "east"], size=N),
+            "smoker": rng.choice(["no", "yes"], size=N),
+            "income": income,
+        }
+    )
+
+
+CITY = {"city": ["north", "south", "east"], "smoker": ["no", "yes"]}
+BOUNDS = {"income": (0.0, 100_000.0)}
+
+
+def _float_footprints(values):
+    out = []
+    for v in np.asarray(values, dtype=np.float64):
+        out.append(struct.pack("<d", v))
+        out.append(repr(float(v)).encode())
+    return out
+
+
+def _array_footprints(codes):
+    arr = np.asarray(codes)
+    return [arr.astype(t).tobytes() for t in (np.int64, np.int32, np.int8, np.float64)]
+
+
+def _fitted():
+    frame = _table()
+    income = frame[["income"]]
+    cats = frame[["city", "smoker"]]
+    y = (frame["income"] > frame["income"].median()).astype(int).to_numpy()
+    codes = np.column_stack([pd.Index(CITY[c]).get_indexer(frame[c]) for c in ("city", "smoker")])
+    privatizer = Privatizer(1.0, categories=CITY, bounds=BOUNDS, random_state=1).fit(frame)
+    privatizer.transform(frame)
+    return (
+        frame,
+        codes,
+        {
+            "Privatizer": privatizer,
+            "FrequencyEstimator": FrequencyEstimator(1.0, categories=CITY, random_state=1).fit(
+                cats
+            ),
+            "MeanEstimator": MeanEstimator(1.0, bounds=BOUNDS, random_state=1).fit(income),
+            "LDPNaiveBayes": LDPNaiveBayes(1.0, categories=CITY, random_state=1).fit(cats, y),
+            "LDPLogisticRegression": LDPLogisticRegression(1.0, bounds=BOUNDS, random_state=1).fit(
+                income, y
+            ),
+        },
+    )
+
+
+def test_pickled_estimators_hold_no_raw_value():
+    frame, codes, fitted = _fitted()
+    incomes = _float_footprints(frame["income"])
+    rows = (
+        _array_footprints(codes) + _array_footprints(codes[:, 0]) + _array_footprints(codes[:, 1])
+    )
+    for name, est in fitted.items():
+        blob = pickle.dumps(est)
+        leaked = [f for f in incomes if f in blob]
+        assert not leaked, f"{name} pickle holds {len(leaked)} raw incomes"
+        assert not [r for r in rows if r in blob], f"{name} pickle holds the raw category codes"
+        assert pickle.loads(blob).get_params() == est.get_params()
+
+
+def test_auto_schema_is_flagged_and_rounded_outward():
+    frame = _table()
+    priv = Privatizer(1.0).fit(frame)
+    assert priv.schema_from_data_ == ["city", "smoker", "income"]
+    low, high = priv.columns_[2].bounds
+    assert low <= frame["income"].min() and high >= frame["income"].max()
+    assert not set(_float_footprints(frame["income"])) & set(_float_footprints([low, high]))
+    declared = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
+    assert declared.schema_from_data_ == []
+    assert list(declared.describe()["domain_from"]) == ["declared"] * 3
+
+
+def _snapshot(est):
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in est.__dict__.items()}
+
+
+def _assert_unchanged(before, est):
+    after = est.__dict__
+    assert before.keys() == after.keys()
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, after[key])
+        else:
+            assert value is after[key] or value == after[key], key
+
+
+def _bad_frames():
+    frame = _table()
+    unknown = frame.copy()
+    unknown.loc[5, "city"] = SECRET
+    missing_value = frame.copy()
+    missing_value.loc[3, "smoker"] = None
+    nan_income = frame.copy()
+    nan_income.loc[7, "income"] = np.nan
+    outside = frame.copy()
+    outside.loc[9, "income"] = 123_456.789
+    return {
+        "unknown category": (unknown, ValueError, "city"),
+        "missing value": (missing_value, ValueError, "smoker"),
+        "NaN": (nan_income, ValueError, "income"),
+        "outside bounds": (outside, ValueError, "income"),
+        "missing column": (frame.drop(columns="smoker"), ValueError, "smoker"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_frames()))
+def test_privatizer_rejects_bad_rows_without_echoing_them(case):
+    frame, error, column = _bad_frames()[case]
+    priv = Privatizer(1.0, categories=CITY, bounds=BOUNDS, random_state=0).fit(_table())
+    before = _snapshot(priv)
+    with pytest.raises(error, match=column) as info:
+        priv.transform(frame)
+    message = str(info.value)
+    assert SECRET not in message and "123456" not in message and "97.12" not in message
+    _assert_unchanged(before, priv)
+
+
+COLUMNS = {
+    "FrequencyEstimator": ["city", "smoker"],
+    "MeanEstimator": ["income"],
+    "LDPNaiveBayes": ["city", "smoker"],
+}
+RELEVANT = [
+    (name, case)
+    for name, cols in COLUMNS.items()
+    for case, (_, _, column) in _bad_frames().items()
+    if column in cols
+]
+
+
+@pytest.mark.parametrize(("name", "case"), RELEVANT)
+def test_failed_partial_fit_leaves_no_state(name, case):
+    frame, error, column = _bad_frames()[case]
+    good = _table()
+    y = np.arange(N) % 2
+    cols = COLUMNS[name]
+    if name == "FrequencyEstimator":
+        est = FrequencyEstimator(1.0, categories=CITY, random_state=0)
+    elif name == "MeanEstimator":
+        est = MeanEstimator(1.0, bounds=BOUNDS, random_state=0)
+    else:
+        est = LDPNaiveBayes(1.0, categories=CITY, random_state=0)
+    args = (y,) if name == "LDPNaiveBayes" else ()
+    kwargs = {"classes": [0, 1]} if name == "LDPNaiveBayes" else {}
+    est.partial_fit(good[cols], *args, **kwargs)
+    before = _snapshot(est)
+    bad = frame[[c for c in cols if c in frame.columns]]
+    with pytest.raises(error, match=column) as info:
+        est.partial_fit(bad, *args)
+    assert SECRET not in str(info.value) and "123456" not in str(info.value)
+    _assert_unchanged(before, est)
+
+
+@pytest.mark.parametrize("epsilon", [0, -1.0, float("nan"), float("inf")])
+@pytest.mark.parametrize(
+    "cls", [Privatizer, FrequencyEstimator, MeanEstimator, LDPNaiveBayes, LDPLogisticRegression]
+)
+def test_bad_epsilon_is_named(cls, epsilon):
+    est = cls(epsilon=epsilon)
+    X = np.random.default_rng(0).integers(0, 3, size=(20, 2))
+    with pytest.raises(ValueError, match="epsilon"):
+        est.fit(X, np.arange(20) % 2)
+    assert not any(k.endswith("_") for k in vars(est))
+    with pytest.raises(TypeError, match="epsilon"):
+        cls(epsilon="1").fit(X, np.arange(20) % 2)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"mechanism": "OUE"}, "mechanism"),
+        ({"epsilon": 2.0}, "epsilon"),
+        ({"budget": "sample"}, "budget"),
+        ({"consistency": "project"}, "consistency"),
+        (
+            {"categories": {"city": ["north", "south", "east", "west"], "smoker": ["no", "yes"]}},
+            "categories",
+        ),
+    ],
+)
+def test_merge_refuses_other_parameters_and_changes_nothing(change, match):
+    cats = _table()[["city", "smoker"]]
+    params = dict(epsilon=1.0, categories=CITY, mechanism="GRR", random_state=0)
+    est = FrequencyEstimator(**params).fit(cats)
+    other = FrequencyEstimator(**{**params, **change}).fit(cats)
+    before = _snapshot(est)
+    with pytest.raises(ValueError, match=match):
+        est.merge(other)
+    _assert_unchanged(before, est)
+    with pytest.raises(TypeError, match="other must be a FrequencyEstimator"):
+        est.merge(MeanEstimator().fit(np.ones((3, 1))))
+    _assert_unchanged(before, est)
+
+
+def test_merge_of_learners_refuses_other_schema():
+    cats = _table()[["city", "smoker"]]
+    y = np.arange(N) % 2
+    nb = LDPNaiveBayes(1.0, categories=CITY, random_state=0).fit(cats, y)
+    other = LDPNaiveBayes(1.0, categories=CITY, random_state=1).fit(cats, np.where(y, "a", "b"))
+    before = _snapshot(nb)
+    with pytest.raises(ValueError, match="classes"):
+        nb.merge(other)
+    _assert_unchanged(before, nb)
+    income = _table()[["income"]]
+    lr = LDPLogisticRegression(1.0, bounds=BOUNDS, random_state=0).fit(income, y)
+    wider = LDPLogisticRegression(1.0, bounds={"income": (0.0, 2e5)}, random_state=0)
+    with pytest.raises(ValueError, match="bounds"):
+        lr.merge(wider.fit(income, y))
+
+
+def test_reports_of_another_protocol_are_refused():
+    frame = _table()
+    priv = Privatizer(1.0, categories=CITY, bounds=BOUNDS, random_state=0).fit(frame)
+    reports = priv.transform(frame)
+    est = FrequencyEstimator(1.0, categories=CITY)
+    with pytest.raises(ValueError, match="epsilon"):
+        FrequencyEstimator(2.0).fit_reports(reports, priv)
+    with pytest.raises(ValueError, match="shape"):
+        est.fit_reports(reports[:, :2], priv)
+    holes = reports.copy()
+    holes[0, 0] = np.nan
+    with pytest.raises(ValueError, match="every row must report every column"):
+        est.fit_reports(holes, priv)
+    wrong = reports.copy()
+    wrong[:, 0] = 0.5
+    with pytest.raises(ValueError, match="city"):
+        est.fit_reports(wrong, priv)
+    with pytest.raises(ValueError, match="declared for every column"):
+        FrequencyEstimator(1.0).fit_reports(reports)
+    assert not any(k.endswith("_") for k in vars(est))
+
+
+def test_clone_with_a_generator_replays_the_noise():
+    from sklearn.base import clone
+
+    frame = _table()
+    priv = Privatizer(1.0, categories=CITY, bounds=BOUNDS, random_state=np.random.default_rng(5))
+    twin = clone(priv)
+    np.testing.assert_array_equal(priv.fit_transform(frame), twin.fit_transform(frame))
+    seeded = Privatizer(1.0, categories=CITY, bounds=BOUNDS, random_state=5).fit(frame)
+    np.testing.assert_array_equal(seeded.transform(frame), seeded.transform(frame))
+    fresh = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
+    assert not np.array_equal(fresh.transform(frame), fresh.transform(frame))
