@@ -1,7 +1,8 @@
 """Scale: streaming aggregation of 1e8 GRR reports (peak RSS) and Dask vs in-memory.
 
-* 1e8 GRR reports (k = 1024) privatized and aggregated in chunks of 1e6: peak resident
-  memory (target < 1 GB) and counts equal to the sum of the per-chunk counts;
+* 1e8 GRR reports (k = 1024) privatized by a client-side Privatizer and streamed through
+  ``FrequencyEstimator.partial_fit_reports`` in chunks of 1e6: peak resident memory
+  (target < 1 GB) and counts equal to the sum of the per-chunk counts;
 * aggregation throughput of 1e7 reports: in memory vs a local Dask cluster (threads).
 
 Run: ``python benchmarks/bench_streaming.py [--quick] [--json out.json]``.
@@ -14,7 +15,7 @@ import resource
 import numpy as np
 
 from benchmarks._common import emit, parser, row, timed
-from ldp.distributed import aggregate, aggregate_chunks
+from ldp.distributed import aggregate
 from ldp.mechanisms import GRR
 
 
@@ -23,21 +24,30 @@ def peak_rss_mb() -> float:
 
 
 def streaming(total: int, chunk: int) -> list[dict]:
-    grr = GRR(1024, 1.0)
-    rng = np.random.default_rng(0)
+    import pandas as pd
+
+    from estimators import FrequencyEstimator, Privatizer
+
+    categories = {"answer": list(range(1024))}
+    schema = pd.DataFrame({"answer": [0]})
+    privatizer = Privatizer(1.0, categories=categories, mechanism="GRR", random_state=0)
+    privatizer.fit(schema)
+    estimator = FrequencyEstimator(1.0, categories=categories, mechanism="GRR")
+    rng = np.random.default_rng(1)
     per_chunk = []
 
-    def chunks():
+    def stream() -> None:
         for _ in range(total // chunk):
-            reports = grr.privatize(rng.integers(0, 1024, chunk), rng=rng)
-            per_chunk.append(np.bincount(reports, minlength=1024))
-            yield reports
+            values = pd.DataFrame({"answer": rng.integers(0, 1024, chunk)})
+            reports = privatizer.transform(values)
+            per_chunk.append(np.bincount(reports[:, 0].astype(np.int64), minlength=1024))
+            estimator.partial_fit_reports(reports, privatizer)
 
-    stats, seconds = timed(lambda: aggregate_chunks(chunks(), grr))
-    exact = bool(np.array_equal(stats.counts, np.sum(per_chunk, axis=0)))
+    _, seconds = timed(stream)
+    exact = bool(np.array_equal(estimator.statistics_[0].counts, np.sum(per_chunk, axis=0)))
     rss = peak_rss_mb()
     return [
-        row(f"stream {total:.0e} GRR reports", seconds, "s", "", None),
+        row(f"stream {total:.0e} GRR reports (partial_fit)", seconds, "s", "", None),
         row("  peak RSS", rss, "MB", "< 1024 MB", rss < 1024),
         row("  counts equal the per-chunk sum", float(exact), "bool", "1", exact),
     ]

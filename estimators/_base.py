@@ -11,6 +11,7 @@ either completes or leaves the estimator exactly as it was.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +30,13 @@ from estimators._schema import (
 )
 from estimators.privatizer import Privatizer, atomic, check_epsilon_param, same_protocol
 from ldp._validation import check_random_state
+from ldp.distributed import is_dask_collection, map_reduce_partitions
+
+
+def _combine(first: tuple, second: tuple) -> tuple:
+    """Add two ``(statistics, extras, n_rows)`` triples (one per chunk or partition)."""
+    stats = [None if a is None else a + b for a, b in zip(first[0], second[0], strict=True)]
+    return stats, first[1] + second[1], first[2] + second[2]
 
 
 def _same_param(a: object, b: object) -> bool:
@@ -143,6 +151,31 @@ class ProtocolEstimator(BaseEstimator):
         n_rows = int(np.shape(reports)[0])
         return stats, np.asarray(extras, dtype=np.float64), n_rows
 
+    def _gather(self, priv: Privatizer, reports: object, used: list[int]):
+        """Statistics of reports in memory, in an iterator of chunks, or in Dask.
+
+        Chunks and partitions are aggregated one at a time (or where they live, for Dask)
+        and combined; an error names the chunk or partition, and nothing is committed.
+        """
+
+        def one(part: object, where: str):
+            try:
+                return self._statistics(priv, part, used)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{where}: {exc}") from None
+
+        if is_dask_collection(reports):
+            return map_reduce_partitions(reports, one, _combine)
+        if isinstance(reports, Iterator):
+            total = None
+            for index, chunk in enumerate(reports):
+                part = one(chunk, f"chunk {index}")
+                total = part if total is None else _combine(total, part)
+            if total is None:
+                raise ValueError("reports: the iterator of chunks was empty")
+            return total
+        return self._statistics(priv, reports, used)
+
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
         self.privatizer_ = priv
         self._used = list(used)
@@ -232,8 +265,11 @@ class ProtocolEstimator(BaseEstimator):
 
         Parameters
         ----------
-        reports : DataFrame or array-like
-            The report table the clients' :class:`~estimators.Privatizer` produced.
+        reports : DataFrame, array-like, iterator of chunks, or Dask DataFrame / Array
+            The report table the clients' :class:`~estimators.Privatizer` produced: in
+            memory, as an iterator of chunks (e.g. ``pandas.read_csv(..., chunksize=...)``;
+            memory is one chunk), or as a Dask collection aggregated partition by partition
+            where it lives (tree reduction; the result equals the in-memory fit).
         privatizer : Privatizer, optional
             The fitted privatizer the clients used (its public schema and mechanisms decode the
             reports; the estimator keeps the columns of its kind). Its ``epsilon``,
@@ -253,7 +289,7 @@ class ProtocolEstimator(BaseEstimator):
             used = [j for j, c in enumerate(priv.columns_) if c.kind == self._kind]
             if not used:
                 raise ValueError(f"the privatizer has no {self._kind} columns")
-            stats, extras, n_rows = self._statistics(priv, reports, used)
+            stats, extras, n_rows = self._gather(priv, reports, used)
             self._commit(priv, used, stats, extras, n_rows)
             names = [priv.columns_[j].name for j in used]
             self.n_features_in_ = len(used)
@@ -279,7 +315,7 @@ class ProtocolEstimator(BaseEstimator):
                 diff = same_protocol(privatizer, self.privatizer_)
                 if diff:
                     raise ValueError(f"privatizer differs from the fitted protocol in its {diff}")
-            stats, extras, n_rows = self._statistics(self.privatizer_, reports, self._used)
+            stats, extras, n_rows = self._gather(self.privatizer_, reports, self._used)
             self._add(stats, extras, n_rows)
         return self
 

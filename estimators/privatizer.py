@@ -241,6 +241,12 @@ class Privatizer(TransformerMixin, BaseEstimator):
             missing = [c for c in names if c not in reports.columns]
             if missing:
                 raise ValueError(f"reports lack the report columns {missing[:5]}")
+            foreign = [c for c in reports.columns if c not in names]
+            if foreign:
+                raise ValueError(
+                    f"reports have columns that this protocol did not produce: {foreign[:5]} "
+                    "(drop them before aggregating)"
+                )
             reports = reports[names]
         try:
             arr = np.asarray(reports, dtype=np.float64)

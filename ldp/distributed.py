@@ -30,7 +30,7 @@ import pandas as pd
 
 from ldp._progress import progress as show_progress
 
-__all__ = ["aggregate", "aggregate_chunks"]
+__all__ = ["aggregate", "aggregate_chunks", "is_dask_collection", "map_reduce_partitions"]
 
 
 def _reports_of(chunk: Any, columns: str | list[str] | None, where: str) -> np.ndarray:
@@ -106,43 +106,53 @@ def _parquet_chunks(path: Path, columns):
         yield source.read_row_group(group, columns=names).to_pandas()
 
 
-def _is_dask(obj: Any) -> bool:
+def is_dask_collection(obj: Any) -> bool:
+    """Whether ``obj`` is a Dask collection (without importing Dask)."""
     return hasattr(obj, "__dask_graph__") and callable(obj.__dask_graph__)
 
 
-def _tree_sum(parts: list, delayed):
-    """Pairwise (log-depth) reduction of delayed statistics."""
-    while len(parts) > 1:
-        paired = [delayed(operator.add)(a, b) for a, b in zip(parts[::2], parts[1::2])]
-        if len(parts) % 2:
-            paired.append(parts[-1])
-        parts = paired
-    return parts[0]
+def map_reduce_partitions(
+    collection: Any,
+    function: Any,
+    combine: Any = operator.add,
+):
+    """``combine``-reduce ``function(partition, label)`` over a Dask collection's partitions.
 
-
-def _aggregate_dask(reports: Any, mechanism: Any, columns):
+    Each partition (a block of a Dask Array chunked along its first axis, or a partition of a
+    Dask DataFrame / Series) is mapped where it lives; the results are combined by a pairwise
+    tree of depth ``log2(partitions)``, so the driver receives one object. ``label`` names the
+    partition for error messages (``"partition 3"``).
+    """
     import dask
     import dask.array as da
     import dask.dataframe as dd
 
     delayed = dask.delayed
-    if isinstance(reports, da.Array):
-        if reports.ndim == 2 and reports.numblocks[1] != 1:
-            reports = reports.rechunk({1: -1})
-        blocks = list(reports.to_delayed().ravel())
+    if isinstance(collection, da.Array):
+        if collection.ndim == 2 and collection.numblocks[1] != 1:
+            collection = collection.rechunk({1: -1})
+        blocks = list(collection.to_delayed().ravel())
         label = "block"
-    elif isinstance(reports, (dd.DataFrame, dd.Series)):
-        blocks = list(reports.to_delayed())
+    elif isinstance(collection, (dd.DataFrame, dd.Series)):
+        blocks = list(collection.to_delayed())
         label = "partition"
     else:
-        raise TypeError(f"unsupported Dask collection {type(reports).__name__}")
+        raise TypeError(f"unsupported Dask collection {type(collection).__name__}")
     if not blocks:
         raise ValueError("the Dask collection has no partitions")
-    parts = [
-        delayed(_aggregate_one)(mechanism, block, columns, f"{label} {i}")
-        for i, block in enumerate(blocks)
-    ]
-    return _tree_sum(parts, delayed).compute()
+    parts = [delayed(function)(block, f"{label} {i}") for i, block in enumerate(blocks)]
+    while len(parts) > 1:
+        paired = [delayed(combine)(a, b) for a, b in zip(parts[::2], parts[1::2])]
+        if len(parts) % 2:
+            paired.append(parts[-1])
+        parts = paired
+    return parts[0].compute()
+
+
+def _aggregate_dask(reports: Any, mechanism: Any, columns):
+    return map_reduce_partitions(
+        reports, lambda block, where: _aggregate_one(mechanism, block, columns, where)
+    )
 
 
 def aggregate(
@@ -191,7 +201,7 @@ def aggregate(
             f"mechanism must have an aggregate method (an ldp.mechanisms oracle), got "
             f"{type(mechanism).__name__}"
         )
-    if _is_dask(reports):
+    if is_dask_collection(reports):
         return _aggregate_dask(reports, mechanism, columns)
     if isinstance(reports, (np.ndarray, pd.DataFrame, pd.Series)):
         return _aggregate_one(mechanism, reports, columns, "reports")
