@@ -533,12 +533,16 @@ def distribution_estimation(
         rate = (
             "min{1, 1/sqrt(n (e^eps-1)^2), k/(n (e^eps-1)^2)}"
             if route == "djw"
+            else "min{1, 1/(n tanh^2(eps/2))}"
+            if route == "tanh"
             else "min{1, 1/(n phi(eps, delta))}"
         )
     else:
         rate = (
             "min{1, k/sqrt(n (e^eps-1)^2)}"
             if route == "djw"
+            else "min{1, sqrt(k/(n tanh^2(eps/2)))}"
+            if route == "tanh"
             else "min{1, sqrt(k/(n phi(eps, delta)))}"
         )
     sep = 2.0 * g_best**2 / u_best**2 if loss == "l2sq" else 2.0 * g_best / u_best
@@ -552,7 +556,7 @@ def distribution_estimation(
             "separation": sep,
             "tv_sum": float(np.asarray(tv_best).ravel()[0]),
             "route": route,
-            "factor": factor,
+            "factor": priv.tanh_factor if route == "tanh" else factor,
             "loss": loss,
         },
         rate=rate,
