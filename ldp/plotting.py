@@ -7,7 +7,8 @@ optional extra (``pip install "ldpkit[plots]"``) imported only when something is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -16,7 +17,13 @@ from ldp._progress import progress as show_progress
 from ldp._validation import as_real_array
 from ldp.channel import Channel
 
-__all__ = ["PrivacyProfileDisplay", "PrivacyUtilityDisplay"]
+__all__ = [
+    "ContractionDisplay",
+    "PrivacyProfileDisplay",
+    "PrivacyUtilityDisplay",
+    "RiskDisplay",
+    "TradeOffDisplay",
+]
 
 
 def _pyplot():
@@ -156,5 +163,435 @@ class PrivacyUtilityDisplay:
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(f"utility ({self.utility})")
         ax.legend()
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
+# ------------------------------------------------------------------------------- trade-off
+def _named(objects: object, kind: type, what: str) -> dict:
+    if isinstance(objects, kind):
+        return {what: objects}
+    if (
+        not isinstance(objects, dict)
+        or not objects
+        or not all(isinstance(v, kind) for v in objects.values())
+    ):
+        raise TypeError(f"expected a {kind.__name__} or a non-empty dict of them, got {objects!r}")
+    return dict(objects)
+
+
+class TradeOffDisplay:
+    r"""Trade-off curves ``beta(alpha)`` (f-DP), with :math:`f_{\varepsilon,\delta}` and
+    :math:`G_\mu` for comparison.
+
+    The comparison curves are the tightest ones that the first curve satisfies: by default
+    :math:`f_{\varepsilon,\delta}` at the curve's pure epsilon (or at ``epsilon = 1`` with
+    its ``delta(1)`` when it is not pure), and :math:`G_\mu` with the smallest such ``mu``
+    (:func:`~ldp.accounting.get_mu_from_tradeoff`; left out when it is infinite).
+
+    Parameters
+    ----------
+    alphas : ndarray
+        Type-I errors on the horizontal axis.
+    curves : dict[str, ndarray]
+        ``beta`` of each curve at ``alphas``.
+    references : dict[str, ndarray]
+        The comparison curves at ``alphas``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import ldp
+    >>> from ldp.plotting import TradeOffDisplay
+    >>> display = TradeOffDisplay.from_channel({"4-RR": ldp.k_rr(4, 1.0)})
+    >>> [line.get_label() for line in display.lines_]
+    ['4-RR', '$f_{\\varepsilon,\\delta}$, ε=1, δ=0', '$G_\\mu$, μ=0.873']
+    """
+
+    def __init__(
+        self,
+        alphas: np.ndarray,
+        curves: dict[str, np.ndarray],
+        references: dict[str, np.ndarray],
+    ) -> None:
+        self.alphas = alphas
+        self.curves = curves
+        self.references = references
+
+    @classmethod
+    def from_tradeoff(
+        cls,
+        tradeoffs: object,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        mu: float | None = None,
+        alphas: ArrayLike | None = None,
+        ax=None,
+    ) -> TradeOffDisplay:
+        """Plot trade-off functions (:class:`~ldp.accounting.TradeOffFunction`, or a dict).
+
+        ``epsilon``/``delta`` choose the :math:`f_{\\varepsilon,\\delta}` reference (``delta``
+        defaults to the first curve's ``delta(epsilon)``); ``mu`` the :math:`G_\\mu` one.
+        """
+        from ldp.accounting import (
+            EpsDeltaTradeOff,
+            GaussianTradeOff,
+            TradeOffFunction,
+            get_mu_from_tradeoff,
+        )
+
+        named = _named(tradeoffs, TradeOffFunction, "f")
+        grid = np.linspace(0.0, 1.0, 501) if alphas is None else as_real_array(alphas, "alphas")
+        if grid.ndim != 1 or grid.size < 2 or np.any((grid < 0) | (grid > 1)):
+            raise ValueError("alphas must be a 1-D array of at least two values in [0, 1]")
+        first = next(iter(named.values()))
+        if epsilon is None:
+            eps = float(first.epsilon(0.0 if delta is None else delta))
+            d = 0.0 if delta is None else float(delta)
+            if math.isinf(eps):
+                eps, d = 1.0, float(first.delta(1.0))
+        else:
+            eps = float(epsilon)
+            d = float(first.delta(eps)) if delta is None else float(delta)
+        references = {
+            rf"$f_{{\varepsilon,\delta}}$, ε={eps:.3g}, δ={d:.3g}": np.asarray(
+                EpsDeltaTradeOff(eps, d)(grid), dtype=np.float64
+            )
+        }
+        if mu is None:
+            try:
+                mu = get_mu_from_tradeoff(first)
+            except TypeError:  # not piecewise linear nor Gaussian
+                mu = math.inf
+        if math.isfinite(mu):
+            references[rf"$G_\mu$, μ={mu:.3g}"] = np.asarray(
+                GaussianTradeOff(mu)(grid), dtype=np.float64
+            )
+        curves = {name: np.asarray(f(grid), dtype=np.float64) for name, f in named.items()}
+        return cls(grid, curves, references).plot(ax=ax)
+
+    @classmethod
+    def from_channel(
+        cls, channels: dict[str, Channel] | Channel, **kwargs: object
+    ) -> TradeOffDisplay:
+        """Plot the worst-case trade-off curve of each channel (keywords: see
+        :meth:`from_tradeoff`)."""
+        from ldp.accounting import tradeoff_from_channel
+
+        named = _named(channels, Channel, "channel")
+        curves = {name: tradeoff_from_channel(c) for name, c in named.items()}
+        return cls.from_tradeoff(curves, **kwargs)
+
+    @classmethod
+    def from_composition(cls, compositions: object, **kwargs: object) -> TradeOffDisplay:
+        """Plot the trade-off curve of each :class:`~ldp.accounting.Composition` (keywords:
+        see :meth:`from_tradeoff`)."""
+        from ldp.accounting import Composition
+
+        named = _named(compositions, Composition, "composition")
+        return cls.from_tradeoff({name: c.tradeoff for name, c in named.items()}, **kwargs)
+
+    def plot(self, ax=None, **line_kwargs) -> TradeOffDisplay:
+        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+        ax = _axes(ax)
+        self.lines_ = [
+            ax.plot(self.alphas, beta, label=name, **line_kwargs)[0]
+            for name, beta in self.curves.items()
+        ]
+        for style, (name, beta) in zip(("--", ":"), self.references.items()):
+            self.lines_.append(ax.plot(self.alphas, beta, style, color="grey", label=name)[0])
+        ax.plot([0, 1], [1, 0], color="lightgrey", linewidth=0.8, zorder=0)
+        ax.set_xlim(0.0, 1.0)
+        ax.set_ylim(0.0, 1.0)
+        ax.set_aspect("equal")
+        ax.set_xlabel(r"type I error $\alpha$")
+        ax.set_ylabel(r"type II error $\beta$")
+        ax.legend()
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
+# ----------------------------------------------------------------------------- contraction
+_FAMILIES = ("rr", "k-rr", "binary-erasure")
+_KINDS = ("tv", "kl", "chi2", "hellinger")
+
+
+class ContractionDisplay:
+    """Exact contraction coefficients of a mechanism family against epsilon, with the best
+    theorem bound for each (:meth:`ldp.Channel.contraction_bound`).
+
+    Parameters
+    ----------
+    epsilons : ndarray
+        Levels on the horizontal axis.
+    exact, bounds : dict[str, ndarray]
+        Per kind (``"tv"``, ``"kl"``, ...), the coefficient and its bound at each level.
+    theorems : dict[str, list[str]]
+        Per kind, the theorem that gave each bound.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from ldp.plotting import ContractionDisplay
+    >>> display = ContractionDisplay.from_family("k-rr", [0.5, 1.0, 2.0], k=4)
+    >>> [line.get_label() for line in display.lines_]
+    ['tv', 'tv bound', 'kl', 'kl bound', 'chi2', 'chi2 bound']
+    >>> display.theorems["kl"]
+    ['seed 001 Thm 5', 'seed 001 Thm 5', 'seed 001 Thm 5']
+    """
+
+    def __init__(
+        self,
+        epsilons: np.ndarray,
+        exact: dict[str, np.ndarray],
+        bounds: dict[str, np.ndarray],
+        theorems: dict[str, list[str]],
+        family: str = "",
+    ) -> None:
+        self.epsilons = epsilons
+        self.exact = exact
+        self.bounds = bounds
+        self.theorems = theorems
+        self.family = family
+
+    @classmethod
+    def from_family(
+        cls,
+        family: str | Callable[[float], Channel],
+        epsilons: ArrayLike | None = None,
+        *,
+        k: int = 2,
+        delta: float = 0.0,
+        eta: float | None = None,
+        kinds: Sequence[str] = ("tv", "kl", "chi2"),
+        progress: bool = False,
+        ax=None,
+    ) -> ContractionDisplay:
+        """Compute the coefficients of ``family`` at each epsilon and plot them.
+
+        ``family`` is ``"rr"``, ``"k-rr"`` (alphabet ``k``), ``"binary-erasure"`` (with
+        ``delta`` and ``eta``; ``eta=None`` is ``eta_max``) or a callable mapping epsilon to
+        a :class:`~ldp.Channel`.
+        """
+        from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
+        if callable(family):
+            make, label = family, getattr(family, "__name__", "family")
+        elif family == "rr":
+            make, label = randomized_response, "randomized response"
+        elif family == "k-rr":
+            make, label = (lambda e: k_rr(k, e)), f"{k}-RR"
+        elif family == "binary-erasure":
+            make, label = (lambda e: binary_erasure(e, delta, eta)), "binary erasure"
+        else:
+            raise ValueError(f"family must be one of {_FAMILIES} or a callable, got {family!r}")
+        if isinstance(kinds, str) or not all(kind in _KINDS for kind in kinds) or not kinds:
+            raise ValueError(f"kinds must be a non-empty sequence of {_KINDS}, got {kinds!r}")
+        levels = _levels(epsilons, np.linspace(0.1, 4.0, 40), "epsilons")
+        exact = {kind: [] for kind in kinds}
+        bounds = {kind: [] for kind in kinds}
+        theorems: dict[str, list[str]] = {kind: [] for kind in kinds}
+        for eps in show_progress(list(levels), progress, desc="contraction"):
+            channel = make(float(eps))
+            if not isinstance(channel, Channel):
+                raise TypeError(f"family must return Channels, got {type(channel).__name__}")
+            for kind in kinds:
+                bound = channel.contraction_bound(kind)
+                exact[kind].append(float(channel.contraction(kind)))
+                bounds[kind].append(float(bound))
+                theorems[kind].append(bound.theorem)
+        return cls(
+            levels,
+            {kind: np.asarray(v) for kind, v in exact.items()},
+            {kind: np.asarray(v) for kind, v in bounds.items()},
+            theorems,
+            label,
+        ).plot(ax=ax)
+
+    def plot(self, ax=None, **line_kwargs) -> ContractionDisplay:
+        """Draw each coefficient (solid) and its bound (dashed, same colour); returns
+        ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+        ax = _axes(ax)
+        self.lines_ = []
+        for kind, values in self.exact.items():
+            (line,) = ax.plot(self.epsilons, values, label=kind, **line_kwargs)
+            (dashed,) = ax.plot(
+                self.epsilons,
+                self.bounds[kind],
+                "--",
+                color=line.get_color(),
+                label=f"{kind} bound",
+            )
+            self.lines_ += [line, dashed]
+        ax.set_xlabel(r"$\varepsilon$")
+        ax.set_ylabel("contraction coefficient")
+        ax.set_ylim(0.0, 1.02)
+        if self.family:
+            ax.set_title(self.family)
+        ax.legend()
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
+# ------------------------------------------------------------------------------------ risk
+RISK_PRESETS = ("bernoulli-mean", "moment-mean", "ball-mean", "distribution", "beta-bernoulli")
+
+
+def _preset_risk(
+    preset: str,
+    n: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    route: str | None = None,
+    **options: object,
+):
+    """The lower bound of a :mod:`ldp.risk` preset and, when one exists, the exact risk of the
+    matching estimator: ``(Bound, Bound or None)``.
+
+    Options: ``support`` and ``route`` (best|kl|hellinger|djw) for ``bernoulli-mean``;
+    ``moment`` for ``moment-mean``; ``d``, ``r`` and ``route`` (best|lecam|fano) for
+    ``ball-mean``; ``k``, ``loss`` and ``route`` (best|djw|phi) for ``distribution``;
+    ``route`` (theorem2|corollary3) and ``envelope`` for ``beta-bernoulli``.
+    """
+    from ldp import risk
+
+    def take(name: str, default: object = None, required: bool = False) -> object:
+        if required and options.get(name) is None:
+            raise TypeError(f"the {preset!r} preset needs {name}")
+        value = options.pop(name, None)
+        return default if value is None else value
+
+    achieved = None
+    if preset == "bernoulli-mean":
+        support = take("support", (0.0, 1.0))
+        lower = risk.bernoulli_mean(n, epsilon, delta, support=support, method=route or "best")
+        achieved = risk.rr_mean_risk(n, epsilon, support=support)
+    elif preset == "moment-mean":
+        if route is not None:
+            raise ValueError("the 'moment-mean' preset has no route")
+        lower = risk.moment_mean(n, epsilon, delta, k=take("moment", required=True))
+    elif preset == "ball-mean":
+        d = take("d", required=True)
+        if route == "fano" and isinstance(d, int) and d < 16:
+            raise ValueError(f"the Fano bound for ball-mean needs d >= 16, got d = {d}")
+        lower = risk.ball_mean(n, epsilon, delta, d=d, r=take("r", 1.0), method=route or "best")
+    elif preset == "distribution":
+        k, loss = take("k", required=True), take("loss", "l2sq")
+        lower = risk.distribution_estimation(
+            k, n, epsilon, delta, loss=loss, method=route or "best"
+        )
+        achieved = risk.krr_distribution_risk(k, n, epsilon, loss=loss)
+    elif preset == "beta-bernoulli":
+        lower = risk.beta_bernoulli_bayes(
+            n, epsilon, delta, method=route or "theorem2", envelope=bool(take("envelope", False))
+        )
+    else:
+        raise ValueError(f"preset must be one of {RISK_PRESETS}, got {preset!r}")
+    if options:
+        raise TypeError(f"the {preset!r} preset does not take {', '.join(sorted(options))}")
+    return lower, achieved
+
+
+class RiskDisplay:
+    """A risk lower bound against the number of users, beside the risk achieved by the
+    matching estimator (randomized response for ``bernoulli-mean``, k-RR for
+    ``distribution``), on log-log axes.
+
+    Parameters
+    ----------
+    ns : ndarray
+        Numbers of users.
+    lower : ndarray
+        The lower bound at each ``n``.
+    achieved : ndarray or None
+        The achieved risk at each ``n`` (``None`` when the preset has no matching estimator).
+    lower_label, achieved_label : str
+        The theorem and the estimator (legend entries).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from ldp.plotting import RiskDisplay
+    >>> display = RiskDisplay.from_preset("distribution", [100, 1000, 10_000], epsilon=1.0, k=8)
+    >>> bool((display.lower < display.achieved).all())
+    True
+    """
+
+    def __init__(
+        self,
+        ns: np.ndarray,
+        lower: np.ndarray,
+        achieved: np.ndarray | None,
+        *,
+        lower_label: str = "lower bound",
+        achieved_label: str = "achieved",
+        quantity: str = "risk",
+    ) -> None:
+        self.ns = ns
+        self.lower = lower
+        self.achieved = achieved
+        self.lower_label = lower_label
+        self.achieved_label = achieved_label
+        self.quantity = quantity
+
+    @classmethod
+    def from_preset(
+        cls,
+        preset: str,
+        ns: ArrayLike | None = None,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        progress: bool = False,
+        ax=None,
+        **options: object,
+    ) -> RiskDisplay:
+        """Evaluate a preset of :mod:`ldp.risk` at each ``n`` and plot it.
+
+        ``preset`` is one of ``"bernoulli-mean"``, ``"moment-mean"`` (``moment=``),
+        ``"ball-mean"`` (``d=``, ``r=``), ``"distribution"`` (``k=``, ``loss=``) or
+        ``"beta-bernoulli"``; ``route=`` picks the theorem where the preset has several.
+        """
+        if ns is None:
+            sizes = np.unique(np.round(np.geomspace(10, 1e6, 21))).astype(np.int64)
+        else:
+            sizes = np.asarray(ns)
+            if sizes.ndim != 1 or sizes.size < 2 or sizes.dtype.kind not in "iu":
+                raise ValueError("ns must be a 1-D array of at least two integers")
+        lower, achieved = [], []
+        for n in show_progress(sizes.tolist(), progress, desc=preset):
+            low, high = _preset_risk(preset, int(n), epsilon, delta, **options)
+            lower.append(low.value)
+            achieved.append(None if high is None else high.value)
+        return cls(
+            sizes,
+            np.asarray(lower),
+            None if achieved[0] is None else np.asarray(achieved, dtype=np.float64),
+            lower_label=low.method,
+            achieved_label="" if high is None else high.method,
+            quantity=low.quantity,
+        ).plot(ax=ax)
+
+    def plot(self, ax=None, **line_kwargs) -> RiskDisplay:
+        """Draw the bound (and the achieved risk); returns ``self`` with ``ax_``,
+        ``figure_``, ``lines_``."""
+        ax = _axes(ax)
+        self.lines_ = [
+            ax.plot(self.ns, self.lower, marker="o", label=self.lower_label, **line_kwargs)[0]
+        ]
+        if self.achieved is not None:
+            self.lines_.append(
+                ax.plot(self.ns, self.achieved, marker="s", label=self.achieved_label)[0]
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of users $n$")
+        ax.set_ylabel(self.quantity)
+        ax.legend(fontsize="small")
         self.ax_, self.figure_ = ax, ax.figure
         return self

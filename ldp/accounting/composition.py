@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability
 from ldp.accounting._common import as_levels, out
 from ldp.accounting.pld import PrivacyLossDistribution, _find_lattice
@@ -171,7 +172,11 @@ def _laplace_pld(mu: float, interval: float) -> PrivacyLossDistribution:
 
 
 def compose(
-    mechanisms: object, n: int | None = None, *, interval: float | None = None
+    mechanisms: object,
+    n: int | None = None,
+    *,
+    interval: float | None = None,
+    progress: bool = False,
 ) -> Composition:
     """Compose mechanisms: ``compose([m1, m2, ...])`` or ``compose(m, n)`` (n copies).
 
@@ -188,6 +193,8 @@ def compose(
     interval : float, optional
         Lattice spacing for losses that are not commensurate (rounded up; default
         ``1e-4``). Ignored when an exact lattice exists.
+    progress : bool, default False
+        Show a tqdm bar over the distinct mechanisms (when tqdm is installed).
 
     Returns
     -------
@@ -202,6 +209,8 @@ def compose(
     >>> compose([GaussianTradeOff(0.6), GaussianTradeOff(0.8)]).mu
     1.0
     """
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     if n is not None:
         n = check_integer(n, "n", low=0)
         items = [mechanisms] * n if n < 2 else [mechanisms]
@@ -214,7 +223,7 @@ def compose(
         items, counts = list(mechanisms), [1] * len(mechanisms)
     if not items:
         return Composition(mu=0.0, exact=True, description="nothing released")
-    curves = [_as_curve(item) for item in items]
+    curves = [_as_curve(item) for item in show_progress(items, progress, desc="curves")]
     if all(isinstance(c, GaussianTradeOff) for c in curves):
         total = math.sqrt(sum(c * g.mu**2 for g, c in zip(curves, counts)))
         return Composition(mu=total, exact=True, description=f"G_{total:.6g}")
@@ -226,7 +235,7 @@ def compose(
             )
     plds = _common_lattice(curves, interval)
     total_pld: PrivacyLossDistribution | None = None
-    for pld, count in _group(plds, counts):
+    for pld, count in show_progress(_group(plds, counts), progress, desc="compose"):
         size = pld.probs.size * count
         tau = 1e-15 if size > _EXACT_LIMIT or not pld.exact else 0.0
         part = pld.self_compose(count, truncation=tau)
@@ -289,7 +298,9 @@ def _normalise(eps: float, delta: float, eta: float | None) -> tuple[float, floa
     return d, h, min(1.0, max(0.0, alpha))  # clamp the KOV round-off (alpha ~ -1e-17)
 
 
-def _log_trinomial_sum(k: int, log_u: float, log_w: float, log_v: float) -> np.ndarray:
+def _log_trinomial_sum(
+    k: int, log_u: float, log_w: float, log_v: float, progress: bool = False
+) -> np.ndarray:
     """``log P(N+ - N- = i)``, ``i = -k..k``, for (N+, N0, N-) ~ Multinomial(k; u, w, v).
 
     One vectorised pass per value of ``N-`` (``O(k^2)`` work, ``O(k)`` memory), every term
@@ -298,7 +309,7 @@ def _log_trinomial_sum(k: int, log_u: float, log_w: float, log_v: float) -> np.n
     result = np.full(2 * k + 1, -np.inf)
     lg = gammaln(np.arange(k + 2, dtype=np.float64))  # lg[n + 1] = log n!
     base = lg[k + 1]
-    for m in range(k + 1):  # m = N-
+    for m in show_progress(range(k + 1), progress, desc="seed-001 Thm 2"):  # m = N-
         plus = np.arange(k - m + 1) if log_w != -np.inf else np.array([k - m])
         zero = k - m - plus
         if m > 0 and log_v == -np.inf:
@@ -341,6 +352,8 @@ def compose_eps_delta_eta(
     delta: float | ArrayLike = 0.0,
     eta: float | ArrayLike | None = None,
     k: int | None = None,
+    *,
+    progress: bool = False,
 ) -> Composition:
     r"""Tight composition of ``(eps, delta)``-DP, ``eta``-TV mechanisms (seed 001 Thm 2).
 
@@ -357,6 +370,16 @@ def compose_eps_delta_eta(
     With arrays (and ``k=None``): the heterogeneous composition of the listed mechanisms
     (digest §2.6), exact when the epsilons are commensurate, an upper bound otherwise.
 
+    Parameters
+    ----------
+    epsilon, delta, eta : float or array_like
+        The class of each mechanism (``eta=None``: no TV constraint beyond ``eta_max``).
+    k : int, optional
+        Number of copies (homogeneous case); ``None`` composes the listed mechanisms.
+    progress : bool, default False
+        Show a tqdm bar over the ``k + 1`` passes (or the listed mechanisms) when tqdm is
+        installed.
+
     Returns
     -------
     Composition
@@ -372,8 +395,10 @@ def compose_eps_delta_eta(
     >>> [round(float(v), 9) for v in c.deltas]
     [0.631089675, 0.432692978, 0.239344949, 0.095372566, 0.022184569, 0.0]
     """
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     if k is None:
-        return _heterogeneous(epsilon, delta, eta)
+        return _heterogeneous(epsilon, delta, eta, progress)
     eps = check_epsilon(epsilon)
     d0 = check_probability(delta, "delta")
     h0 = None if eta is None else check_probability(eta, "eta")
@@ -399,7 +424,7 @@ def compose_eps_delta_eta(
     log_f = -eps + log_e  # log(1 / (1 + e^eps))
     log_a1 = math.log1p(-alpha) if alpha < 1 else -math.inf
     log_w = math.log(alpha) if alpha > 0 else -math.inf
-    logp = _log_trinomial_sum(k, log_a1 + log_e, log_w, log_a1 + log_f)
+    logp = _log_trinomial_sum(k, log_a1 + log_e, log_w, log_a1 + log_f, progress)
     keep = k * math.log1p(-d) if d < 1 else -math.inf
     probs = np.exp(logp + keep)
     inf_mass = -math.expm1(keep) if d < 1 else 1.0
@@ -407,7 +432,7 @@ def compose_eps_delta_eta(
     return EpsDeltaEtaComposition(pld, params, k)
 
 
-def _heterogeneous(epsilon, delta, eta) -> Composition:
+def _heterogeneous(epsilon, delta, eta, progress: bool = False) -> Composition:
     e, _ = as_levels(epsilon, "epsilon", low=0.0)
     d, _ = as_levels(delta, "delta", low=0.0, high=1.0)
     if eta is None:
@@ -421,4 +446,4 @@ def _heterogeneous(epsilon, delta, eta) -> Composition:
         EpsDeltaEtaTradeOff(float(a), float(b), 1.0 if np.isnan(c) else float(c))
         for a, b, c in zip(e, d, h)
     ]
-    return compose(curves)
+    return compose(curves, progress=progress)
