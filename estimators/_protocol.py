@@ -24,14 +24,9 @@ import numpy as np
 
 from estimators._schema import CATEGORICAL, NUMERIC, Column
 from ldp.mechanisms import (
-    BLH,
-    GRR,
-    OLH,
-    OUE,
-    SUE,
+    FREQUENCY_ORACLES,
     Duchi,
     FrequencyOracle,
-    HadamardResponse,
     Hybrid,
     Laplace,
     LocalHashing,
@@ -45,15 +40,7 @@ from ldp.mechanisms import (
     recommend,
 )
 
-FREQUENCY_MECHANISMS = {
-    "GRR": GRR,
-    "SUE": SUE,
-    "OUE": OUE,
-    "OLH": OLH,
-    "BLH": BLH,
-    "HR": HadamardResponse,
-    "SS": SubsetSelection,
-}
+FREQUENCY_MECHANISMS = FREQUENCY_ORACLES
 MEAN_MECHANISMS = {
     "Duchi": Duchi,
     "Laplace": Laplace,

@@ -25,7 +25,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -585,18 +585,9 @@ def _filter(args: argparse.Namespace) -> tuple[dict, str]:
 
 # ----------------------------------------------------------------------------------- estimate
 def _oracle(name: str, k: int, epsilon: float):
-    from ldp import mechanisms as m
+    from ldp.mechanisms import FREQUENCY_ORACLES
 
-    factories: dict[str, Callable] = {
-        "grr": m.GRR,
-        "sue": m.SUE,
-        "oue": m.OUE,
-        "olh": m.OLH,
-        "blh": m.BLH,
-        "hr": m.HadamardResponse,
-        "ss": m.SubsetSelection,
-    }
-    return factories[name](k, epsilon)
+    return FREQUENCY_ORACLES[name.upper()](k, epsilon)
 
 
 def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:

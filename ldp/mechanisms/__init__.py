@@ -30,11 +30,12 @@ from ldp.mechanisms.numeric import (
     SquareWave,
     hybrid_threshold,
 )
-from ldp.mechanisms.selection import Recommendation, recommend
+from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
 
 __all__ = [
     "BLH",
+    "FREQUENCY_ORACLES",
     "GRR",
     "OLH",
     "OUE",

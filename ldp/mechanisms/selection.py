@@ -17,9 +17,10 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
 )
 
-__all__ = ["Recommendation", "recommend"]
+__all__ = ["FREQUENCY_ORACLES", "Recommendation", "recommend"]
 
-_CANDIDATES = {
+#: The frequency oracles by short name (one registry for recommend, the estimators and the CLI).
+FREQUENCY_ORACLES = {
     "GRR": GRR,
     "SUE": SUE,
     "OUE": OUE,
@@ -98,14 +99,14 @@ def recommend(
     eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
     users = 1 if n is None else check_integer(n, "n", low=1)
     budget = math.inf if communication is None else check_scalar(communication, "communication")
-    names = tuple(_CANDIDATES) if candidates is None else tuple(candidates)
-    unknown = [c for c in names if c not in _CANDIDATES]
+    names = tuple(FREQUENCY_ORACLES) if candidates is None else tuple(candidates)
+    unknown = [c for c in names if c not in FREQUENCY_ORACLES]
     if unknown or not names:
-        raise ValueError(f"candidates must be among {tuple(_CANDIDATES)}, got {candidates!r}")
+        raise ValueError(f"candidates must be among {tuple(FREQUENCY_ORACLES)}, got {candidates!r}")
     rows = []
     built = {}
     for name in names:
-        mech = _CANDIDATES[name](size, eps)
+        mech = FREQUENCY_ORACLES[name](size, eps)
         built[name] = mech
         var = float(mech.variance(users))
         rows.append((name, var, mech.report_bits, mech.report_bits <= budget + 1e-9))
