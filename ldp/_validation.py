@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from ldp._random import OSGenerator
+
 #: Largest tolerated ``|sum(p) - 1|`` for a probability vector or a channel row.
 #: Rows within the tolerance are divided by their sum, so that the stored distribution sums
 #: to one up to floating-point rounding; anything further away is rejected.
@@ -102,6 +104,8 @@ def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarra
         raise ValueError(f"{name} must have at least one outcome, got shape {arr.shape}")
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative, got {_describe(value)}")
+    if np.any(arr > 1.0 + PMF_TOLERANCE):  # also keeps the sums from overflowing
+        raise ValueError(f"{name} must have entries <= 1 (probabilities), got {_describe(value)}")
     total = arr.sum(axis=-1, keepdims=True)
     bad = np.abs(total - 1.0) > PMF_TOLERANCE
     if np.any(bad):
@@ -113,22 +117,38 @@ def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarra
     return arr / total
 
 
-def check_random_state(rng: object) -> np.random.Generator:
-    """``np.random.default_rng(rng)`` with a clear error for unusable seeds."""
-    if isinstance(rng, np.random.Generator):
+def check_random_state(rng: object) -> np.random.Generator | OSGenerator:
+    """The source of randomness for ``rng``.
+
+    ``None``, an int seed, a ``SeedSequence`` or a ``BitGenerator`` give
+    ``np.random.default_rng(rng)``; a numpy ``Generator`` is used as is; ``"os"`` (or an
+    :class:`~ldp._random.OSGenerator`) draws every bit from the operating system's CSPRNG.
+    Seeded numpy generators are for simulation and reproducibility only: a server that knows
+    or guesses the noise stream can undo the privatization, so devices should use ``"os"``.
+    Anything else raises ``TypeError`` naming ``rng``.
+    """
+    if isinstance(rng, (np.random.Generator, OSGenerator)):
         return rng
+    if isinstance(rng, str):
+        if rng == "os":
+            return OSGenerator()
+        raise TypeError(f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}")
     if rng is None or isinstance(
         rng, (numbers.Integral, np.random.SeedSequence, np.random.BitGenerator)
     ):
         if isinstance(rng, (bool, np.bool_)):
-            raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
+            raise TypeError(
+                f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}"
+            )
         try:
             return np.random.default_rng(rng)
         except ValueError as exc:
             raise ValueError(f"rng: {exc} (got {rng!r})") from None
     if isinstance(rng, np.random.RandomState):
         raise TypeError(
-            "rng must be None, an int seed or a numpy Generator; the legacy RandomState is "
-            "not accepted (use np.random.default_rng)"
+            "rng must be None, an int seed, a numpy Generator or 'os'; the legacy RandomState "
+            "is not accepted (use np.random.default_rng)"
         )
-    raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {_describe(rng)}")
+    raise TypeError(
+        f"rng must be None, an int seed, a numpy Generator or 'os', got {_describe(rng)}"
+    )

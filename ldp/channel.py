@@ -128,6 +128,12 @@ class Channel:
                 raise ValueError(
                     f"matrix must be non-negative, got matrix[{row}, {col}] = {raw[row, col]!r}"
                 )
+            if np.any(raw > 1.0 + PMF_TOLERANCE):  # also keeps the row sums from overflowing
+                row, col = np.argwhere(raw > 1.0 + PMF_TOLERANCE)[0]
+                raise ValueError(
+                    f"matrix entries are probabilities (<= 1), got matrix[{row}, {col}] = "
+                    f"{raw[row, col]!r}"
+                )
             sums = raw.sum(axis=1)
             off = np.abs(sums - 1.0)
             if np.any(off > PMF_TOLERANCE):
@@ -367,8 +373,10 @@ class Channel:
         ----------
         x : array_like of int
             Input indices in ``0 .. n_inputs - 1``.
-        rng : None, int, numpy.random.Generator
-            Source of randomness.
+        rng : None, int, numpy.random.Generator or "os"
+            Source of randomness. A seeded numpy generator is for simulation and
+            reproducibility only (a server that can predict the noise can undo the
+            privatization); on devices use ``"os"``, the operating system's CSPRNG.
 
         Returns
         -------

@@ -658,7 +658,8 @@ def phi(epsilon: float, delta: float = 0.0, n: int = 1) -> float:
         return 1.0
     if count == 1:  # delta + (1 - delta)(1 - e^-eps): both terms >= 0, exact at eps = 0
         return d + (1.0 - d) * float(-np.expm1(-eps))
-    return float(-np.expm1(count * (np.log1p(-d) - eps)))
+    # Python floats: a huge n * eps overflows quietly to -inf, giving phi = 1
+    return -math.expm1(count * (math.log1p(-d) - eps))
 
 
 def worst_case_tv(epsilon: float, delta: float = 0.0) -> float:
@@ -955,6 +956,8 @@ def chi2_output_bound(epsilon: float, eta: float, tv_in: float) -> float:
     if level == 0.0 or t == 0.0:
         return 0.0
     if math.isinf(eps):
+        return math.inf
+    if eps > 700.0:  # e^eps overflows: the bound is above 1e300, report it as inf
         return math.inf
     return 4.0 * level * math.expm1(eps) * (1.0 + math.exp(-eps)) * t * t
 

@@ -51,10 +51,10 @@ from scipy.special import comb, xlogy
 from ldp._progress import progress as show_progress
 from ldp._validation import (
     as_real_array,
-    check_epsilon,
     check_integer,
     check_pmf,
     check_probability,
+    check_scalar,
 )
 from ldp.channel import Channel
 
@@ -87,6 +87,10 @@ _GENERATORS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "chi2": lambda t: (t - 1.0) ** 2,
     "hellinger": lambda t: (np.sqrt(t) - 1.0) ** 2,
 }
+
+
+#: Largest epsilon of a design (``e^epsilon`` must be a finite double).
+MAX_EPSILON = 700.0
 
 
 class DesignError(RuntimeError):
@@ -417,7 +421,7 @@ class LinearDesign:
 
     def solve(self, epsilon: float) -> DesignResult:
         """Solve at ``epsilon`` and return the certified optimum."""
-        eps = check_epsilon(epsilon, allow_inf=False)
+        eps = check_scalar(epsilon, "epsilon", low=0.0, high=MAX_EPSILON)
         self._gamma.value = math.exp(eps)
         _solve(self._problem, self.solver)
         weights = self.prior[:, None] * self.gains
@@ -506,7 +510,7 @@ def _subset_selection(utility: _Sublinear, k: int, epsilon: float) -> DesignResu
     size = int(comb(k, w, exact=True))
     if size * k > MAX_ENTRIES:
         raise ValueError(
-            f"the optimum is subset selection with subsets of size {w} ({size} outputs), "
+            f"k = {k}: the optimum is subset selection with subsets of size {w} ({size} outputs), "
             f"too large to hold as a matrix; use ldp.mechanisms for a subset-selection oracle"
         )
     subsets = np.array(list(itertools.combinations(range(k), w)))
@@ -595,7 +599,9 @@ def optimal_channel(
     True
     """
     k = check_integer(k, "k", low=2)
-    eps = check_epsilon(epsilon, allow_inf=False)
+    if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+    eps = check_scalar(epsilon, "epsilon", low=0.0, high=MAX_EPSILON)
     d = check_probability(delta, "delta")
     if method not in ("auto", "staircase", "subset", "interval"):
         raise ValueError(
@@ -686,7 +692,9 @@ def compare(
     from ldp.mechanisms import k_rr
 
     k = check_integer(k, "k", low=2)
-    eps = check_epsilon(epsilon, allow_inf=False)
+    if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+    eps = check_scalar(epsilon, "epsilon", low=0.0, high=MAX_EPSILON)
     rows = []
 
     def add(name: str, channel: Channel) -> None:
@@ -918,7 +926,9 @@ def optimal_frequency_channel(
     ('subset selection d=2', (8, 28))
     """
     k = check_integer(k, "k", low=2)
-    eps = check_epsilon(epsilon, allow_inf=False)
+    if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+    eps = check_scalar(epsilon, "epsilon", low=0.0, high=MAX_EPSILON)
     count = check_integer(n, "n", low=1)
     prior = None if p is None else _check_prior(p, k, "p")
     if candidates is None:

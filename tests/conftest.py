@@ -1,4 +1,4 @@
-"""Shared test configuration: hypothesis profiles and small helpers."""
+"""Shared test configuration: hypothesis profiles, small helpers and the trust summary."""
 
 import os
 
@@ -17,3 +17,32 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def rng():
     """A seeded generator, fresh for each test."""
     return np.random.default_rng(20261122)
+
+
+#: Numbers the audit and fuzz suites report at the end of the session.
+TRUST = {"fuzz_inputs": 0, "audited": {}, "caught": {}}
+
+
+@pytest.fixture(scope="session")
+def trust():
+    """The session's audit and fuzz record: ``fuzz_inputs`` (calls made on generated inputs),
+    ``audited`` (mechanism -> (eps_lower, eps)) and ``caught`` (broken mechanism -> bound)."""
+    return TRUST
+
+
+def pytest_terminal_summary(terminalreporter):
+    audited, caught = TRUST["audited"], TRUST["caught"]
+    if not (TRUST["fuzz_inputs"] or audited or caught):
+        return
+    terminalreporter.write_sep("=", "trust: privacy audits and fuzzing")
+    terminalreporter.write_line(f"fuzz inputs tried: {TRUST['fuzz_inputs']}")
+    if audited:
+        name, (lower, eps) = max(audited.items(), key=lambda item: item[1][0] / item[1][1])
+        terminalreporter.write_line(f"mechanisms audited: {len(audited)}")
+        terminalreporter.write_line(
+            f"largest eps_lower / eps: {lower / eps:.4f} ({name}: {lower:.4f} / {eps:.4f})"
+        )
+    for name, (lower, eps) in caught.items():
+        terminalreporter.write_line(
+            f"broken mechanism caught: {name}: eps_lower {lower:.4f} > claimed {eps:.4f}"
+        )

@@ -10,7 +10,7 @@ from ldp.datasets import make_mixed
 
 @pytest.fixture(scope="module")
 def protocol():
-    frame, truth = make_mixed(30_000, rng=0)
+    frame, _ = make_mixed(30_000, rng=0)
     categorical = frame[["region", "device"]]
     privatizer = Privatizer(2.0, random_state=1).fit(categorical)
     reports = privatizer.set_output(transform="pandas").transform(categorical)
@@ -18,9 +18,7 @@ def protocol():
 
 
 def fitted(privatizer, reports):
-    return FrequencyEstimator(2.0, mechanism=privatizer.mechanism).fit_reports(
-        reports, privatizer
-    )
+    return FrequencyEstimator(2.0, mechanism=privatizer.mechanism).fit_reports(reports, privatizer)
 
 
 def counts(estimator):

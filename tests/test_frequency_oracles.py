@@ -525,5 +525,8 @@ def test_chunked_grr_aggregation_memory_is_bounded():
 
 def test_large_epsilon_gives_finite_or_infinite_epsilon_never_nan():
     assert GRR(4, 30.0).epsilon == pytest.approx(30.0, rel=1e-9)
-    assert GRR(4, 800.0).epsilon == math.inf
-    assert np.isfinite(GRR(4, 800.0).variance(10))
+    # beyond MAX_EPSILON = 700, e^-eps leaves double precision: rejected, not silently inf
+    with pytest.raises(ValueError, match="epsilon"):
+        GRR(4, 800.0)
+    assert GRR(4, 700.0).epsilon == pytest.approx(700.0, rel=1e-12)
+    assert np.isfinite(GRR(4, 700.0).variance(10))

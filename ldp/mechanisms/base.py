@@ -21,6 +21,21 @@ Each mechanism has
 * ``variance(n, f=None, convention="fixed")``: its exact variance;
 * ``epsilon``: the exact pure-LDP level, computed from the probabilities the mechanism uses.
 
+**Randomness.** ``rng`` is ``None``, an int seed, a numpy ``Generator`` or ``"os"``. A seeded
+numpy generator is for simulation and reproducibility only: the privacy of a report rests on
+its noise being unknown to the server, and a predictable noise stream (a known or guessable
+seed, or a PCG64 state reconstructed from past reports) lets the server subtract the noise and
+undo the privatization. On devices, privatize with ``rng="os"``, which draws every bit from
+the operating system's CSPRNG (:class:`ldp._random.OSGenerator`).
+
+**Resolution.** Coins are drawn by comparing a uniform double (a multiple of ``2^-53``) with
+a probability, so a probability ``r`` is realised as a multiple of ``2^-53`` near it. The
+samplers always compare with the *rarer* outcome's probability (``u < 1 - p`` rather than
+``u < p`` when ``p`` is near 1), so a rare outcome is realised with probability at least
+``r`` (at most ``r + 2^-53``), never rounded to zero: at large epsilon the realised mechanism
+is slightly *more* private than its ``epsilon``, never less. (Comparing ``u < p`` instead
+would make a GRR at ``eps = 50`` keep the value with probability exactly 1.)
+
 **Variance conventions.** ``"fixed"`` (Wang et al. 2017): the estimand is the empirical
 frequency (or mean) of the ``n`` given values. ``"iid"`` (Ye-Barg, Duchi et al.): the values
 are an i.i.d. sample and the estimand is the population frequency (or mean); for a frequency
@@ -45,6 +60,22 @@ __all__ = [
     "MeanSums",
     "SupportCounts",
 ]
+
+#: The epsilons the mechanisms accept. Above ``MAX_EPSILON`` the smallest output probability
+#: ``~e^-eps`` leaves double precision (``e^-745`` is 0), so the mechanism would silently
+#: become non-private; below ``MIN_EPSILON`` the gap ``p - q ~ eps`` that every estimator
+#: divides by loses more than a millionth of its digits to rounding.
+MIN_EPSILON = 1e-6
+MAX_EPSILON = 700.0
+
+
+def check_mechanism_epsilon(epsilon: object) -> float:
+    """An epsilon in ``[MIN_EPSILON, MAX_EPSILON]``."""
+    return check_scalar(epsilon, "epsilon", low=MIN_EPSILON, high=MAX_EPSILON)
+
+
+#: Largest alphabet of a frequency oracle (category indices and report sizes stay in int64).
+MAX_CATEGORIES = 1 << 40
 
 #: Users processed at once by the chunked kernels (bounds the working memory).
 CHUNK_ELEMENTS = 1 << 22
@@ -239,7 +270,9 @@ class FrequencyOracle(abc.ABC):
 
     def __init__(self, k: int, epsilon: float) -> None:
         self._k = check_integer(k, "k", low=2)
-        self._eps_budget = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        if self._k > MAX_CATEGORIES:
+            raise ValueError(f"k must be <= 2^40, got {self._k}")
+        self._eps_budget = check_mechanism_epsilon(epsilon)
 
     # ----------------------------------------------------------------- parameters
     @property
@@ -279,7 +312,10 @@ class FrequencyOracle(abc.ABC):
     # ----------------------------------------------------------------- protocol
     @abc.abstractmethod
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
-        """One report per user for category indices ``values`` (1-D, in ``0 .. k-1``)."""
+        """One report per user for category indices ``values`` (1-D, in ``0 .. k-1``).
+
+        ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for
+        client-side use (the operating system's CSPRNG; see the module notes)."""
 
     @abc.abstractmethod
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
@@ -353,7 +389,7 @@ class MeanMechanism(abc.ABC):
     high: float = 1.0
 
     def __init__(self, epsilon: float) -> None:
-        self._eps_budget = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        self._eps_budget = check_mechanism_epsilon(epsilon)
 
     @property
     def d(self) -> int:
@@ -390,7 +426,10 @@ class MeanMechanism(abc.ABC):
 
     @abc.abstractmethod
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
-        """One report per user."""
+        """One report per user.
+
+        ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for
+        client-side use (the operating system's CSPRNG; see the module notes)."""
 
     @abc.abstractmethod
     def decode(self, reports: ArrayLike) -> np.ndarray:

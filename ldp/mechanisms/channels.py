@@ -30,6 +30,10 @@ __all__ = [
 _ETA_SLACK = 1e-12
 
 
+#: Largest ``k`` of :func:`k_rr` (a ``k x k`` float64 matrix of 128 MiB).
+MAX_K = 1 << 12
+
+
 def k_rr(k: int, epsilon: float) -> Channel:
     r"""k-ary randomized response: keep ``x`` with probability ``e^eps / (e^eps + k - 1)``.
 
@@ -58,6 +62,10 @@ def k_rr(k: int, epsilon: float) -> Channel:
     (1.098612288668, 0.333333333333)
     """
     k = check_integer(k, "k", low=2)
+    if k > MAX_K:
+        raise ValueError(
+            f"k must be <= {MAX_K} for a k x k channel matrix, got {k} (use ldp.mechanisms.GRR)"
+        )
     eps = check_epsilon(epsilon)
     other = math.exp(-eps)  # 0.0 for eps = inf
     keep = 1.0 / (1.0 + (k - 1) * other)
@@ -214,7 +222,7 @@ def binary_mechanism_with_erasure(
         up = down = 0.0
     else:
         up = level / -math.expm1(-eps)  # eta e^eps / (e^eps - 1)
-        down = level / math.expm1(eps)  # eta / (e^eps - 1)
+        down = level * math.exp(-eps) / -math.expm1(-eps)  # eta / (e^eps - 1), no overflow
     erased = max(0.0, 1.0 - up - down)
     row0 = np.array([up, down, erased])
     rows = np.where((second > first)[:, None], row0[[1, 0, 2]], row0)

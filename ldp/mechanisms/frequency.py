@@ -23,6 +23,7 @@ from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
     check_index_reports,
+    check_mechanism_epsilon,
     chunk_rows,
     index_dtype,
     log_ratio,
@@ -108,7 +109,7 @@ class GRR(FrequencyOracle):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        keep = gen.random(x.size) < self._p
+        keep = ~(gen.random(x.size) < (self._k - 1) * self._q)  # rare event first: see base
         other = gen.integers(0, self._k - 1, size=x.size, dtype=np.int64)
         other += other >= x
         return np.where(keep, x, other).astype(index_dtype(self._k))
@@ -196,11 +197,17 @@ class UnaryEncoding(FrequencyOracle):
 
     name = "UE"
 
-    def __init__(self, k: int, epsilon: float, p: float, q: float) -> None:
+    def __init__(
+        self, k: int, epsilon: float, p: float, q: float, *, _p_complement: float | None = None
+    ) -> None:
         super().__init__(k, epsilon)
-        if not (0.0 < q < p < 1.0):
+        p, q = check_scalar(p, "p"), check_scalar(q, "q")
+        # 1 - p; SUE passes it exactly, as 1 - p rounds to 0 for eps > 74
+        complement = 1.0 - p if _p_complement is None else _p_complement
+        if not (0.0 < q < p <= 1.0 and complement > 0.0):
             raise ValueError(f"unary encoding needs 0 < q < p < 1, got p={p!r}, q={q!r}")
-        self._p, self._q = float(p), float(q)
+        self._p, self._q = p, q
+        self._p_complement = complement
 
     @property
     def p(self) -> float:
@@ -212,7 +219,10 @@ class UnaryEncoding(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self._p * (1 - self._q), (1 - self._p) * self._q)
+        value = (
+            math.log(self._p) + math.log1p(-self._q) - math.log(self._p_complement)
+        ) - math.log(self._q)
+        return max(0.0, value)
 
     @property
     def report_bits(self) -> float:
@@ -228,7 +238,7 @@ class UnaryEncoding(FrequencyOracle):
         for rows in chunk_rows(x.size, self._k):
             m = rows.stop - rows.start
             bits = _bernoulli_matrix(m, self._k, self._q, gen)
-            bits[np.arange(m), x[rows]] = gen.random(m) < self._p
+            bits[np.arange(m), x[rows]] = ~(gen.random(m) < self._p_complement)
             out[rows] = np.packbits(bits, axis=1)
         return out
 
@@ -269,8 +279,9 @@ class SUE(UnaryEncoding):
     name = "SUE"
 
     def __init__(self, k: int, epsilon: float) -> None:
-        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
-        super().__init__(k, epsilon, float(expit(eps / 2)), float(expit(-eps / 2)))
+        eps = check_mechanism_epsilon(epsilon)
+        q = float(expit(-eps / 2))
+        super().__init__(k, epsilon, float(expit(eps / 2)), q, _p_complement=q)
 
     def _extra(self) -> str:
         return ""
@@ -291,7 +302,7 @@ class OUE(UnaryEncoding):
     name = "OUE"
 
     def __init__(self, k: int, epsilon: float) -> None:
-        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        eps = check_mechanism_epsilon(epsilon)
         super().__init__(k, epsilon, 0.5, float(expit(-eps)))
 
     def _extra(self) -> str:
@@ -368,7 +379,7 @@ class LocalHashing(FrequencyOracle):
         gen = check_random_state(rng)
         words = self._packing.draw(x.size, gen)
         hashed = self._family.evaluate(words, x)
-        keep = gen.random(x.size) < self._keep
+        keep = ~(gen.random(x.size) < (self._g - 1) * self._other)
         other = gen.integers(0, self._g - 1, size=x.size, dtype=np.int64)
         other += other >= hashed
         return np.column_stack([words, np.where(keep, hashed, other)])
@@ -439,7 +450,7 @@ class OLH(LocalHashing):
     name = "OLH"
 
     def __init__(self, k: int, epsilon: float, g: int | None = None) -> None:
-        eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+        eps = check_mechanism_epsilon(epsilon)
         super().__init__(k, epsilon, olh_buckets(eps) if g is None else g)
 
 
@@ -495,6 +506,7 @@ class HadamardResponse(FrequencyOracle):
         super().__init__(k, epsilon)
         self._K = 1 << (self._k).bit_length()  # smallest power of two > k
         self._p = float(expit(self._eps_budget))
+        self._p_complement = float(expit(-self._eps_budget))  # 1 - p, exact at large eps
 
     @property
     def K(self) -> int:
@@ -511,7 +523,7 @@ class HadamardResponse(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self._p, 1 - self._p)
+        return log_ratio(self._p, self._p_complement)
 
     @property
     def report_bits(self) -> float:
@@ -521,7 +533,7 @@ class HadamardResponse(FrequencyOracle):
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         row = x + 1
-        inside = gen.random(x.size) < self._p
+        inside = ~(gen.random(x.size) < self._p_complement)
         y = gen.integers(0, self._K, size=x.size, dtype=np.int64)
         # y is uniform on [K]; flipping the lowest set bit of row maps C_x onto its
         # complement, so conditioning on the wanted half keeps y uniform on it
@@ -552,6 +564,11 @@ def _ss_probabilities(k: int, d: int, eps: float) -> tuple[float, float]:
     big = math.exp(min(eps, 700.0))
     denom = d * big + k - d
     return d * big / denom, d * ((d - 1) * big + k - d) / ((k - 1) * denom)
+
+
+def _ss_log_complement(k: int, d: int, eps: float) -> float:
+    """``log(1 - p) = log((k - d) / (d e^eps + k - d))``, without forming ``1 - p``."""
+    return math.log(k - d) - (eps + math.log(d + (k - d) * math.exp(-eps)))
 
 
 def optimal_subset_size(k: int, epsilon: float) -> int:
@@ -598,6 +615,7 @@ class SubsetSelection(FrequencyOracle):
         if self._d >= self._k:
             raise ValueError(f"d must be < k = {self._k}, got {self._d}")
         self._p, self._q = _ss_probabilities(self._k, self._d, self._eps_budget)
+        self._p_complement = math.exp(_ss_log_complement(self._k, self._d, self._eps_budget))
 
     @property
     def d(self) -> int:
@@ -616,13 +634,19 @@ class SubsetSelection(FrequencyOracle):
         """``log P(S | x)`` for ``x in S`` and for ``x not in S``."""
         k, d = self._k, self._d
         log_in = math.log(self._p) - (gammaln(k) - gammaln(d) - gammaln(k - d + 1))
-        log_out = math.log1p(-self._p) - (gammaln(k) - gammaln(d + 1) - gammaln(k - d))
+        log_out = _ss_log_complement(k, d, self._eps_budget) - (
+            gammaln(k) - gammaln(d + 1) - gammaln(k - d)
+        )
         return float(log_in), float(log_out)
 
     @property
     def epsilon(self) -> float:
-        log_in, log_out = self._log_output_probabilities()
-        return max(0.0, log_in - log_out)
+        # log_in - log_out = log p - log(1 - p) + log(C(k-1, d) / C(k-1, d-1)), and the ratio
+        # of binomials is (k - d) / d: no difference of large log-gammas (which loses ~1e-9
+        # at k ~ 1e6)
+        k, d = self._k, self._d
+        log_complement = _ss_log_complement(k, d, self._eps_budget)
+        return max(0.0, math.log(self._p) - log_complement + math.log((k - d) / d))
 
     @property
     def report_bits(self) -> float:
@@ -642,7 +666,7 @@ class SubsetSelection(FrequencyOracle):
         for rows in chunk_rows(x.size, 2 * k):
             m = rows.stop - rows.start
             xs = x[rows]
-            include = gen.random(m) < self._p
+            include = ~(gen.random(m) < self._p_complement)
             order = np.argpartition(gen.random((m, k - 1)), kth, axis=1)[:, :d]
             # the d smallest keys are in columns :d, the d-th smallest in column d - 1
             chosen = np.zeros((m, k - 1), dtype=bool)

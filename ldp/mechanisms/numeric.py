@@ -3,6 +3,23 @@
 Inputs lie in ``[-1, 1]`` (``[0, 1]`` for :class:`SquareWave`; the ball of radius
 ``radius`` for :class:`DuchiL2`); rescale first. Values outside the domain raise, they are
 never clipped. Formulas and pitfalls: spec ``ldp_sota.md`` section 3.
+
+**Floating point (Mironov 2012).** A continuous mechanism implemented naively on doubles
+leaks: ``x + scale * log(u)`` reaches a set of doubles that depends on ``x`` (so some outputs
+are impossible under one input and possible under another), and a uniform ``u`` with 53 bits
+truncates the tails. The continuous mechanisms here (:class:`Laplace`, :class:`Piecewise`,
+:class:`SquareWave`, and :class:`Hybrid` through its piecewise part) therefore release
+their output rounded to a fixed grid, ``resolution`` = a power of two ``2^-24`` times the
+output's scale, by *unbiased randomized rounding* (up with probability equal to the
+fractional part). Rounding the exact continuous output this way is post-processing, so the
+idealised released law is exactly ``epsilon``-LDP and unbiased, and every grid point is
+reachable from every input; Laplace noise comes from an exponential sampler with an
+unbounded tail (a geometric number of ``log 2`` steps plus a 53-bit remainder). What remains
+is the rounding of the double computed before snapping: at most a few ulps, i.e. a relative
+error of about ``2^-28`` in the probability of a grid cell near the input (growing with
+``|y| / scale`` in the Laplace tail), which changes the privacy loss by about ``1e-8``, not
+the set of possible outputs. The variance formulas omit the rounding's own variance, at most
+``resolution^2 / 4`` (about ``1e-15`` relative).
 """
 
 from __future__ import annotations
@@ -28,16 +45,72 @@ __all__ = [
 ]
 
 
+def _exp_tail(t: float) -> float:
+    """``e^t - 1 - t`` accurately (a series for small ``|t|``, where it cancels)."""
+    if abs(t) > 0.5:
+        return math.expm1(t) - t
+    term, total = t * t / 2, 0.0
+    for j in range(3, 30):
+        total += term
+        term *= t / j
+    return total
+
+
 def _coth_half(eps: float) -> float:
     """``(e^eps + 1) / (e^eps - 1)``."""
     return 1.0 / math.tanh(eps / 2.0)
 
 
-def _check_float_reports(reports: ArrayLike, shape_tail: tuple[int, ...], low: float, high: float):
+#: Bits of the output grid below the scale of a continuous mechanism's output.
+GRID_BITS = 24
+
+
+def _grid_step(scale: float) -> float:
+    """The power of two ``2^(floor(log2 scale) - GRID_BITS)``."""
+    return math.ldexp(1.0, math.frexp(scale)[1] - 1 - GRID_BITS)
+
+
+def _snap(y: np.ndarray, step: float, gen) -> np.ndarray:
+    """Unbiased randomized rounding of ``y`` to multiples of ``step`` (a power of two)."""
+    scaled = y / step  # exact: step is a power of two
+    low = np.floor(scaled)
+    return (low + (gen.random(y.shape) < scaled - low)) * step
+
+
+def _exponential(shape: tuple[int, ...], gen) -> np.ndarray:
+    """Standard exponential draws ``E = log(2) J + R`` with an unbounded tail.
+
+    ``J`` (``P(J >= j) = 2^-j``) is the number of trailing zero bits of uniform 64-bit words,
+    exact; ``R = -log(1 - v/2)`` with ``v`` uniform on ``[0, 1)`` is an exponential
+    conditioned on ``[0, log 2)``. By memorylessness ``E`` is exponential, and unlike
+    ``-log(u)`` of one 53-bit uniform it is not cut off at ``53 log 2``.
+    """
+    n = math.prod(shape)
+    steps = np.zeros(n)
+    todo = np.arange(n)
+    while todo.size:
+        words = np.frombuffer(gen.bytes(8 * todo.size), dtype="<u8").astype(np.uint64)
+        lowest = words & (~words + np.uint64(1))  # the lowest set bit (0 if the word is 0)
+        zeros = np.frexp(lowest.astype(np.float64))[1] - 1
+        done = words != 0
+        steps[todo[done]] += zeros[done]
+        steps[todo[~done]] += 64.0
+        todo = todo[~done]
+    rest = -np.log1p(-0.5 * gen.random(n))
+    return (math.log(2.0) * steps + rest).reshape(shape)
+
+
+def _check_float_reports(
+    reports: ArrayLike,
+    shape_tail: tuple[int, ...],
+    low: float,
+    high: float,
+    resolution: float = 0.0,
+):
     arr = as_real_array(reports, "reports")
     if arr.ndim != 1 + len(shape_tail) or arr.shape[1:] != shape_tail:
         raise ValueError(f"reports must have shape (n, *{shape_tail}), got {arr.shape}")
-    slack = 1e-9 * max(1.0, abs(low), abs(high))
+    slack = 1e-9 * max(1.0, abs(low), abs(high)) + resolution
     if arr.size and (arr.min() < low - slack or arr.max() > high + slack):
         raise ValueError(
             f"reports must lie in [{low}, {high}] for this mechanism (reports from a mechanism "
@@ -92,10 +165,18 @@ class Duchi(MeanMechanism):
     def __init__(self, epsilon: float, d: int = 1) -> None:
         super().__init__(epsilon)
         self._d = check_integer(d, "d", low=1)
+        if self._d > 1 << 31:
+            raise ValueError(f"d must be <= 2^31, got {self._d}")
         self._odd = self._d if self._d % 2 else self._d + 1
         m = self._odd
-        self._cd = 2 ** (m - 1) / math.comb(m - 1, (m - 1) // 2)
+        # 2^(m-1) / binom(m-1, (m-1)/2), exactly for small m and in logs (no huge binomial)
+        if m <= 1025:
+            self._cd = 2 ** (m - 1) / math.comb(m - 1, (m - 1) // 2)
+        else:
+            log_binom = math.lgamma(m) - 2 * math.lgamma((m + 1) / 2)
+            self._cd = math.exp((m - 1) * math.log(2.0) - log_binom)
         self._pi = float(expit(self._eps_budget))  # P(T = 1)
+        self._pi_complement = float(expit(-self._eps_budget))  # 1 - pi (0 in 1 - pi at eps > 37)
 
     @property
     def d(self) -> int:
@@ -111,7 +192,7 @@ class Duchi(MeanMechanism):
         # given v, every z on the agreeing side has probability pi / 2^(m-1) and every z on
         # the other side (1 - pi) / 2^(m-1); dropping the padded coordinate keeps the
         # extreme outputs (z = v and z = -v), so the ratio is pi / (1 - pi) either way
-        return log_ratio(self._pi, 1.0 - self._pi)
+        return log_ratio(self._pi, self._pi_complement)
 
     def _extra(self) -> str:
         return f", d={self._d}"
@@ -120,17 +201,21 @@ class Duchi(MeanMechanism):
         x = self._check_values(values)
         gen = check_random_state(rng)
         n = x.shape[0]
-        x2 = x.reshape(n, -1)
+        x2 = x.reshape(n, self._d)
         m = self._odd
         if m == 1:
-            prob = 0.5 + x2[:, 0] * (self._pi - 0.5)
-            return np.where(gen.random(n) < prob, 1, -1).astype(np.int8)
+            up, down = (1 + x2[:, 0]) / 2, (1 - x2[:, 0]) / 2
+            p_plus = up * self._pi + down * self._pi_complement
+            p_minus = down * self._pi + up * self._pi_complement
+            u = gen.random(n)
+            plus = np.where(p_plus <= 0.5, u < p_plus, ~(u < p_minus))  # the rarer side drawn
+            return np.where(plus, 1, -1).astype(np.int8)
         padded = np.zeros((n, m))
         padded[:, : self._d] = x2
         v = np.where(gen.random((n, m)) < (1.0 + padded) / 2.0, 1, -1).astype(np.int8)
         z = (gen.integers(0, 2, size=(n, m), dtype=np.int8) * 2 - 1).astype(np.int8)
         agree = (z.astype(np.int32) * v).sum(axis=1) > 0  # never 0: m is odd
-        want = gen.random(n) < self._pi
+        want = ~(gen.random(n) < self._pi_complement)
         z *= np.where(agree == want, 1, -1).astype(np.int8)[:, None]
         return np.ascontiguousarray(z[:, : self._d])
 
@@ -161,7 +246,7 @@ class Duchi(MeanMechanism):
         m = self._odd
         full = _sign_patterns(m)  # (2^m, m)
         agree = (full @ full.T) > 0  # [v, z]
-        probs = np.where(agree, self._pi, 1.0 - self._pi) / 2 ** (m - 1)
+        probs = np.where(agree, self._pi, self._pi_complement) / 2 ** (m - 1)
         if m == self._d:
             return Channel(probs)
         # v_pad uniform (x_pad = 0), z_pad marginalised; pattern index: pad is the last bit
@@ -201,11 +286,19 @@ class DuchiL2(MeanMechanism):
     def __init__(self, epsilon: float, d: int, radius: float = 1.0) -> None:
         super().__init__(epsilon)
         self._d = check_integer(d, "d", low=1)
+        if self._d > 1 << 31:
+            raise ValueError(f"d must be <= 2^31, got {self._d}")
         self.radius = check_scalar(radius, "radius", low=0.0, low_open=True)
         self.low, self.high = -self.radius, self.radius
         self._pi = float(expit(self._eps_budget))
+        self._pi_complement = float(expit(-self._eps_budget))
         gamma_ratio = math.exp(gammaln((self._d + 1) / 2) - gammaln(self._d / 2))
         self._B = self.radius * _coth_half(self._eps_budget) * math.sqrt(math.pi) * gamma_ratio
+        if not self._B < 1e150:  # B^2 (the variance) must stay finite
+            raise ValueError(
+                f"radius is too large: the output radius B = {self._B!r} must be < 1e150 "
+                "(rescale the data)"
+            )
 
     @property
     def d(self) -> int:
@@ -219,7 +312,7 @@ class DuchiL2(MeanMechanism):
     @property
     def epsilon(self) -> float:
         # uniform densities on the two half-spheres: pi / (A/2) and (1 - pi) / (A/2)
-        return log_ratio(self._pi, 1.0 - self._pi)
+        return log_ratio(self._pi, self._pi_complement)
 
     def _extra(self) -> str:
         return f", d={self._d}, radius={self.radius!r}"
@@ -248,7 +341,7 @@ class DuchiL2(MeanMechanism):
         target = direction * sign[:, None]
         z = gen.standard_normal((n, d))
         z /= np.sqrt((z**2).sum(axis=1))[:, None]
-        want = gen.random(n) < self._pi
+        want = ~(gen.random(n) < self._pi_complement)
         flip = ((z * target).sum(axis=1) > 0) != want
         z[flip] *= -1.0
         return self._B * z
@@ -271,17 +364,25 @@ class DuchiL2(MeanMechanism):
 class Laplace(MeanMechanism):
     """The Laplace mechanism on ``[-1, 1]``: ``Y = x + Lap(2/eps)``, variance ``8/eps^2``.
 
+    ``Y`` is released rounded to multiples of :attr:`resolution` (``2^-24`` of the scale,
+    a power of two) by unbiased randomized rounding, with an exponential sampler whose tail
+    is not truncated: the floating-point attack on naive Laplace sampling (Mironov 2012) does
+    not apply; see the module notes for the remaining rounding error.
+
     Examples
     --------
     >>> from ldp.mechanisms import Laplace
     >>> lap = Laplace(1.0)
     >>> lap.scale, lap.epsilon, lap.variance(1)
     (2.0, 1.0, 8.0)
+    >>> lap.resolution == 2.0**-23
+    True
     """
 
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
         self.scale = 2.0 / self._eps_budget
+        self.resolution = _grid_step(self.scale)
 
     @property
     def epsilon(self) -> float:
@@ -290,7 +391,9 @@ class Laplace(MeanMechanism):
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
-        return x + check_random_state(rng).laplace(0.0, self.scale, size=x.shape)
+        gen = check_random_state(rng)
+        sign = np.where(gen.random(x.shape) < 0.5, -self.scale, self.scale)
+        return _snap(x + sign * _exponential(x.shape, gen), self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return _check_float_reports(reports, (), -math.inf, math.inf)
@@ -309,7 +412,9 @@ class Piecewise(MeanMechanism):
     With ``z = e^{eps/2}``, ``C = (z+1)/(z-1)``, ``l(x) = (C+1)x/2 - (C-1)/2`` and
     ``r(x) = l(x) + C - 1``: the output is uniform on ``[l, r]`` with probability
     ``z/(z+1)``, on ``[-C, l)`` with probability ``(x+1)/(2z+2)`` and on ``(r, C]`` with
-    probability ``(1-x)/(2z+2)``. Variance ``x^2/(z-1) + (z+3)/(3(z-1)^2)``.
+    probability ``(1-x)/(2z+2)``. Variance ``x^2/(z-1) + (z+3)/(3(z-1)^2)``. The output is
+    released on a grid of :attr:`resolution` (``2^-24`` of ``C``) by unbiased randomized
+    rounding, against the floating-point leak of continuous sampling (module notes).
 
     Examples
     --------
@@ -322,41 +427,49 @@ class Piecewise(MeanMechanism):
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
         self._z = math.exp(self._eps_budget / 2)
-        self.C = (self._z + 1) / (self._z - 1)
+        self._zm1 = math.expm1(self._eps_budget / 2)  # z - 1 without cancellation
+        self.C = (self._z + 1) / self._zm1
+        self.resolution = _grid_step(self.C)
 
     def _densities(self) -> tuple[float, float]:
-        z, c = self._z, self.C
-        high = (z / (z + 1)) / (c - 1)  # mass z/(z+1) on a window of length C - 1
-        low = 1.0 / ((z + 1) * (c + 1))  # mass (x+1)/(2z+2) on [-C, l) of length (C+1)(x+1)/2
+        z, zm1 = self._z, self._zm1
+        # mass z/(z+1) on a window of length C - 1 = 2/(z-1); mass (x+1)/(2z+2) on [-C, l)
+        # of length (C+1)(x+1)/2 with C + 1 = 2z/(z-1). Written without C - 1, which rounds
+        # to 0 for eps > 75.
+        high = z * zm1 / (2 * (z + 1))
+        low = zm1 / (2 * z * (z + 1))
         return high, low
 
     @property
     def epsilon(self) -> float:
         high, low = self._densities()
-        return log_ratio(high, low)
+        return max(0.0, math.log(high / low))  # one rounding: accurate also at small eps
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         z, c = self._z, self.C
-        left = (c + 1) * x / 2 - (c - 1) / 2
-        right = left + c - 1
+        width = 2 / self._zm1  # C - 1
+        left = (c + 1) * x / 2 - width / 2
+        right = left + width
         u = gen.random(x.shape)
         w = gen.random(x.shape)
-        p_center = z / (z + 1)
         p_left = (x + 1) / (2 * z + 2)
-        return np.where(
-            u < p_center,
-            left + (right - left) * w,
-            np.where(u < p_center + p_left, -c + (left + c) * w, right + (c - right) * w),
+        p_right = (1 - x) / (2 * z + 2)
+        # the rare tails are drawn first (see the module notes on resolution)
+        y = np.where(
+            u < p_left,
+            -c + (left + c) * w,
+            np.where(u < p_left + p_right, right + (c - right) * w, left + (right - left) * w),
         )
+        return _snap(y, self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        return _check_float_reports(reports, (), -self.C, self.C)
+        return _check_float_reports(reports, (), -self.C, self.C, self.resolution)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
-        z = self._z
-        return x**2 / (z - 1) + (z + 3) / (3 * (z - 1) ** 2)
+        z, zm1 = self._z, self._zm1
+        return x**2 / zm1 + (z + 3) / (3 * zm1**2)
 
     def worst_case_variance(self) -> float:
         return float(self.per_user_variance(np.ones(()))[()])
@@ -419,7 +532,7 @@ class Hybrid(MeanMechanism):
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         bound = max(self._pm.C, self._duchi.bound)
-        return _check_float_reports(reports, (), -bound, bound)
+        return _check_float_reports(reports, (), -bound, bound, self._pm.resolution)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self.alpha * self._pm.per_user_variance(x) + (1 - self.alpha) * (
@@ -439,7 +552,9 @@ class SquareWave(MeanMechanism):
     and ``q = 1/(2b e^eps + 1)`` elsewhere, ``b = (eps e^eps - e^eps + 1)/(2e^eps(e^eps - 1 -
     eps))``. The raw output is biased for the mean (it is meant for distribution estimation);
     :meth:`decode` returns ``(Y - q(1+2b)/2) / (2b(p - q))``, which is unbiased because
-    ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``.
+    ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``. The output is released on a grid of
+    :attr:`resolution` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
+    floating-point leak of continuous sampling (module notes).
 
     Examples
     --------
@@ -456,9 +571,12 @@ class SquareWave(MeanMechanism):
         super().__init__(epsilon)
         eps = self._eps_budget
         big = math.exp(eps)
-        self.b = (eps * big - math.expm1(eps)) / (2 * big * (math.expm1(eps) - eps))
+        # b = (eps e^eps - e^eps + 1) / (2 e^eps (e^eps - 1 - eps)), divided through by e^eps
+        # so that it neither overflows at large eps nor cancels catastrophically at small eps
+        self.b = _exp_tail(-eps) / (2 * _exp_tail(eps))
         self.p_density = big / (2 * self.b * big + 1)
         self.q_density = 1.0 / (2 * self.b * big + 1)
+        self.resolution = _grid_step(1.0 + self.b)
 
     @property
     def epsilon(self) -> float:
@@ -468,13 +586,13 @@ class SquareWave(MeanMechanism):
         v = self._check_values(values)
         gen = check_random_state(rng)
         b = self.b
-        near = gen.random(v.shape) < 2 * b * self.p_density
+        near = ~(gen.random(v.shape) < self.q_density)  # far has mass q (length 1)
         u = gen.random(v.shape)
         far = np.where(u < v, -b + u, u + b)  # [-b, v-b) or (v+b, 1+b], length 1
-        return np.where(near, v - b + 2 * b * u, far)
+        return _snap(np.where(near, v - b + 2 * b * u, far), self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        y = _check_float_reports(reports, (), -self.b, 1 + self.b)
+        y = _check_float_reports(reports, (), -self.b, 1 + self.b, self.resolution)
         b, p, q = self.b, self.p_density, self.q_density
         return (y - q * (1 + 2 * b) / 2) / (2 * b * (p - q))
 

@@ -138,8 +138,10 @@ class Privacy:
 
     @property
     def djw(self) -> bool:
-        """Whether the Duchi-Jordan-Wainwright pure-LDP inequalities apply."""
-        return self.channel is None and self.delta == 0.0 and not math.isinf(self.epsilon)
+        """Whether the Duchi-Jordan-Wainwright pure-LDP inequalities apply (finite epsilon up
+        to 350: beyond, their constant ``(e^eps - 1)^2`` overflows, and they are vacuous long
+        before)."""
+        return self.channel is None and self.delta == 0.0 and self.epsilon <= 350.0
 
     @property
     def djw_factor(self) -> float:

@@ -138,6 +138,8 @@ def krr_distribution_risk(
     """
     if isinstance(p, numbers.Integral) and not isinstance(p, bool):
         k = check_integer(p, "p", low=2)
+        if k > 1 << 26:  # the uniform pmf is materialised below
+            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {k}")
         probs = np.full(k, 1.0 / k)
     else:
         probs = as_pmf(p, "p")
@@ -150,12 +152,16 @@ def krr_distribution_risk(
         raise ValueError(f"loss must be 'l2sq' or 'l1', got {loss!r}")
     if math.isinf(eps):
         gap, q = 1.0, 0.0
+    elif eps > 700.0:  # e^eps overflows; in terms of e^-eps (q = e^-eps / (1 + k e^-eps))
+        tiny = math.exp(-eps)
+        q = tiny / (1.0 + (k - 1) * tiny)
+        gap = (1.0 - tiny) / (1.0 + (k - 1) * tiny)
     else:
         grow = math.expm1(eps)
         gap = grow / (grow + k)  # p - q = (e^eps - 1) / (e^eps + k - 1)
         q = 1.0 / (grow + k)
     t = np.clip(q + probs * gap, 0.0, 1.0)
-    if gap == 0:
+    if gap * gap == 0.0:  # eps = 0, or so small that gap^2 underflows: unbounded risk
         value = math.inf
     elif loss == "l2sq":
         value = float(np.sum(t * (1.0 - t)) / (n * gap * gap))

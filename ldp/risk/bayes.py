@@ -37,7 +37,7 @@ from scipy import stats
 from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
-from ldp._validation import check_pmf, check_scalar
+from ldp._validation import as_real_array, check_pmf, check_scalar
 from ldp.contraction import phi
 from ldp.divergences import hockey_stick
 from ldp.risk._common import (
@@ -85,8 +85,8 @@ def e_gamma_information(joint: ArrayLike, gamma: ArrayLike) -> float | np.ndarra
     >>> e_gamma_information([[0.5, 0.0], [0.0, 0.5]], [1.0, 2.0])
     array([0.5, 0. ])
     """
-    arr = check_pmf(np.asarray(joint, dtype=np.float64).ravel(), "joint")
-    table = np.asarray(joint, dtype=np.float64)
+    table = as_real_array(joint, "joint")
+    arr = check_pmf(table.ravel(), "joint")
     if table.ndim != 2:
         raise ValueError(f"joint must be a 2-D pmf (rows A, columns B), got shape {table.shape}")
     table = arr.reshape(table.shape)

@@ -156,7 +156,8 @@ def bernoulli_mean(
 
     grid = np.concatenate([np.geomspace(1e-9, 0.5, 1500), np.linspace(0.0, 0.5, 1001)[1:]])
     if priv.djw:  # the DJW optimum in closed form
-        c = math.sqrt(n) * math.expm1(priv.epsilon)
+        # a grid candidate only: capping e^eps at e^700 (no overflow) keeps it below 1e-300
+        c = math.sqrt(n) * math.expm1(min(priv.epsilon, 700.0))
         grid = np.append(grid, min(0.5, 1.0 / (3.0 * c)) if c > 0 else 0.5)
     s, value = maximize(objective, grid)
     tv_s, route = tv_of(np.array([s]))
@@ -343,6 +344,8 @@ def ball_mean(
     n = check_n(n)
     priv = resolve_privacy(epsilon, delta, None)
     dim = check_integer(d, "d", low=1)
+    if dim > 1 << 24:  # the Assouad bound scans every support size up to d
+        raise ValueError(f"d must be <= 2^24, got {dim}")
     radius = check_scalar(r, "r", low=0.0, low_open=True)
     if method not in ("best", "fano", "lecam"):
         raise ValueError(f"method must be 'best', 'fano' or 'lecam', got {method!r}")
@@ -507,7 +510,7 @@ def distribution_estimation(
     grid_values = value(supports[:, None], gammas)
     extra = np.full(supports.shape, 1.0)
     if priv.djw:  # the DJW optimum in gamma, in closed form, for each support size
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # c -> 0 at tiny epsilon: 1
             extra = np.minimum(1.0, supports / ((3.0 if loss == "l2sq" else 4.0) * c))
     extra_values = value(supports, extra)
     i, j = np.unravel_index(int(np.argmax(grid_values)), grid_values.shape)

@@ -1,0 +1,517 @@
+"""Fuzzing the public API: every call returns finite, in-range values or raises a clear error.
+
+Each test draws arguments that mix valid values with NaN, inf, negative, huge, empty, wrongly
+typed and wrongly shaped ones, calls a public function, and requires either a result that
+passes the function's range check (no NaN anywhere; inf only where the function documents
+it) or a ``ValueError``/``TypeError`` whose message names one of the function's arguments.
+Any other exception, and any warning (warnings are errors in this test suite), fails.
+
+The example budget per test is ``FUZZ_FACTOR`` times the hypothesis profile's (``ci``: fixed
+and fast; ``dev``: ``HYPOTHESIS_PROFILE=dev`` for longer local runs).
+"""
+
+import math
+import numbers
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ldp
+from ldp import contraction, divergences, risk
+from ldp.channel import Channel
+from ldp.mechanisms import (
+    BLH,
+    GRR,
+    OLH,
+    OUE,
+    SUE,
+    Duchi,
+    DuchiL2,
+    HadamardResponse,
+    Hybrid,
+    Laplace,
+    Piecewise,
+    SquareWave,
+    SubsetSelection,
+)
+
+FUZZ_FACTOR = 6
+FUZZ = settings(
+    max_examples=settings.default.max_examples * FUZZ_FACTOR,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+# ----------------------------------------------------------------------------- strategies
+NASTY_FLOATS = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    -1.0,
+    -1e-300,
+    0.0,
+    5e-324,
+    1e-300,
+    1e300,
+    1.7976931348623157e308,
+    -1e300,
+]
+NASTY_OTHERS = [
+    None,
+    True,
+    "1.0",
+    "",
+    1 + 2j,
+    [],
+    [0.5],
+    (1, 2),
+    np.array([0.3, 0.4]),
+    np.array([]),
+    object(),
+    2**70,
+    -(2**70),
+    np.float32(0.5),
+    np.int64(3),
+]
+
+
+def scalars(low=0.0, high=10.0):
+    """Mostly valid numbers in ``[low, high]``, else anything nasty."""
+    return st.one_of(
+        st.floats(low, high),
+        st.floats(low, high),
+        st.integers(math.ceil(low), math.floor(high)),
+        st.sampled_from(NASTY_FLOATS),
+        st.sampled_from(NASTY_OTHERS),
+        st.floats(allow_nan=True, allow_infinity=True),
+    )
+
+
+def ints(low=1, high=12):
+    """Mostly valid integers, else anything nasty (floats, huge, negative, wrong type)."""
+    return st.one_of(
+        st.integers(low, high),
+        st.integers(low, high),
+        st.integers(-(2**65), 2**65),
+        st.sampled_from([0, -1, 1.0, 2.5, math.nan, math.inf, np.int32(3), np.uint8(2)]),
+        st.sampled_from(NASTY_OTHERS),
+    )
+
+
+def probabilities(high=1.0):
+    return scalars(0.0, high)
+
+
+@st.composite
+def pmf_like(draw, max_size=6):
+    """Valid pmfs, near-pmfs and garbage arrays of many dtypes and shapes."""
+    kind = draw(st.integers(0, 9))
+    size = draw(st.integers(1, max_size))
+    if kind <= 3:  # a valid pmf (with zeros sometimes)
+        w = draw(hnp.arrays(np.float64, size, elements=st.floats(0, 1)))
+        if w.sum() == 0:
+            w[0] = 1.0
+        return w / w.sum()
+    if kind == 4:  # garbage floats
+        return draw(hnp.arrays(np.float64, size, elements=st.floats(allow_nan=True)))
+    if kind == 5:  # wrong shape
+        shape = draw(st.sampled_from([(), (0,), (2, 0), (2, 3), (1, 1, 2)]))
+        return np.full(shape, 1.0 / max(1, shape[-1] if shape else 1))
+    if kind == 6:  # wrong dtype
+        return draw(
+            st.sampled_from(
+                [
+                    np.array([True, False]),
+                    np.array([0.5 + 0j, 0.5]),
+                    np.array(["a", "b"]),
+                    np.array([0.5, None], dtype=object),
+                    [[0.5, 0.5], [1.0]],
+                    "0.5,0.5",
+                ]
+            )
+        )
+    if kind == 7:  # integers
+        return draw(hnp.arrays(np.int64, size, elements=st.integers(-2, 2)))
+    if kind == 8:  # off by a little
+        w = np.full(size, 1.0 / size)
+        w[0] += draw(st.sampled_from([1e-12, 1e-6, -1e-6, 0.5]))
+        return w
+    return draw(st.sampled_from(NASTY_OTHERS))
+
+
+@st.composite
+def matrix_like(draw, max_rows=5, max_cols=5):
+    """Row-stochastic matrices (some with zeros), and garbage."""
+    kind = draw(st.integers(0, 5))
+    k = draw(st.integers(1, max_rows))
+    m = draw(st.integers(1, max_cols))
+    if kind <= 2:
+        w = draw(hnp.arrays(np.float64, (k, m), elements=st.floats(0, 1)))
+        w[:, 0] += w.sum(axis=1) == 0
+        return w / w.sum(axis=1, keepdims=True)
+    if kind == 3:
+        return draw(hnp.arrays(np.float64, (k, m), elements=st.floats(allow_nan=True)))
+    if kind == 4:
+        return draw(
+            st.sampled_from([np.eye(3)[0], np.ones((2, 2, 2)) / 2, np.zeros((0, 3)), [[1.0], [1]]])
+        )
+    return draw(pmf_like())
+
+
+# ----------------------------------------------------------------------------- checks
+def _numbers(value):
+    """Every number inside ``value`` (arrays, tuples, dicts, result objects)."""
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        return []
+    if isinstance(value, numbers.Number):
+        return [complex(value).real] if not isinstance(value, complex) else [math.nan]
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuf":
+            return value.astype(float).ravel().tolist()
+        return [x for v in value.ravel() for x in _numbers(v)]
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in _numbers(v)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _numbers(v)]
+    if isinstance(value, Channel):
+        return _numbers(value.matrix)
+    for attribute in ("value", "epsilon", "delta", "tv", "mu"):
+        if hasattr(value, attribute) and not callable(getattr(value, attribute)):
+            return _numbers(getattr(value, attribute))
+    return []
+
+
+def attempt(trust, function, *args, names, low=-math.inf, high=math.inf, allow_inf=False, **kw):
+    """Call ``function``; the result must be in ``[low, high]`` without NaN (inf only if
+    ``allow_inf``), or the error a ValueError/TypeError naming one of ``names``."""
+    trust["fuzz_inputs"] += 1
+    try:
+        out = function(*args, **kw)
+    except (ValueError, TypeError) as exc:
+        message = str(exc)
+        assert any(name in message for name in names), (
+            f"{getattr(function, '__name__', function)}: {type(exc).__name__}({message!r}) "
+            f"names none of {names}"
+        )
+        return None
+    values = np.array(_numbers(out), dtype=float)
+    assert not np.isnan(values).any(), f"{function}: NaN in {out!r}"
+    if not allow_inf:
+        assert np.isfinite(values).all(), f"{function}: inf in {out!r}"
+    assert np.all((values >= low) & (values <= high)), f"{function}: {out!r} not in [{low}, {high}]"
+    return out
+
+
+# ----------------------------------------------------------------------------- constructors
+@FUZZ
+@given(matrix=matrix_like(), eps=scalars(0, 5), delta=probabilities())
+def test_channel(matrix, eps, delta, trust):
+    names = ("matrix",)
+    channel = attempt(trust, Channel, matrix, names=names, low=0, high=1)
+    if channel is None:
+        return
+    np.testing.assert_allclose(channel.matrix.sum(axis=1), 1.0, rtol=1e-12)
+    attempt(trust, lambda: channel.epsilon, names=names, low=0, allow_inf=True)
+    attempt(trust, lambda: channel.tv, names=names, low=0, high=1)
+    attempt(trust, channel.delta, eps, names=("epsilon",), low=0, high=1)
+    attempt(trust, channel.epsilon_for_delta, delta, names=("delta",), low=0, allow_inf=True)
+    attempt(trust, channel.is_ldp, eps, delta, names=("epsilon", "delta"))
+    out = attempt(trust, channel.privatize, [0, channel.n_inputs - 1], names=("x",), rng=0, low=0)
+    assert out is not None and out.max() < channel.n_outputs
+
+
+@FUZZ
+@given(k=ints(1, 40), eps=scalars(0, 60), delta=probabilities(), eta=probabilities())
+def test_channel_constructors(k, eps, delta, eta, trust):
+    for channel in (
+        attempt(trust, ldp.k_rr, k, eps, names=("k", "epsilon"), low=0, high=1),
+        attempt(trust, ldp.randomized_response, eps, names=("epsilon",), low=0, high=1),
+        attempt(
+            trust, ldp.binary_erasure, eps, delta, eta, names=("epsilon", "delta", "eta"), low=0
+        ),
+    ):
+        if channel is not None and channel.n_inputs <= 64:  # exact privacy is O(k^3)
+            np.testing.assert_allclose(channel.matrix.sum(axis=1), 1.0, rtol=1e-12)
+            assert channel.epsilon >= 0 and 0 <= channel.tv <= 1
+    attempt(trust, ldp.eta_max, eps, delta, names=("epsilon", "delta"), low=0, high=1)
+
+
+@FUZZ
+@given(p0=pmf_like(4), p1=pmf_like(4), eps=scalars(0, 20), eta=probabilities())
+def test_binary_mechanism_with_erasure(p0, p1, eps, eta, trust):
+    names = ("p0", "p1", "epsilon", "eta")
+    attempt(trust, ldp.binary_mechanism_with_erasure, p0, p1, eps, eta, names=names, low=0, high=1)
+
+
+ORACLES = [GRR, SUE, OUE, OLH, BLH, HadamardResponse, SubsetSelection]
+MEANS = [Duchi, Laplace, Piecewise, Hybrid, SquareWave]
+
+
+@FUZZ
+@given(
+    cls=st.sampled_from(ORACLES),
+    k=ints(2, 64),
+    eps=scalars(0, 60),
+    n=ints(1, 10**9),
+    values=st.one_of(
+        st.lists(st.integers(-2, 70), max_size=6),
+        st.sampled_from([[0.5], [math.nan], ["a"], [[0, 1]], np.array([1, 2], dtype=np.uint8)]),
+    ),
+)
+def test_frequency_oracles(cls, k, eps, n, values, trust):
+    oracle = attempt(trust, cls, k, eps, names=("k", "epsilon", "d", "g"))
+    if oracle is None:
+        return
+    assert 0 <= oracle.q < oracle.p <= 1
+    assert oracle.epsilon == pytest.approx(float(eps), rel=1e-9, abs=1e-12)
+    attempt(trust, oracle.variance, n, names=("n",), low=0)
+    if oracle.k <= 64:
+        reports = attempt(trust, oracle.privatize, values, names=("values",), rng=0)
+        if reports is not None:
+            estimate = attempt(trust, oracle.estimate, reports, names=("reports",))
+            if len(values) == 0:
+                assert estimate is None or np.all(np.isfinite(estimate))
+
+
+@FUZZ
+@given(
+    cls=st.sampled_from(MEANS),
+    eps=scalars(0, 60),
+    n=ints(1, 10**9),
+    values=st.one_of(
+        st.lists(st.floats(-1.5, 1.5), max_size=5),
+        st.lists(st.floats(allow_nan=True), max_size=3),
+        st.sampled_from([[[0.5]], ["a"], np.array([True])]),
+    ),
+)
+def test_mean_mechanisms(cls, eps, n, values, trust):
+    mechanism = attempt(trust, cls, eps, names=("epsilon",))
+    if mechanism is None:
+        return
+    assert mechanism.epsilon == pytest.approx(float(eps), rel=1e-9, abs=1e-12)
+    attempt(trust, mechanism.variance, n, names=("n",), low=0)
+    reports = attempt(trust, mechanism.privatize, values, names=("values",), rng=0)
+    if reports is not None:
+        attempt(trust, mechanism.decode, reports, names=("reports",))
+
+
+@FUZZ
+@given(eps=scalars(0, 60), d=ints(1, 6), radius=scalars(0, 5))
+def test_vector_mean_mechanisms(eps, d, radius, trust):
+    duchi = attempt(trust, Duchi, eps, d, names=("epsilon", "d"))
+    l2 = attempt(trust, DuchiL2, eps, d, radius, names=("epsilon", "d", "radius"))
+    for mechanism in (duchi, l2):
+        if mechanism is not None:
+            attempt(trust, mechanism.variance, 10, names=("n",), low=0)
+            if mechanism.d > 64:
+                continue
+            values = np.zeros((3, mechanism.d))
+            reports = attempt(trust, mechanism.privatize, values, names=("values",), rng=0)
+            attempt(trust, mechanism.estimate, reports, names=("reports",))
+
+
+# ----------------------------------------------------------------------------- divergences
+@FUZZ
+@given(p=pmf_like(), q=pmf_like(), gamma=scalars(0, 10))
+def test_divergences(p, q, gamma, trust):
+    names = ("p", "q")
+    attempt(trust, divergences.tv, p, q, names=names, low=0, high=1)
+    attempt(trust, divergences.hellinger, p, q, names=names, low=0, high=2)
+    attempt(trust, divergences.kl, p, q, names=names, low=0, allow_inf=True)
+    attempt(trust, divergences.chi2, p, q, names=names, low=0, allow_inf=True)
+    attempt(trust, divergences.hockey_stick, p, q, gamma, names=(*names, "gamma"), low=0, high=1)
+
+
+# ----------------------------------------------------------------------------- contraction
+@FUZZ
+@given(
+    matrix=matrix_like(4, 4),
+    kind=st.sampled_from(["tv", "hockey_stick", "chi2", "kl", "hellinger", "f", "bogus", 3]),
+    gamma=st.one_of(st.none(), scalars(0, 10)),
+)
+def test_contraction_coefficient(matrix, kind, gamma, trust):
+    names = ("channel", "matrix", "kind", "gamma", "f")
+    attempt(trust, contraction.coefficient, matrix, kind, gamma=gamma, names=names, low=0, high=1)
+
+
+@FUZZ
+@given(
+    eps=scalars(0, 60),
+    delta=probabilities(),
+    eta=probabilities(),
+    gamma=scalars(0, 10),
+    n=ints(1, 10**9),
+    k=ints(2, 2**16),
+    kind=st.sampled_from(["tv", "hockey_stick", "chi2", "kl", "hellinger", "x"]),
+)
+def test_contraction_closed_forms(eps, delta, eta, gamma, n, k, kind, trust):
+    attempt(trust, contraction.phi, eps, delta, n, names=("epsilon", "delta", "n"), low=0, high=1)
+    attempt(trust, contraction.worst_case_tv, eps, delta, names=("epsilon", "delta"), low=0, high=1)
+    attempt(
+        trust,
+        contraction.worst_case_hockey_stick,
+        eps,
+        delta,
+        gamma,
+        names=("epsilon", "delta", "gamma"),
+        low=0,
+        high=1,
+    )
+    g = gamma if kind == "hockey_stick" else None
+    names = ("kind", "k", "epsilon", "gamma")
+    attempt(trust, contraction.k_rr_coefficient, kind, k, eps, g, names=names, low=0, high=1)
+    attempt(trust, contraction.rr_coefficient, kind, eps, g, names=names, low=0, high=1)
+    names = ("epsilon", "eta", "delta")
+    attempt(trust, contraction.max_kl_contraction, eps, eta, delta, names=names, low=0, high=1)
+    attempt(
+        trust,
+        contraction.max_f_divergence,
+        eps,
+        eta,
+        "kl",
+        names=("epsilon", "eta", "f", "gamma"),
+        low=0,
+        allow_inf=True,
+    )
+
+
+@FUZZ
+@given(
+    eps=scalars(0, 30),
+    eta=probabilities(),
+    p0=pmf_like(4),
+    p1=pmf_like(4),
+    tv_in=probabilities(),
+    matrix=matrix_like(3, 3),
+)
+def test_contraction_bounds_and_erasure(eps, eta, p0, p1, tv_in, matrix, trust):
+    names = ("epsilon", "eta", "p0", "p1")
+    attempt(trust, contraction.max_output_tv, eps, eta, p0, p1, names=names, low=0, high=1)
+    names = ("epsilon", "eta", "tv_in")
+    attempt(
+        trust, contraction.chi2_output_bound, eps, eta, tv_in, names=names, low=0, allow_inf=True
+    )
+    names = ("channel", "matrix", "epsilon", "eta")
+    attempt(trust, contraction.erase, matrix, eps, eta, names=names, low=0, high=1)
+    names = ("channel", "matrix", "kind")
+    attempt(trust, contraction.best_bound, matrix, "tv", names=names, low=0, high=1)
+
+
+# ----------------------------------------------------------------------------- risk
+@FUZZ
+@given(
+    n=ints(1, 10**9),
+    eps=st.one_of(scalars(0, 20), st.just(math.inf)),
+    delta=probabilities(),
+    k=ints(2, 2**16),
+    d=ints(1, 50),
+    moment=scalars(1, 10),
+    preset=st.integers(0, 5),
+)
+def test_risk_presets(n, eps, delta, k, d, moment, preset, trust):
+    names = ("n", "epsilon", "delta", "k", "p", "d", "r", "support", "method", "loss")
+    call = [
+        lambda: risk.bernoulli_mean(n, eps, delta),
+        lambda: risk.distribution_estimation(k, n, eps, delta),
+        lambda: risk.ball_mean(n, eps, delta, d=d),
+        lambda: risk.moment_mean(n, eps, delta, k=moment),
+        lambda: risk.krr_distribution_risk(k, n, eps),
+        lambda: risk.rr_mean_risk(n, eps),
+    ][preset]
+    # the achieved risk of the k-RR / RR estimators is infinite at epsilon = 0
+    attempt(trust, call, names=names, low=0, allow_inf=preset >= 4)
+
+
+@FUZZ
+@given(
+    p0=pmf_like(4),
+    p1=pmf_like(4),
+    n=ints(1, 10**6),
+    eps=st.one_of(st.none(), scalars(0, 20)),
+    delta=probabilities(),
+    separation=scalars(0, 2),
+    alpha=probabilities(),
+    beta=probabilities(),
+    which=st.integers(0, 4),
+)
+def test_risk_generic(p0, p1, n, eps, delta, separation, alpha, beta, which, trust):
+    names = ("p0", "p1", "n", "epsilon", "delta", "separation", "alpha", "beta", "channel", "kl")
+    call = [
+        lambda: risk.le_cam(p0, p1, separation=separation, n=n, epsilon=eps, delta=delta),
+        lambda: risk.stein_exponent(p0, p1, epsilon=eps, delta=delta),
+        lambda: risk.min_sample_size(p0, p1, alpha=alpha, beta=beta, epsilon=eps, delta=delta),
+        lambda: risk.mutual_information_bound(eps, delta, prior=p0),
+        lambda: risk.entropy(p0),
+    ][which]
+    # the Stein bound is a lower bound on (1/n) log beta_n: a non-positive exponent
+    low, high = (-math.inf, 0.0) if which == 1 else (0.0, math.inf)
+    attempt(
+        trust,
+        call,
+        names=(*names, "prior", "entropy"),
+        low=low,
+        high=high,
+        allow_inf=which in (1, 2),
+    )
+
+
+@FUZZ
+@given(matrix=matrix_like(3, 3), prior=pmf_like(3), joint=matrix_like(3, 3), gamma=scalars(0, 5))
+def test_risk_information(matrix, prior, joint, gamma, trust):
+    attempt(trust, risk.mutual_information, matrix, prior, names=("channel", "matrix", "prior"))
+    attempt(trust, risk.e_gamma_information, joint, gamma, names=("joint", "gamma"), low=0)
+
+
+# ----------------------------------------------------------------------------- design
+@settings(max_examples=12, deadline=None)
+@given(
+    k=st.one_of(st.integers(2, 4), st.sampled_from([0, 1, -1, 2.5, None, "3", 2**65])),
+    eps=scalars(0, 5),
+    utility=st.sampled_from(["mi", "tv", "bogus", None]),
+)
+def test_design(k, eps, utility, trust):
+    from ldp.design import optimal_channel
+
+    names = ("k", "epsilon", "utility", "hypotheses", "prior")
+    size = k if isinstance(k, int) and 2 <= k <= 3 else 2
+    hypotheses = ([0.5, 0.5, 0.0][:size], [0.0, 0.5, 0.5][-size:]) if utility == "tv" else None
+    result = attempt(
+        trust, optimal_channel, k, eps, utility=utility, hypotheses=hypotheses, names=names
+    )
+    if result is not None:
+        assert result.channel.epsilon <= float(eps) + 1e-9
+
+
+# ----------------------------------------------------------------------------- accounting
+ACCOUNTING_SCALARS = st.one_of(
+    st.floats(0, 60), st.sampled_from(NASTY_FLOATS), st.sampled_from([None, "1.0", True, 2**70])
+)
+
+
+@FUZZ
+@given(
+    mu=ACCOUNTING_SCALARS,
+    eps=ACCOUNTING_SCALARS,
+    delta=st.one_of(st.floats(0, 1), st.sampled_from(NASTY_FLOATS)),
+    k=st.one_of(st.integers(1, 200), st.sampled_from([0, -1, 2.5, math.nan, None, "3"])),
+    small_eps=st.one_of(st.floats(0, 60), st.sampled_from([math.nan, math.inf, -1.0, None])),
+)
+def test_accounting(mu, eps, delta, k, small_eps, trust):
+    accounting = pytest.importorskip("ldp.accounting")
+    attempt(trust, accounting.get_delta_from_gdp, mu, eps, names=("mu", "epsilon"), low=0, high=1)
+    attempt(
+        trust, accounting.get_epsilon_from_gdp, mu, delta, names=("mu", "delta"), low=0,
+        allow_inf=True,
+    )  # fmt: skip
+    attempt(trust, accounting.get_tv_from_gdp, mu, names=("mu",), low=0, high=1)
+    attempt(
+        trust, accounting.get_mu_from_epsilon_delta, eps, delta, names=("epsilon", "delta"),
+        low=0, allow_inf=True,
+    )  # fmt: skip
+    names = ("epsilon", "delta", "eta", "k")
+    # k and epsilon kept moderate: see the report on compose_eps_delta_eta with huge k / epsilon
+    attempt(trust, accounting.compose_eps_delta_eta, small_eps, delta, None, k, names=names,
+            low=0, allow_inf=True)  # fmt: skip
