@@ -349,3 +349,12 @@ def test_frequency_design_bad_input():
         frequency_risk(ldp.k_rr(3, 1.0), 10, decoder=np.eye(3) * 2)
     with pytest.raises(ValueError, match="n must be >= 1"):
         frequency_risk(ldp.k_rr(3, 1.0), 0)
+
+
+def test_large_subset_selection_optimum_is_certified():
+    # k = 19, uniform MI: the optimum has C(19, 5) = 11628+ outputs; row sums then round at
+    # ~1e-12 relative, which certification must absorb (it used to raise DesignError)
+    result = optimal_channel(19, 1.0, utility="mi")
+    assert result.method.startswith("weight-class")
+    assert result.epsilon <= 1.0 + 1e-10
+    assert result.channel.n_outputs == math.comb(19, result.extras["subset_size"])
