@@ -274,3 +274,10 @@ def test_laplace_composition_within_digest_bracket():
     assert compose(LaplaceTradeOff(1.0), 1, interval=1e-4).tv == pytest.approx(
         1 - math.exp(-0.5), abs=2e-4
     )
+
+
+def test_theorem2_fold_cap_names_k():
+    from ldp.accounting import compose_eps_delta_eta
+
+    with pytest.raises(ValueError, match=r"k must be <= 100000"):
+        compose_eps_delta_eta(1.0, 0.0, 0.1, 2**65)

@@ -115,3 +115,16 @@ def test_bad_input(call, match):
 def test_bad_type():
     with pytest.raises(TypeError, match="mu"):
         get_delta_from_gdp("1", 1.0)
+
+
+def test_mu_from_huge_epsilon_and_shape_errors():
+    import numpy as np
+
+    from ldp.accounting import get_delta_from_gdp, get_mu_from_epsilon_delta
+
+    # delta_mu(eps) = 1/2 when eps = mu^2 / 2 (Phi(0) - e^eps Phi(-mu) ~ 1/2): mu = sqrt(2 eps)
+    mu = get_mu_from_epsilon_delta(1e300, 0.5)
+    assert mu == pytest.approx(np.sqrt(2e300), rel=1e-9)
+    assert get_delta_from_gdp(mu, 1e300) <= 0.5
+    with pytest.raises(ValueError, match=r"epsilon .* and delta .* must broadcast"):
+        get_mu_from_epsilon_delta(np.ones(3), np.full(2, 0.1))

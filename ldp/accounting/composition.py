@@ -347,6 +347,10 @@ class EpsDeltaEtaComposition(Composition):
         return np.asarray(self.delta(np.arange(self.k + 1) * eps), dtype=np.float64)
 
 
+#: Largest number of folds for the exact seed-001 Theorem 2 composition (O(k^2) work).
+MAX_FOLDS = 100_000
+
+
 def compose_eps_delta_eta(
     epsilon: float | ArrayLike,
     delta: float | ArrayLike = 0.0,
@@ -403,6 +407,11 @@ def compose_eps_delta_eta(
     d0 = check_probability(delta, "delta")
     h0 = None if eta is None else check_probability(eta, "eta")
     k = check_integer(k, "k", low=0)
+    if k > MAX_FOLDS:
+        raise ValueError(
+            f"k must be <= {MAX_FOLDS} for the exact Theorem 2 recurrence (its cost grows as "
+            f"k^2), got {k}; for more folds use clt_mu_approx or a PLD composition"
+        )
     d, h, alpha = _normalise(eps, d0, h0)
     params = (eps, d, h)
     if k == 0 or eps == 0.0 or alpha == 1.0 or math.isinf(eps):

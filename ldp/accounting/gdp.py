@@ -180,14 +180,19 @@ def get_mu_from_epsilon_delta(epsilon: ArrayLike, delta: ArrayLike) -> float | n
     """
     e, e_scalar = as_levels(epsilon, "epsilon", low=0.0)
     d, d_scalar = as_levels(delta, "delta", low=0.0, high=1.0)
-    e, d = np.broadcast_arrays(e, d)
+    try:
+        e, d = np.broadcast_arrays(e, d)
+    except ValueError:
+        raise ValueError(
+            f"epsilon {np.shape(e)} and delta {np.shape(d)} must broadcast together"
+        ) from None
     result = np.zeros(e.shape)
     result[(d >= 1.0) | (np.isinf(e) & (d > 0))] = np.inf
     work = (d > 0) & (d < 1.0) & np.isfinite(e)
     if np.any(work):
         ee, dd = e[work], d[work]
         hi = np.ones_like(ee)
-        for _ in range(64):  # grow until delta_hi > delta (delta_mu -> 1 as mu -> inf)
+        for _ in range(1100):  # grow until delta_hi > delta (delta_mu -> 1 as mu -> inf)
             small = _delta_gdp(hi, ee) <= dd
             if not np.any(small):
                 break
