@@ -57,6 +57,7 @@ from ldp._validation import (
     check_scalar,
 )
 from ldp.channel import Channel
+from ldp.mechanisms.consistency import project_simplex
 
 __all__ = [
     "DesignError",
@@ -855,18 +856,9 @@ def frequency_risk(
     if p is not None:
         prior = _check_prior(p, k, "p")
         return max(float(prior @ a - prior @ prior), 0.0) / count
-    centre = _project_to_simplex(a / 2.0)
+    centre = project_simplex(a / 2.0)
     worst = float(a @ a / 4.0 - np.sum((centre - a / 2.0) ** 2))
     return max(worst, 0.0) / count
-
-
-def _project_to_simplex(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection onto the probability simplex (sort-based, exact)."""
-    u = np.sort(v)[::-1]
-    cumulative = np.cumsum(u) - 1.0
-    index = np.arange(1, v.size + 1)
-    rho = np.nonzero(u - cumulative / index > 0)[0][-1]
-    return np.maximum(v - cumulative[rho] / (rho + 1.0), 0.0)
 
 
 @dataclass(frozen=True)
