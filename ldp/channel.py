@@ -15,7 +15,6 @@ parameters that built it:
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -23,18 +22,16 @@ from numpy.typing import ArrayLike
 from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv
 from ldp._validation import (
     PMF_TOLERANCE,
+    as_levels,
     as_real_array,
     check_epsilon,
     check_pmf,
     check_random_state,
     check_scalar,
+    scalar_or_array,
 )
 
 __all__ = ["Channel"]
-
-
-def _array_or_float(values: np.ndarray, scalar: bool) -> float | np.ndarray:
-    return float(values.reshape(())) if scalar else values
 
 
 def _exp(x: float) -> float:
@@ -256,26 +253,9 @@ class Channel:
         float or ndarray
             Same shape as ``epsilon``.
         """
-        eps, scalar = self._check_levels(epsilon, "epsilon")
+        eps, scalar = as_levels(epsilon, "epsilon", low=0.0)
         values = np.array([self._delta_one(float(e)) for e in eps.ravel()]).reshape(eps.shape)
-        return _array_or_float(values, scalar)
-
-    @staticmethod
-    def _check_levels(values: ArrayLike, name: str) -> tuple[np.ndarray, bool]:
-        if isinstance(values, numbers.Real) and not isinstance(values, (bool, np.bool_)):
-            check_scalar(values, name, low=0.0, allow_inf=True)
-            return np.asarray(values, dtype=np.float64), True
-        if isinstance(values, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a real number or array, got {values!r}")
-        arr = np.asarray(values)
-        if arr.dtype.kind not in "iuf":
-            raise TypeError(f"{name} must be a real number or array, got {values!r}")
-        arr = arr.astype(np.float64)
-        if np.any(np.isnan(arr)):
-            raise ValueError(f"{name} must not contain NaN, got {values!r}")
-        if np.any(arr < 0):
-            raise ValueError(f"{name} must be >= 0, got {values!r}")
-        return arr, arr.ndim == 0
+        return scalar_or_array(values, scalar)
 
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """The smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none).
@@ -300,11 +280,9 @@ class Channel:
         >>> round(rr.delta(e1), 12)
         0.1
         """
-        deltas, scalar = self._check_levels(delta, "delta")
-        if np.any(deltas > 1):
-            raise ValueError(f"delta must be <= 1, got {delta!r}")
+        deltas, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         values = np.array([self._epsilon_for_delta_one(float(d)) for d in deltas.ravel()])
-        return _array_or_float(values.reshape(deltas.shape), scalar)
+        return scalar_or_array(values.reshape(deltas.shape), scalar)
 
     def _epsilon_for_delta_one(self, delta: float) -> float:
         if self.n_inputs == 1 or delta >= self.tv:

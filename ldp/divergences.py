@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import check_pmf, check_scalar
+from ldp._validation import as_levels, check_pmf, check_scalar
 
 __all__ = ["chi2", "f_divergence", "hellinger", "hockey_stick", "kl", "tv"]
 
@@ -48,20 +48,6 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 def _out(values: np.ndarray) -> float | np.ndarray:
     return float(values) if np.ndim(values) == 0 else values
-
-
-def _check_gamma(gamma: ArrayLike) -> np.ndarray:
-    if isinstance(gamma, (bool, np.bool_)):
-        raise TypeError(f"gamma must be a real number or array, got {gamma!r}")
-    arr = np.asarray(gamma)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(f"gamma must be a real number or array, got {gamma!r}")
-    arr = arr.astype(np.float64, copy=False)
-    if np.any(np.isnan(arr)):
-        raise ValueError("gamma must not be NaN")
-    if np.any(arr < 0):
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
-    return arr
 
 
 def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
@@ -97,7 +83,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
     0.25
     """
     p, q = _pair(p, q)
-    g = _check_gamma(gamma)[..., None]
+    g = as_levels(gamma, "gamma", low=0.0)[0][..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         gq = np.where(q > 0, g * q, 0.0)
         gp_side = np.where(g >= 1, p - gq, gq - p)
