@@ -34,6 +34,28 @@ from ldp._validation import (
 __all__ = ["Channel"]
 
 
+#: The resolution of a 53-bit uniform double.
+_STEP = 2.0**-53
+
+
+def _refine(cdf: np.ndarray, u: float, generator) -> int:
+    """First ``j`` with ``cdf[j] > U``, where ``U = u + V 2^-53`` and ``V`` is drawn lazily.
+
+    The thresholds are shifted and rescaled by ``2^53`` at each step; the subtraction is
+    exact for the thresholds that matter (Sterbenz), so the loop ends with exactly the right
+    probability for every threshold a double can hold. Each extra step happens with
+    probability about ``len(cdf) * 2^-53``.
+    """
+    scaled = (cdf - u) / _STEP
+    while True:
+        v = float(np.asarray(generator.random(1)).ravel()[0])
+        j = int(np.searchsorted(scaled, v, side="right"))
+        if scaled[j] - v > _STEP:
+            return j
+        with np.errstate(over="ignore"):  # far thresholds may grow to inf: still above v
+            scaled = (scaled - v) / _STEP
+
+
 def _exp(x: float) -> float:
     """``e^x`` that returns ``inf`` instead of raising on overflow."""
     try:
@@ -330,22 +352,33 @@ class Channel:
             )
         return np.clip(prior @ self._matrix, 0.0, 1.0)
 
-    def _cdf(self) -> np.ndarray:
-        def compute() -> np.ndarray:
-            cdf = np.cumsum(self._matrix, axis=1)
-            cdf /= cdf[:, -1:]  # the last entry is exactly 1.0 after this division
-            cdf.setflags(write=False)
-            return cdf
+    def _sampler(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: the outputs in ascending order of probability and their CDF.
 
-        return self._cached("cdf", compute)
+        Small probabilities come first, where doubles are dense, so a CDF step of ``1e-300``
+        is represented exactly instead of vanishing against 1.
+        """
+
+        def compute() -> tuple[np.ndarray, np.ndarray]:
+            order = np.argsort(self._matrix, axis=1, kind="stable")
+            cdf = np.cumsum(np.take_along_axis(self._matrix, order, axis=1), axis=1)
+            cdf /= cdf[:, -1:]  # the last entry is exactly 1.0 after this division
+            order.setflags(write=False)
+            cdf.setflags(write=False)
+            return order, cdf
+
+        return self._cached("sampler", compute)
 
     def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
         Inverse-CDF sampling on each input's row with one uniform draw per user from a numpy
         ``Generator`` (``np.random.default_rng(rng)``). Users are grouped by input value, so
-        the work is one ``searchsorted`` per distinct input, not a Python loop per user, and
-        every uniform keeps its full 53-bit resolution.
+        the work is one ``searchsorted`` per distinct input, not a Python loop per user. The
+        sampling is exact for every probability a double can hold, however small: the CDF
+        lists each row's outputs in ascending order of probability, and a uniform that falls
+        within one 53-bit step of a CDF threshold is refined with further random bits (this
+        happens with probability about ``n_outputs * 2**-53`` per user).
 
         Parameters
         ----------
@@ -376,13 +409,17 @@ class Channel:
         order = np.argsort(flat, kind="stable")
         counts = np.bincount(flat, minlength=self.n_inputs)
         uniforms = generator.random(flat.size)
-        cdf = self._cdf()
+        outputs, cdf = self._sampler()
         ends = np.cumsum(counts)
         for value in np.flatnonzero(counts):
             stop = ends[value]
             start = stop - counts[value]
-            drawn = np.searchsorted(cdf[value], uniforms[start:stop], side="right")
-            out[order[start:stop]] = drawn
+            u = uniforms[start:stop]
+            drawn = np.searchsorted(cdf[value], u, side="right")
+            # U is uniform on [u, u + 2^-53): only a threshold in that step is undecided
+            for i in np.flatnonzero(cdf[value][drawn] - u <= _STEP):
+                drawn[i] = _refine(cdf[value], float(u[i]), generator)
+            out[order[start:stop]] = outputs[value][drawn]
         return out.reshape(values.shape)
 
     def _check_inputs(self, x: ArrayLike) -> np.ndarray:
