@@ -1,11 +1,19 @@
-"""Label handling shared by the classifiers (checks of ``y`` and of the class set)."""
+"""What the private classifiers share: label checks and the fit / partial_fit / merge cycle."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _assert_all_finite, check_consistent_length, column_or_1d
+from sklearn.utils.validation import (
+    _assert_all_finite,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
+
+from estimators.privatizer import atomic
+from ldp._validation import check_random_state
 
 
 def check_target(estimator, X, y) -> np.ndarray:
@@ -48,3 +56,86 @@ def encode_labels(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
             "every class in `classes`"
         )
     return codes.astype(np.int64)
+
+
+class PrivateLearnerMixin:
+    """``fit``, ``partial_fit`` and ``merge`` of a classifier built on one mergeable statistic.
+
+    A subclass names the statistic's attribute (``_statistic``), how rows are encoded
+    (``_encode(X, y, reset=...)``), how the first chunk sets up the model (``_start``), what
+    its feature domains are called in messages (``_domain``) and how the model is recomputed
+    from the statistic (``_refresh``). Every update is atomic.
+    """
+
+    _statistic: str
+    _domain: str
+
+    def fit(self, X, y):
+        """Simulation: privatize each user's rows, then estimate the model.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            self._rng = check_random_state(self.random_state)
+            rows = self._start(X, y, None)
+            getattr(self, self._statistic).fit(rows)
+            self._refresh()
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk of users; the first call fixes the classes (``classes`` here, else the
+        ``classes`` parameter) and the feature domains.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, self._statistic):
+                if classes is None and self.classes is None:
+                    raise ValueError(
+                        "classes must be passed on the first call to partial_fit (or declared "
+                        "with the `classes` parameter)"
+                    )
+                self._rng = check_random_state(self.random_state)
+                rows = self._start(X, y, classes)
+            else:
+                if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
+                    raise ValueError("classes differs from the classes of the first call")
+                rows = self._encode(X, y, reset=False)
+            getattr(self, self._statistic).partial_fit(rows)
+            self._refresh()
+        return self
+
+    def merge(self, other):
+        """Add the private statistic of ``other`` (same parameters, classes and domains).
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            check_is_fitted(self)
+            if type(other) is not type(self):
+                raise TypeError(
+                    f"other must be a {type(self).__name__}, got {type(other).__name__}"
+                )
+            check_is_fitted(other)
+            if not np.array_equal(self.classes_, other.classes_):
+                raise ValueError("cannot merge: the classes differ")
+            if len(self.columns_) != len(other.columns_) or not all(
+                a.same_domain(b) for a, b in zip(self.columns_, other.columns_, strict=True)
+            ):
+                raise ValueError(f"cannot merge: the feature columns or {self._domain} differ")
+            if self.alpha != other.alpha:
+                raise ValueError("cannot merge: parameter 'alpha' differs")
+            getattr(self, self._statistic).merge(getattr(other, self._statistic))
+            self._refresh()
+        return self

@@ -10,10 +10,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from estimators._protocol import check_budget
 from estimators._schema import NUMERIC, encode_numeric, read_table, resolve_schema
-from estimators._supervised import check_target, encode_labels, resolve_classes
+from estimators._supervised import (
+    PrivateLearnerMixin,
+    check_target,
+    encode_labels,
+    resolve_classes,
+)
 from estimators.mean import MeanEstimator
-from estimators.privatizer import atomic, check_epsilon_param
-from ldp._validation import check_random_state, check_scalar
+from estimators.privatizer import check_epsilon_param
+from ldp._validation import check_scalar
 
 __all__ = ["LDPLogisticRegression"]
 
@@ -28,7 +33,7 @@ def _statistics(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.column_stack([x, products, t, cross])
 
 
-class LDPLogisticRegression(ClassifierMixin, BaseEstimator):
+class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     """Logistic regression learned non-interactively from epsilon-LDP sufficient statistics.
 
     **Method.** The logistic loss ``log(1 + exp(-t w.x))`` (``t = +-1``) is replaced by its
@@ -91,6 +96,9 @@ class LDPLogisticRegression(ClassifierMixin, BaseEstimator):
     (True, 4.0)
     """
 
+    _statistic = "statistics_"
+    _domain = "bounds"
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -111,7 +119,7 @@ class LDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fitting
-    def _rows(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
+    def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
         names, values, dtypes = read_table(self, X, reset=reset)
         if reset:
@@ -139,7 +147,7 @@ class LDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_ = resolve_classes(
             self.classes if classes is None else classes, y_checked, "classes"
         )
-        rows = self._rows(X, y, reset=True)
+        rows = self._encode(X, y, reset=True)
         self.statistics_ = MeanEstimator(
             self.epsilon,
             bounds=(-1.0, 1.0),
@@ -149,79 +157,7 @@ class LDPLogisticRegression(ClassifierMixin, BaseEstimator):
         )
         return rows
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> LDPLogisticRegression:
-        """Simulation: privatize each user's statistics, then solve the private surrogate.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Bounded numeric features.
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            self._rng = check_random_state(self.random_state)
-            rows = self._start(X, y, None)
-            self.statistics_.fit(rows)
-            self._solve()
-        return self
-
-    def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
-    ) -> LDPLogisticRegression:
-        """Add a chunk of users (the first call fixes the classes and the bounds).
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            if not hasattr(self, "statistics_"):
-                if classes is None and self.classes is None:
-                    raise ValueError(
-                        "classes must be passed on the first call to partial_fit (or declared "
-                        "with the `classes` parameter)"
-                    )
-                self._rng = check_random_state(self.random_state)
-                rows = self._start(X, y, classes)
-            else:
-                if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
-                    raise ValueError("classes differs from the classes of the first call")
-                rows = self._rows(X, y, reset=False)
-            self.statistics_.partial_fit(rows)
-            self._solve()
-        return self
-
-    def merge(self, other: LDPLogisticRegression) -> LDPLogisticRegression:
-        """Add the private statistics of ``other`` (same parameters, classes and bounds).
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            check_is_fitted(self)
-            if type(other) is not type(self):
-                raise TypeError(
-                    f"other must be an LDPLogisticRegression, got {type(other).__name__}"
-                )
-            check_is_fitted(other)
-            if not np.array_equal(self.classes_, other.classes_):
-                raise ValueError("cannot merge: the classes differ")
-            if len(self.columns_) != len(other.columns_) or not all(
-                a.same_domain(b) for a, b in zip(self.columns_, other.columns_)
-            ):
-                raise ValueError("cannot merge: the feature columns or bounds differ")
-            if self.alpha != other.alpha:
-                raise ValueError("cannot merge: parameter 'alpha' differs")
-            self.statistics_.merge(other.statistics_)
-            self._solve()
-        return self
-
-    def _solve(self) -> None:
+    def _refresh(self) -> None:
         d = len(self.columns_)
         m = 1 if self.classes_.size == 2 else self.classes_.size
         means = np.nan_to_num(self.statistics_.mean_, nan=0.0)  # unreported statistic: 0

@@ -10,16 +10,21 @@ from sklearn.utils.validation import check_is_fitted
 
 from estimators._protocol import check_budget
 from estimators._schema import CATEGORICAL, encode_categorical, read_table, resolve_schema
-from estimators._supervised import check_target, encode_labels, resolve_classes
+from estimators._supervised import (
+    PrivateLearnerMixin,
+    check_target,
+    encode_labels,
+    resolve_classes,
+)
 from estimators.frequency import FrequencyEstimator
-from estimators.privatizer import atomic, check_epsilon_param
-from ldp._validation import check_random_state, check_scalar
+from estimators.privatizer import check_epsilon_param
+from ldp._validation import check_scalar
 from ldp.mechanisms import project_simplex
 
 __all__ = ["LDPNaiveBayes"]
 
 
-class LDPNaiveBayes(ClassifierMixin, BaseEstimator):
+class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     """Categorical naive Bayes learned from epsilon-LDP reports of (label, feature) pairs.
 
     **Scheme** (the joint-pair scheme of Yilmaz, Al-Rubaie and Chang, "Locally differentially
@@ -81,6 +86,9 @@ class LDPNaiveBayes(ClassifierMixin, BaseEstimator):
     (4.0, True)
     """
 
+    _statistic = "joint_"
+    _domain = "categories"
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -101,7 +109,7 @@ class LDPNaiveBayes(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fitting
-    def _joint_codes(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
+    def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
         names, values, dtypes = read_table(self, X, reset=reset)
         if reset:
@@ -126,7 +134,7 @@ class LDPNaiveBayes(ClassifierMixin, BaseEstimator):
         self.classes_ = resolve_classes(
             self.classes if classes is None else classes, y_checked, "classes"
         )
-        codes = self._joint_codes(X, y, reset=True)
+        codes = self._encode(X, y, reset=True)
         n_classes = self.classes_.size
         mechanism = self.mechanism
         if isinstance(mechanism, dict):
@@ -144,80 +152,7 @@ class LDPNaiveBayes(ClassifierMixin, BaseEstimator):
         )
         return codes
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> LDPNaiveBayes:
-        """Simulation: privatize each user's (label, feature) pairs, then estimate the model.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-            Categorical features.
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            self._rng = check_random_state(self.random_state)
-            codes = self._start(X, y, None)
-            self.joint_.fit(codes)
-            self._finish()
-        return self
-
-    def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
-    ) -> LDPNaiveBayes:
-        """Add a chunk of users. The first call fixes the classes (``classes`` here, else the
-        ``classes`` parameter) and the feature categories.
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            if not hasattr(self, "joint_"):
-                if classes is None and self.classes is None:
-                    raise ValueError(
-                        "classes must be passed on the first call to partial_fit (or declared "
-                        "with the `classes` parameter)"
-                    )
-                self._rng = check_random_state(self.random_state)
-                codes = self._start(X, y, classes)
-                self.joint_.partial_fit(codes)
-            else:
-                if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
-                    raise ValueError("classes differs from the classes of the first call")
-                codes = self._joint_codes(X, y, reset=False)
-                self.joint_.partial_fit(codes)
-            self._finish()
-        return self
-
-    def merge(self, other: LDPNaiveBayes) -> LDPNaiveBayes:
-        """Add the joint counts of ``other`` (same parameters, classes and categories).
-
-        Returns
-        -------
-        self
-        """
-        with atomic(self):
-            check_is_fitted(self)
-            if type(other) is not type(self):
-                raise TypeError(f"other must be an LDPNaiveBayes, got {type(other).__name__}")
-            check_is_fitted(other)
-            if not np.array_equal(self.classes_, other.classes_):
-                raise ValueError("cannot merge: the classes differ")
-            if len(self.columns_) != len(other.columns_) or not all(
-                a.same_domain(b) for a, b in zip(self.columns_, other.columns_)
-            ):
-                raise ValueError("cannot merge: the feature columns or categories differ")
-            for name in ("alpha",):
-                if getattr(self, name) != getattr(other, name):
-                    raise ValueError(f"cannot merge: parameter {name!r} differs")
-            self.joint_.merge(other.joint_)
-            self._finish()
-        return self
-
-    def _finish(self) -> None:
+    def _refresh(self) -> None:
         n_classes = self.classes_.size
         alpha = float(self.alpha)
         joints, priors, log_probs = [], [], []
