@@ -9,10 +9,10 @@ mechanisms' exact ``epsilon`` (recomputed from their output probabilities), not 
 the argument.
 
 **Wire format (the report table).** A float64 array with one block of columns per informative
-column, in column order: GRR and Hadamard response write the report index (1 column), unary
-encoding and subset selection the ``ceil(k/8)`` bytes of the bit-packed vector, local hashing
-each int64 hash word as two 31-bit halves and then the bucket, Duchi the sign, the other mean
-mechanisms the released float. Every value is exact in float64. With ``budget="sample"`` the
+column, in column order: each block holds the fields of the column's mechanism's report codec
+(:attr:`ldp.mechanisms.Mechanism.codec`: the report index, the bytes of a bit-packed vector,
+the hash words and the bucket, a sign, or the released float). Every field is an integer
+below ``2^53`` or a double, so every value is exact in float64. With ``budget="sample"`` the
 blocks of the columns a row did not report are NaN.
 """
 
@@ -26,17 +26,15 @@ from estimators._schema import CATEGORICAL, NUMERIC, Column
 from ldp.mechanisms import (
     FREQUENCY_ORACLES,
     Duchi,
-    FrequencyOracle,
+    FrequencyMechanism,
     Hybrid,
+    Interval,
     Laplace,
-    LocalHashing,
     MeanMechanism,
     MeanSums,
     Piecewise,
     SquareWave,
-    SubsetSelection,
     SupportCounts,
-    UnaryEncoding,
     recommend,
 )
 
@@ -52,7 +50,7 @@ MEAN_MECHANISMS = {
 AUTO_MEAN = ("Duchi", "Piecewise", "Hybrid", "Laplace")
 BUDGETS = ("split", "sample")
 
-Mechanism = FrequencyOracle | MeanMechanism
+Mechanism = FrequencyMechanism | MeanMechanism
 
 
 def check_budget(budget: object) -> str:
@@ -138,102 +136,66 @@ def total_epsilon(mechanisms: list[Mechanism | None], budget: str) -> float:
 
 
 def mechanism_name(mechanism: Mechanism) -> str:
-    for table in (FREQUENCY_MECHANISMS, MEAN_MECHANISMS):
-        for name, cls in table.items():
-            if type(mechanism) is cls:
-                return name
-    return type(mechanism).__name__
+    """The registry name of a mechanism (``"GRR"``, ``"Hybrid"``, ...)."""
+    return mechanism.name
 
 
 def to_unit(mechanism: Mechanism, scaled: np.ndarray) -> np.ndarray:
-    """Values in ``[-1, 1]`` mapped to the mechanism's input domain (``[0, 1]`` for SW)."""
-    if isinstance(mechanism, SquareWave):
-        return np.clip((scaled + 1.0) / 2.0, 0.0, 1.0)
-    return scaled
+    """Values in ``[-1, 1]`` mapped affinely onto the mechanism's interval domain."""
+    domain = mechanism.domain
+    if not isinstance(domain, Interval) or (domain.low, domain.high) == (-1.0, 1.0):
+        return scaled
+    low, high = domain.low, domain.high
+    return np.clip(low + (scaled + 1.0) / 2.0 * (high - low), low, high)
 
 
 def unit_scale(mechanism: Mechanism, bounds: tuple[float, float]) -> tuple[float, float]:
-    """``(offset, slope)`` mapping the mechanism's domain back to ``bounds``."""
-    low, high = bounds
-    if isinstance(mechanism, SquareWave):
-        return low, high - low
-    return (low + high) / 2.0, (high - low) / 2.0
+    """``(offset, slope)`` mapping the mechanism's interval domain back to ``bounds``."""
+    domain = mechanism.domain
+    low, high = domain.low, domain.high  # type: ignore[union-attr]
+    slope = (bounds[1] - bounds[0]) / (high - low)
+    return bounds[0] - low * slope, slope
 
 
 # ----------------------------------------------------------------------------- wire format
-_HALF = 31
-_HALF_MASK = (1 << _HALF) - 1
-
-
 def report_width(mechanism: Mechanism | None) -> int:
-    if mechanism is None:
-        return 0
-    if isinstance(mechanism, (UnaryEncoding, SubsetSelection)):
-        return (mechanism.k + 7) // 8
-    if isinstance(mechanism, LocalHashing):
-        return 2 * mechanism._packing.n_words + 1
-    return 1
+    """Columns of a mechanism's block in the report table (its codec's fields)."""
+    return 0 if mechanism is None else mechanism.codec.width
 
 
 def encode_reports(mechanism: Mechanism, reports: np.ndarray) -> np.ndarray:
-    """Native reports -> a float64 block ``(n, report_width)``."""
-    arr = np.asarray(reports)
-    if isinstance(mechanism, LocalHashing):
-        words = arr[:, :-1].astype(np.int64)
-        halves = np.empty((arr.shape[0], 2 * words.shape[1]), dtype=np.int64)
-        halves[:, 0::2] = words >> _HALF
-        halves[:, 1::2] = words & _HALF_MASK
-        return np.column_stack([halves, arr[:, -1]]).astype(np.float64)
-    return arr.reshape(arr.shape[0], report_width(mechanism)).astype(np.float64)
+    """Native reports -> a float64 block ``(n, report_width)`` (every field is exact)."""
+    return mechanism.codec.to_rows(reports).astype(np.float64)
 
 
-def _whole(block: np.ndarray, name: str, low: float, high: float) -> np.ndarray:
-    if not np.all(block == np.round(block)) or (
-        block.size and (block.min() < low or block.max() > high)
-    ):
-        raise ValueError(
-            f"reports of column {name!r} are not reports of this column's mechanism (expected "
-            f"whole numbers in [{low:g}, {high:g}]); were they made with other parameters?"
-        )
-    return block.astype(np.int64)
+def _column_errors(name: str):
+    """Run a decoding step with errors prefixed by the column's name."""
 
+    class _Prefix:
+        def __enter__(self):
+            return self
 
-def decode_reports(mechanism: Mechanism, block: np.ndarray, name: str) -> np.ndarray:
-    """A float64 block (finite) -> the mechanism's native reports (range-checked later)."""
-    if isinstance(mechanism, (UnaryEncoding, SubsetSelection)):
-        return _whole(block, name, 0, 255).astype(np.uint8)
-    if isinstance(mechanism, LocalHashing):
-        halves = _whole(block[:, :-1], name, 0, _HALF_MASK)
-        words = (halves[:, 0::2] << _HALF) | halves[:, 1::2]
-        bucket = _whole(block[:, -1:], name, 0, np.iinfo(np.int64).max)
-        return np.column_stack([words, bucket])
-    if isinstance(mechanism, FrequencyOracle):
-        return _whole(block[:, 0], name, 0, np.iinfo(np.int64).max)
-    if isinstance(mechanism, Duchi):
-        return _whole(block[:, 0], name, -1, 1).astype(np.int8)
-    return block[:, 0]
+        def __exit__(self, kind, exc, tb):
+            if exc is not None and isinstance(exc, (TypeError, ValueError)):
+                raise type(exc)(f"reports of column {name!r}: {exc}") from None
+            return False
+
+    return _Prefix()
 
 
 def aggregate_block(mechanism: Mechanism, block: np.ndarray, name: str) -> SupportCounts | MeanSums:
     """The mergeable statistic of one column's reports, errors prefixed by the column."""
-    native = decode_reports(mechanism, block, name)
-    try:
-        return mechanism.aggregate(native)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"reports of column {name!r}: {exc}") from None
+    with _column_errors(name):
+        return mechanism.aggregate(block)  # type: ignore[union-attr]
 
 
 def decoded_square_sum(mechanism: MeanMechanism, block: np.ndarray, name: str) -> float:
     """Sum of the squared per-user decoded values of one numeric column's reports."""
-    native = decode_reports(mechanism, block, name)
-    try:
-        decoded = mechanism.decode(native)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"reports of column {name!r}: {exc}") from None
+    with _column_errors(name):
+        decoded = mechanism.decode(block)
     return float(np.sum(decoded**2))
 
 
 def empty_statistic(mechanism: Mechanism) -> SupportCounts | MeanSums:
-    if isinstance(mechanism, FrequencyOracle):
-        return SupportCounts(np.zeros(mechanism.k, dtype=np.int64), 0, mechanism._key())
-    return MeanSums(np.zeros(()), 0, mechanism._key())
+    """The statistic of zero reports."""
+    return mechanism.empty_statistic()  # type: ignore[union-attr]

@@ -60,7 +60,7 @@ class MeanEstimator(ProtocolEstimator):
     >>> from estimators import MeanEstimator
     >>> ages = np.random.default_rng(0).uniform(20, 60, size=(50_000, 1))
     >>> est = MeanEstimator(epsilon=1.0, bounds=(0, 100), random_state=1).fit(ages)
-    >>> bool(abs(est.mean_[0] - ages.mean()) < 1.0), est.mechanisms_[0]
+    >>> bool(abs(est.mean_[0] - ages.mean()) < 2.0), est.mechanisms_[0]   # sd ~ 0.46
     (True, Hybrid(epsilon=1.0))
     >>> lb = est.lower_bound()[0]
     >>> bool(lb.value < est.variance()[0])

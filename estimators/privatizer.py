@@ -358,8 +358,8 @@ def same_protocol(a: Privatizer, b: Privatizer) -> str | None:
         x.same_domain(y) for x, y in zip(a.columns_, b.columns_)
     ):
         return "columns (names or public domains)"
-    keys_a = [None if m is None else m._key() for m in a.mechanisms_]
-    keys_b = [None if m is None else m._key() for m in b.mechanisms_]
+    keys_a = [None if m is None else m.key for m in a.mechanisms_]
+    keys_b = [None if m is None else m.key for m in b.mechanisms_]
     if keys_a != keys_b:
         return "mechanisms"
     return None

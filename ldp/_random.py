@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-__all__ = ["OSGenerator"]
+__all__ = ["ByteSource", "OSGenerator"]
 
 _SUPPORTED = ("bytes", "integers", "random", "standard_normal")
 
@@ -46,7 +46,52 @@ def _count(size: object) -> tuple[int, tuple[int, ...] | None]:
     return math.prod(shape), shape
 
 
-class OSGenerator:
+class ByteSource:
+    """A source of randomness that is a function returning bytes.
+
+    Every privatizer in ldp draws only whole bytes (``bytes(n)``; see :mod:`ldp._sampling`),
+    so any function ``randbytes(n) -> bytes`` can drive it: :func:`os.urandom` on a device,
+    or a fixed byte string to check that two implementations of the protocol produce the same
+    report from the same bytes (the test vectors in ``clients/``).
+
+    Parameters
+    ----------
+    randbytes : callable
+        ``randbytes(n)`` returns ``n`` random bytes.
+
+    Examples
+    --------
+    >>> import io
+    >>> from ldp._random import ByteSource
+    >>> from ldp.mechanisms import GRR
+    >>> stream = io.BytesIO(bytes(16))
+    >>> GRR(4, 1.0).privatize([2], rng=ByteSource(stream.read)).tolist()
+    [2]
+    """
+
+    def __init__(self, randbytes) -> None:
+        if not callable(randbytes):
+            raise TypeError(f"randbytes must be a function n -> bytes, got {randbytes!r}")
+        self._randbytes = randbytes
+
+    def __repr__(self) -> str:
+        return f"ByteSource({self._randbytes!r})"
+
+    def bytes(self, length: int) -> bytes:
+        """``length`` random bytes from the source (a short read raises)."""
+        if isinstance(length, (bool, np.bool_)) or not isinstance(length, numbers.Integral):
+            raise TypeError(f"length must be an integer, got {length!r}")
+        if length < 0:
+            raise ValueError(f"length must be >= 0, got {length}")
+        data = bytes(self._randbytes(int(length)))
+        if len(data) != length:
+            raise ValueError(
+                f"the random source returned {len(data)} bytes where {length} were needed"
+            )
+        return data
+
+
+class OSGenerator(ByteSource):
     """Uniform bits from :func:`os.urandom` behind the numpy ``Generator`` methods ldp uses.
 
     Pass ``rng="os"`` to any ``privatize`` (or an instance of this class). It has no seed and
@@ -67,21 +112,19 @@ class OSGenerator:
     (4,)
     """
 
+    def __init__(self) -> None:
+        super().__init__(os.urandom)
+
     def __repr__(self) -> str:
         return "OSGenerator()"
+
+    def __reduce__(self):
+        return (OSGenerator, ())
 
     @staticmethod
     def _words(n: int) -> np.ndarray:
         """``n`` independent uniform 64-bit words."""
         return np.frombuffer(os.urandom(8 * n), dtype="<u8").astype(np.uint64)
-
-    def bytes(self, length: int) -> bytes:
-        """``length`` uniform random bytes."""
-        if isinstance(length, (bool, np.bool_)) or not isinstance(length, numbers.Integral):
-            raise TypeError(f"length must be an integer, got {length!r}")
-        if length < 0:
-            raise ValueError(f"length must be >= 0, got {length}")
-        return os.urandom(int(length))
 
     def random(self, size: object = None, dtype: object = np.float64) -> float | np.ndarray:
         """Uniform doubles on ``[0, 1)``: the top 53 bits of a word times ``2**-53``."""

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._random import OSGenerator
+from ldp._random import ByteSource, OSGenerator
 
 #: Largest tolerated ``|sum(p) - 1|`` for a probability vector or a channel row.
 #: Rows within the tolerance are divided by their sum, so that the stored distribution sums
@@ -118,17 +118,18 @@ def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarra
     return arr / total
 
 
-def check_random_state(rng: object) -> np.random.Generator | OSGenerator:
+def check_random_state(rng: object) -> np.random.Generator | ByteSource:
     """The source of randomness for ``rng``.
 
     ``None``, an int seed, a ``SeedSequence`` or a ``BitGenerator`` give
     ``np.random.default_rng(rng)``; a numpy ``Generator`` is used as is; ``"os"`` (or an
-    :class:`~ldp._random.OSGenerator`) draws every bit from the operating system's CSPRNG.
+    :class:`~ldp._random.OSGenerator`) draws every bit from the operating system's CSPRNG; a
+    :class:`~ldp._random.ByteSource` reads the bytes of a given function.
     Seeded numpy generators are for simulation and reproducibility only: a server that knows
     or guesses the noise stream can undo the privatization, so devices should use ``"os"``.
     Anything else raises ``TypeError`` naming ``rng``.
     """
-    if isinstance(rng, (np.random.Generator, OSGenerator)):
+    if isinstance(rng, (np.random.Generator, ByteSource)):
         return rng
     if isinstance(rng, str):
         if rng == "os":

@@ -14,12 +14,17 @@ parameters that built it:
 
 from __future__ import annotations
 
+import hashlib
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._mechanism import Categories, Mechanism, ReportCodec, index_codec
 from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv
+from ldp._rounding import UNIT, log_ratio_upper_array
+from ldp._sampling import ExactLaw, choose
 from ldp._validation import (
     PMF_TOLERANCE,
     as_levels,
@@ -32,28 +37,6 @@ from ldp._validation import (
 )
 
 __all__ = ["Channel"]
-
-
-#: The resolution of a 53-bit uniform double.
-_STEP = 2.0**-53
-
-
-def _refine(cdf: np.ndarray, u: float, generator) -> int:
-    """First ``j`` with ``cdf[j] > U``, where ``U = u + V 2^-53`` and ``V`` is drawn lazily.
-
-    The thresholds are shifted and rescaled by ``2^53`` at each step; the subtraction is
-    exact for the thresholds that matter (Sterbenz), so the loop ends with exactly the right
-    probability for every threshold a double can hold. Each extra step happens with
-    probability about ``len(cdf) * 2^-53``.
-    """
-    scaled = (cdf - u) / _STEP
-    while True:
-        v = float(np.asarray(generator.random(1)).ravel()[0])
-        j = int(np.searchsorted(scaled, v, side="right"))
-        if scaled[j] - v > _STEP:
-            return j
-        with np.errstate(over="ignore"):  # far thresholds may grow to inf: still above v
-            scaled = (scaled - v) / _STEP
 
 
 def _exp(x: float) -> float:
@@ -98,7 +81,7 @@ def _pair_epsilon_for_delta(p: np.ndarray, q: np.ndarray, delta: float) -> float
     return max(0.0, math.log(numerator) - math.log(mass_q[i]))
 
 
-class Channel:
+class Channel(Mechanism):
     """An immutable finite local randomizer ``K[x, z] = P(Z = z | X = x)``.
 
     Parameters
@@ -107,13 +90,19 @@ class Channel:
         Finite, non-negative entries whose rows sum to one within
         :data:`~ldp._validation.PMF_TOLERANCE` (``1e-9``). Rows are divided by their sums,
         so the stored rows are probability vectors up to rounding. The stored array is a
-        read-only copy.
+        read-only copy. (:meth:`from_params` stores a matrix as it is, after the same
+        checks: a protocol file's matrix is the law its devices sample.)
 
     Notes
     -----
     All privacy quantities are exact functions of the matrix, computed over every ordered
     pair of rows (``O(n_inputs^2 n_outputs)`` time, ``O(1)`` extra memory per tile). Inputs
     are indexed ``0 .. n_inputs - 1`` and outputs ``0 .. n_outputs - 1``.
+
+    :meth:`privatize` draws output ``z`` for input ``x`` with probability exactly
+    ``K[x, z] / sum_z K[x, z]`` (in exact arithmetic on the stored doubles, see
+    :mod:`ldp._sampling`), and :attr:`epsilon` is computed for that law and rounded up, so it
+    bounds the mechanism as it is actually sampled.
 
     Examples
     --------
@@ -176,6 +165,54 @@ class Channel:
     def __reduce__(self):
         return (Channel, (np.array(self._matrix),))
 
+    # ----------------------------------------------------------------- mechanism protocol
+    name = "Channel"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """``{"matrix": rows}``: the matrix as nested lists of floats."""
+        return {"matrix": self._matrix.tolist()}
+
+    @classmethod
+    def from_params(cls, params: Any) -> Channel:
+        """The channel of ``params["matrix"]``, stored exactly as given (after the checks of
+        the constructor): ``Channel.from_params(c.params) == c`` for every channel ``c``."""
+        if not isinstance(params, dict) or set(params) != {"matrix"}:
+            raise TypeError("Channel parameters are {'matrix': rows}")
+        checked = Channel(params["matrix"])  # validates shape, sign and row sums
+        exact = np.array(as_real_array(params["matrix"], "matrix"), dtype=np.float64)
+        exact.setflags(write=False)
+        out = object.__new__(cls)
+        object.__setattr__(
+            out, "_matrix", exact if exact.shape == checked.shape else checked._matrix
+        )
+        object.__setattr__(out, "_cache", {})
+        return out
+
+    @property
+    def key(self) -> str:
+        """``Channel(<k>x<m>, sha256 prefix of the matrix bytes)``."""
+        digest = hashlib.sha256(np.ascontiguousarray(self._matrix).tobytes()).hexdigest()
+        return f"Channel({self.n_inputs}x{self.n_outputs}, {digest[:16]})"
+
+    @property
+    def domain(self) -> Categories:
+        """The inputs ``0 .. n_inputs - 1``."""
+        return Categories(self.n_inputs)
+
+    @property
+    def codec(self) -> ReportCodec:
+        """One integer field: the output index."""
+        return index_codec(self.n_outputs)
+
+    def sampler(self) -> dict[str, Any]:
+        """Nothing beyond the matrix: a device draws ``choose(matrix[x])``."""
+        return {}
+
+    def to_channel(self) -> Channel:
+        """The channel itself."""
+        return self
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Channel):
             return NotImplemented
@@ -220,24 +257,32 @@ class Channel:
     # ----------------------------------------------------------------- privacy
     @property
     def epsilon(self) -> float:
-        """The tight pure-LDP epsilon: ``max_{x, x', z} log(K[x, z] / K[x', z])``.
+        """The tight pure-LDP epsilon: ``max_{x, x', z} log(K[x, z] / K[x', z])``, rounded up.
 
         Outputs that no input can produce are ignored; an output with positive probability
         under one input and zero under another makes ``epsilon = inf``. A single-row channel
-        has ``epsilon = 0``. Computed from column maxima and minima in log space, so ratios of
-        tiny probabilities (``1e-300``) neither overflow nor lose precision.
+        has ``epsilon = 0``. Computed for the law :meth:`privatize` realises (each row divided
+        by its exact sum) from column maxima and minima in log space, so ratios of tiny
+        probabilities (``1e-300``) neither overflow nor lose precision, and rounded up by a
+        few units in the last place so that it is never below the exact value.
         """
         return self._cached("epsilon", self._compute_epsilon)
 
     def _compute_epsilon(self) -> float:
-        top = self._matrix.max(axis=0)
-        bottom = self._matrix.min(axis=0)
+        matrix = self._matrix
+        if matrix.shape[0] == 1 or bool(np.all(matrix == matrix[0])):
+            return 0.0  # one input, or every input with the same law
+        top = matrix.max(axis=0)
+        bottom = matrix.min(axis=0)
         used = top > 0
         if np.any(bottom[used] == 0):
             return math.inf
-        if not np.any(used):  # unreachable for a stochastic matrix
-            return 0.0
-        return max(0.0, float(np.max(np.log(top[used]) - np.log(bottom[used]))))
+        value = float(np.max(log_ratio_upper_array(top[used], bottom[used])))
+        # privatize realises row / sum(row) exactly: allow for rows whose sums differ (each
+        # math.fsum is within half a unit of the exact sum)
+        sums = [math.fsum(row) for row in matrix.tolist()]
+        spread = float(log_ratio_upper_array(np.array(max(sums)), np.array(min(sums))))
+        return value + spread + 4.0 * UNIT
 
     @property
     def tv(self) -> float:
@@ -352,33 +397,18 @@ class Channel:
             )
         return np.clip(prior @ self._matrix, 0.0, 1.0)
 
-    def _sampler(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per row: the outputs in ascending order of probability and their CDF.
-
-        Small probabilities come first, where doubles are dense, so a CDF step of ``1e-300``
-        is represented exactly instead of vanishing against 1.
-        """
-
-        def compute() -> tuple[np.ndarray, np.ndarray]:
-            order = np.argsort(self._matrix, axis=1, kind="stable")
-            cdf = np.cumsum(np.take_along_axis(self._matrix, order, axis=1), axis=1)
-            cdf /= cdf[:, -1:]  # the last entry is exactly 1.0 after this division
-            order.setflags(write=False)
-            cdf.setflags(write=False)
-            return order, cdf
-
-        return self._cached("sampler", compute)
+    def _laws(self) -> list[ExactLaw]:
+        """One exact sampler per row (built once, on first use)."""
+        return self._cached("laws", lambda: [ExactLaw(row) for row in self._matrix.tolist()])
 
     def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
-        Inverse-CDF sampling on each input's row with one uniform draw per user from a numpy
-        ``Generator`` (``np.random.default_rng(rng)``). Users are grouped by input value, so
-        the work is one ``searchsorted`` per distinct input, not a Python loop per user. The
-        sampling is exact for every probability a double can hold, however small: the CDF
-        lists each row's outputs in ascending order of probability, and a uniform that falls
-        within one 53-bit step of a CDF threshold is refined with further random bits (this
-        happens with probability about ``n_outputs * 2**-53`` per user).
+        Each output is drawn with :func:`ldp._sampling.choose` on its input's row: exact for
+        every probability a double can hold, however small (the row's entries are compared as
+        exact integers with the bytes of a uniform, read one at a time until they decide), so
+        the realised law is ``K[x] / sum(K[x])`` itself. Users are grouped by input value, so
+        the work is vectorised over users, not a Python loop per user.
 
         Parameters
         ----------
@@ -402,25 +432,8 @@ class Channel:
         """
         values = self._check_inputs(x)
         generator = check_random_state(rng)
-        flat = values.ravel()
-        out = np.empty(flat.size, dtype=np.int64)
-        if flat.size == 0:
-            return out.reshape(values.shape)
-        order = np.argsort(flat, kind="stable")
-        counts = np.bincount(flat, minlength=self.n_inputs)
-        uniforms = generator.random(flat.size)
-        outputs, cdf = self._sampler()
-        ends = np.cumsum(counts)
-        for value in np.flatnonzero(counts):
-            stop = ends[value]
-            start = stop - counts[value]
-            u = uniforms[start:stop]
-            drawn = np.searchsorted(cdf[value], u, side="right")
-            # U is uniform on [u, u + 2^-53): only a threshold in that step is undecided
-            for i in np.flatnonzero(cdf[value][drawn] - u <= _STEP):
-                drawn[i] = _refine(cdf[value], float(u[i]), generator)
-            out[order[start:stop]] = outputs[value][drawn]
-        return out.reshape(values.shape)
+        drawn = choose(generator, self._laws(), values.ravel())
+        return drawn.reshape(values.shape)
 
     def _check_inputs(self, x: ArrayLike) -> np.ndarray:
         try:

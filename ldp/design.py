@@ -58,6 +58,7 @@ from ldp._validation import (
 )
 from ldp.channel import Channel
 from ldp.mechanisms.consistency import project_simplex
+from ldp.mechanisms.decoding import frequency_decoder
 
 __all__ = [
     "DesignError",
@@ -295,8 +296,17 @@ def _certify(
         )
     if weight > 0:
         weight = min(1.0, weight * (1 + 1e-6) + 1e-15)  # a hair more, against rounding
-        matrix = (1.0 - weight) * matrix + weight * base[None, :]
-        candidate = Channel(matrix)
+        candidate = Channel((1.0 - weight) * matrix + weight * base[None, :])
+    if delta == 0.0 and not math.isinf(epsilon):
+        # the certified epsilon is an upper bound rounded outward by a few units in the last
+        # place: mix a little more until it is within the budget itself
+        extra = 1e-15
+        while candidate.epsilon > epsilon:
+            weight = min(1.0, weight + extra)
+            if weight > REPAIR_TOLERANCE:
+                raise DesignError("could not certify the solver output against the budget")
+            candidate = Channel((1.0 - weight) * matrix + weight * base[None, :])
+            extra *= 4.0
     # the only slack left is the rounding of the row sums (relative ~ n_outputs * 2^-52)
     rtol = max(1e-12, 8.0 * candidate.n_outputs * np.finfo(float).eps)
     if not candidate.is_ldp(epsilon, delta, rtol=rtol) or (
@@ -762,58 +772,6 @@ def _best_binary(k, epsilon, utility, prior, hypotheses) -> Channel | None:
 
 
 # --------------------------------------------------------------------------- estimation
-def frequency_decoder(channel: Channel, weights: ArrayLike | None = None) -> np.ndarray:
-    """The unbiased linear decoder of frequencies with the smallest weighted norm.
-
-    From the empirical output distribution ``pi_hat`` of ``n`` reports, ``pi_hat @ D`` is an
-    unbiased estimate of the input distribution whenever ``K @ D = I``. Among those ``D``,
-    this returns the one minimising ``sum_z w_z ||D[z]||^2``, which is the i.i.d. l2^2 risk
-    (up to a term free of ``D``) when ``w`` is the output law:
-    ``D = W^-1 K^T (K W^-1 K^T)^-1`` with ``W = diag(w)``.
-
-    Parameters
-    ----------
-    channel : Channel
-        ``k x m`` with rank ``k`` (otherwise frequencies are not identifiable).
-    weights : array_like of shape (m,), optional
-        Output weights; default the output law under the uniform input.
-
-    Returns
-    -------
-    ndarray of shape (m, k)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ldp
-    >>> from ldp.design import frequency_decoder
-    >>> krr = ldp.k_rr(3, 1.0)
-    >>> bool(np.allclose(krr.matrix @ frequency_decoder(krr), np.eye(3)))
-    True
-    """
-    if not isinstance(channel, Channel):
-        raise TypeError(f"channel must be a Channel, got {type(channel).__name__}")
-    k, m = channel.shape
-    matrix = channel.matrix
-    if weights is None:
-        w = matrix.mean(axis=0)
-    else:
-        w = as_real_array(weights, "weights")
-        if w.shape != (m,) or np.any(w < 0):
-            raise ValueError(f"weights must be {m} non-negative numbers, got shape {w.shape}")
-    used = w > 0
-    if np.linalg.matrix_rank(matrix[:, used]) < k:
-        raise ValueError(
-            f"the channel's {k} input distributions are not identifiable from its outputs "
-            f"(rank {np.linalg.matrix_rank(matrix[:, used])} < {k}); no unbiased decoder exists"
-        )
-    scaled = matrix[:, used] / w[used]  # K W^-1
-    gram = scaled @ matrix[:, used].T  # K W^-1 K^T
-    decoder = np.zeros((m, k))
-    decoder[used] = np.linalg.solve(gram, scaled).T
-    return decoder
-
-
 def frequency_risk(
     channel: Channel,
     n: int,

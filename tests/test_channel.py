@@ -340,37 +340,3 @@ def test_output_distribution_broadcasts():
     out = channel.output_distribution(priors)
     assert out.shape == (5, 3)
     assert out[2] == pytest.approx(sum(priors[2, x] * channel.matrix[x] for x in range(4)))
-
-
-class _ScriptedUniforms:
-    """A generator whose uniforms are given in advance (to reach the rare refinement path)."""
-
-    def __init__(self, values):
-        self.values = list(values)
-
-    def random(self, size=None):
-        count = 1 if size is None else int(np.prod(size))
-        taken, self.values = self.values[:count], self.values[count:]
-        return np.array(taken, dtype=np.float64)
-
-
-def test_privatize_is_exact_for_probabilities_below_2_to_the_minus_53(monkeypatch):
-    import ldp.channel
-
-    # let the scripted uniforms through the rng check (they are not a real generator)
-    monkeypatch.setattr(ldp.channel, "check_random_state", lambda rng: rng)
-    tiny = 1e-20
-    channel = Channel([[tiny, 1.0 - tiny], [0.5, 0.5]])
-    # ascending order puts the tiny output first: CDF threshold 1e-20, exactly represented
-    # u = 0 lies within one 53-bit step of it, so V decides: U = V 2^-53 < 1e-20 iff
-    # V < 1e-20 * 2^53 = 9.007e-5 (that is, with probability 2^-53 * 9.007e-5 = 1e-20)
-    threshold = tiny * 2.0**53
-    assert channel.privatize([0], rng=_ScriptedUniforms([0.0, threshold * 0.99])) == [0]
-    assert channel.privatize([0], rng=_ScriptedUniforms([0.0, threshold * 1.01])) == [1]
-    # away from the threshold a single uniform decides, and the other row is unaffected
-    assert channel.privatize([0, 1], rng=_ScriptedUniforms([0.3, 0.3])).tolist() == [1, 0]
-    # a refinement that lands on the threshold again draws once more
-    nested = Channel([[2.0**-60, 1.0 - 2.0**-60], [0.5, 0.5]])
-    step = 2.0**-60 * 2.0**53  # = 2^-7: the threshold after one refinement
-    assert nested.privatize([0], rng=_ScriptedUniforms([0.0, step * 0.5])) == [0]
-    assert nested.privatize([0], rng=_ScriptedUniforms([0.0, step])) == [1]

@@ -421,7 +421,7 @@ def test_estimate_table(capsys, files):
     argv = ["estimate", files["data"], "--column", "colour", "--mechanism", "hr"]
     assert main([*argv, "--epsilon", "1", "--rng", "0"]) == 0
     out = capsys.readouterr().out
-    assert "HadamardResponse(k=3" in out and "2 missing values skipped" in out
+    assert "HR(k=3" in out and "2 missing values skipped" in out
     assert "true value inside the interval" in out
     assert all(line == line.rstrip() for line in out.splitlines())
 

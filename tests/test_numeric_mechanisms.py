@@ -305,8 +305,10 @@ def test_numeric_bad_input(mech):
 def test_reports_out_of_range_are_rejected(rng):
     with pytest.raises(ValueError, match="reports"):
         Piecewise(1.0).decode(Piecewise(0.5).privatize(np.full(100, 1.0), rng=rng))
-    with pytest.raises(ValueError, match="signs"):
+    with pytest.raises(ValueError, match="sign"):
         Duchi(1.0).decode(np.array([2, -1]))
+    with pytest.raises(ValueError, match="sign"):
+        Duchi(1.0).decode(np.array([0, -1]))
     with pytest.raises(ValueError, match="shape"):
         Duchi(1.0, d=3).decode(np.ones((4, 2), dtype=np.int8))
     with pytest.raises(ValueError, match="norm"):

@@ -1,5 +1,6 @@
 """rng="os": the OS generator's draws are exact, every privatizer accepts it, misuse raises."""
 
+import io
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp._random import OSGenerator
+from ldp._random import ByteSource, OSGenerator
 from ldp._validation import check_random_state
 from ldp.mechanisms import (
     BLH,
@@ -189,21 +190,9 @@ def test_snapping_is_unbiased_and_exponential_has_an_unbounded_tail():
     snapped = _snap(y, 2.0**-10, rng)
     assert set(np.unique(snapped).tolist()) <= {307 / 1024, 308 / 1024}
     assert snapped.mean() == pytest.approx(0.3 + 2.0**-30, abs=5 * 2.0**-10 / math.sqrt(2e5))
-    e = _exponential((100_000,), rng)
+    e = _exponential(100_000, rng)
     assert stats.kstest(e, "expon").pvalue > P_FLOOR
-
-    class ZeroWordsFirst:
-        """A generator whose first 64-bit word is 0, then bit 0 set: J = 64 exactly."""
-
-        def __init__(self):
-            self.calls = 0
-
-        def bytes(self, n):
-            self.calls += 1
-            return bytes(n) if self.calls == 1 else b"\x01" + bytes(n - 1)
-
-        def random(self, size):
-            return np.zeros(size)
-
-    tail = _exponential((1,), ZeroWordsFirst())
-    assert tail[0] == pytest.approx(64 * math.log(2))  # beyond the 53 log 2 of -log(u)
+    # eight zero bytes, then 0x01: J = 64 + 7 zero bits; then a zero uniform: E = 71 log 2
+    stream = io.BytesIO(bytes(8) + b"\x01" + bytes(7))
+    tail = _exponential(1, ByteSource(stream.read))
+    assert tail[0] == pytest.approx(71 * math.log(2))  # beyond the 53 log 2 of -log(u)

@@ -1,7 +1,14 @@
 """Local randomizers: constructors of finite channels, and mechanisms too large to hold as a
 matrix (frequency oracles, mean mechanisms) behind one protocol (:mod:`ldp.mechanisms.base`)."""
 
-from ldp.mechanisms.base import FrequencyOracle, MeanMechanism, MeanSums, SupportCounts
+from ldp._mechanism import Ball, Categories, Field, Interval, Mechanism, ReportCodec
+from ldp.mechanisms.base import (
+    FrequencyMechanism,
+    FrequencyOracle,
+    MeanMechanism,
+    MeanSums,
+    SupportCounts,
+)
 from ldp.mechanisms.channels import (
     binary_erasure,
     binary_mechanism_with_erasure,
@@ -10,6 +17,7 @@ from ldp.mechanisms.channels import (
     randomized_response,
 )
 from ldp.mechanisms.consistency import ibu, norm_mul, norm_sub, project_simplex
+from ldp.mechanisms.decoding import ChannelOracle, check_decodable, frequency_decoder
 from ldp.mechanisms.frequency import (
     BLH,
     GRR,
@@ -30,6 +38,7 @@ from ldp.mechanisms.numeric import (
     SquareWave,
     hybrid_threshold,
 )
+from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
 
@@ -39,28 +48,40 @@ __all__ = [
     "GRR",
     "OLH",
     "OUE",
+    "REGISTRY",
     "SUE",
+    "Ball",
+    "Categories",
+    "ChannelOracle",
     "Duchi",
     "DuchiL2",
+    "Field",
+    "FrequencyMechanism",
     "FrequencyOracle",
     "HadamardResponse",
     "Hybrid",
+    "Interval",
     "Laplace",
     "LocalHashing",
     "MeanMechanism",
     "MeanSums",
+    "Mechanism",
     "Piecewise",
     "Recommendation",
+    "ReportCodec",
     "SquareWave",
     "SubsetSelection",
     "SupportCounts",
     "UnaryEncoding",
     "binary_erasure",
     "binary_mechanism_with_erasure",
+    "check_decodable",
     "eta_max",
+    "frequency_decoder",
     "hybrid_threshold",
     "ibu",
     "k_rr",
+    "mechanism_from_spec",
     "norm_mul",
     "norm_sub",
     "project_simplex",

@@ -17,8 +17,10 @@ families are used, both exactly pairwise independent (``(H(v), H(x))`` is unifor
   differ in a bit, whose coefficient difference is ``+-1``, a unit of ``Z_g``; so the family is
   exactly pairwise independent. Decoding is a chunked ``O(n k)`` matrix product.
 
-A hash function is stored as a few non-negative int64 *words* (the coefficients packed in
-mixed radix), drawn uniformly by ``rng.integers``, so each coefficient is exactly uniform.
+A hash function is stored as a few non-negative *words* below ``2^53`` (the coefficients
+packed in mixed radix: a word's first field is ``word mod size``, the next is taken from
+``word // size``, and so on), each drawn uniformly by :func:`ldp._sampling.randint`, so each
+coefficient is exactly uniform.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ import numpy as np
 
 from ldp.mechanisms.base import CHUNK_ELEMENTS
 
-#: Largest product of field sizes packed into one int64 word.
-WORD_LIMIT = 1 << 62
+#: Largest product of field sizes packed into one word: every report field stays an integer
+#: below ``2^53``, exact in a double (JSON numbers, JavaScript, float64 report tables).
+WORD_LIMIT = 1 << 53
 
 
 def parity(x: np.ndarray) -> np.ndarray:
@@ -105,12 +108,6 @@ class Packing:
     def size(self) -> int:
         return math.prod(self.sizes)
 
-    def draw(self, m: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.empty((m, self.n_words), dtype=np.int64)
-        for j, top in enumerate(self.word_sizes):
-            out[:, j] = rng.integers(0, top, size=m, dtype=np.int64)
-        return out
-
     def unpack(self, words: np.ndarray) -> list[np.ndarray]:
         fields: list[np.ndarray] = [np.empty(0)] * len(self.sizes)
         for j, members in enumerate(self.words):
@@ -152,6 +149,17 @@ class FieldHash:
     def _digits(self, x: np.ndarray) -> np.ndarray:
         """Base-p digits of non-negative ints, last axis of length L (digit j weight p^j)."""
         return (x[..., None] // self._powers) % self.p
+
+    def describe(self) -> dict[str, object]:
+        """The family as a protocol file states it (``docs/protocol.md``)."""
+        return {
+            "family": "field",
+            "prime": self.p,
+            "power": self.e,
+            "digits": self.L,
+            "fields": self.packing.sizes,
+            "words": self.packing.words,
+        }
 
     def split(self, words: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         fields = self.packing.unpack(words)
@@ -224,7 +232,16 @@ class RingHash:
         self.k, self.g = k, g
         self.L = n_digits(k, 2)
         self.packing = Packing([g] * (self.L + 1))
-        self._bits = ((np.arange(k)[None, :] >> np.arange(self.L)[:, None]) & 1).astype(np.float64)
+
+    def describe(self) -> dict[str, object]:
+        """The family as a protocol file states it (``docs/protocol.md``)."""
+        return {
+            "family": "ring",
+            "modulus": self.g,
+            "bits": self.L,
+            "fields": self.packing.sizes,
+            "words": self.packing.words,
+        }
 
     def _coefficients(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         fields = self.packing.unpack(words)
@@ -236,14 +253,20 @@ class RingHash:
         return ((a * bits).sum(axis=1) + c) % self.g
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""
         counts = np.zeros(self.k, dtype=np.int64)
-        step = max(1, CHUNK_ELEMENTS // (2 * self.k))
-        for start in range(0, y.size, step):
-            sl = slice(start, start + step)
-            a, c = self._coefficients(words[sl])
-            # exact: entries are integers below L * g < 2^53
-            h = (a.astype(np.float64) @ self._bits + c[:, None]) % self.g
-            counts += (h == y[sl, None]).sum(axis=0)
+        width = min(self.k, max(1, CHUNK_ELEMENTS // 64))
+        step = max(1, CHUNK_ELEMENTS // (2 * width))
+        shifts = np.arange(self.L)
+        for first in range(0, self.k, width):
+            values = np.arange(first, min(first + width, self.k))
+            bits = ((values[None, :] >> shifts[:, None]) & 1).astype(np.float64)
+            for start in range(0, y.size, step):
+                sl = slice(start, start + step)
+                a, c = self._coefficients(words[sl])
+                # exact: entries are integers below L * g < 2^53
+                h = (a.astype(np.float64) @ bits + c[:, None]) % self.g
+                counts[values] += (h == y[sl, None]).sum(axis=0)
         return counts
 
 

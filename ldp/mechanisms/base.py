@@ -28,13 +28,13 @@ seed, or a PCG64 state reconstructed from past reports) lets the server subtract
 undo the privatization. On devices, privatize with ``rng="os"``, which draws every bit from
 the operating system's CSPRNG (:class:`ldp._random.OSGenerator`).
 
-**Resolution.** Coins are drawn by comparing a uniform double (a multiple of ``2^-53``) with
-a probability, so a probability ``r`` is realised as a multiple of ``2^-53`` near it. The
-samplers always compare with the *rarer* outcome's probability (``u < 1 - p`` rather than
-``u < p`` when ``p`` is near 1), so a rare outcome is realised with probability at least
-``r`` (at most ``r + 2^-53``), never rounded to zero: at large epsilon the realised mechanism
-is slightly *more* private than its ``epsilon``, never less. (Comparing ``u < p`` instead
-would make a GRR at ``eps = 50`` keep the value with probability exactly 1.)
+**Exact coins.** Every coin is drawn by :mod:`ldp._sampling` from whole random bytes, with
+its probability given as exact weights (``e^eps : k - 1`` for GRR's keep-or-change coin):
+the realised probability is the exact ratio of the weights, for every double however small,
+so a rare outcome is never rounded to zero (an infinite privacy loss) or to ``2^-53``. Each
+``epsilon`` is computed from those weights and rounded up. The order in which the bytes are
+read is the protocol specification's (``docs/protocol.md``), so that the dependency-free
+clients reproduce the library's reports byte for byte.
 
 **Variance conventions.** ``"fixed"`` (Wang et al. 2017): the estimand is the empirical
 frequency (or mean) of the ``n`` given values. ``"iid"`` (Ye-Barg, Duchi et al.): the values
@@ -52,12 +52,21 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._mechanism import (
+    Ball,
+    Categories,
+    Interval,
+    Mechanism,
+    check_unit_values,
+)
 from ldp._validation import as_real_array, check_integer, check_scalar
 
 __all__ = [
+    "FrequencyMechanism",
     "FrequencyOracle",
     "MeanMechanism",
     "MeanSums",
+    "Mechanism",
     "SupportCounts",
 ]
 
@@ -257,16 +266,70 @@ def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool
     return arr, arr.ndim == 0
 
 
-class FrequencyOracle(abc.ABC):
+class FrequencyMechanism(Mechanism):
+    """A mechanism on the categories ``0 .. k - 1`` whose reports estimate frequencies.
+
+    Subclasses implement :meth:`_support_counts` (the mergeable statistic of validated
+    reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
+    (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
+    """
+
+    @property
+    @abc.abstractmethod
+    def k(self) -> int:
+        """Size of the input alphabet."""
+
+    @property
+    def domain(self) -> Categories:
+        """The categories ``0 .. k - 1``."""
+        return Categories(self.k)
+
+    @abc.abstractmethod
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        """``(C, n)`` of validated native reports."""
+
+    def aggregate(self, reports: ArrayLike) -> SupportCounts:
+        """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
+
+        The reports are checked by the :attr:`codec` first: anything the mechanism cannot
+        output raises ``ValueError`` naming the row.
+        """
+        counts, n = self._support_counts(self.codec.from_rows(reports))
+        return SupportCounts(counts, n, self.key)
+
+    def counts_of(self, reports_or_counts: ArrayLike | SupportCounts) -> SupportCounts:
+        """``reports_or_counts`` as this mechanism's :class:`SupportCounts` (checked)."""
+        if isinstance(reports_or_counts, SupportCounts):
+            if reports_or_counts.mechanism != self.key:
+                raise ValueError(
+                    f"counts come from {reports_or_counts.mechanism}, not from {self.key}"
+                )
+            return reports_or_counts
+        return self.aggregate(reports_or_counts)
+
+    @abc.abstractmethod
+    def estimate(self, reports_or_counts: ArrayLike | SupportCounts) -> np.ndarray:
+        """Unbiased frequency estimates, one per category."""
+
+    @abc.abstractmethod
+    def variance(
+        self, n: int, f: ArrayLike | None = None, convention: str = "fixed"
+    ) -> float | np.ndarray:
+        """Exact variance of :meth:`estimate` over ``n`` users."""
+
+    def empty_statistic(self) -> SupportCounts:
+        """The statistic of zero reports (the neutral element of ``+``)."""
+        counts, _ = self._support_counts(self.codec.from_rows(np.zeros((0, self.codec.width))))
+        return SupportCounts(counts, 0, self.key)
+
+
+class FrequencyOracle(FrequencyMechanism):
     """A pure frequency oracle on ``{0, ..., k-1}`` (support-set protocol).
 
     Subclasses set ``k``, the support probabilities ``p`` and ``q`` and implement
     :meth:`privatize` and :meth:`_support_counts`. Everything else (estimation, variance,
     merging, parameter checks) is shared.
     """
-
-    #: human-readable name used in messages and in :func:`recommend`
-    name: str = "oracle"
 
     def __init__(self, k: int, epsilon: float) -> None:
         self._k = check_integer(k, "k", low=2)
@@ -300,14 +363,13 @@ class FrequencyOracle(abc.ABC):
     def report_bits(self) -> float:
         """``log2`` of the number of possible reports (bits of a minimal encoding)."""
 
-    def _key(self) -> str:
-        return f"{type(self).__name__}(k={self._k}, epsilon={self._eps_budget!r}{self._extra()})"
-
-    def _extra(self) -> str:
-        return ""
+    @property
+    def params(self) -> dict[str, object]:
+        """``{"k": k, "epsilon": epsilon}`` (and the oracle's own parameters)."""
+        return {"k": self._k, "epsilon": self._eps_budget}
 
     def __repr__(self) -> str:
-        return self._key()
+        return self.key
 
     # ----------------------------------------------------------------- protocol
     @abc.abstractmethod
@@ -316,25 +378,6 @@ class FrequencyOracle(abc.ABC):
 
         ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for
         client-side use (the operating system's CSPRNG; see the module notes)."""
-
-    @abc.abstractmethod
-    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
-        """Validate ``reports`` and return ``(C, n)``."""
-
-    def aggregate(self, reports: ArrayLike) -> SupportCounts:
-        """The support counts of ``reports``: a :class:`SupportCounts` (add chunks with ``+``)."""
-        counts, n = self._support_counts(reports)
-        return SupportCounts(counts, n, self._key())
-
-    def counts_of(self, reports_or_counts: ArrayLike | SupportCounts) -> SupportCounts:
-        """``reports_or_counts`` as this mechanism's :class:`SupportCounts` (checked)."""
-        if isinstance(reports_or_counts, SupportCounts):
-            if reports_or_counts.mechanism != self._key():
-                raise ValueError(
-                    f"counts come from {reports_or_counts.mechanism}, not from {self._key()}"
-                )
-            return reports_or_counts
-        return self.aggregate(reports_or_counts)
 
     def estimate(self, reports_or_counts: ArrayLike | SupportCounts) -> np.ndarray:
         """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
@@ -376,12 +419,8 @@ class FrequencyOracle(abc.ABC):
             out = t * (1 - t) / (users * gap**2)
         return float(out) if scalar else out
 
-    def to_channel(self):
-        """The exact finite channel (input value -> report), when it is small enough."""
-        raise NotImplementedError(f"{type(self).__name__} has no to_channel()")
 
-
-class MeanMechanism(abc.ABC):
+class MeanMechanism(Mechanism):
     """An unbiased randomizer of bounded numbers (or vectors) for mean estimation."""
 
     #: bounds of each input coordinate
@@ -397,32 +436,29 @@ class MeanMechanism(abc.ABC):
         return 1
 
     @property
+    def params(self) -> dict[str, object]:
+        """``{"epsilon": epsilon}`` (and the mechanism's own parameters)."""
+        return {"epsilon": self._eps_budget}
+
+    @property
+    def domain(self) -> Interval | Ball:
+        """``[low, high]`` (per coordinate for vectors)."""
+        return Interval(self.low, self.high, self.d)
+
+    def empty_statistic(self) -> MeanSums:
+        """The statistic of zero reports (the neutral element of ``+``)."""
+        return MeanSums(np.zeros(() if self.d == 1 else (self.d,)), 0, self.key)
+
+    @property
     @abc.abstractmethod
     def epsilon(self) -> float:
         """The exact pure-LDP level, from the output law the mechanism samples."""
 
-    def _key(self) -> str:
-        return f"{type(self).__name__}(epsilon={self._eps_budget!r}{self._extra()})"
-
-    def _extra(self) -> str:
-        return ""
-
     def __repr__(self) -> str:
-        return self._key()
+        return self.key
 
     def _check_values(self, values: ArrayLike, name: str = "values") -> np.ndarray:
-        arr = as_real_array(values, name)
-        if self.d == 1:
-            if arr.ndim != 1:
-                raise ValueError(f"{name} must be 1-D (one number per user), got {arr.shape}")
-        elif arr.ndim != 2 or arr.shape[1] != self.d:
-            raise ValueError(f"{name} must have shape (n, {self.d}), got {arr.shape}")
-        if arr.size and (arr.min() < self.low or arr.max() > self.high):
-            bad = arr.min() if arr.min() < self.low else arr.max()
-            raise ValueError(
-                f"{name} must lie in [{self.low}, {self.high}] (rescale first), got {bad!r}"
-            )
-        return arr
+        return check_unit_values(self.domain, values, name)
 
     @abc.abstractmethod
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
@@ -438,14 +474,14 @@ class MeanMechanism(abc.ABC):
     def aggregate(self, reports: ArrayLike) -> MeanSums:
         """Sum of the decoded reports: a :class:`MeanSums` (add chunks with ``+``)."""
         decoded = self.decode(reports)
-        return MeanSums(decoded.sum(axis=0), decoded.shape[0], self._key())
+        return MeanSums(decoded.sum(axis=0), decoded.shape[0], self.key)
 
     def estimate(self, reports_or_sums: ArrayLike | MeanSums) -> float | np.ndarray:
         """Unbiased estimate of the mean of the privatized values."""
         if isinstance(reports_or_sums, MeanSums):
             sums = reports_or_sums
-            if sums.mechanism != self._key():
-                raise ValueError(f"sums come from {sums.mechanism}, not from {self._key()}")
+            if sums.mechanism != self.key:
+                raise ValueError(f"sums come from {sums.mechanism}, not from {self.key}")
         else:
             sums = self.aggregate(reports_or_sums)
         if sums.n == 0:

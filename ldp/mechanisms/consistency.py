@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from ldp._validation import as_real_array, check_integer, check_pmf, check_scalar
 from ldp.channel import Channel
-from ldp.mechanisms.base import FrequencyOracle, SupportCounts
+from ldp.mechanisms.base import FrequencyMechanism, FrequencyOracle, SupportCounts
 
 __all__ = ["ibu", "norm_mul", "norm_sub", "project_simplex"]
 
@@ -122,9 +122,10 @@ def ibu(
 
     Parameters
     ----------
-    model : Channel or FrequencyOracle
-        A channel ``K`` (then ``observed`` is the histogram of its outputs) or a frequency
-        oracle (then ``observed`` are its reports or :class:`SupportCounts`).
+    model : Channel, FrequencyOracle or ChannelOracle
+        A channel ``K`` (then ``observed`` is the histogram of its outputs), a frequency
+        oracle or a :class:`~ldp.mechanisms.ChannelOracle` (then ``observed`` are its reports
+        or :class:`SupportCounts`).
     observed : array_like or SupportCounts
     max_iter : int
         Iteration cap.
@@ -150,6 +151,9 @@ def ibu(
     """
     iterations = check_integer(max_iter, "max_iter", low=1)
     tolerance = check_scalar(tol, "tol", low=0.0)
+    if isinstance(model, FrequencyMechanism) and not isinstance(model, FrequencyOracle):
+        # a decoded channel: EM on its own output histogram
+        model, observed = model.to_channel(), model.counts_of(observed).counts
     if isinstance(model, Channel):
         matrix = model.matrix
         counts = as_real_array(observed, "observed")

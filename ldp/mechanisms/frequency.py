@@ -2,10 +2,10 @@
 response and subset selection, vectorised over users.
 
 All of them are pure protocols (see :mod:`ldp.mechanisms.base`); the support probabilities
-``p`` and ``q`` of each are in the table of Wang et al. (2017) and of the spec
-(``ldp_sota.md`` section 2). Every ``epsilon`` is recomputed from the per-report output
-probabilities the sampler uses, and ``to_channel()`` rebuilds the exact channel (input ->
-report) from those same probabilities when it is small enough to enumerate.
+``p`` and ``q`` of each are in the table of Wang, Blocki, Li and Jha (2017). Every coin is
+drawn exactly from the weights in :meth:`sampler` (:mod:`ldp._sampling`), every
+``epsilon`` is computed from those same weights and rounded up, and ``to_channel()``
+rebuilds the exact channel (input -> report) when it is small enough to enumerate.
 """
 
 from __future__ import annotations
@@ -14,19 +14,20 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
+from ldp._mechanism import Field, ReportCodec, index_codec
+from ldp._rounding import log_products_upper, log_ratio_upper
+from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
 from ldp.mechanisms._hashing import fwht, hash_family, parity
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
-    check_index_reports,
     check_mechanism_epsilon,
     chunk_rows,
     index_dtype,
-    log_ratio,
 )
 from ldp.mechanisms.channels import k_rr
 
@@ -86,9 +87,10 @@ class GRR(FrequencyOracle):
 
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
-        other = math.exp(-self._eps_budget)
-        self._p = 1.0 / (1.0 + (self._k - 1) * other)
-        self._q = self._p * other
+        self._odds = math.exp(self._eps_budget)  # P(keep) / P(one given other value)
+        self._law = ExactLaw([self._odds, float(self._k - 1)])  # keep : change
+        self._p = self._odds / (self._odds + (self._k - 1))
+        self._q = 1.0 / (self._odds + (self._k - 1))
 
     @property
     def p(self) -> float:
@@ -100,23 +102,31 @@ class GRR(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self._p, self._q)
+        return log_ratio_upper(self._odds, 1.0)
 
     @property
     def report_bits(self) -> float:
         return math.log2(self._k)
 
+    @property
+    def codec(self) -> ReportCodec:
+        return index_codec(self._k, np.dtype(index_dtype(self._k)).name)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: the weights of keeping ``x`` and of reporting another value."""
+        return {"keep": list(self._law.weights)}
+
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        keep = ~(gen.random(x.size) < (self._k - 1) * self._q)  # rare event first: see base
-        other = gen.integers(0, self._k - 1, size=x.size, dtype=np.int64)
-        other += other >= x
-        return np.where(keep, x, other).astype(index_dtype(self._k))
+        change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
+        out = x.copy()
+        other = randint(gen, self._k - 1, int(change.sum()))
+        out[change] = other + (other >= x[change])
+        return out.astype(index_dtype(self._k))
 
-    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
-        y = check_index_reports(reports, self._k)
-        return np.bincount(y, minlength=self._k).astype(np.int64), y.size
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return np.bincount(reports, minlength=self._k).astype(np.int64), reports.size
 
     def to_channel(self) -> Channel:
         """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
@@ -125,22 +135,26 @@ class GRR(FrequencyOracle):
 
 
 # --------------------------------------------------------------------------- unary encoding
-def _check_packed(reports: ArrayLike, k: int) -> np.ndarray:
-    arr = np.asarray(reports)
+def packed_codec(k: int, check=None) -> ReportCodec:
+    """``ceil(k / 8)`` byte fields of a bit-packed vector (bit ``v`` is bit ``7 - v % 8`` of
+    byte ``v // 8``; the pad bits beyond ``k`` are zero)."""
     width = (k + 7) // 8
-    if arr.dtype != np.uint8 or arr.ndim != 2 or arr.shape[1] != width:
-        raise ValueError(
-            f"reports must be bit-packed uint8 rows of shape (n, {width}) for k = {k}, got "
-            f"{arr.dtype} {arr.shape}"
-        )
-    if k % 8 and arr.size:
-        pad = (1 << (8 - k % 8)) - 1
-        if np.any(arr[:, -1] & pad):
-            raise ValueError(
-                f"reports have bits set beyond k = {k} (reports from a mechanism with other "
-                "parameters?)"
-            )
-    return arr
+    fields = tuple(Field(f"byte_{i}", "int", 0, 255) for i in range(width))
+    return ReportCodec(fields, "uint8", vector=True, check=check)
+
+
+def _check_pad_bits(k: int):
+    def check(reports: np.ndarray, where) -> None:
+        if k % 8:
+            pad = (1 << (8 - k % 8)) - 1
+            bad = (reports[:, -1] & pad) != 0
+            if np.any(bad):
+                raise ValueError(
+                    f"{where(int(np.argmax(bad)))}: the report has bits set beyond k = {k} "
+                    "(not a report of this mechanism)"
+                )
+
+    return check
 
 
 def _bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
@@ -149,25 +163,6 @@ def _bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     for rows in chunk_rows(packed.shape[0], 8 * packed.shape[1]):
         total += np.unpackbits(packed[rows], axis=1, count=k).sum(axis=0, dtype=np.int64)
     return total
-
-
-def _bernoulli_matrix(m: int, k: int, prob: float, gen: np.random.Generator) -> np.ndarray:
-    """An ``(m, k)`` boolean matrix of independent Bernoulli(``prob``) entries.
-
-    One random byte per entry decides unless it equals ``floor(256 prob)``; those 1/256 of
-    the entries are refined with a float64 uniform, so ``P(True) = prob`` to the 2^-53
-    resolution of the uniforms, at about 1/8 of the cost of one float64 per entry.
-    """
-    scaled = prob * 256.0
-    cut = math.floor(scaled)
-    frac = scaled - cut
-    raw = np.frombuffer(gen.bytes(m * k), dtype=np.uint8).reshape(m, k)
-    bits = raw < cut if cut < 256 else np.ones((m, k), dtype=bool)
-    if cut < 256:
-        tied = np.flatnonzero(raw == cut)
-        if tied.size:
-            bits.reshape(-1)[tied] = gen.random(tied.size) < frac
-    return bits
 
 
 class UnaryEncoding(FrequencyOracle):
@@ -197,17 +192,25 @@ class UnaryEncoding(FrequencyOracle):
 
     name = "UE"
 
-    def __init__(
-        self, k: int, epsilon: float, p: float, q: float, *, _p_complement: float | None = None
-    ) -> None:
+    def __init__(self, k: int, epsilon: float, p: float, q: float) -> None:
         super().__init__(k, epsilon)
         p, q = check_scalar(p, "p"), check_scalar(q, "q")
-        # 1 - p; SUE passes it exactly, as 1 - p rounds to 0 for eps > 74
-        complement = 1.0 - p if _p_complement is None else _p_complement
-        if not (0.0 < q < p <= 1.0 and complement > 0.0):
+        if not (0.0 < q < p < 1.0):
             raise ValueError(f"unary encoding needs 0 < q < p < 1, got p={p!r}, q={q!r}")
-        self._p, self._q = p, q
-        self._p_complement = complement
+        self._set_weights((p, 1.0 - p), (q, 1.0 - q))
+        self._given = (p, q)
+
+    def _set_weights(self, own: tuple[float, float], other: tuple[float, float]) -> None:
+        """Bit ``x`` is 1 with odds ``own[0] : own[1]``, every other bit ``other[0] : other[1]``."""
+        self._own = ExactLaw(own)
+        self._other = ExactLaw(other)
+        self._p = own[0] / (own[0] + own[1])
+        self._q = other[0] / (other[0] + other[1])
+
+    @property
+    def params(self) -> dict[str, object]:
+        p, q = self._given
+        return {"k": self._k, "epsilon": self._eps_budget, "p": p, "q": q}
 
     @property
     def p(self) -> float:
@@ -219,32 +222,36 @@ class UnaryEncoding(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        value = (
-            math.log(self._p) + math.log1p(-self._q) - math.log(self._p_complement)
-        ) - math.log(self._q)
-        return max(0.0, value)
+        # two inputs differ in two bits: p (1 - q) / ((1 - p) q) = (a1 b0) / (a0 b1)
+        a1, a0 = self._own.weights
+        b1, b0 = self._other.weights
+        return log_products_upper([a1, b0], [a0, b1])
 
     @property
     def report_bits(self) -> float:
         return float(self._k)
 
-    def _extra(self) -> str:
-        return f", p={self._p!r}, q={self._q!r}"
+    @property
+    def codec(self) -> ReportCodec:
+        return packed_codec(self._k, _check_pad_bits(self._k))
+
+    def sampler(self) -> dict[str, object]:
+        """``own``: odds ``1 : 0`` of the bit of ``x``; ``other``: of every other bit."""
+        return {"own": list(self._own.weights), "other": list(self._other.weights)}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
+        columns = np.arange(self._k)
         for rows in chunk_rows(x.size, self._k):
-            m = rows.stop - rows.start
-            bits = _bernoulli_matrix(m, self._k, self._q, gen)
-            bits[np.arange(m), x[rows]] = ~(gen.random(m) < self._p_complement)
-            out[rows] = np.packbits(bits, axis=1)
+            own = columns[None, :] == x[rows, None]  # law 1 for the bit of x
+            bits = choose(gen, [self._other, self._own], own.ravel().astype(np.int64)) == 0
+            out[rows] = np.packbits(bits.reshape(-1, self._k), axis=1)
         return out
 
-    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
-        packed = _check_packed(reports, self._k)
-        return _bit_counts(packed, self._k), packed.shape[0]
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return _bit_counts(reports, self._k), reports.shape[0]
 
     def to_channel(self) -> Channel:
         """The ``k x 2^k`` channel, output ``z`` = the bit vector with bit ``v`` = bit
@@ -253,9 +260,11 @@ class UnaryEncoding(FrequencyOracle):
         z = np.arange(2**self._k)
         bits = (z[None, :] >> (self._k - 1 - np.arange(self._k))[:, None]) & 1  # (k, 2^k)
         ones = bits.sum(axis=0)
+        q1, q0 = (w / sum(self._other.weights) for w in self._other.weights)
+        p1, p0 = (w / sum(self._own.weights) for w in self._own.weights)
         # P(z | x) = prod_v P(bit_v): q^(#ones off x) (1-q)^(...) times p or (1-p) at x
-        base = self._q ** (ones - bits) * (1 - self._q) ** (self._k - 1 - ones + bits)
-        at_x = np.where(bits == 1, self._p, 1 - self._p)
+        base = q1 ** (ones - bits) * q0 ** (self._k - 1 - ones + bits)
+        at_x = np.where(bits == 1, p1, p0)
         return Channel(base * at_x)
 
 
@@ -279,12 +288,13 @@ class SUE(UnaryEncoding):
     name = "SUE"
 
     def __init__(self, k: int, epsilon: float) -> None:
-        eps = check_mechanism_epsilon(epsilon)
-        q = float(expit(-eps / 2))
-        super().__init__(k, epsilon, float(expit(eps / 2)), q, _p_complement=q)
+        FrequencyOracle.__init__(self, k, epsilon)
+        half = math.exp(self._eps_budget / 2)
+        self._set_weights((half, 1.0), (1.0, half))
 
-    def _extra(self) -> str:
-        return ""
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget}
 
 
 class OUE(UnaryEncoding):
@@ -302,11 +312,12 @@ class OUE(UnaryEncoding):
     name = "OUE"
 
     def __init__(self, k: int, epsilon: float) -> None:
-        eps = check_mechanism_epsilon(epsilon)
-        super().__init__(k, epsilon, 0.5, float(expit(-eps)))
+        FrequencyOracle.__init__(self, k, epsilon)
+        self._set_weights((1.0, 1.0), (1.0, math.exp(self._eps_budget)))
 
-    def _extra(self) -> str:
-        return ""
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget}
 
 
 # --------------------------------------------------------------------------- local hashing
@@ -344,11 +355,15 @@ class LocalHashing(FrequencyOracle):
         self._g = check_integer(g, "g", low=2)
         if self._g > 1 << 31:
             raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
-        other = math.exp(-self._eps_budget)
-        self._keep = 1.0 / (1.0 + (self._g - 1) * other)
-        self._other = self._keep * other
+        self._odds = math.exp(self._eps_budget)
+        self._law = ExactLaw([self._odds, float(self._g - 1)])  # keep : change
+        self._keep = self._odds / (self._odds + (self._g - 1))
         self._family = hash_family(self._k, self._g)
         self._packing = self._family.packing
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget, "g": self._g}
 
     @property
     def g(self) -> int:
@@ -365,37 +380,49 @@ class LocalHashing(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self._keep, self._other)
+        return log_ratio_upper(self._odds, 1.0)
 
     @property
     def report_bits(self) -> float:
         return math.log2(self._packing.size) + math.log2(self._g)
 
-    def _extra(self) -> str:
-        return f", g={self._g}"
+    @property
+    def word_sizes(self) -> tuple[int, ...]:
+        """Each hash word of a report is uniform on ``0 .. size - 1`` (sizes ``<= 2^53``)."""
+        return tuple(self._packing.word_sizes)
+
+    @property
+    def codec(self) -> ReportCodec:
+        fields = tuple(
+            Field(f"hash_{j}", "int", 0, size - 1) for j, size in enumerate(self.word_sizes)
+        )
+        return ReportCodec((*fields, Field("bucket", "int", 0, self._g - 1)), "int64", True)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of reporting ``H(x)`` against another bucket; ``hash``: the family
+        (see ``docs/protocol.md``)."""
+        return {"keep": list(self._law.weights), "g": self._g, "hash": self._family.describe()}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        words = self._packing.draw(x.size, gen)
+        words = np.column_stack([randint(gen, size, x.size) for size in self.word_sizes])
         hashed = self._family.evaluate(words, x)
-        keep = ~(gen.random(x.size) < (self._g - 1) * self._other)
-        other = gen.integers(0, self._g - 1, size=x.size, dtype=np.int64)
-        other += other >= hashed
-        return np.column_stack([words, np.where(keep, hashed, other)])
+        change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
+        other = randint(gen, self._g - 1, int(change.sum()))
+        bucket = hashed.copy()
+        bucket[change] = other + (other >= hashed[change])
+        return np.column_stack([words, bucket])
 
-    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
-        arr = np.asarray(reports)
-        ncols = self._packing.n_words + 1
-        if arr.ndim != 2 or arr.shape[1] != ncols or arr.dtype.kind not in "iu":
-            raise ValueError(
-                f"reports must be integer rows (hash words, bucket) of shape (n, {ncols}), got "
-                f"{arr.dtype} {arr.shape}"
-            )
-        arr = arr.astype(np.int64, copy=False)
-        self._packing.check(arr[:, :-1], "reports")
-        y = check_index_reports(arr[:, -1], self._g, "reports[:, -1] (bucket)")
-        return self._family.support_counts(arr[:, :-1], y), arr.shape[0]
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return (
+            self._family.support_counts(reports[:, :-1], reports[:, -1]),
+            reports.shape[0],
+        )
+
+    def hash_functions(self) -> np.ndarray:
+        """Every member of the hash family, as rows of words (small families only)."""
+        return self._packing.enumerate()
 
     def hash_values(self, words: ArrayLike, x: ArrayLike) -> np.ndarray:
         """``H(x)`` for hash functions ``words`` (rows of a report without the bucket)."""
@@ -410,11 +437,13 @@ class LocalHashing(FrequencyOracle):
         members = self._packing.enumerate()
         size = members.shape[0]
         _check_channel_size(self._k * size * self._g, type(self).__name__)
+        keep = self._keep
+        other = 1.0 / (self._odds + (self._g - 1))
         matrix = np.empty((self._k, size, self._g))
         for x in range(self._k):
             hashed = self._family.evaluate(members, np.full(size, x, dtype=np.int64))
-            row = np.full((size, self._g), self._other)
-            row[np.arange(size), hashed] = self._keep
+            row = np.full((size, self._g), other)
+            row[np.arange(size), hashed] = keep
             matrix[x] = row / size
         return Channel(matrix.reshape(self._k, -1))
 
@@ -472,8 +501,9 @@ class BLH(LocalHashing):
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon, 2)
 
-    def _extra(self) -> str:
-        return ""
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget}
 
 
 # --------------------------------------------------------------------------- Hadamard
@@ -505,8 +535,9 @@ class HadamardResponse(FrequencyOracle):
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
         self._K = 1 << (self._k).bit_length()  # smallest power of two > k
-        self._p = float(expit(self._eps_budget))
-        self._p_complement = float(expit(-self._eps_budget))  # 1 - p, exact at large eps
+        self._odds = math.exp(self._eps_budget)
+        self._law = ExactLaw([self._odds, 1.0])  # inside C_x : outside
+        self._p = self._odds / (self._odds + 1.0)
 
     @property
     def K(self) -> int:
@@ -523,18 +554,26 @@ class HadamardResponse(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self._p, self._p_complement)
+        return log_ratio_upper(self._odds, 1.0)
 
     @property
     def report_bits(self) -> float:
         return math.log2(self._K)
 
+    @property
+    def codec(self) -> ReportCodec:
+        return index_codec(self._K, np.dtype(index_dtype(self._K)).name)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of a report in ``C_x`` against its complement; ``K``."""
+        return {"keep": list(self._law.weights), "K": self._K}
+
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         row = x + 1
-        inside = ~(gen.random(x.size) < self._p_complement)
-        y = gen.integers(0, self._K, size=x.size, dtype=np.int64)
+        inside = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 0
+        y = randint(gen, self._K, x.size)
         # y is uniform on [K]; flipping the lowest set bit of row maps C_x onto its
         # complement, so conditioning on the wanted half keeps y uniform on it
         wrong = parity(row & y) == inside
@@ -546,15 +585,15 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram.astype(np.int64))
         return (int(histogram.sum()) + transformed[1 : self._k + 1]) // 2
 
-    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
-        y = check_index_reports(reports, self._K)
-        return self.histogram_counts(np.bincount(y, minlength=self._K)), y.size
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return self.histogram_counts(np.bincount(reports, minlength=self._K)), reports.size
 
     def to_channel(self) -> Channel:
         _check_channel_size(self._k * self._K, "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
-        return Channel(np.where(inside, 2 * self._p, 2 * (1 - self._p)) / self._K)
+        outside = 1.0 / (self._odds + 1.0)
+        return Channel(np.where(inside, 2 * self._p, 2 * outside) / self._K)
 
 
 # --------------------------------------------------------------------------- subset selection
@@ -564,11 +603,6 @@ def _ss_probabilities(k: int, d: int, eps: float) -> tuple[float, float]:
     big = math.exp(min(eps, 700.0))
     denom = d * big + k - d
     return d * big / denom, d * ((d - 1) * big + k - d) / ((k - 1) * denom)
-
-
-def _ss_log_complement(k: int, d: int, eps: float) -> float:
-    """``log(1 - p) = log((k - d) / (d e^eps + k - d))``, without forming ``1 - p``."""
-    return math.log(k - d) - (eps + math.log(d + (k - d) * math.exp(-eps)))
 
 
 def optimal_subset_size(k: int, epsilon: float) -> int:
@@ -615,7 +649,17 @@ class SubsetSelection(FrequencyOracle):
         if self._d >= self._k:
             raise ValueError(f"d must be < k = {self._k}, got {self._d}")
         self._p, self._q = _ss_probabilities(self._k, self._d, self._eps_budget)
-        self._p_complement = math.exp(_ss_log_complement(self._k, self._d, self._eps_budget))
+        k, d, eps = self._k, self._d, self._eps_budget
+        # odds of x in the subset: d e^eps : k - d (scaled down where d e^eps would overflow)
+        if eps > 600.0:
+            weights = [float(d), (k - d) * math.exp(-eps)]
+        else:
+            weights = [d * math.exp(eps), float(k - d)]
+        self._law = ExactLaw(weights)
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget, "d": self._d}
 
     @property
     def d(self) -> int:
@@ -633,62 +677,75 @@ class SubsetSelection(FrequencyOracle):
     def _log_output_probabilities(self) -> tuple[float, float]:
         """``log P(S | x)`` for ``x in S`` and for ``x not in S``."""
         k, d = self._k, self._d
-        log_in = math.log(self._p) - (gammaln(k) - gammaln(d) - gammaln(k - d + 1))
-        log_out = _ss_log_complement(k, d, self._eps_budget) - (
-            gammaln(k) - gammaln(d + 1) - gammaln(k - d)
-        )
+        inside, outside = self._law.weights
+        log_total = math.log(inside) + math.log1p(outside / inside)
+        log_in = math.log(inside) - log_total - (gammaln(k) - gammaln(d) - gammaln(k - d + 1))
+        log_out = math.log(outside) - log_total - (gammaln(k) - gammaln(d + 1) - gammaln(k - d))
         return float(log_in), float(log_out)
 
     @property
     def epsilon(self) -> float:
-        # log_in - log_out = log p - log(1 - p) + log(C(k-1, d) / C(k-1, d-1)), and the ratio
-        # of binomials is (k - d) / d: no difference of large log-gammas (which loses ~1e-9
-        # at k ~ 1e6)
-        k, d = self._k, self._d
-        log_complement = _ss_log_complement(k, d, self._eps_budget)
-        return max(0.0, math.log(self._p) - log_complement + math.log((k - d) / d))
+        # P(S | x in S) / P(S | x not in S) = (w_in / w_out) C(k-1, d) / C(k-1, d-1), and the
+        # ratio of binomials is (k - d) / d
+        inside, outside = self._law.weights
+        return log_products_upper([inside, float(self._k - self._d)], [outside, float(self._d)])
 
     @property
     def report_bits(self) -> float:
         k, d = self._k, self._d
         return float(gammaln(k + 1) - gammaln(d + 1) - gammaln(k - d + 1)) / math.log(2)
 
-    def _extra(self) -> str:
-        return f", d={self._d}"
+    @property
+    def codec(self) -> ReportCodec:
+        return packed_codec(self._k, self._check_subsets)
+
+    def _check_subsets(self, reports: np.ndarray, where) -> None:
+        _check_pad_bits(self._k)(reports, where)
+        sizes = np.zeros(reports.shape[0], dtype=np.int64)
+        for rows in chunk_rows(reports.shape[0], 8 * reports.shape[1]):
+            sizes[rows] = np.unpackbits(reports[rows], axis=1).sum(axis=1)
+        bad = sizes != self._d
+        if np.any(bad):
+            raise ValueError(
+                f"{where(int(np.argmax(bad)))}: the report does not hold exactly d = {self._d} "
+                "values (not a report of this mechanism)"
+            )
+
+    def sampler(self) -> dict[str, object]:
+        """``include``: odds of ``x`` being in the subset; ``d``: the subset size."""
+        return {"include": list(self._law.weights), "d": self._d}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         k, d = self._k, self._d
         out = np.empty((x.size, (k + 7) // 8), dtype=np.uint8)
-        kth = sorted({max(d - 2, 0), d - 1})
-        columns = np.arange(k)
         for rows in chunk_rows(x.size, 2 * k):
             m = rows.stop - rows.start
             xs = x[rows]
-            include = ~(gen.random(m) < self._p_complement)
-            order = np.argpartition(gen.random((m, k - 1)), kth, axis=1)[:, :d]
-            # the d smallest keys are in columns :d, the d-th smallest in column d - 1
-            chosen = np.zeros((m, k - 1), dtype=bool)
-            r = np.arange(m)[:, None]
-            chosen[r, order[:, : d - 1]] = True
-            chosen[np.arange(m), order[:, d - 1]] = ~include
-            # others index o -> value o + (o >= x)
-            source = columns[None, :] - (columns[None, :] > xs[:, None])
-            bits = chosen[r, np.minimum(source, k - 2)]
-            bits[np.arange(m), xs] = include
+            include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
+            # a partial Fisher-Yates shuffle of the k - 1 other values (index o is value
+            # o + (o >= x)): d - 1 draws if x is included, d otherwise
+            others = np.broadcast_to(np.arange(k - 1, dtype=np.int64), (m, k - 1)).copy()
+            for i in range(d):
+                users = np.flatnonzero(~include) if i == d - 1 else np.arange(m)
+                j = i + randint(gen, k - 1 - i, users.size)
+                first = others[users, i].copy()
+                others[users, i] = others[users, j]
+                others[users, j] = first
+            bits = np.zeros((m, k), dtype=bool)
+            chosen = others[:, :d]
+            values = chosen + (chosen >= xs[:, None])
+            picked = np.ones((m, d), dtype=bool)
+            picked[include, d - 1] = False
+            row_index = np.broadcast_to(np.arange(m)[:, None], (m, d))
+            bits[row_index[picked], values[picked]] = True
+            bits[np.arange(m), xs] |= include
             out[rows] = np.packbits(bits, axis=1)
         return out
 
-    def _support_counts(self, reports: ArrayLike) -> tuple[np.ndarray, int]:
-        packed = _check_packed(reports, self._k)
-        counts = _bit_counts(packed, self._k)
-        if packed.shape[0] and int(counts.sum()) != self._d * packed.shape[0]:
-            raise ValueError(
-                f"reports must each hold exactly d = {self._d} values (reports from a mechanism "
-                "with other parameters?)"
-            )
-        return counts, packed.shape[0]
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return _bit_counts(reports, self._k), reports.shape[0]
 
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""

@@ -28,11 +28,14 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
-from ldp._validation import as_real_array, check_integer, check_random_state, check_scalar
+from ldp._mechanism import Ball, Field, ReportCodec, float_codec
+from ldp._rounding import log_products_upper, log_ratio_upper, round_up
+from ldp._sampling import ExactLaw, bernoulli, choose, randint, uniform, zero_bits
+from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
-from ldp.mechanisms.base import MeanMechanism, log_ratio
+from ldp.mechanisms.base import MeanMechanism
 
 __all__ = [
     "Duchi",
@@ -70,53 +73,51 @@ def _grid_step(scale: float) -> float:
     return math.ldexp(1.0, math.frexp(scale)[1] - 1 - GRID_BITS)
 
 
+#: ``log 2`` as a double (the clients use the same literal).
+LN2 = 0.6931471805599453
+#: ``2 pi`` as a double (the clients use the same literal).
+TWO_PI = 6.283185307179586
+#: Zero bits of the exponential sampler beyond which a report cannot occur in practice
+#: (probability ``2^-1100``, below the smallest double): the Laplace report range.
+LAPLACE_TAIL_BITS = 1100
+
+
 def _snap(y: np.ndarray, step: float, gen) -> np.ndarray:
-    """Unbiased randomized rounding of ``y`` to multiples of ``step`` (a power of two)."""
+    """Unbiased randomized rounding of ``y`` to multiples of ``step`` (a power of two): up
+    with probability exactly the fractional part (an exact coin, :func:`bernoulli`)."""
     scaled = y / step  # exact: step is a power of two
     low = np.floor(scaled)
-    return (low + (gen.random(y.shape) < scaled - low)) * step
+    return (low + bernoulli(gen, scaled - low)) * step
 
 
-def _exponential(shape: tuple[int, ...], gen) -> np.ndarray:
-    """Standard exponential draws ``E = log(2) J + R`` with an unbounded tail.
+def _exponential(n: int, gen) -> np.ndarray:
+    """``n`` standard exponential draws ``E = log(2) J + R`` with an unbounded tail.
 
-    ``J`` (``P(J >= j) = 2^-j``) is the number of trailing zero bits of uniform 64-bit words,
-    exact; ``R = -log(1 - v/2)`` with ``v`` uniform on ``[0, 1)`` is an exponential
+    ``J`` (``P(J >= j) = 2^-j``) counts the zero bits before the first one bit of the byte
+    stream (exact); ``R = -log1p(-U/2)`` with ``U`` uniform on ``[0, 1)`` is an exponential
     conditioned on ``[0, log 2)``. By memorylessness ``E`` is exponential, and unlike
     ``-log(u)`` of one 53-bit uniform it is not cut off at ``53 log 2``.
     """
-    n = math.prod(shape)
-    steps = np.zeros(n)
-    todo = np.arange(n)
-    while todo.size:
-        words = np.frombuffer(gen.bytes(8 * todo.size), dtype="<u8").astype(np.uint64)
-        lowest = words & (~words + np.uint64(1))  # the lowest set bit (0 if the word is 0)
-        zeros = np.frexp(lowest.astype(np.float64))[1] - 1
-        done = words != 0
-        steps[todo[done]] += zeros[done]
-        steps[todo[~done]] += 64.0
-        todo = todo[~done]
-    rest = -np.log1p(-0.5 * gen.random(n))
-    return (math.log(2.0) * steps + rest).reshape(shape)
+    steps = zero_bits(gen, n).astype(np.float64)
+    rest = -np.log1p(-0.5 * uniform(gen, n))
+    return LN2 * steps + rest
 
 
-def _check_float_reports(
-    reports: ArrayLike,
-    shape_tail: tuple[int, ...],
-    low: float,
-    high: float,
-    resolution: float = 0.0,
-):
-    arr = as_real_array(reports, "reports")
-    if arr.ndim != 1 + len(shape_tail) or arr.shape[1:] != shape_tail:
-        raise ValueError(f"reports must have shape (n, *{shape_tail}), got {arr.shape}")
-    slack = 1e-9 * max(1.0, abs(low), abs(high)) + resolution
-    if arr.size and (arr.min() < low - slack or arr.max() > high + slack):
-        raise ValueError(
-            f"reports must lie in [{low}, {high}] for this mechanism (reports from a mechanism "
-            "with other parameters?)"
-        )
-    return arr
+def _gaussian(gen, n: int) -> np.ndarray:
+    """``n`` standard normal draws by Box-Muller: ``sqrt(-2 log1p(-U1)) cos(2 pi U2)``."""
+    first = uniform(gen, n)
+    second = uniform(gen, n)
+    return np.sqrt(-2.0 * np.log1p(-first)) * np.cos(TWO_PI * second)
+
+
+def _coin_law(epsilon: float) -> ExactLaw:
+    """Odds ``e^eps : 1``: the truthful side of a randomized-response coin."""
+    return ExactLaw([math.exp(epsilon), 1.0])
+
+
+def _check_float_reports(reports, codec: ReportCodec):
+    """Native float reports, checked by the codec (range, grid, structure)."""
+    return codec.from_rows(reports)
 
 
 # --------------------------------------------------------------------------- Duchi (l_inf)
@@ -175,8 +176,15 @@ class Duchi(MeanMechanism):
         else:
             log_binom = math.lgamma(m) - 2 * math.lgamma((m + 1) / 2)
             self._cd = math.exp((m - 1) * math.log(2.0) - log_binom)
-        self._pi = float(expit(self._eps_budget))  # P(T = 1)
-        self._pi_complement = float(expit(-self._eps_budget))  # 1 - pi (0 in 1 - pi at eps > 37)
+        self._law = _coin_law(self._eps_budget)  # T: the truthful side, odds e^eps : 1
+        self._pi = self._law.weights[0] / (self._law.weights[0] + 1.0)  # P(T = 1)
+        self._pi_complement = 1.0 / (self._law.weights[0] + 1.0)
+
+    name = "Duchi"
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"epsilon": self._eps_budget, "d": self._d}
 
     @property
     def d(self) -> int:
@@ -191,45 +199,40 @@ class Duchi(MeanMechanism):
     def epsilon(self) -> float:
         # given v, every z on the agreeing side has probability pi / 2^(m-1) and every z on
         # the other side (1 - pi) / 2^(m-1); dropping the padded coordinate keeps the
-        # extreme outputs (z = v and z = -v), so the ratio is pi / (1 - pi) either way
-        return log_ratio(self._pi, self._pi_complement)
+        # extreme outputs (z = v and z = -v), so the ratio is pi / (1 - pi) = e^eps either way
+        return log_ratio_upper(self._law.weights[0], 1.0)
 
-    def _extra(self) -> str:
-        return f", d={self._d}"
+    @property
+    def codec(self) -> ReportCodec:
+        names = ["sign"] if self._d == 1 else [f"sign_{j}" for j in range(self._d)]
+        fields = tuple(Field(name, "int", -1, 1) for name in names)
+        return ReportCodec(fields, "int8", vector=self._d > 1, check=_check_signs)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of the side that agrees with the rounded input."""
+        return {"keep": list(self._law.weights)}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         n = x.shape[0]
-        x2 = x.reshape(n, self._d)
         m = self._odd
-        if m == 1:
-            up, down = (1 + x2[:, 0]) / 2, (1 - x2[:, 0]) / 2
-            p_plus = up * self._pi + down * self._pi_complement
-            p_minus = down * self._pi + up * self._pi_complement
-            u = gen.random(n)
-            plus = np.where(p_plus <= 0.5, u < p_plus, ~(u < p_minus))  # the rarer side drawn
-            return np.where(plus, 1, -1).astype(np.int8)
+        # round x to a vertex v of the cube (P(v_j = 1) = (1 + x_j) / 2; the padded
+        # coordinate of even d is 0), pure pre-processing: the privacy is in the coin T
         padded = np.zeros((n, m))
-        padded[:, : self._d] = x2
-        v = np.where(gen.random((n, m)) < (1.0 + padded) / 2.0, 1, -1).astype(np.int8)
-        z = (gen.integers(0, 2, size=(n, m), dtype=np.int8) * 2 - 1).astype(np.int8)
-        agree = (z.astype(np.int32) * v).sum(axis=1) > 0  # never 0: m is odd
-        want = ~(gen.random(n) < self._pi_complement)
-        z *= np.where(agree == want, 1, -1).astype(np.int8)[:, None]
+        padded[:, : self._d] = x.reshape(n, self._d)
+        v = np.where(bernoulli(gen, (1.0 + padded.ravel()) / 2.0), 1, -1).reshape(n, m)
+        if m == 1:
+            truthful = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
+            return np.where(truthful, v[:, 0], -v[:, 0]).astype(np.int8)
+        z = (randint(gen, 2, n * m).reshape(n, m) * 2 - 1).astype(np.int8)
+        agree = (z.astype(np.int64) * v).sum(axis=1) > 0  # never 0: m is odd
+        truthful = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
+        z *= np.where(agree == truthful, 1, -1).astype(np.int8)[:, None]
         return np.ascontiguousarray(z[:, : self._d])
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        arr = np.asarray(reports)
-        tail = () if self._d == 1 else (self._d,)
-        integer = arr.dtype.kind in "iu" or arr.size == 0
-        if arr.ndim != 1 + len(tail) or arr.shape[1:] != tail or not integer:
-            raise ValueError(
-                f"reports must be integer signs of shape (n, *{tail}), got {arr.shape}"
-            )
-        if arr.size and not np.all(np.abs(arr) == 1):
-            raise ValueError("reports must be signs (+1 or -1)")
-        return self.bound * arr.astype(np.float64)
+        return self.bound * self.codec.from_rows(reports).astype(np.float64)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self.bound**2 - x**2
@@ -252,6 +255,27 @@ class Duchi(MeanMechanism):
         # v_pad uniform (x_pad = 0), z_pad marginalised; pattern index: pad is the last bit
         probs = probs.reshape(2**self._d, 2, 2**self._d, 2)
         return Channel(probs.mean(axis=1).sum(axis=2))
+
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows divided by their Euclidean norms (a zero row becomes the first basis vector)."""
+    norms = np.sqrt((rows**2).sum(axis=1))
+    zero = norms == 0
+    rows[zero] = 0.0
+    rows[zero, 0] = 1.0
+    norms[zero] = 1.0
+    return rows / norms[:, None]
+
+
+def _check_signs(reports: np.ndarray, where) -> None:
+    bad = reports == 0
+    if bad.ndim > 1:
+        bad = bad.any(axis=1)
+    if np.any(bad):
+        raise ValueError(
+            f"{where(int(np.argmax(bad)))}: the report is not a sign +1 or -1 "
+            "(not a report of this mechanism)"
+        )
 
 
 def _sign_patterns(d: int) -> np.ndarray:
@@ -290,19 +314,28 @@ class DuchiL2(MeanMechanism):
             raise ValueError(f"d must be <= 2^31, got {self._d}")
         self.radius = check_scalar(radius, "radius", low=0.0, low_open=True)
         self.low, self.high = -self.radius, self.radius
-        self._pi = float(expit(self._eps_budget))
-        self._pi_complement = float(expit(-self._eps_budget))
+        self._law = _coin_law(self._eps_budget)
         gamma_ratio = math.exp(gammaln((self._d + 1) / 2) - gammaln(self._d / 2))
         self._B = self.radius * _coth_half(self._eps_budget) * math.sqrt(math.pi) * gamma_ratio
         if not self._B < 1e150:  # B^2 (the variance) must stay finite
             raise ValueError(
-                f"radius is too large: the output radius B = {self._B!r} must be < 1e150 "
-                "(rescale the data)"
+                "radius is too large: the output radius B must be < 1e150 (rescale the data)"
             )
+
+    name = "DuchiL2"
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"epsilon": self._eps_budget, "d": self._d, "radius": self.radius}
 
     @property
     def d(self) -> int:
         return self._d
+
+    @property
+    def domain(self) -> Ball:
+        """The l2 ball of radius ``radius`` in ``R^d``."""
+        return Ball(self.radius, self._d)
 
     @property
     def bound(self) -> float:
@@ -311,47 +344,46 @@ class DuchiL2(MeanMechanism):
 
     @property
     def epsilon(self) -> float:
-        # uniform densities on the two half-spheres: pi / (A/2) and (1 - pi) / (A/2)
-        return log_ratio(self._pi, self._pi_complement)
+        # the pair {z, -z} always lands on the side the coin T picks, so whatever the law of
+        # the direction, the densities of the two half-spheres are in the ratio e^eps : 1
+        return log_ratio_upper(self._law.weights[0], 1.0)
 
-    def _extra(self) -> str:
-        return f", d={self._d}, radius={self.radius!r}"
+    @property
+    def codec(self) -> ReportCodec:
+        fields = tuple(Field(f"z_{j}", "float", -self._B, self._B) for j in range(self._d))
+        return ReportCodec(fields, "float64", vector=True, check=self._check_norms)
 
-    def _check_values(self, values: ArrayLike, name: str = "values") -> np.ndarray:
-        arr = as_real_array(values, name)
-        if arr.ndim != 2 or arr.shape[1] != self._d:
-            raise ValueError(f"{name} must have shape (n, {self._d}), got {arr.shape}")
-        norms = np.sqrt((arr**2).sum(axis=1))
-        if norms.size and norms.max() > self.radius * (1 + 1e-12):
+    def _check_norms(self, reports: np.ndarray, where) -> None:
+        norms = np.sqrt((reports**2).sum(axis=1))
+        bad = np.abs(norms - self._B) > 1e-9 * self._B
+        if np.any(bad):
             raise ValueError(
-                f"{name} must lie in the l2 ball of radius {self.radius}, got norm {norms.max()!r}"
+                f"{where(int(np.argmax(bad)))}: the report does not have norm B "
+                "(not a report of this mechanism)"
             )
-        return arr
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of the half-sphere that agrees with ``x``; ``bound``: ``B``."""
+        return {"keep": list(self._law.weights), "bound": self._B}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         n, d = x.shape
         norms = np.sqrt((x**2).sum(axis=1))
-        direction = gen.standard_normal((n, d))
-        direction /= np.sqrt((direction**2).sum(axis=1))[:, None]
+        positive = bernoulli(gen, np.minimum(0.5 + norms / (2 * self.radius), 1.0))
+        direction = _unit_rows(_gaussian(gen, n * d).reshape(n, d))
         nonzero = norms > 0
         direction[nonzero] = x[nonzero] / norms[nonzero, None]
-        sign = np.where(gen.random(n) < 0.5 + norms / (2 * self.radius), 1.0, -1.0)
-        target = direction * sign[:, None]
-        z = gen.standard_normal((n, d))
-        z /= np.sqrt((z**2).sum(axis=1))[:, None]
-        want = ~(gen.random(n) < self._pi_complement)
-        flip = ((z * target).sum(axis=1) > 0) != want
+        target = direction * np.where(positive, 1.0, -1.0)[:, None]
+        z = _unit_rows(_gaussian(gen, n * d).reshape(n, d))
+        truthful = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
+        flip = ((z * target).sum(axis=1) > 0) != truthful
         z[flip] *= -1.0
         return self._B * z
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        arr = _check_float_reports(reports, (self._d,), -self._B, self._B)
-        norms = np.sqrt((arr**2).sum(axis=1))
-        if norms.size and np.max(np.abs(norms - self._B)) > 1e-9 * self._B:
-            raise ValueError(f"reports must have norm B = {self._B!r}")
-        return arr
+        return self.codec.from_rows(reports)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self._B**2 - (x**2).sum(axis=1)
@@ -373,30 +405,44 @@ class Laplace(MeanMechanism):
     --------
     >>> from ldp.mechanisms import Laplace
     >>> lap = Laplace(1.0)
-    >>> lap.scale, lap.epsilon, lap.variance(1)
+    >>> lap.scale, round(lap.epsilon, 12), lap.variance(1)
     (2.0, 1.0, 8.0)
     >>> lap.resolution == 2.0**-23
     True
     """
 
+    name = "Laplace"
+
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
         self.scale = 2.0 / self._eps_budget
         self.resolution = _grid_step(self.scale)
+        # beyond this the sampler would need 1100 zero bits in a row (module notes)
+        reach = 1.0 + self.scale * LN2 * (LAPLACE_TAIL_BITS + 1) + self.resolution
+        self._reach = math.ceil(reach / self.resolution) * self.resolution
 
     @property
     def epsilon(self) -> float:
         # the density ratio is exp(|y - x'| - |y - x|) / scale <= exp(2 / scale)
-        return 2.0 / self.scale
+        return round_up(2.0 / self.scale)
+
+    @property
+    def codec(self) -> ReportCodec:
+        return float_codec(-self._reach, self._reach, self.resolution)
+
+    def sampler(self) -> dict[str, object]:
+        """``scale`` of the noise and ``step`` of the output grid."""
+        return {"scale": self.scale, "step": self.resolution}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
-        sign = np.where(gen.random(x.shape) < 0.5, -self.scale, self.scale)
-        return _snap(x + sign * _exponential(x.shape, gen), self.resolution, gen)
+        negative = bernoulli(gen, np.full(x.shape, 0.5))
+        sign = np.where(negative, -self.scale, self.scale)
+        return _snap(x + sign * _exponential(x.size, gen), self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        return _check_float_reports(reports, (), -math.inf, math.inf)
+        return self.codec.from_rows(reports)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return np.full(x.shape, 2 * self.scale**2)
@@ -429,43 +475,49 @@ class Piecewise(MeanMechanism):
         self._z = math.exp(self._eps_budget / 2)
         self._zm1 = math.expm1(self._eps_budget / 2)  # z - 1 without cancellation
         self.C = (self._z + 1) / self._zm1
+        self.width = 2 / self._zm1  # C - 1, the length of the window around x
         self.resolution = _grid_step(self.C)
+        self._law = ExactLaw([self._z, 1.0])  # window : tails
+        self._reach = (math.ceil(self.C / self.resolution) + 1) * self.resolution
 
-    def _densities(self) -> tuple[float, float]:
-        z, zm1 = self._z, self._zm1
-        # mass z/(z+1) on a window of length C - 1 = 2/(z-1); mass (x+1)/(2z+2) on [-C, l)
-        # of length (C+1)(x+1)/2 with C + 1 = 2z/(z-1). Written without C - 1, which rounds
-        # to 0 for eps > 75.
-        high = z * zm1 / (2 * (z + 1))
-        low = zm1 / (2 * z * (z + 1))
-        return high, low
+    name = "Piecewise"
 
     @property
     def epsilon(self) -> float:
-        high, low = self._densities()
-        return max(0.0, math.log(high / low))  # one rounding: accurate also at small eps
+        # the window has mass z/(z+1) on length `width`, the tails 1/(z+1) on length C + 1:
+        # the density ratio is z (C + 1) / width = z^2 = e^eps
+        return log_products_upper([self._z, self.C + 1.0], [self.width])
+
+    @property
+    def codec(self) -> ReportCodec:
+        return float_codec(-self._reach, self._reach, self.resolution)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of the window around ``x`` against the tails; ``C``, ``width``
+        (``C - 1``) and the output grid's ``step``."""
+        return {
+            "keep": list(self._law.weights),
+            "C": self.C,
+            "width": self.width,
+            "step": self.resolution,
+        }
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
-        z, c = self._z, self.C
-        width = 2 / self._zm1  # C - 1
+        c, width = self.C, self.width
+        window = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 0
+        u = uniform(gen, x.size)
         left = (c + 1) * x / 2 - width / 2
-        right = left + width
-        u = gen.random(x.shape)
-        w = gen.random(x.shape)
-        p_left = (x + 1) / (2 * z + 2)
-        p_right = (1 - x) / (2 * z + 2)
-        # the rare tails are drawn first (see the module notes on resolution)
-        y = np.where(
-            u < p_left,
-            -c + (left + c) * w,
-            np.where(u < p_left + p_right, right + (c - right) * w, left + (right - left) * w),
-        )
+        # the tails [-C, left) and [left + width, C] have one density whatever x is: draw a
+        # point of their total length C + 1 and skip the window
+        tail = (c + 1) * u - c
+        tail = np.where(tail >= left, tail + width, tail)
+        y = np.where(window, left + width * u, tail)
         return _snap(y, self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        return _check_float_reports(reports, (), -self.C, self.C, self.resolution)
+        return self.codec.from_rows(reports)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         z, zm1 = self._z, self._zm1
@@ -511,28 +563,69 @@ class Hybrid(MeanMechanism):
         super().__init__(epsilon)
         self._pm = Piecewise(self._eps_budget)
         self._duchi = Duchi(self._eps_budget)
-        self.alpha = (
-            -math.expm1(-self._eps_budget / 2) if self._eps_budget > hybrid_threshold() else 0.0
-        )
+        if self._eps_budget > hybrid_threshold():
+            zm1 = math.expm1(self._eps_budget / 2)
+            self._law: ExactLaw | None = ExactLaw([zm1, 1.0])  # piecewise : Duchi
+            self.alpha = zm1 / (zm1 + 1.0)  # 1 - e^{-eps/2}
+        else:
+            self._law = None
+            self.alpha = 0.0
+
+    name = "Hybrid"
 
     @property
     def epsilon(self) -> float:
-        if self.alpha == 0:
+        if self._law is None:
             return self._duchi.epsilon
         return max(self._pm.epsilon, self._duchi.epsilon)
+
+    @property
+    def codec(self) -> ReportCodec:
+        reach = max(self._pm.codec.fields[0].high, self._duchi.bound)
+        return ReportCodec(
+            (Field("value", "float", -reach, reach),),
+            "float64",
+            vector=False,
+            check=self._check_values_released,
+        )
+
+    def _check_values_released(self, reports: np.ndarray, where) -> None:
+        duchi = np.abs(reports) == self._duchi.bound
+        field = self._pm.codec.fields[0]
+        scaled = reports / field.step
+        piecewise = (scaled == np.floor(scaled)) & (np.abs(reports) <= field.high)
+        bad = ~(duchi | (piecewise if self._law is not None else False))
+        if np.any(bad):
+            raise ValueError(
+                f"{where(int(np.argmax(bad)))}: the report is neither a piecewise output nor "
+                "+-the Duchi bound (not a report of this mechanism)"
+            )
+
+    def sampler(self) -> dict[str, object]:
+        """``mix``: odds of the piecewise branch against Duchi's (``None`` below the
+        threshold: Duchi only); ``piecewise`` and ``duchi``: their constants; ``bound``: the
+        magnitude of a Duchi report."""
+        return {
+            "mix": None if self._law is None else list(self._law.weights),
+            "piecewise": self._pm.sampler(),
+            "duchi": self._duchi.sampler(),
+            "bound": self._duchi.bound,
+        }
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
-        use_pm = gen.random(x.shape) < self.alpha
-        out = self._duchi.decode(self._duchi.privatize(x, gen))
-        if np.any(use_pm):
-            out[use_pm] = self._pm.privatize(x[use_pm], gen)
+        if self._law is None:
+            use_pm = np.zeros(x.shape, dtype=bool)
+        else:
+            use_pm = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 0
+        out = np.empty(x.shape)
+        out[use_pm] = self._pm.privatize(x[use_pm], gen)
+        out[~use_pm] = self._duchi.bound * self._duchi.privatize(x[~use_pm], gen)
         return out
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        bound = max(self._pm.C, self._duchi.bound)
-        return _check_float_reports(reports, (), -bound, bound, self._pm.resolution)
+        return self.codec.from_rows(reports)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self.alpha * self._pm.per_user_variance(x) + (1 - self.alpha) * (
@@ -577,22 +670,35 @@ class SquareWave(MeanMechanism):
         self.p_density = big / (2 * self.b * big + 1)
         self.q_density = 1.0 / (2 * self.b * big + 1)
         self.resolution = _grid_step(1.0 + self.b)
+        self._law = ExactLaw([2 * self.b * big, 1.0])  # within b of v : farther
+        self._reach = (math.ceil((1.0 + self.b) / self.resolution) + 1) * self.resolution
+
+    name = "SquareWave"
 
     @property
     def epsilon(self) -> float:
-        return log_ratio(self.p_density, self.q_density)
+        # mass 2b e^eps / (2b e^eps + 1) on length 2b, the rest on length 1: ratio e^eps
+        return log_products_upper([self._law.weights[0]], [2 * self.b])
+
+    @property
+    def codec(self) -> ReportCodec:
+        return float_codec(-self._reach, self._reach, self.resolution)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of an output within ``b`` of ``v``; ``b``; the grid's ``step``."""
+        return {"keep": list(self._law.weights), "b": self.b, "step": self.resolution}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         v = self._check_values(values)
         gen = check_random_state(rng)
         b = self.b
-        near = ~(gen.random(v.shape) < self.q_density)  # far has mass q (length 1)
-        u = gen.random(v.shape)
-        far = np.where(u < v, -b + u, u + b)  # [-b, v-b) or (v+b, 1+b], length 1
-        return _snap(np.where(near, v - b + 2 * b * u, far), self.resolution, gen)
+        near = choose(gen, [self._law], np.zeros(v.size, dtype=np.int64)) == 0
+        u = uniform(gen, v.size)
+        far = np.where(u < v, u - b, u + b)  # [-b, v-b) or [v+b, 1+b), length 1
+        return _snap(np.where(near, (v - b) + (2 * b) * u, far), self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        y = _check_float_reports(reports, (), -self.b, 1 + self.b, self.resolution)
+        y = self.codec.from_rows(reports)
         b, p, q = self.b, self.p_density, self.q_density
         return (y - q * (1 + 2 * b) / 2) / (2 * b * (p - q))
 

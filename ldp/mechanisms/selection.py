@@ -91,7 +91,7 @@ def recommend(
     >>> recommend(8, 1.0, candidates=("GRR", "OUE")).mechanism   # 8 < 3e + 2
     GRR(k=8, epsilon=1.0)
     >>> recommend(8, 1.0).mechanism
-    SubsetSelection(k=8, epsilon=1.0, d=2)
+    SS(k=8, epsilon=1.0, d=2)
     >>> recommend(1024, 1.0, communication=24).mechanism
     OLH(k=1024, epsilon=1.0, g=4)
     """

@@ -103,4 +103,4 @@ def simulate_counts(
             f"simulate_counts has no exact shortcut for {type(mechanism).__name__}: the counts "
             "of different values are dependent; use aggregate(privatize(values))"
         )
-    return SupportCounts(np.asarray(counts, dtype=np.int64), n, mechanism._key())
+    return SupportCounts(np.asarray(counts, dtype=np.int64), n, mechanism.key)

@@ -1,0 +1,286 @@
+"""Exact sampling from a stream of random bytes: the draws every privatizer is made of.
+
+Every mechanism in :mod:`ldp` draws its randomness through the five primitives below, and
+nothing else. Each reads whole bytes from the generator's ``bytes(n)`` method (a numpy
+``Generator``, the operating system's CSPRNG behind ``rng="os"``, or any
+:class:`~ldp._random.ByteSource`), in an order fixed by the protocol specification
+(``docs/protocol.md``), so that the dependency-free clients in ``clients/`` produce, for the
+same bytes, the same reports as the library. The primitives are *exact*: a coin of
+probability ``p`` comes up with probability ``p`` itself, not a 53-bit rounding of it, for
+every probability a double can hold (``1e-300`` included), so that a rare outcome is never
+rounded to zero (an infinite privacy loss) or inflated.
+
+* ``choose(law)``: an index ``j`` with probability ``w_j / sum(w)`` for non-negative double
+  weights ``w``, computed in exact integer arithmetic. The bytes ``b_1, b_2, ...`` are the
+  base-256 digits of a uniform real ``U``; after ``t`` bytes, ``L = b_1 ... b_t`` (big-endian)
+  places ``U`` in ``[L, L + 1) / 256^t``. With the exact cumulative weights ``C_j`` and total
+  ``S``, let ``j`` be the smallest index with ``256^t C_j > L S``; the draw ends with ``j`` as
+  soon as ``256^t C_j >= (L + 1) S`` (the whole interval lies in bucket ``j``), else it reads
+  one more byte. One byte suffices with probability about ``1 - m / 256`` for ``m`` outcomes.
+* ``bernoulli(p)``: ``U < p`` for a double ``p`` in ``[0, 1]``, by the same rule (the
+  threshold ``p`` is exact, so its base-256 digits are compared one byte at a time).
+* ``randint(n)``: uniform on ``0 .. n - 1`` by rejection: ``ceil(b / 8)`` bytes read as a
+  big-endian integer, masked to its ``b = bit_length(n - 1)`` low bits, accepted when
+  ``< n``; no bytes when ``n = 1``.
+* ``uniform()``: seven bytes, big-endian, shifted right by 3: a multiple of ``2^-53`` in
+  ``[0, 1)``.
+* ``zero_bits()``: the number of zero bits before the first one bit of the stream (bytes
+  read most significant bit first): ``P(J >= j) = 2^-j``, unbounded.
+
+**Batches.** Vectorised over many draws (users, or the bits of one report), every primitive
+proceeds in *rounds*: in round one each draw reads its first bytes, in order; in each later
+round every draw still undecided (or rejected) reads its next bytes, in order. A batch of one
+draw is the sequential algorithm. The clients implement exactly this order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "ExactLaw",
+    "bernoulli",
+    "choose",
+    "randint",
+    "random_bytes",
+    "uniform",
+    "zero_bits",
+]
+
+#: Rounds of :func:`choose` decided with 64-bit integer tables (``256^7 = 2^56``); later
+#: rounds (probability about ``m 2^-56`` per draw) use Python integers.
+_TABLE_ROUNDS = 7
+#: Largest bound of :func:`randint` (every report field is an integer below ``2^53``).
+MAX_RANDINT = 1 << 53
+
+
+def random_bytes(gen: object, count: int) -> np.ndarray:
+    """``count`` bytes from ``gen.bytes`` as a ``uint8`` array."""
+    if count <= 0:
+        return np.empty(0, dtype=np.uint8)
+    data = gen.bytes(int(count))  # type: ignore[attr-defined]
+    out = np.frombuffer(data, dtype=np.uint8)
+    if out.size != count:
+        raise RuntimeError(f"the random source returned {out.size} bytes, {count} were asked")
+    return out
+
+
+def _scaled_integers(weights: Sequence[float]) -> list[int]:
+    """Integers proportional to the doubles ``weights``, exactly (a common power of two)."""
+    ratios = [w.as_integer_ratio() for w in weights]
+    shift = max(den.bit_length() - 1 for _, den in ratios)
+    return [num << (shift - (den.bit_length() - 1)) for num, den in ratios]
+
+
+class ExactLaw:
+    """The law ``P(j) = w_j / sum(w)`` of finitely many double weights, sampled exactly.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        Finite, non-negative, not all zero. The probabilities are their exact ratios (not a
+        rounding of them), so that the law the sampler realises is the law the privacy
+        computation sees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp._sampling import ExactLaw, choose
+    >>> law = ExactLaw([1.0, 3.0])
+    >>> draws = choose(np.random.default_rng(0), [law], np.zeros(40_000, dtype=int))
+    >>> round(float(draws.mean()), 2)
+    0.75
+    """
+
+    __slots__ = ("_cumulative", "_tables", "_total", "weights")
+
+    def __init__(self, weights: Sequence[float]) -> None:
+        values = [float(w) for w in weights]
+        if not values:
+            raise ValueError("weights must not be empty")
+        for w in values:
+            if not (math.isfinite(w) and w >= 0.0):
+                raise ValueError(f"weights must be finite and non-negative, got {w!r}")
+        ints = _scaled_integers(values)
+        cumulative = list(itertools.accumulate(ints))
+        if cumulative[-1] == 0:
+            raise ValueError("weights must not all be zero")
+        self.weights = tuple(values)
+        self._cumulative = cumulative
+        self._total = cumulative[-1]
+        self._tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def size(self) -> int:
+        """Number of outcomes."""
+        return len(self.weights)
+
+    def probabilities(self) -> list[float]:
+        """The exact probabilities, rounded to doubles (for tests and display)."""
+        previous = 0
+        out = []
+        for c in self._cumulative:
+            out.append((c - previous) / self._total)
+            previous = c
+        return out
+
+    def table(self, stage: int) -> tuple[np.ndarray, np.ndarray]:
+        """``floor(256^t C_j / S)`` as uint64 and whether each division is inexact."""
+        if stage not in self._tables:
+            shift = 8 * stage
+            floors = np.empty(len(self._cumulative), dtype=np.uint64)
+            inexact = np.empty(len(self._cumulative), dtype=bool)
+            for j, c in enumerate(self._cumulative):
+                q, r = divmod(c << shift, self._total)
+                floors[j] = q
+                inexact[j] = r != 0
+            self._tables[stage] = (floors, inexact)
+        return self._tables[stage]
+
+    def decide(self, prefix: int, stage: int) -> tuple[int, bool]:
+        """``(j, decided)`` for the uniform's first ``stage`` bytes ``prefix`` (exact)."""
+        shift = 8 * stage
+        j = bisect.bisect_right(self._cumulative, (prefix * self._total) >> shift)
+        return j, (self._cumulative[j] << shift) >= (prefix + 1) * self._total
+
+
+def _decide_tables(law: ExactLaw, prefix: np.ndarray, stage: int) -> tuple[np.ndarray, np.ndarray]:
+    floors, inexact = law.table(stage)
+    first_above = np.searchsorted(floors, prefix, side="right")
+    previous = np.maximum(first_above - 1, 0)
+    undecided = (first_above > 0) & (floors[previous] == prefix) & inexact[previous]
+    return np.where(undecided, previous, first_above), ~undecided
+
+
+def choose(gen: object, laws: Sequence[ExactLaw], which: np.ndarray) -> np.ndarray:
+    """One exact draw per entry of ``which``: an index of ``laws[which[i]]``.
+
+    Draws proceed in rounds (module notes): every draw reads one byte per round until the
+    bytes read so far decide it.
+    """
+    which = np.asarray(which, dtype=np.int64).ravel()
+    n = which.size
+    out = np.empty(n, dtype=np.int64)
+    pending = np.arange(n)
+    prefix = np.zeros(n, dtype=np.uint64)
+    big: list[int] | None = None
+    stage = 0
+    grouped = len(laws) > 4
+    while pending.size:
+        stage += 1
+        drawn = random_bytes(gen, pending.size)
+        if stage <= _TABLE_ROUNDS:
+            current = prefix[pending] * np.uint64(256) + drawn
+            prefix[pending] = current
+            pick = np.empty(pending.size, dtype=np.int64)
+            done = np.empty(pending.size, dtype=bool)
+            ids = which[pending]
+            if not grouped:
+                for law_id in range(len(laws)):
+                    sel = ids == law_id
+                    if np.any(sel):
+                        pick[sel], done[sel] = _decide_tables(laws[law_id], current[sel], stage)
+            else:
+                order = np.argsort(ids, kind="stable")
+                sorted_ids = ids[order]
+                bounds = np.flatnonzero(np.diff(sorted_ids)) + 1
+                for part in np.split(order, bounds):
+                    if part.size:
+                        law = laws[int(ids[part[0]])]
+                        pick[part], done[part] = _decide_tables(law, current[part], stage)
+            out[pending[done]] = pick[done]
+            pending = pending[~done]
+            if stage == _TABLE_ROUNDS and pending.size:
+                big = [int(v) for v in prefix[pending]]
+        else:
+            assert big is not None
+            keep = []
+            still = []
+            for position, item in enumerate(pending):
+                value = big[position] * 256 + int(drawn[position])
+                j, decided = laws[int(which[item])].decide(value, stage)
+                if decided:
+                    out[item] = j
+                else:
+                    keep.append(position)
+                    still.append(value)
+            pending = pending[np.asarray(keep, dtype=np.int64)]
+            big = still
+    return out
+
+
+def bernoulli(gen: object, p: np.ndarray) -> np.ndarray:
+    """One exact coin ``U < p`` per entry of ``p`` (doubles in ``[0, 1]``).
+
+    Compares the bytes of ``U`` with the base-256 digits of ``p``: a byte below the digit
+    decides ``True``, above it ``False``; an equal byte moves to the next digit (``False`` if
+    ``p`` has no digits left). Every step is exact in double arithmetic.
+    """
+    remainder = np.array(p, dtype=np.float64).ravel()
+    if remainder.size and not (np.all(remainder >= 0.0) and np.all(remainder <= 1.0)):
+        raise ValueError("bernoulli needs probabilities in [0, 1]")
+    out = np.zeros(remainder.size, dtype=bool)
+    pending = np.arange(remainder.size)
+    while pending.size:
+        drawn = random_bytes(gen, pending.size).astype(np.float64)
+        scaled = remainder[pending] * 256.0
+        digit = np.floor(scaled)
+        rest = scaled - digit
+        below = drawn < digit
+        tied = (drawn == digit) & (rest > 0.0)
+        out[pending[below]] = True
+        remainder[pending[tied]] = rest[tied]
+        pending = pending[tied]
+    return out
+
+
+def _big_endian(raw: np.ndarray) -> np.ndarray:
+    value = np.zeros(raw.shape[0], dtype=np.uint64)
+    for column in range(raw.shape[1]):
+        value = (value << np.uint64(8)) | raw[:, column].astype(np.uint64)
+    return value
+
+
+def randint(gen: object, bound: int, n: int) -> np.ndarray:
+    """``n`` independent uniform integers on ``0 .. bound - 1`` (exact, by rejection)."""
+    bound = int(bound)
+    if not 1 <= bound <= MAX_RANDINT:
+        raise ValueError(f"randint needs 1 <= bound <= 2^53, got {bound}")
+    out = np.zeros(n, dtype=np.int64)
+    if bound == 1 or n == 0:
+        return out
+    bits = (bound - 1).bit_length()
+    width = (bits + 7) // 8
+    mask = np.uint64((1 << bits) - 1)
+    pending = np.arange(n)
+    while pending.size:
+        raw = random_bytes(gen, pending.size * width).reshape(pending.size, width)
+        value = _big_endian(raw) & mask
+        accepted = value < np.uint64(bound)
+        out[pending[accepted]] = value[accepted].astype(np.int64)
+        pending = pending[~accepted]
+    return out
+
+
+def uniform(gen: object, n: int) -> np.ndarray:
+    """``n`` uniform doubles on ``[0, 1)``, multiples of ``2^-53`` (seven bytes each)."""
+    raw = random_bytes(gen, 7 * n).reshape(n, 7)
+    return (_big_endian(raw) >> np.uint64(3)).astype(np.float64) * 2.0**-53
+
+
+def zero_bits(gen: object, n: int) -> np.ndarray:
+    """``n`` counts of zero bits before the first one bit (``P(J >= j) = 2^-j``)."""
+    out = np.zeros(n, dtype=np.int64)
+    pending = np.arange(n)
+    while pending.size:
+        drawn = random_bytes(gen, pending.size)
+        zero = drawn == 0
+        leading = 8 - np.frexp(drawn.astype(np.float64))[1]  # 7 - floor(log2 b) for b > 0
+        out[pending] += np.where(zero, 8, leading)
+        pending = pending[zero]
+    return out
