@@ -1,0 +1,170 @@
+"""Write ``clients/test_vectors.json``: protocols, answers, random bytes and their reports.
+
+Every vector is produced by the ldp library's own sampler (``Protocol.privatize`` with a
+:class:`~ldp._random.ByteSource` reading the vector's bytes), and ``bytes`` holds exactly
+the bytes it read. A client conforms when, fed those bytes, it returns ``report`` (within
+``rtol`` for the float fields of mechanisms whose device algorithm calls ``log`` or ``cos``,
+whose last bit may differ between platforms; ``rtol`` is 0 everywhere else) and reads every
+byte. The tests regenerate the vectors and compare them with the committed file, and run the
+Python and JavaScript clients against it.
+
+Run: ``python clients/make_test_vectors.py`` (from the repository root).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import ldp
+from ldp._random import ByteSource
+from ldp.design import optimal_channel
+from ldp.mechanisms import (
+    BLH,
+    GRR,
+    OLH,
+    OUE,
+    SUE,
+    Duchi,
+    DuchiL2,
+    HadamardResponse,
+    Hybrid,
+    Laplace,
+    LocalHashing,
+    Piecewise,
+    SquareWave,
+    SubsetSelection,
+    UnaryEncoding,
+)
+from ldp.protocol import Protocol
+
+OUTPUT = Path(__file__).with_name("test_vectors.json")
+#: Seeds tried per case; the vectors keep seeds 0 and 1 and the seed that read the most bytes
+#: (it goes through the rarer paths: later rounds of an exact coin, rejected integers).
+SEEDS = 400
+#: Relative tolerance of float reports whose device algorithm uses log or cos.
+TRANSCENDENTAL_RTOL = 1e-12
+
+
+def byte_stream(label: str) -> io.BytesIO:
+    """A deterministic stream: SHA-256 of ``label:counter`` blocks, enough for any report."""
+    blocks = [hashlib.sha256(f"{label}:{i}".encode()).digest() for i in range(512)]
+    return io.BytesIO(b"".join(blocks))
+
+
+def cases() -> list[tuple[str, Protocol, list[object]]]:
+    """(name, protocol, answers) covering every mechanism kind and its edge cases."""
+    designed = optimal_channel(5, 1.0, utility="mi").channel
+    out = [
+        ("k-RR channel, labels", Protocol.from_mechanism(
+            ldp.k_rr(3, 1.0), labels=["bus", "bike", "car"], question="How do you commute?"
+        ), ["bus", "bike", "car"]),
+        ("designed channel (optimal_channel k=5 mi)", Protocol.from_mechanism(
+            designed, labels=[1, 2, 3, 4, 5]), [1, 3, 5]),
+        ("binary mechanism with erasure, delta = 0.1", Protocol.from_mechanism(
+            ldp.binary_erasure(1.0, 0.1, 0.3), labels=[False, True], delta=0.1), [False, True]),
+        ("GRR k=5 eps=1", Protocol.from_mechanism(GRR(5, 1.0)), [0, 4]),
+        ("GRR k=4 eps=700", Protocol.from_mechanism(GRR(4, 700.0)), [2]),
+        ("GRR k=2^40 eps=1e-6", Protocol.from_mechanism(GRR(2**40, 1e-6)), [2**40 - 1, 12345]),
+        ("SUE k=10 eps=1", Protocol.from_mechanism(SUE(10, 1.0)), [0, 9]),
+        ("OUE k=16 eps=2", Protocol.from_mechanism(OUE(16, 2.0)), [3]),
+        ("OUE k=5 eps=700", Protocol.from_mechanism(OUE(5, 700.0)), [1]),
+        ("UE k=6 p=0.6 q=0.3", Protocol.from_mechanism(UnaryEncoding(6, 1.0, 0.6, 0.3)), [2]),
+        ("OLH k=100 eps=1", Protocol.from_mechanism(OLH(100, 1.0)), [0, 57]),
+        ("BLH k=1000 eps=1", Protocol.from_mechanism(BLH(1000, 1.0)), [999]),
+        ("LH k=50 g=6 (ring hash)", Protocol.from_mechanism(LocalHashing(50, 1.0, 6)), [49]),
+        ("LH k=50 g=9 (field GF(3^2))", Protocol.from_mechanism(LocalHashing(50, 1.0, 9)), [7]),
+        ("OLH k=2^40 eps=3", Protocol.from_mechanism(OLH(2**40, 3.0)), [2**40 - 2]),
+        ("HR k=7 eps=1", Protocol.from_mechanism(HadamardResponse(7, 1.0)), [0, 6]),
+        ("SS k=10 eps=1", Protocol.from_mechanism(SubsetSelection(10, 1.0)), [0, 9]),
+        ("SS k=6 d=1", Protocol.from_mechanism(SubsetSelection(6, 1.0, d=1)), [5]),
+        ("Duchi eps=1", Protocol.from_mechanism(Duchi(1.0), bounds=(0, 10)), [0.0, 3.3, 10.0]),
+        ("Duchi d=3", Protocol.from_mechanism(Duchi(1.0, d=3)), [[0.1, -0.5, 1.0]]),
+        ("Duchi d=4 (padded)", Protocol.from_mechanism(Duchi(1.0, d=4)), [[0.2, 0.0, -1.0, 0.7]]),
+        ("DuchiL2 d=3", Protocol.from_mechanism(DuchiL2(1.0, d=3)), [[0.1, 0.2, -0.3]]),
+        ("Laplace eps=1, bounds (0, 120)", Protocol.from_mechanism(
+            Laplace(1.0), bounds=(0, 120), question="Your age?"), [0.0, 37.5]),
+        ("Piecewise eps=1", Protocol.from_mechanism(Piecewise(1.0), bounds=(-5, 5)), [-5.0, 1.25]),
+        ("Piecewise eps=700", Protocol.from_mechanism(Piecewise(700.0)), [0.5]),
+        ("Hybrid eps=1", Protocol.from_mechanism(Hybrid(1.0)), [0.2, -1.0]),
+        ("Hybrid eps=0.3 (Duchi only)", Protocol.from_mechanism(Hybrid(0.3)), [0.2]),
+        ("SquareWave eps=1", Protocol.from_mechanism(SquareWave(1.0), bounds=(0, 1)), [0.0, 0.4]),
+    ]  # fmt: skip
+    return out
+
+
+def rtol_of(protocol: Protocol) -> float:
+    return TRANSCENDENTAL_RTOL if protocol.mechanism.name == "DuchiL2" else 0.0
+
+
+def report_of(protocol: Protocol, answer: object, label: str) -> tuple[list, bytes]:
+    """The library's report of one answer and the bytes it read."""
+    stream = byte_stream(label)
+    native = protocol.privatize([answer], rng=ByteSource(stream.read))
+    used = stream.tell()
+    row = protocol.mechanism.codec.to_rows(native)[0].tolist()
+    return row, stream.getvalue()[:used]
+
+
+def vectors() -> list[dict]:
+    out = []
+    for name, protocol, answers in cases():
+        for answer in answers:
+            tried = {}
+            for seed in range(SEEDS):
+                label = f"{name}|{answer!r}|{seed}"
+                tried[seed] = report_of(protocol, answer, label)
+            longest = max(tried, key=lambda s: (len(tried[s][1]), -s))
+            for seed in sorted({0, 1, longest}):
+                report, data = tried[seed]
+                out.append(
+                    {
+                        "name": f"{name}, answer {answer!r}, seed {seed}",
+                        "protocol": protocol.to_dict(),
+                        "value": answer,
+                        "bytes": data.hex(),
+                        "report": report,
+                        "rtol": rtol_of(protocol),
+                    }
+                )
+    return out
+
+
+def document() -> dict:
+    return {
+        "format": "ldp-test-vectors",
+        "version": 1,
+        "description": (
+            "For each vector, a client fed exactly these bytes (hex) as its randomness must "
+            "read all of them and return this report for this answer under this protocol "
+            "(float fields within rtol; rtol is 0 except where the device algorithm calls "
+            "log or cos). Produced by the ldp library; see docs/protocol.md."
+        ),
+        "vectors": vectors(),
+    }
+
+
+def render(doc: dict) -> str:
+    for vector in doc["vectors"]:
+        for value in vector["report"]:
+            assert not (isinstance(value, float) and not math.isfinite(value))
+    return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def main() -> int:
+    text = render(document())
+    OUTPUT.write_text(text, encoding="utf-8")
+    count = len(json.loads(text)["vectors"])
+    print(f"wrote {count} vectors to {OUTPUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="raise")
+    sys.exit(main())

@@ -1,0 +1,522 @@
+"""Privatize one answer on a device: the ldp protocol client, Python standard library only.
+
+Copy this one file to the device (no numpy, no ldpkit). Given a protocol file published by
+the server (``ldp design ... --out protocol.json``, or ``ldp.protocol.Protocol.save``) and
+one answer, :func:`privatize` returns the record to send::
+
+    import json, ldp_client
+    protocol = json.load(open("protocol.json"))
+    record = ldp_client.privatize(protocol, "bike")
+    # {"fingerprint": "34e331bdb88dbf66", "report": [7]}
+
+Every random bit comes from ``randbytes`` (default :func:`os.urandom`, the operating system's
+CSPRNG). The sampling algorithm is the one ``docs/protocol.md`` specifies: exact for every
+probability a double holds, and byte-for-byte the same as the ldp library's and the
+JavaScript client's, so that the same bytes give the same report (checked against
+``clients/test_vectors.json``).
+
+Errors raise ``ValueError`` (or ``TypeError``) with one line; an answer outside the
+protocol's domain is never echoed in the message.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import json
+import math
+import os
+
+__all__ = ["PROTOCOL_VERSION", "Protocol", "load_protocol", "privatize"]
+
+PROTOCOL_VERSION = 1
+_FORMAT = "ldp-protocol"
+_LN2 = 0.6931471805599453
+_TWO_PI = 6.283185307179586
+
+
+# ----------------------------------------------------------------------------- the protocol
+class Protocol(dict):
+    """A checked protocol (a dict): pass it to :func:`privatize` to skip checking it again."""
+
+    def law(self, key, weights):
+        """The exact law of ``weights``, computed once per protocol."""
+        cache = self.__dict__.setdefault("_laws", {})
+        if key not in cache:
+            cache[key] = _law(weights)
+        return cache[key]
+
+
+def load_protocol(protocol):
+    """The protocol as a checked :class:`Protocol`: from its JSON text, a dict, or bytes.
+
+    Checks the format, the version and the fingerprint (so that a truncated or edited file
+    is refused); the server has checked the privacy when it wrote the file.
+    """
+    if isinstance(protocol, Protocol):
+        return protocol
+    if isinstance(protocol, (bytes, bytearray)):
+        protocol = protocol.decode("utf-8")
+    if isinstance(protocol, str):
+        try:
+            protocol = json.loads(protocol)
+        except ValueError:
+            raise ValueError("the protocol is not valid JSON (truncated?)") from None
+    if not isinstance(protocol, dict):
+        raise TypeError("protocol must be a dict or its JSON text")
+    if protocol.get("format") != _FORMAT:
+        raise ValueError("not an ldp protocol file")
+    if protocol.get("version") != PROTOCOL_VERSION:
+        raise ValueError(
+            f"unsupported protocol version {protocol.get('version')!r}; this client reads "
+            f"version {PROTOCOL_VERSION}"
+        )
+    for key in ("domain", "mechanism", "sampler", "report", "privacy", "fingerprint"):
+        if key not in protocol:
+            raise ValueError(f"the protocol lacks its {key!r} field")
+    body = {k: v for k, v in protocol.items() if k != "fingerprint"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    if hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] != protocol["fingerprint"]:
+        raise ValueError("the protocol's fingerprint does not match its content")
+    if protocol["mechanism"].get("name") not in _MECHANISMS:
+        raise ValueError(f"unknown mechanism {protocol['mechanism'].get('name')!r}")
+    return Protocol(protocol)
+
+
+def privatize(protocol, value, randbytes=os.urandom):
+    """The report of one answer: ``{"fingerprint": ..., "report": [fields...]}``.
+
+    Parameters
+    ----------
+    protocol : dict or str
+        The protocol file's JSON text or its parsed dict.
+    value
+        The answer: one of the protocol's labels (categorical), a number within its bounds
+        (interval), or a list of numbers (vectors).
+    randbytes : callable
+        ``randbytes(n)`` returns ``n`` random bytes; :func:`os.urandom` on devices. A fixed
+        byte string reproduces a report (tests only: a predictable source reveals the answer).
+    """
+    proto = load_protocol(protocol)
+    stream = _Stream(randbytes)
+    x = _encode(proto, value)
+    name = proto["mechanism"]["name"]
+    report = _MECHANISMS[name](proto, x, stream)
+    return {"fingerprint": proto["fingerprint"], "report": report}
+
+
+class _Stream:
+    def __init__(self, randbytes):
+        if not callable(randbytes):
+            raise TypeError("randbytes must be a function n -> bytes")
+        self._randbytes = randbytes
+
+    def take(self, n):
+        if n == 0:
+            return b""
+        data = bytes(self._randbytes(n))
+        if len(data) != n:
+            raise ValueError(f"the random source returned {len(data)} bytes, {n} were needed")
+        return data
+
+
+# ----------------------------------------------------------------------------- answers
+def _label_key(value):
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return ("number", float(value))
+    if isinstance(value, str):
+        return ("string", value)
+    return None
+
+
+def _number(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("the answer must be a number")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError("the answer must be a finite number")
+    return value
+
+
+def _encode(proto, value):
+    domain = proto["domain"]
+    kind = domain["type"]
+    if kind == "categorical":
+        if domain["labels"] is None:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not 0 <= value < domain["k"]
+            ):
+                raise ValueError(f"the answer must be a category 0 .. {domain['k'] - 1}")
+            return value
+        key = _label_key(value)
+        for index, label in enumerate(domain["labels"]):
+            if key is not None and _label_key(label) == key:
+                return index
+        raise ValueError(f"the answer is not one of the protocol's {domain['k']} labels")
+    if kind == "interval":
+        low, high, dimension = domain["low"], domain["high"], domain["dimension"]
+        target = _mechanism_interval(proto)
+        scale = (target[1] - target[0]) / (high - low)
+        values = [value] if dimension == 1 else list(value) if isinstance(value, list) else None
+        if values is None or len(values) != dimension:
+            raise ValueError(f"the answer must be a list of {dimension} numbers")
+        out = []
+        for v in values:
+            v = _number(v)
+            if not low <= v <= high:
+                raise ValueError(f"the answer lies outside the protocol's bounds [{low}, {high}]")
+            out.append(min(max(target[0] + (v - low) * scale, target[0]), target[1]))
+        return out[0] if dimension == 1 else out
+    if kind == "ball":
+        dimension, radius = domain["dimension"], domain["radius"]
+        if not isinstance(value, list) or len(value) != dimension:
+            raise ValueError(f"the answer must be a list of {dimension} numbers")
+        values = [_number(v) for v in value]
+        if math.sqrt(sum(v * v for v in values)) > radius * (1 + 1e-12):
+            raise ValueError(f"the answer lies outside the ball of radius {radius}")
+        return values
+    raise ValueError(f"unknown domain type {kind!r}")
+
+
+def _mechanism_interval(proto):
+    return (0.0, 1.0) if proto["mechanism"]["name"] == "SquareWave" else (-1.0, 1.0)
+
+
+# ----------------------------------------------------------------------------- exact draws
+def _law(weights):
+    """Cumulative integer weights proportional to the doubles ``weights``, exactly."""
+    ratios = [float(w).as_integer_ratio() for w in weights]
+    shift = max(den.bit_length() - 1 for _, den in ratios)
+    return list(
+        itertools.accumulate(num << (shift - (den.bit_length() - 1)) for num, den in ratios)
+    )
+
+
+def _choose(stream, laws, which):
+    """One exact draw per entry of ``which`` (an index into ``laws``), in rounds."""
+    prefix = [0] * len(which)
+    out = [0] * len(which)
+    pending = list(range(len(which)))
+    stage = 0
+    while pending:
+        stage += 1
+        shift = 8 * stage
+        data = stream.take(len(pending))
+        still = []
+        for byte, item in zip(data, pending):
+            cumulative = laws[which[item]]
+            total = cumulative[-1]
+            value = prefix[item] * 256 + byte
+            prefix[item] = value
+            j = bisect.bisect_right(cumulative, (value * total) >> shift)
+            if (cumulative[j] << shift) >= (value + 1) * total:
+                out[item] = j
+            else:
+                still.append(item)
+        pending = still
+    return out
+
+
+def _choose_one(stream, law):
+    return _choose(stream, [law], [0])[0]
+
+
+def _bernoulli(stream, probabilities):
+    """One exact coin ``U < p`` per probability (doubles in [0, 1]), in rounds."""
+    remainder = list(probabilities)
+    out = [False] * len(remainder)
+    pending = list(range(len(remainder)))
+    while pending:
+        data = stream.take(len(pending))
+        still = []
+        for byte, item in zip(data, pending):
+            scaled = remainder[item] * 256.0
+            digit = math.floor(scaled)
+            rest = scaled - digit
+            if byte < digit:
+                out[item] = True
+            elif byte == digit and rest > 0.0:
+                remainder[item] = rest
+                still.append(item)
+        pending = still
+    return out
+
+
+def _randint(stream, bound, count):
+    """``count`` uniform integers on ``0 .. bound - 1``, by rejection, in rounds."""
+    out = [0] * count
+    if bound == 1 or count == 0:
+        return out
+    bits = (bound - 1).bit_length()
+    width = (bits + 7) // 8
+    mask = (1 << bits) - 1
+    pending = list(range(count))
+    while pending:
+        data = stream.take(width * len(pending))
+        still = []
+        for position, item in enumerate(pending):
+            value = int.from_bytes(data[position * width : (position + 1) * width], "big") & mask
+            if value < bound:
+                out[item] = value
+            else:
+                still.append(item)
+        pending = still
+    return out
+
+
+def _uniform(stream, count):
+    data = stream.take(7 * count)
+    return [(int.from_bytes(data[7 * i : 7 * i + 7], "big") >> 3) * 2.0**-53 for i in range(count)]
+
+
+def _zero_bits(stream, count):
+    out = [0] * count
+    pending = list(range(count))
+    while pending:
+        data = stream.take(len(pending))
+        still = []
+        for byte, item in zip(data, pending):
+            if byte == 0:
+                out[item] += 8
+                still.append(item)
+            else:
+                out[item] += 8 - byte.bit_length()
+        pending = still
+    return out
+
+
+def _snap(stream, y, step):
+    scaled = y / step
+    low = math.floor(scaled)
+    return (low + (1.0 if _bernoulli(stream, [scaled - low])[0] else 0.0)) * step
+
+
+def _pack(bits):
+    out = []
+    for start in range(0, len(bits), 8):
+        byte = 0
+        for offset, bit in enumerate(bits[start : start + 8]):
+            if bit:
+                byte |= 0x80 >> offset
+        out.append(byte)
+    return out
+
+
+def _parity(value):
+    return bin(value).count("1") & 1
+
+
+# ----------------------------------------------------------------------------- mechanisms
+def _channel(proto, x, stream):
+    return [_choose_one(stream, proto.law(("row", x), proto["mechanism"]["params"]["matrix"][x]))]
+
+
+def _grr(proto, x, stream):
+    k = proto["mechanism"]["params"]["k"]
+    if _choose_one(stream, proto.law("keep", proto["sampler"]["keep"])) == 0:
+        return [x]
+    other = _randint(stream, k - 1, 1)[0]
+    return [other + (1 if other >= x else 0)]
+
+
+def _unary(proto, x, stream):
+    k = proto["mechanism"]["params"]["k"]
+    laws = [
+        proto.law("other", proto["sampler"]["other"]),
+        proto.law("own", proto["sampler"]["own"]),
+    ]
+    drawn = _choose(stream, laws, [1 if v == x else 0 for v in range(k)])
+    return _pack([index == 0 for index in drawn])
+
+
+def _hash(family, words, x):
+    """``H(x)`` for the hash function packed in ``words`` (``docs/protocol.md``)."""
+    fields = [0] * len(family["fields"])
+    for word, members in zip(words, family["words"]):
+        rest = word
+        for i in members:
+            rest, fields[i] = divmod(rest, family["fields"][i])
+    if family["family"] == "ring":
+        bits, g = family["bits"], family["modulus"]
+        return (sum(fields[j] * ((x >> j) & 1) for j in range(bits)) + fields[bits]) % g
+    p, power, digits = family["prime"], family["power"], family["digits"]
+    c = fields[power]
+    out, weight = 0, 1
+    for r in range(power):
+        if p == 2:
+            h = _parity(fields[r] & x)
+            out += (h ^ ((c >> r) & 1)) << r
+        else:
+            row, value, h = fields[r], x, 0
+            for _ in range(digits):
+                h += (row % p) * (value % p)
+                row //= p
+                value //= p
+            out += ((h % p + (c // weight) % p) % p) * weight
+        weight *= p
+    return out
+
+
+def _local_hashing(proto, x, stream):
+    sampler = proto["sampler"]
+    family = sampler["hash"]
+    sizes = [math.prod(family["fields"][i] for i in members) for members in family["words"]]
+    words = [_randint(stream, size, 1)[0] for size in sizes]
+    hashed = _hash(family, words, x)
+    if _choose_one(stream, proto.law("keep", sampler["keep"])) == 0:
+        return [*words, hashed]
+    other = _randint(stream, sampler["g"] - 1, 1)[0]
+    return [*words, other + (1 if other >= hashed else 0)]
+
+
+def _hadamard(proto, x, stream):
+    sampler = proto["sampler"]
+    inside = 1 if _choose_one(stream, proto.law("keep", sampler["keep"])) == 0 else 0
+    y = _randint(stream, sampler["K"], 1)[0]
+    row = x + 1
+    if _parity(row & y) == inside:
+        y ^= row & -row
+    return [y]
+
+
+def _subset(proto, x, stream):
+    k = proto["mechanism"]["params"]["k"]
+    d = proto["sampler"]["d"]
+    include = _choose_one(stream, proto.law("include", proto["sampler"]["include"])) == 0
+    others = list(range(k - 1))
+    for i in range(d):
+        if i == d - 1 and include:
+            break
+        j = i + _randint(stream, k - 1 - i, 1)[0]
+        others[i], others[j] = others[j], others[i]
+    count = d - 1 if include else d
+    bits = [False] * k
+    for o in others[:count]:
+        bits[o + (1 if o >= x else 0)] = True
+    if include:
+        bits[x] = True
+    return _pack(bits)
+
+
+def _duchi_signs(proto, sampler, values, stream):
+    """Duchi et al.'s cube mechanism on ``values`` (odd length after padding)."""
+    v = [1 if bit else -1 for bit in _bernoulli(stream, [(1.0 + t) / 2.0 for t in values])]
+    keep = proto.law(("duchi", "keep"), sampler["keep"])
+    if len(values) == 1:
+        truthful = _choose_one(stream, keep) == 0
+        return [v[0] if truthful else -v[0]]
+    z = [2 * bit - 1 for bit in _randint(stream, 2, len(values))]
+    agree = sum(a * b for a, b in zip(z, v)) > 0
+    truthful = _choose_one(stream, keep) == 0
+    return z if agree == truthful else [-s for s in z]
+
+
+def _duchi(proto, x, stream):
+    d = proto["mechanism"]["params"]["d"]
+    values = [x] if d == 1 else list(x)
+    if d > 1 and d % 2 == 0:
+        values.append(0.0)
+    return _duchi_signs(proto, proto["sampler"], values, stream)[:d]
+
+
+def _gaussian(stream, count):
+    first = _uniform(stream, count)
+    second = _uniform(stream, count)
+    return [math.sqrt(-2.0 * math.log1p(-a)) * math.cos(_TWO_PI * b) for a, b in zip(first, second)]
+
+
+def _unit(vector):
+    norm = math.sqrt(sum(v * v for v in vector))
+    if norm == 0:
+        return [1.0] + [0.0] * (len(vector) - 1)
+    return [v / norm for v in vector]
+
+
+def _duchi_l2(proto, x, stream):
+    params, sampler = proto["mechanism"]["params"], proto["sampler"]
+    radius, d = params["radius"], params["d"]
+    norm = math.sqrt(sum(v * v for v in x))
+    positive = _bernoulli(stream, [min(0.5 + norm / (2 * radius), 1.0)])[0]
+    direction = _unit(_gaussian(stream, d))
+    if norm > 0:
+        direction = [v / norm for v in x]
+    sign = 1.0 if positive else -1.0
+    target = [v * sign for v in direction]
+    z = _unit(_gaussian(stream, d))
+    truthful = _choose_one(stream, proto.law("keep", sampler["keep"])) == 0
+    if (sum(a * b for a, b in zip(z, target)) > 0) != truthful:
+        z = [-v for v in z]
+    return [sampler["bound"] * v for v in z]
+
+
+def _laplace(proto, x, stream):
+    sampler = proto["sampler"]
+    scale = sampler["scale"]
+    sign = -scale if _bernoulli(stream, [0.5])[0] else scale
+    steps = _zero_bits(stream, 1)[0]
+    rest = -math.log1p(-0.5 * _uniform(stream, 1)[0])
+    noise = _LN2 * float(steps) + rest
+    return [_snap(stream, x + sign * noise, sampler["step"])]
+
+
+def _piecewise_value(proto, sampler, x, stream):
+    c, width = sampler["C"], sampler["width"]
+    window = _choose_one(stream, proto.law(("piecewise", "keep"), sampler["keep"])) == 0
+    u = _uniform(stream, 1)[0]
+    left = (c + 1) * x / 2 - width / 2
+    if window:
+        y = left + width * u
+    else:
+        y = (c + 1) * u - c
+        if y >= left:
+            y = y + width
+    return _snap(stream, y, sampler["step"])
+
+
+def _piecewise(proto, x, stream):
+    return [_piecewise_value(proto, proto["sampler"], x, stream)]
+
+
+def _hybrid(proto, x, stream):
+    sampler = proto["sampler"]
+    mix = sampler["mix"]
+    use_piecewise = mix is not None and _choose_one(stream, proto.law("mix", mix)) == 0
+    if use_piecewise:
+        return [_piecewise_value(proto, sampler["piecewise"], x, stream)]
+    return [sampler["bound"] * _duchi_signs(proto, sampler["duchi"], [x], stream)[0]]
+
+
+def _square_wave(proto, x, stream):
+    sampler = proto["sampler"]
+    b = sampler["b"]
+    near = _choose_one(stream, proto.law("keep", sampler["keep"])) == 0
+    u = _uniform(stream, 1)[0]
+    y = (x - b) + (2 * b) * u if near else (u - b if u < x else u + b)
+    return [_snap(stream, y, sampler["step"])]
+
+
+_MECHANISMS = {
+    "Channel": _channel,
+    "GRR": _grr,
+    "UE": _unary,
+    "SUE": _unary,
+    "OUE": _unary,
+    "LH": _local_hashing,
+    "OLH": _local_hashing,
+    "BLH": _local_hashing,
+    "HR": _hadamard,
+    "SS": _subset,
+    "Duchi": _duchi,
+    "DuchiL2": _duchi_l2,
+    "Laplace": _laplace,
+    "Piecewise": _piecewise,
+    "Hybrid": _hybrid,
+    "SquareWave": _square_wave,
+}

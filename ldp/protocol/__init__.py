@@ -1,0 +1,34 @@
+"""Deploying a privatizer: protocol files, report tables and their checks.
+
+The path a privatizer travels: a mechanism (often a designed :class:`~ldp.Channel`) becomes a
+:class:`Protocol` (a versioned JSON file with a fingerprint, its privacy recomputed whenever
+it is read); devices run it with the dependency-free clients in ``clients/`` (or
+:meth:`Protocol.privatize`); their reports come back as report tables carrying the
+fingerprint, which :func:`read_reports` (and the estimators' ``fit_reports``) check before
+decoding. The file format and the exact sampling algorithm are specified in
+``docs/protocol.md``.
+"""
+
+from ldp.protocol.document import FORMAT, VERSION, Protocol, fingerprint_of, load
+from ldp.protocol.reports import (
+    FINGERPRINT_COLUMN,
+    iter_reports,
+    read_reports,
+    records_frame,
+    report_frame,
+    write_reports,
+)
+
+__all__ = [
+    "FINGERPRINT_COLUMN",
+    "FORMAT",
+    "VERSION",
+    "Protocol",
+    "fingerprint_of",
+    "iter_reports",
+    "load",
+    "read_reports",
+    "records_frame",
+    "report_frame",
+    "write_reports",
+]

@@ -1,0 +1,722 @@
+"""The protocol file: a versioned JSON description of what a device runs.
+
+A :class:`Protocol` holds a mechanism, the public domain of the question it privatizes
+(category labels, numeric bounds, or the radius of a ball of vectors), the question's text,
+the constants a device needs to sample reports, the report fields, and the privacy computed
+from the mechanism. ``to_json()`` writes it; :func:`load` and :meth:`Protocol.from_json`
+read it back, *recomputing* the privacy from the mechanism and refusing a file that states a
+smaller epsilon, whose sampler constants or report fields do not match its mechanism, or whose
+fingerprint does not match its content. The format is specified in ``docs/protocol.md``.
+
+The **fingerprint** is the first 16 hexadecimal digits of the SHA-256 of the canonical JSON of
+the document without its ``fingerprint`` field (sorted keys, no spaces, floats in their
+shortest round-trip form): the same protocol has the same fingerprint on every machine, and
+any change of mechanism, parameters, epsilon, domain or question changes it. Every report
+carries it, so that a server refuses reports made under another protocol. It identifies a
+protocol against mix-ups; it is not an authentication tag.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._mechanism import Ball, Categories, Interval, Mechanism, canonical_json
+from ldp._rounding import round_up
+from ldp._validation import check_random_state, check_scalar
+from ldp.channel import Channel
+from ldp.mechanisms.base import FrequencyMechanism
+from ldp.mechanisms.decoding import ChannelOracle, check_decodable
+from ldp.mechanisms.registry import mechanism_from_spec
+
+__all__ = ["FORMAT", "VERSION", "Protocol", "fingerprint_of", "load"]
+
+#: The ``format`` field of every protocol file.
+FORMAT = "ldp-protocol"
+#: The version of the format this library writes and reads.
+VERSION = 1
+#: Hex digits of the SHA-256 kept as the fingerprint.
+FINGERPRINT_DIGITS = 16
+#: Largest channel (entries) whose eta-TV a protocol computes (pairwise: k^2 m work).
+_TV_WORK = 1 << 26
+_KEYS = ("format", "version", "question", "domain", "mechanism", "sampler", "report", "privacy")
+
+
+def fingerprint_of(content: Mapping[str, Any]) -> str:
+    """The fingerprint of a protocol document (its ``fingerprint`` field excluded).
+
+    Examples
+    --------
+    >>> from ldp.protocol import fingerprint_of
+    >>> len(fingerprint_of({"format": "ldp-protocol"}))
+    16
+    """
+    body = {key: value for key, value in content.items() if key != "fingerprint"}
+    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    return digest[:FINGERPRINT_DIGITS]
+
+
+# ----------------------------------------------------------------------------- labels
+def _label(value: object, index: int) -> str | int | float | bool:
+    """A category label as a JSON scalar (numpy scalars become Python ones)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError(f"labels[{index}] must be finite, got {number!r}")
+        return number
+    raise TypeError(
+        f"labels must be strings, numbers or booleans (JSON scalars), got "
+        f"{type(value).__name__} at index {index}"
+    )
+
+
+def _label_key(value: object) -> tuple[str, object]:
+    """Labels match by kind and value: a boolean is not a number, ``1`` is ``1.0``."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, numbers.Real):
+        return ("number", float(value))
+    return ("string", value)
+
+
+def _check_labels(labels: object, k: int) -> list[str | int | float | bool]:
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence | np.ndarray):
+        raise TypeError(f"labels must be a list of {k} labels, got {type(labels).__name__}")
+    out = [_label(v, i) for i, v in enumerate(labels)]
+    if len(out) != k:
+        raise ValueError(f"labels must have one entry per category (k = {k}), got {len(out)}")
+    seen: dict[tuple[str, object], int] = {}
+    for i, value in enumerate(out):
+        key = _label_key(value)
+        if key in seen:
+            raise ValueError(
+                f"labels must be distinct: labels[{seen[key]}] and labels[{i}] are equal"
+            )
+        seen[key] = i
+    return out
+
+
+def _as_mechanism(mechanism: object) -> Mechanism:
+    if isinstance(mechanism, ChannelOracle):
+        return mechanism.channel
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    channel = getattr(mechanism, "channel", None)  # a DesignResult or FrequencyDesign
+    if isinstance(channel, Channel):
+        return channel
+    raise TypeError(
+        "mechanism must be a Channel, a frequency oracle or a mean mechanism of ldp.mechanisms "
+        f"(or a design result), got {type(mechanism).__name__}"
+    )
+
+
+# ----------------------------------------------------------------------------- privacy
+def _tv(mechanism: Mechanism) -> float | None:
+    """The eta-TV level where it is cheap and exact (a finite channel), else ``None``."""
+    if isinstance(mechanism, Channel):
+        k, m = mechanism.shape
+        return float(mechanism.tv) if k * k * m <= _TV_WORK else None
+    closed = getattr(type(mechanism), "tv", None)
+    if closed is not None and closed is not Mechanism.tv:
+        try:
+            return float(mechanism.tv)
+        except (NotImplementedError, ValueError):
+            return None
+    return None
+
+
+def _privacy(mechanism: Mechanism, delta: float) -> dict[str, float | None]:
+    if delta == 0.0:
+        epsilon = float(mechanism.epsilon)
+        if math.isinf(epsilon):
+            raise ValueError(
+                "the mechanism is not pure epsilon-LDP (epsilon = inf): state the guarantee "
+                "with delta > 0 (Protocol.from_mechanism(..., delta=...))"
+            )
+    else:
+        try:
+            epsilon = float(mechanism.epsilon_for_delta(delta))
+        except NotImplementedError:
+            raise ValueError(
+                f"{mechanism.name} has no computable delta profile; use delta=0"
+            ) from None
+        if math.isinf(epsilon):
+            raise ValueError(
+                f"the mechanism is not (epsilon, {delta:g})-LDP for any finite epsilon"
+            )
+        # the crossing is solved in floating point: move up until the profile is below delta
+        epsilon = round_up(epsilon, 2)
+        for _ in range(64):
+            if float(mechanism.delta(epsilon)) <= delta:
+                break
+            epsilon = round_up(epsilon * (1 + 1e-15) + 1e-300, 4)
+        else:  # pragma: no cover - the profile is monotone
+            raise RuntimeError("could not bound the privacy profile from above")
+    return {"epsilon": epsilon, "delta": delta, "tv": _tv(mechanism)}
+
+
+# ----------------------------------------------------------------------------- domains
+def _domain_document(mechanism: Mechanism, labels: object, bounds: object) -> dict[str, Any]:
+    domain = mechanism.domain
+    if isinstance(domain, Categories):
+        if bounds is not None:
+            raise ValueError("bounds apply to numeric mechanisms; give labels for categories")
+        checked = None if labels is None else _check_labels(labels, domain.k)
+        return {"type": "categorical", "k": domain.k, "labels": checked}
+    if labels is not None:
+        raise ValueError("labels apply to categorical mechanisms; give bounds for numbers")
+    if isinstance(domain, Interval):
+        if bounds is None:
+            low, high = domain.low, domain.high
+        else:
+            if not isinstance(bounds, Sequence) or isinstance(bounds, str) or len(bounds) != 2:
+                raise TypeError(f"bounds must be a pair (low, high), got {bounds!r}")
+            low = check_scalar(bounds[0], "bounds[0]")
+            high = check_scalar(bounds[1], "bounds[1]")
+            if not low < high:
+                raise ValueError(f"bounds must have low < high, got ({low!r}, {high!r})")
+        return {"type": "interval", "low": float(low), "high": float(high), "dimension": domain.d}
+    if isinstance(domain, Ball):
+        if bounds is not None:
+            raise ValueError(
+                "a ball's radius is the mechanism's own (DuchiL2(..., radius=)); bounds do not "
+                "apply"
+            )
+        return {"type": "ball", "radius": float(domain.radius), "dimension": domain.d}
+    raise TypeError(f"unsupported domain {domain!r}")  # pragma: no cover
+
+
+# ----------------------------------------------------------------------------- the protocol
+class Protocol:
+    """A deployable description of a local randomizer: mechanism, domain, privacy, reports.
+
+    Build one with :meth:`from_mechanism`, read one with :func:`load` or :meth:`from_json`.
+    A protocol is immutable; two protocols are equal when their documents (and so their
+    fingerprints) are.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.protocol import Protocol
+    >>> protocol = Protocol.from_mechanism(
+    ...     ldp.k_rr(3, 1.0), labels=["bus", "bike", "car"], question="How do you commute?"
+    ... )
+    >>> round(protocol.epsilon, 12), protocol.labels
+    (1.0, ['bus', 'bike', 'car'])
+    >>> Protocol.from_json(protocol.to_json()) == protocol
+    True
+    >>> reports = protocol.privatize(["bike", "car", "bike"], rng=0)
+    >>> protocol.report_frame(reports).columns.tolist()
+    ['fingerprint', 'report']
+    """
+
+    __slots__ = ("_document", "_fingerprint", "_mechanism")
+
+    def __init__(self, document: Mapping[str, Any], mechanism: Mechanism) -> None:
+        body = {key: value for key, value in document.items() if key != "fingerprint"}
+        object.__setattr__(self, "_document", json.loads(canonical_json(body)))
+        object.__setattr__(self, "_mechanism", mechanism)
+        object.__setattr__(self, "_fingerprint", fingerprint_of(self._document))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Protocol is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (Protocol.from_dict, (self.to_dict(),))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Protocol):
+            return NotImplemented
+        return self._fingerprint == other._fingerprint and self._document == other._document
+
+    def __hash__(self) -> int:
+        return hash(self._fingerprint)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Protocol {self._fingerprint}: {self._mechanism.key} on "
+            f"{self.describe_domain()}, epsilon={self.epsilon:.6g}>"
+        )
+
+    # ----------------------------------------------------------------- building
+    @classmethod
+    def from_mechanism(
+        cls,
+        mechanism: object,
+        labels: Sequence[object] | None = None,
+        *,
+        bounds: tuple[float, float] | None = None,
+        question: str | None = None,
+        delta: float = 0.0,
+    ) -> Protocol:
+        """The protocol of a mechanism, with the public domain of its question.
+
+        Parameters
+        ----------
+        mechanism : Channel, Mechanism or design result
+            Any finite :class:`~ldp.Channel` (``optimal_channel(...)`` results included), a
+            frequency oracle or a mean mechanism of :mod:`ldp.mechanisms`. A channel whose
+            inputs cannot be told apart from its outputs (rank below ``k``) is refused: no
+            server could decode its reports.
+        labels : sequence, optional
+            Category labels (strings, numbers or booleans), one per input; without them the
+            answers are the integers ``0 .. k - 1``.
+        bounds : (float, float), optional
+            Numeric mechanisms: the public range of the answers, mapped affinely onto the
+            mechanism's own domain on the device; default that domain.
+        question : str, optional
+            The question's text, shown by clients.
+        delta : float, default 0.0
+            State the guarantee as ``(epsilon, delta)``: ``epsilon`` is then the smallest
+            level whose delta is at most ``delta`` (finite channels).
+
+        Returns
+        -------
+        Protocol
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import Piecewise
+        >>> from ldp.protocol import Protocol
+        >>> p = Protocol.from_mechanism(Piecewise(1.0), bounds=(0, 120), question="Your age?")
+        >>> p.bounds, round(p.epsilon, 12)
+        ((0.0, 120.0), 1.0)
+        """
+        mech = _as_mechanism(mechanism)
+        if isinstance(mech, Channel):
+            check_decodable(mech)
+        if question is not None and not isinstance(question, str):
+            raise TypeError(f"question must be a string, got {type(question).__name__}")
+        level = check_scalar(delta, "delta", low=0.0, high=1.0, high_open=True)
+        document = {
+            "format": FORMAT,
+            "version": VERSION,
+            "question": question,
+            "domain": _domain_document(mech, labels, bounds),
+            "mechanism": {"name": mech.name, "params": mech.params},
+            "sampler": mech.sampler(),
+            "report": mech.codec.to_dict(),
+            "privacy": _privacy(mech, level),
+        }
+        try:
+            canonical_json(document)
+        except ValueError:
+            raise ValueError(
+                "the mechanism's parameters are not finite numbers; it cannot be written"
+            ) from None
+        return cls(document, mech)
+
+    @classmethod
+    def from_dict(cls, document: object) -> Protocol:
+        """Read a parsed protocol document, recomputing and checking everything in it.
+
+        Raises ``ValueError`` (or ``TypeError``) with one line saying what is wrong: a
+        missing or mistyped field, an unknown format or version, a fingerprint that does not
+        match the content, a mechanism that cannot be built from its parameters (a channel
+        whose rows do not sum to one, say), sampler constants or report fields that are not
+        the mechanism's, duplicate labels, or a stated privacy below the recomputed one.
+        """
+        if not isinstance(document, Mapping):
+            raise TypeError(f"a protocol document is a JSON object, got {type(document).__name__}")
+        if document.get("format") != FORMAT:
+            raise ValueError(f"not an ldp protocol file (its format field is not {FORMAT!r})")
+        version = document.get("version")
+        if version != VERSION or isinstance(version, bool):
+            raise ValueError(
+                f"unsupported protocol version {version!r}; this library reads version {VERSION}"
+            )
+        missing = [key for key in (*_KEYS, "fingerprint") if key not in document]
+        if missing:
+            raise ValueError(f"the protocol file lacks the field(s) {missing}")
+        extra = sorted(set(document) - {*_KEYS, "fingerprint"})
+        if extra:
+            raise ValueError(f"the protocol file has unknown field(s) {extra}")
+        stated = document["fingerprint"]
+        try:
+            actual = fingerprint_of(document)
+        except ValueError:
+            raise ValueError("the protocol file holds a number that is not finite") from None
+        if stated != actual:
+            raise ValueError(
+                f"the protocol's fingerprint {stated!r} does not match its content ({actual}): "
+                "the file was edited or corrupted"
+            )
+        spec = document["mechanism"]
+        if not isinstance(spec, Mapping) or set(spec) != {"name", "params"}:
+            raise ValueError("the mechanism field must be an object with 'name' and 'params'")
+        try:
+            mech = mechanism_from_spec(spec["name"], spec["params"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the protocol's mechanism cannot be built: {exc}") from None
+        question = document["question"]
+        if question is not None and not isinstance(question, str):
+            raise ValueError("the question field must be a string or null")
+        rebuilt = cls.from_mechanism(
+            mech,
+            **_domain_arguments(document["domain"], mech),
+            question=question,
+            delta=_stated_delta(document["privacy"]),
+        )
+        mine = rebuilt._document
+        for key in ("sampler", "report"):
+            if canonical_json(document[key]) != canonical_json(mine[key]):
+                raise ValueError(
+                    f"the protocol's {key} section does not match its mechanism "
+                    f"({mech.key}): the file was edited or written by an incompatible version"
+                )
+        if canonical_json(document["domain"]) != canonical_json(mine["domain"]):
+            raise ValueError("the protocol's domain section is malformed")
+        _check_stated_privacy(document["privacy"], mine["privacy"])
+        return cls(document, mech)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Protocol:
+        """Read a protocol from its JSON text (see :meth:`from_dict` for the checks).
+
+        Examples
+        --------
+        >>> from ldp.protocol import Protocol
+        >>> Protocol.from_json('{"format": "ldp-protocol", "version": 99}')
+        Traceback (most recent call last):
+        ...
+        ValueError: unsupported protocol version 99; this library reads version 1
+        """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        try:
+            document = json.loads(text, parse_constant=_refuse_constant)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"the protocol file is not valid JSON (truncated?): {exc.msg} at line "
+                f"{exc.lineno} column {exc.colno}"
+            ) from None
+        return cls.from_dict(document)
+
+    # ----------------------------------------------------------------- writing
+    def to_dict(self) -> dict[str, Any]:
+        """The document, with its ``fingerprint`` (a fresh copy)."""
+        out = json.loads(canonical_json(self._document))
+        out["fingerprint"] = self._fingerprint
+        return out
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The protocol file's text (keys sorted, so equal protocols give equal text)."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, allow_nan=False) + "\n"
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` to ``path`` (UTF-8)."""
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(self.to_json())
+
+    # ----------------------------------------------------------------- what it is
+    @property
+    def fingerprint(self) -> str:
+        """16 hex digits identifying the protocol (module notes)."""
+        return self._fingerprint
+
+    @property
+    def mechanism(self) -> Mechanism:
+        """The mechanism a device runs."""
+        return self._mechanism
+
+    @property
+    def decoder(self) -> Mechanism:
+        """What the server estimates with: a :class:`~ldp.mechanisms.ChannelOracle` for a
+        channel, the mechanism itself otherwise."""
+        if isinstance(self._mechanism, Channel):
+            return ChannelOracle(self._mechanism)
+        return self._mechanism
+
+    @property
+    def question(self) -> str | None:
+        """The question's text, if any."""
+        return self._document["question"]
+
+    @property
+    def kind(self) -> str:
+        """``"categorical"``, ``"interval"`` or ``"ball"``."""
+        return self._document["domain"]["type"]
+
+    @property
+    def k(self) -> int | None:
+        """The number of categories (categorical protocols)."""
+        domain = self._document["domain"]
+        return int(domain["k"]) if domain["type"] == "categorical" else None
+
+    @property
+    def labels(self) -> list[Any] | None:
+        """The category labels; ``None`` for numeric protocols and for categorical ones whose
+        answers are the indices ``0 .. k - 1`` themselves."""
+        domain = self._document["domain"]
+        if domain["type"] != "categorical" or domain["labels"] is None:
+            return None
+        return list(domain["labels"])
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The public range of numeric answers (interval protocols)."""
+        domain = self._document["domain"]
+        if domain["type"] != "interval":
+            return None
+        return (float(domain["low"]), float(domain["high"]))
+
+    @property
+    def epsilon(self) -> float:
+        """The stated epsilon: at least the one recomputed from the mechanism."""
+        return float(self._document["privacy"]["epsilon"])
+
+    @property
+    def delta(self) -> float:
+        """The stated delta (``0`` for a pure guarantee)."""
+        return float(self._document["privacy"]["delta"])
+
+    @property
+    def tv(self) -> float | None:
+        """The eta-TV level, where it was computed."""
+        tv = self._document["privacy"]["tv"]
+        return None if tv is None else float(tv)
+
+    def describe_domain(self) -> str:
+        domain = self._document["domain"]
+        if domain["type"] == "categorical":
+            return f"{domain['k']} categories"
+        if domain["type"] == "interval":
+            span = f"[{domain['low']:g}, {domain['high']:g}]"
+            return span if domain["dimension"] == 1 else f"{span}^{domain['dimension']}"
+        return f"the l2 ball of radius {domain['radius']:g} in R^{domain['dimension']}"
+
+    # ----------------------------------------------------------------- device side
+    def encode(self, values: ArrayLike) -> np.ndarray:
+        """Answers as the mechanism's input: label indices, or numbers mapped onto its domain.
+
+        Raises ``ValueError`` for an answer outside the domain (without echoing it).
+        """
+        domain = self._document["domain"]
+        if domain["type"] == "categorical":
+            if domain["labels"] is None:
+                return _encode_indices(domain["k"], values)
+            return _encode_labels(domain["labels"], values)
+        if domain["type"] == "interval":
+            return _encode_interval(self._mechanism.domain, domain, values)
+        return _encode_ball(domain, values)
+
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        """Reports for the answers ``values`` (vectorised), as a device makes them.
+
+        ``rng=None`` draws from the operating system's CSPRNG (as a device must); pass a seed
+        or a numpy ``Generator`` only to simulate.
+        """
+        gen = check_random_state("os" if rng is None else rng)
+        return self._mechanism.privatize(self.encode(values), gen)
+
+    # ----------------------------------------------------------------- reports
+    def report_frame(self, reports: ArrayLike):
+        """Native reports as a table: a ``fingerprint`` column, then one column per field."""
+        from ldp.protocol.reports import report_frame
+
+        return report_frame(self, reports)
+
+    def read_reports(self, source: object) -> np.ndarray:
+        """Reports of this protocol from a table, a file or client records, checked.
+
+        See :func:`ldp.protocol.read_reports`.
+        """
+        from ldp.protocol.reports import read_reports
+
+        return read_reports(self, source)
+
+    def aggregate(self, source: object, *, chunksize: int = 1 << 20):
+        """The mergeable statistic of the reports in ``source`` (read in chunks)."""
+        from ldp.protocol.reports import iter_reports
+
+        decoder = self.decoder
+        total = decoder.empty_statistic()  # type: ignore[attr-defined]
+        for chunk in iter_reports(self, source, chunksize=chunksize):
+            total = total + decoder.aggregate(chunk)  # type: ignore[attr-defined]
+        return total
+
+    def is_frequency(self) -> bool:
+        """Whether the reports estimate frequencies (a categorical protocol)."""
+        return isinstance(self.decoder, FrequencyMechanism)
+
+
+def load(path: str | os.PathLike[str]) -> Protocol:
+    """Read a protocol file (see :meth:`Protocol.from_dict` for the checks).
+
+    Examples
+    --------
+    >>> import os, tempfile, ldp
+    >>> from ldp.protocol import Protocol, load
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(4, 1.0))
+    >>> path = os.path.join(tempfile.mkdtemp(), "protocol.json")
+    >>> protocol.save(path)
+    >>> load(path) == protocol
+    True
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
+    return Protocol.from_json(text)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"the protocol file holds {name}, which is not a finite number")
+
+
+def _domain_arguments(domain: object, mechanism: Mechanism) -> dict[str, Any]:
+    if not isinstance(domain, Mapping) or "type" not in domain:
+        raise ValueError("the domain field must be an object with a 'type'")
+    kind = domain["type"]
+    if kind == "categorical":
+        if set(domain) != {"type", "k", "labels"} or not (
+            domain["labels"] is None or isinstance(domain["labels"], list)
+        ):
+            raise ValueError("a categorical domain has 'type', 'k' and 'labels' (a list or null)")
+        return {"labels": domain["labels"]}
+    if kind == "interval":
+        if set(domain) != {"type", "low", "high", "dimension"}:
+            raise ValueError("an interval domain has 'type', 'low', 'high' and 'dimension'")
+        for key in ("low", "high"):
+            if isinstance(domain[key], bool) or not isinstance(domain[key], (int, float)):
+                raise ValueError(f"the domain's {key} must be a number")
+        return {"bounds": (domain["low"], domain["high"])}
+    if kind == "ball":
+        if set(domain) != {"type", "radius", "dimension"}:
+            raise ValueError("a ball domain has 'type', 'radius' and 'dimension'")
+        return {}
+    raise ValueError(f"unknown domain type {kind!r}")
+
+
+def _stated_delta(privacy: object) -> float:
+    if not isinstance(privacy, Mapping) or set(privacy) != {"epsilon", "delta", "tv"}:
+        raise ValueError("the privacy field must be an object with epsilon, delta and tv")
+    delta = privacy["delta"]
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 <= delta < 1:
+        raise ValueError("the stated delta must be a number in [0, 1)")
+    return float(delta)
+
+
+def _check_stated_privacy(stated: Mapping[str, Any], computed: Mapping[str, Any]) -> None:
+    epsilon = stated["epsilon"]
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)):
+        raise ValueError("the stated epsilon must be a number")
+    if epsilon < computed["epsilon"]:
+        raise ValueError(
+            f"the protocol states epsilon = {float(epsilon)!r}, below the epsilon recomputed "
+            f"from its mechanism ({computed['epsilon']!r}): refused"
+        )
+    tv = stated["tv"]
+    if computed["tv"] is not None:
+        if isinstance(tv, bool) or not isinstance(tv, (int, float)) or tv < computed["tv"]:
+            raise ValueError(
+                f"the protocol states tv = {tv!r}, below the eta-TV recomputed from its "
+                f"mechanism ({computed['tv']!r}): refused"
+            )
+    elif tv is not None:
+        raise ValueError("the protocol states a tv that cannot be recomputed for its mechanism")
+
+
+def _encode_labels(labels: list[Any], values: ArrayLike) -> np.ndarray:
+    lookup = {_label_key(label): index for index, label in enumerate(labels)}
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1:
+        raise ValueError(f"values must be 1-D (one answer per user), got shape {arr.shape}")
+    out = np.empty(arr.size, dtype=np.int64)
+    unknown = 0
+    for i, value in enumerate(arr.tolist()):
+        try:
+            key = _label_key(_label(value, i))
+        except (TypeError, ValueError):
+            key = None
+        index = lookup.get(key) if key is not None else None  # type: ignore[arg-type]
+        if index is None:
+            unknown += 1
+            out[i] = -1
+        else:
+            out[i] = index
+    if unknown:
+        raise ValueError(
+            f"values: {unknown} answer(s) are not among the protocol's {len(labels)} labels "
+            "(the values are not shown)"
+        )
+    return out
+
+
+def _encode_indices(k: int, values: ArrayLike) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"values must be 1-D (one answer per user), got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise TypeError("values must be category indices 0 .. k - 1 (integers)")
+    bad = (arr < 0) | (arr >= k)
+    if np.any(bad):
+        raise ValueError(
+            f"values: {int(bad.sum())} answer(s) are not categories 0 .. {k - 1} "
+            "(the values are not shown)"
+        )
+    return arr.astype(np.int64)
+
+
+def _encode_interval(target: object, domain: Mapping[str, Any], values: ArrayLike) -> np.ndarray:
+    assert isinstance(target, Interval)
+    low, high, dimension = float(domain["low"]), float(domain["high"]), int(domain["dimension"])
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("values must be numbers") from None
+    expected = 1 if dimension == 1 else 2
+    if arr.ndim != expected or (dimension > 1 and arr.shape[1] != dimension):
+        shape = "(n,)" if dimension == 1 else f"(n, {dimension})"
+        raise ValueError(f"values must have shape {shape}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("values must be finite numbers")
+    if arr.size and (arr.min() < low or arr.max() > high):
+        count = int(np.sum((arr < low) | (arr > high)))
+        raise ValueError(
+            f"values: {count} answer(s) lie outside the protocol's bounds [{low:g}, {high:g}] "
+            "(values are never clipped; the values are not shown)"
+        )
+    scale = (target.high - target.low) / (high - low)
+    mapped = target.low + (arr - low) * scale
+    return np.clip(mapped, target.low, target.high)  # absorbs rounding only
+
+
+def _encode_ball(domain: Mapping[str, Any], values: ArrayLike) -> np.ndarray:
+    radius, dimension = float(domain["radius"]), int(domain["dimension"])
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("values must be numbers") from None
+    if arr.ndim != 2 or arr.shape[1] != dimension:
+        raise ValueError(f"values must have shape (n, {dimension}), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("values must be finite numbers")
+    norms = np.sqrt((arr**2).sum(axis=1))
+    if norms.size and norms.max() > radius * (1 + 1e-12):
+        count = int(np.sum(norms > radius * (1 + 1e-12)))
+        raise ValueError(
+            f"values: {count} vector(s) lie outside the ball of radius {radius:g} "
+            "(the values are not shown)"
+        )
+    return arr
