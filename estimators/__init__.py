@@ -16,11 +16,13 @@ from estimators.linear import LDPLogisticRegression
 from estimators.mean import MeanEstimator
 from estimators.naive_bayes import LDPNaiveBayes
 from estimators.privatizer import Privatizer
+from ldp._warnings import PrivacyLeakWarning
 
 __all__ = [
     "FrequencyEstimator",
     "LDPLogisticRegression",
     "LDPNaiveBayes",
     "MeanEstimator",
+    "PrivacyLeakWarning",
     "Privatizer",
 ]

@@ -11,13 +11,15 @@ either completes or leaves the estimator exactly as it was.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from estimators._deployed import single_column_values
 from estimators._protocol import aggregate_block, build_mechanisms, check_budget
 from estimators._schema import (
     CATEGORICAL,
@@ -31,6 +33,7 @@ from estimators._schema import (
 from estimators.privatizer import Privatizer, atomic, check_epsilon_param, same_protocol
 from ldp._validation import check_random_state
 from ldp.distributed import is_dask_collection, map_reduce_partitions
+from ldp.protocol import Protocol, iter_reports
 
 
 def _combine(first: tuple, second: tuple) -> tuple:
@@ -59,6 +62,9 @@ class ProtocolEstimator(BaseEstimator):
     def _check_params(self) -> None:
         check_epsilon_param(self.epsilon)
         check_budget(self.budget)
+        spec = self._protocol_spec()
+        if spec is not None and not isinstance(spec, Protocol):
+            Protocol.from_mechanism(spec)  # a readable error now, not at the first chunk
 
     def _extra(self, mechanism, block: np.ndarray, name: str) -> float:
         return 0.0
@@ -67,14 +73,31 @@ class ProtocolEstimator(BaseEstimator):
         raise NotImplementedError
 
     # ----------------------------------------------------------------- protocol
+    def _protocol_spec(self) -> object | None:
+        """The published protocol this estimator decodes, if any (``protocol=``, or a
+        ``Channel`` or mechanism instance given as ``mechanism=``)."""
+        spec = getattr(self, "protocol", None)
+        if spec is None and not isinstance(self.mechanism, (str, Mapping)):
+            spec = self.mechanism
+        return spec
+
     def _new_privatizer(self) -> Privatizer:
-        priv = Privatizer(
-            self.epsilon,
-            mechanism=self.mechanism,
-            budget=self.budget,
-            random_state=None,
-            **self._domain_param(),
-        )
+        spec = self._protocol_spec()
+        if spec is not None:
+            ((param, declared),) = self._domain_param().items()
+            if declared is not None:
+                raise ValueError(f"{param} is fixed by the protocol; do not declare it")
+            if self.budget != "split":
+                raise ValueError("budget is fixed by the protocol; leave it at 'split'")
+            priv = Privatizer(protocol=spec)
+        else:
+            priv = Privatizer(
+                self.epsilon,
+                mechanism=self.mechanism,
+                budget=self.budget,
+                random_state=None,
+                **self._domain_param(),
+            )
         priv._default_kind = self._kind
         return priv
 
@@ -176,6 +199,30 @@ class ProtocolEstimator(BaseEstimator):
             return total
         return self._statistics(priv, reports, used)
 
+    def _gather_protocol(self, priv: Privatizer, reports: object):
+        """Statistics of a protocol's reports: a report file, table, client records, an
+        array of report fields, an iterator of tables or a Dask DataFrame, chunk by chunk
+        (fingerprints and values checked by :func:`ldp.protocol.iter_reports`)."""
+        protocol = priv.protocol_
+        decoder, name = priv.mechanisms_[0], priv.columns_[0].name
+
+        def one(part: object, where: str | None = None):
+            stat, extra, rows = decoder.empty_statistic(), 0.0, 0
+            try:
+                for chunk in iter_reports(protocol, part):
+                    stat = stat + decoder.aggregate(chunk)
+                    extra += self._extra(decoder, chunk, name)
+                    rows += chunk.shape[0]
+            except (TypeError, ValueError) as exc:
+                if where is None:
+                    raise
+                raise type(exc)(f"{where}: {exc}") from None
+            return [stat], np.array([extra]), rows
+
+        if is_dask_collection(reports):
+            return map_reduce_partitions(reports, one, _combine)
+        return one(reports)
+
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
         self.privatizer_ = priv
         self._used = list(used)
@@ -199,6 +246,9 @@ class ProtocolEstimator(BaseEstimator):
 
     # ----------------------------------------------------------------- raw data (simulation)
     def _fit_raw(self, X: ArrayLike, rng: np.random.Generator, *, first: bool) -> None:
+        if self._protocol_spec() is not None:
+            self._fit_raw_protocol(X, rng, first=first)
+            return
         names, values, _ = read_table(self, X, reset=first)
         if first:
             priv = self._new_privatizer()
@@ -217,6 +267,23 @@ class ProtocolEstimator(BaseEstimator):
         stats, extras, n_rows = self._statistics(priv, reports, used)
         if first:
             self._commit(priv, used, stats, extras, n_rows)
+        else:
+            self._add(stats, extras, n_rows)
+
+    def _fit_raw_protocol(self, X: ArrayLike, rng: np.random.Generator, *, first: bool) -> None:
+        name, values = single_column_values(X)
+        if first:
+            priv = self._new_privatizer()
+            priv.fit(X)
+            self.n_features_in_ = 1
+            if isinstance(X, pd.DataFrame):
+                self.feature_names_in_ = np.asarray([name], dtype=object)
+        else:
+            priv = self.privatizer_
+        reports = priv.protocol_.privatize(values, rng=rng)
+        stats, extras, n_rows = self._gather_protocol(priv, reports)
+        if first:
+            self._commit(priv, [0], stats, extras, n_rows)
         else:
             self._add(stats, extras, n_rows)
 
@@ -282,6 +349,18 @@ class ProtocolEstimator(BaseEstimator):
         """
         with atomic(self):
             self._check_params()
+            if self._protocol_spec() is not None:
+                if privatizer is not None:
+                    raise ValueError("give a protocol or the clients' privatizer, not both")
+                priv = self._new_privatizer()
+                priv._fit_protocol(None)
+                stats, extras, n_rows = self._gather_protocol(priv, reports)
+                self._commit(priv, [0], stats, extras, n_rows)
+                self.n_features_in_ = 1
+                if hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+                self._rng = check_random_state(self.random_state)
+                return self
             if privatizer is None:
                 priv = self._declared_protocol()
             else:
@@ -310,6 +389,12 @@ class ProtocolEstimator(BaseEstimator):
         if not hasattr(self, "privatizer_"):
             return self.fit_reports(reports, privatizer)
         with atomic(self):
+            if getattr(self.privatizer_, "protocol_", None) is not None:
+                if privatizer is not None:
+                    raise ValueError("give a protocol or the clients' privatizer, not both")
+                stats, extras, n_rows = self._gather_protocol(self.privatizer_, reports)
+                self._add(stats, extras, n_rows)
+                return self
             if privatizer is not None:
                 check_is_fitted(privatizer)
                 diff = same_protocol(privatizer, self.privatizer_)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
@@ -14,6 +16,7 @@ from sklearn.utils.validation import (
 
 from estimators.privatizer import atomic
 from ldp._validation import check_random_state
+from ldp._warnings import PrivacyLeakWarning
 
 
 def check_target(estimator, X, y) -> np.ndarray:
@@ -34,6 +37,15 @@ def resolve_classes(declared: object, y: np.ndarray, name: str) -> np.ndarray:
     """The class set: declared (public), else the labels present in ``y`` (read from data)."""
     if declared is None:
         classes = np.unique(y)
+        warnings.warn(
+            PrivacyLeakWarning(
+                f"the classes were read from the private labels ({classes.size} found); the "
+                "set of classes present is not covered by the reported epsilon. Declare them "
+                "(classes=); simulations may silence this warning with "
+                "warnings.simplefilter('ignore', PrivacyLeakWarning)"
+            ),
+            stacklevel=4,
+        )
     else:
         if isinstance(declared, (str, bytes)) or np.ndim(declared) != 1:
             raise TypeError(f"{name} must be a 1-D list of class labels")

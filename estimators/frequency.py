@@ -58,6 +58,12 @@ class FrequencyEstimator(ProtocolEstimator):
     random_state : None, int or numpy.random.Generator
         Noise source of the simulation (see :class:`~estimators.Privatizer`); a Generator is
         deep-copied by ``clone``, so a clone replays the same noise.
+    protocol : ldp.protocol.Protocol, Channel or mechanism, optional
+        A published protocol: the estimator decodes exactly its reports (``fit_reports``
+        takes report files, tables or client records carrying its fingerprint), and ``fit``
+        simulates its devices on the one column of ``X``. A ``Channel`` or mechanism
+        instance (also accepted as ``mechanism=``) is made into a protocol. ``epsilon`` is
+        then the protocol's, and ``categories``, ``mechanism`` and ``budget`` stay unset.
 
     Attributes
     ----------
@@ -107,6 +113,7 @@ class FrequencyEstimator(ProtocolEstimator):
         budget: str = "split",
         consistency: str = "none",
         random_state: object = None,
+        protocol: object = None,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
@@ -114,6 +121,7 @@ class FrequencyEstimator(ProtocolEstimator):
         self.budget = budget
         self.consistency = consistency
         self.random_state = random_state
+        self.protocol = protocol
 
     def _domain_param(self) -> dict:
         return {"categories": self.categories}

@@ -42,6 +42,12 @@ class MeanEstimator(ProtocolEstimator):
     random_state : None, int or numpy.random.Generator
         Noise source of the simulation; ``clone`` of an estimator holding a Generator replays
         the same noise.
+    protocol : ldp.protocol.Protocol, Channel or mechanism, optional
+        A published protocol: the estimator decodes exactly its reports (``fit_reports``
+        takes report files, tables or client records carrying its fingerprint), and ``fit``
+        simulates its devices on the one column of ``X``. A ``Channel`` or mechanism
+        instance (also accepted as ``mechanism=``) is made into a protocol. ``epsilon`` is
+        then the protocol's, and ``bounds``, ``mechanism`` and ``budget`` stay unset.
 
     Attributes
     ----------
@@ -77,12 +83,14 @@ class MeanEstimator(ProtocolEstimator):
         mechanism: str | dict = "auto",
         budget: str = "split",
         random_state: object = None,
+        protocol: object = None,
     ) -> None:
         self.epsilon = epsilon
         self.bounds = bounds
         self.mechanism = mechanism
         self.budget = budget
         self.random_state = random_state
+        self.protocol = protocol
 
     def _domain_param(self) -> dict:
         return {"bounds": self.bounds}

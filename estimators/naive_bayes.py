@@ -81,7 +81,8 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, size=20_000)
     >>> X = np.column_stack([(y + (rng.random(y.size) < 0.2)) % 2 for _ in range(3)])
-    >>> clf = LDPNaiveBayes(epsilon=4.0, categories=[[0, 1]] * 3, random_state=1).fit(X, y)
+    >>> clf = LDPNaiveBayes(4.0, categories=[[0, 1]] * 3, classes=[0, 1], random_state=1)
+    >>> clf = clf.fit(X, y)
     >>> round(clf.epsilon_total_, 6), bool(clf.score(X, y) > 0.85)
     (4.0, True)
     """

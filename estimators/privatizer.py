@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -10,6 +11,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
+from estimators._deployed import as_protocol, protocol_column, single_column_values
 from estimators._protocol import (
     Mechanism,
     aggregate_block,
@@ -21,9 +23,18 @@ from estimators._protocol import (
     to_unit,
     total_epsilon,
 )
-from estimators._schema import CATEGORICAL, Column, encode_table, read_table, resolve_schema
+from estimators._schema import (
+    CATEGORICAL,
+    Column,
+    encode_table,
+    read_table,
+    resolve_schema,
+)
+from ldp._sampling import randint
 from ldp._validation import check_random_state, check_scalar
+from ldp._warnings import PrivacyLeakWarning
 from ldp.mechanisms import MeanSums, SupportCounts
+from ldp.protocol import Protocol
 
 __all__ = ["Privatizer"]
 
@@ -72,9 +83,10 @@ class Privatizer(TransformerMixin, BaseEstimator):
     outside the bounds) raise at ``transform``; they are never clipped or dropped.
 
     **Randomness.** ``transform`` draws its noise from ``check_random_state(random_state)`` on
-    every call: ``None`` takes fresh entropy each time (the setting for devices); an int seed
-    replays the *same* noise on every call and a Generator continues its stream, both for
-    simulation and reproducibility only (a server that can predict the noise can undo it).
+    every call: ``None`` reads the operating system's CSPRNG (the setting for devices: no
+    seed or generator state exists that a server could know); an int seed replays the *same*
+    noise on every call and a Generator continues its stream, both for simulation and
+    reproducibility only (a server that can predict the noise can undo it).
     ``sklearn.base.clone`` deep-copies a Generator, so a clone replays the noise of the
     original from the state it had when cloned. A seeded numpy generator is not a
     cryptographic source, and a seed shared with whatever generated the data correlates the
@@ -94,8 +106,13 @@ class Privatizer(TransformerMixin, BaseEstimator):
         ``"OLH"``, ``"BLH"``, ``"HR"``, ``"SS"``; ``"Duchi"``, ``"Laplace"``, ``"Piecewise"``,
         ``"Hybrid"``, ``"SquareWave"``), or ``{column: name}``; others get ``"auto"``.
     budget : {"split", "sample"}, default "split"
-    random_state : None, int or numpy.random.Generator
-        Source of the noise (see above).
+    random_state : None, int, numpy.random.Generator or "os"
+        Source of the noise (see above); ``None`` is the operating system's CSPRNG.
+    protocol : ldp.protocol.Protocol, optional
+        A published protocol (or a ``Channel`` or mechanism, made into one): the privatizer
+        then runs exactly it on the one column of ``X`` (its labels or bounds, its mechanism,
+        its epsilon), as the clients in ``clients/`` do; ``epsilon``, ``categories``,
+        ``bounds``, ``mechanism`` and ``budget`` must be left at their defaults.
 
     Attributes
     ----------
@@ -139,6 +156,7 @@ class Privatizer(TransformerMixin, BaseEstimator):
         mechanism: str | dict = "auto",
         budget: str = "split",
         random_state: object = None,
+        protocol: object = None,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
@@ -146,6 +164,7 @@ class Privatizer(TransformerMixin, BaseEstimator):
         self.mechanism = mechanism
         self.budget = budget
         self.random_state = random_state
+        self.protocol = protocol
 
     # ----------------------------------------------------------------- fitting the schema
     def fit(self, X: ArrayLike, y: object = None) -> Privatizer:
@@ -161,6 +180,9 @@ class Privatizer(TransformerMixin, BaseEstimator):
         self
         """
         with atomic(self):
+            if self.protocol is not None:
+                self._fit_protocol(X)
+                return self
             epsilon = check_epsilon_param(self.epsilon)
             budget = check_budget(self.budget)
             names, values, dtypes = read_table(self, X, reset=True)
@@ -182,6 +204,46 @@ class Privatizer(TransformerMixin, BaseEstimator):
         self.schema_from_data_ = [c.name for c in columns if c.source == "data"]
         widths = [report_width(m) for m in mechanisms]
         self._offsets = np.concatenate([[0], np.cumsum(widths)]).astype(int)
+        if self.schema_from_data_:
+            warnings.warn(
+                PrivacyLeakWarning(
+                    f"the domain of column(s) {self.schema_from_data_} was read from the private "
+                    "data; it is not covered by the reported epsilon. Declare it "
+                    "(categories=, bounds=) or use a protocol file; simulations may silence "
+                    "this warning with warnings.simplefilter('ignore', PrivacyLeakWarning)"
+                ),
+                stacklevel=4,
+            )
+
+    # ----------------------------------------------------------------- published protocols
+    def _deployed(self) -> Protocol:
+        defaults = {"epsilon": 1.0, "categories": None, "bounds": None, "budget": "split"}
+        for name, default in defaults.items():
+            if getattr(self, name) != default:
+                raise ValueError(
+                    f"{name} is fixed by the protocol; leave it at its default ({default!r})"
+                )
+        if not (self.mechanism == "auto" or self.mechanism is self.protocol):
+            raise ValueError("mechanism is fixed by the protocol; leave it at 'auto'")
+        spec = self.protocol
+        protocol = spec if isinstance(spec, Protocol) else Protocol.from_mechanism(spec)
+        if self._default_kind is not None:
+            return as_protocol(protocol, self._default_kind)
+        return protocol
+
+    def _fit_protocol(self, X: ArrayLike | None, name: str | None = None) -> None:
+        protocol = self._deployed()
+        if X is not None:
+            name, _ = single_column_values(X)
+            if isinstance(X, pd.DataFrame):
+                self.feature_names_in_ = np.asarray([name], dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.n_features_in_ = 1
+        column = protocol_column(protocol, name or protocol.question or "answer")
+        self.protocol_ = protocol
+        self._set_protocol([column], [protocol.decoder])
+        self.epsilon_total_ = protocol.epsilon
 
     def _block(self, j: int) -> slice:
         return slice(int(self._offsets[j]), int(self._offsets[j + 1]))
@@ -201,16 +263,21 @@ class Privatizer(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_report_columns), float64
         """
         check_is_fitted(self)
+        rng = check_random_state("os" if self.random_state is None else self.random_state)
+        if getattr(self, "protocol_", None) is not None:
+            _, values = single_column_values(X)
+            reports = self.protocol_.privatize(values, rng=rng)
+            return encode_reports(self.protocol_.mechanism, reports)
         _, values, _ = read_table(self, X, reset=False)
         encoded = encode_table(self.columns_, values)
-        return self._privatize(encoded, check_random_state(self.random_state))
+        return self._privatize(encoded, rng)
 
     def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
         n = encoded[0].shape[0]
         out = np.full((n, int(self._offsets[-1])), np.nan)
         active = [j for j, m in enumerate(self.mechanisms_) if m is not None]
         if self.budget == "sample" and active:
-            choice = rng.integers(0, len(active), size=n)
+            choice = randint(rng, len(active), n)
             rows = [np.flatnonzero(choice == i) for i in range(len(active))]
         else:
             rows = [slice(None)] * len(active)
@@ -352,6 +419,9 @@ class Privatizer(TransformerMixin, BaseEstimator):
 
 def same_protocol(a: Privatizer, b: Privatizer) -> str | None:
     """``None`` if two fitted privatizers run the same protocol, else what differs."""
+    mine, theirs = getattr(a, "protocol_", None), getattr(b, "protocol_", None)
+    if (mine is None) != (theirs is None) or (mine is not None and mine != theirs):
+        return "protocol (fingerprint)"
     if a.budget != b.budget:
         return "budget"
     if len(a.columns_) != len(b.columns_) or not all(

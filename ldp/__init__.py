@@ -15,6 +15,7 @@ True
 """
 
 from ldp import accounting, contraction, divergences, risk
+from ldp._warnings import PrivacyLeakWarning
 from ldp.channel import Channel
 from ldp.mechanisms import (
     binary_erasure,
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Channel",
+    "PrivacyLeakWarning",
     "accounting",
     "binary_erasure",
     "binary_mechanism_with_erasure",

@@ -132,7 +132,9 @@ def test_fit_reports_from_declared_schema_matches_privatizer():
 @pytest.mark.parametrize("consistency", ["project", "norm_sub", "ibu"])
 def test_consistency_gives_a_distribution(consistency):
     values, truth = make_categorical(4000, 10, rng=3)
-    est = FrequencyEstimator(0.5, consistency=consistency, random_state=8)
+    est = FrequencyEstimator(
+        0.5, categories=[list(range(10))], consistency=consistency, random_state=8
+    )
     est.fit(values.reshape(-1, 1))
     freq = est.frequencies_[0]
     assert freq.min() >= 0 and freq.sum() == pytest.approx(1.0)

@@ -13,6 +13,7 @@ from estimators import (
     LDPLogisticRegression,
     LDPNaiveBayes,
     MeanEstimator,
+    PrivacyLeakWarning,
     Privatizer,
 )
 
@@ -67,10 +68,12 @@ def _fitted():
                 cats
             ),
             "MeanEstimator": MeanEstimator(1.0, bounds=BOUNDS, random_state=1).fit(income),
-            "LDPNaiveBayes": LDPNaiveBayes(1.0, categories=CITY, random_state=1).fit(cats, y),
-            "LDPLogisticRegression": LDPLogisticRegression(1.0, bounds=BOUNDS, random_state=1).fit(
-                income, y
-            ),
+            "LDPNaiveBayes": LDPNaiveBayes(
+                1.0, categories=CITY, classes=[0, 1], random_state=1
+            ).fit(cats, y),
+            "LDPLogisticRegression": LDPLogisticRegression(
+                1.0, bounds=BOUNDS, classes=[0, 1], random_state=1
+            ).fit(income, y),
         },
     )
 
@@ -91,7 +94,8 @@ def test_pickled_estimators_hold_no_raw_value():
 
 def test_auto_schema_is_flagged_and_rounded_outward():
     frame = _table()
-    priv = Privatizer(1.0).fit(frame)
+    with pytest.warns(PrivacyLeakWarning, match="city"):
+        priv = Privatizer(1.0).fit(frame)
     assert priv.schema_from_data_ == ["city", "smoker", "income"]
     low, high = priv.columns_[2].bounds
     assert low <= frame["income"].min() and high >= frame["income"].max()
@@ -219,22 +223,25 @@ def test_merge_refuses_other_parameters_and_changes_nothing(change, match):
         est.merge(other)
     _assert_unchanged(before, est)
     with pytest.raises(TypeError, match="other must be a FrequencyEstimator"):
-        est.merge(MeanEstimator().fit(np.ones((3, 1))))
+        est.merge(MeanEstimator(bounds=(0, 2)).fit(np.ones((3, 1))))
     _assert_unchanged(before, est)
 
 
 def test_merge_of_learners_refuses_other_schema():
     cats = _table()[["city", "smoker"]]
     y = np.arange(N) % 2
-    nb = LDPNaiveBayes(1.0, categories=CITY, random_state=0).fit(cats, y)
-    other = LDPNaiveBayes(1.0, categories=CITY, random_state=1).fit(cats, np.where(y, "a", "b"))
+    nb = LDPNaiveBayes(1.0, categories=CITY, classes=[0, 1], random_state=0).fit(cats, y)
+    other = LDPNaiveBayes(1.0, categories=CITY, classes=["a", "b"], random_state=1)
+    other.fit(cats, np.where(y, "a", "b"))
     before = _snapshot(nb)
     with pytest.raises(ValueError, match="classes"):
         nb.merge(other)
     _assert_unchanged(before, nb)
     income = _table()[["income"]]
-    lr = LDPLogisticRegression(1.0, bounds=BOUNDS, random_state=0).fit(income, y)
-    wider = LDPLogisticRegression(1.0, bounds={"income": (0.0, 2e5)}, random_state=0)
+    lr = LDPLogisticRegression(1.0, bounds=BOUNDS, classes=[0, 1], random_state=0).fit(income, y)
+    wider = LDPLogisticRegression(
+        1.0, bounds={"income": (0.0, 2e5)}, classes=[0, 1], random_state=0
+    )
     with pytest.raises(ValueError, match="bounds"):
         lr.merge(wider.fit(income, y))
 

@@ -661,6 +661,14 @@ def _encode_labels(labels: list[Any], values: ArrayLike) -> np.ndarray:
 
 def _encode_indices(k: int, values: ArrayLike) -> np.ndarray:
     arr = np.asarray(values)
+    if arr.dtype == object:
+        items = arr.tolist()
+        if any(isinstance(v, (bool, np.bool_)) for v in items):
+            raise TypeError("values must be category indices 0 .. k - 1 (integers)")
+        try:
+            arr = np.asarray(items, dtype=np.float64 if arr.size else np.int64)
+        except (TypeError, ValueError):
+            raise TypeError("values must be category indices 0 .. k - 1 (integers)") from None
     if arr.ndim != 1:
         raise ValueError(f"values must be 1-D (one answer per user), got shape {arr.shape}")
     if arr.size == 0:
