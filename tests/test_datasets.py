@@ -69,17 +69,9 @@ def test_make_mixed_truth():
     assert share == pytest.approx(truth["region"], abs=0.01)
 
 
-def test_the_wheel_carries_the_data(tmp_path):
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(root)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert build.returncode == 0, build.stderr
-    (wheel,) = tmp_path.glob("ldpkit-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
+@pytest.mark.slow  # builds the wheel (shared with test_install.py): a few seconds
+def test_the_wheel_carries_the_data(tmp_path, built_wheel):
+    with zipfile.ZipFile(built_wheel) as archive:
         assert "ldp/_data/anes96.csv" in archive.namelist()
         archive.extractall(tmp_path / "site")
     code = (
