@@ -160,6 +160,7 @@ def test_sweep_reuses_the_compiled_problem_and_matches_fresh_solves():
         assert result.channel.is_ldp(eps)
 
 
+@pytest.mark.slow  # 200 solves, about 3 s
 def test_random_problems_are_always_certified():
     rng = np.random.default_rng(2026)
     for trial in range(200):

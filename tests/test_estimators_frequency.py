@@ -16,7 +16,10 @@ N = 20_000
 REPS = 150
 
 
-@pytest.mark.parametrize("mechanism", ["GRR", "OUE", "OLH", "HR", "SS"])
+@pytest.mark.parametrize(
+    "mechanism",
+    ["GRR", "OUE", "OLH", "HR", pytest.param("SS", marks=pytest.mark.slow)],  # SS: about 3 s
+)
 def test_l2_error_matches_exact_variance(mechanism):
     """Mean squared l2 error over seeded repetitions is within 10% of the exact variance.
 
