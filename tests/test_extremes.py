@@ -223,6 +223,7 @@ def test_krr_risk_at_a_billion_users_against_mpmath(eps, k):
         assert 0 < bound.value < math.inf
 
 
+@pytest.mark.slow  # 60-digit sums over 10^4 terms, about 2 s
 def test_ten_thousand_fold_composition_against_mpmath():
     accounting = pytest.importorskip("ldp.accounting")
     if not hasattr(accounting, "compose_eps_delta_eta"):
