@@ -1,5 +1,8 @@
 """The ldp command: every subcommand, its numbers against the library, and user errors
-(exit code 2, one line, no traceback) through a real subprocess."""
+(exit code 2, one line, no traceback).
+
+Every case calls ``ldp.cli.main(argv)`` in this process; ``test_console_entry_point`` runs
+``python -m ldp`` once as a real subprocess, and the closed-pipe test needs one too."""
 
 import json
 import math
@@ -24,8 +27,8 @@ from ldp.accounting import (
 from ldp.cli import main
 from ldp.mechanisms import GRR, OLH, OUE
 
-# ------------------------------------------------------------------------------ subprocesses
-# Every case runs once, all at the same time, in a real `python -m ldp` process.
+# ------------------------------------------------------------------------------------- cases
+# `{data}`, `{reports}` and `{missing}` are filled in from the `files` fixture.
 SUCCESS = {
     "report": ["report", "k-rr", "--k", "4", "--epsilon", "1", "--json"],
     "design": ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--json"],
@@ -120,38 +123,44 @@ def files(tmp_path_factory):
     return {"data": str(data), "reports": str(reports), "missing": str(folder / "none.csv")}
 
 
-@pytest.fixture(scope="module")
-def runs(files):
-    cases = {("ok", k): v for k, v in SUCCESS.items()}
-    cases.update({("error", k): v for k, v in ERRORS.items()})
-    started = {
-        key: subprocess.Popen(
-            [sys.executable, "-m", "ldp", *(a.format(**files) for a in argv)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for key, argv in cases.items()
-    }
-    results = {}
-    for key, process in started.items():
-        out, err = process.communicate(timeout=300)
-        results[key] = (process.returncode, out, err)
-    return results
+def run(capture, argv, files=None) -> tuple[int, str, str]:
+    """``ldp *argv`` in this process: ``(exit code, stdout, stderr)``.
+
+    ``main`` returns the exit code; argparse errors end in ``SystemExit(2)`` instead. Any other
+    exception propagates and fails the test: in-process, that is the traceback a user would
+    have seen. ``capture`` is ``capfd`` (file-descriptor level, so output that bypasses
+    ``sys.stdout``, such as a solver's C code printing, would also break JSON purity, as it
+    would in a real process) or ``capsys``.
+    """
+    capture.readouterr()  # start from empty buffers
+    argv = [a.format(**files) for a in argv] if files else list(argv)
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capture.readouterr()
+    return code, out, err
+
+
+def ok_json(capture, name, files=None) -> dict:
+    """The JSON that the SUCCESS case ``name`` prints (it must exit 0)."""
+    code, out, err = run(capture, SUCCESS[name], files)
+    assert code == 0, err
+    return json.loads(out)
 
 
 @pytest.mark.parametrize("name", sorted(SUCCESS))
-def test_every_subcommand_runs(runs, name):
-    code, out, err = runs["ok", name]
+def test_every_subcommand_runs(capfd, files, name):
+    code, out, err = run(capfd, SUCCESS[name], files)
     assert code == 0, err
     assert "Traceback" not in err
     if "--json" in SUCCESS[name]:
-        json.loads(out)
+        json.loads(out)  # stdout is pure JSON
 
 
-def test_report_contract(runs):
+def test_report_contract(capfd):
     """`ldp report k-rr --k 4 --epsilon 1 --json`: epsilon, tv and contraction kl/chi2/tv."""
-    data = json.loads(runs["ok", "report"][1])
+    data = ok_json(capfd, "report")
     channel = ldp.k_rr(4, 1.0)
     assert data["epsilon"] == pytest.approx(channel.epsilon)
     assert data["tv"] == pytest.approx(channel.tv)
@@ -161,12 +170,13 @@ def test_report_contract(runs):
     # 001 Thm 5 is tight for it
     e = math.e
     assert data["contraction"]["chi2"]["exact"] == pytest.approx((e - 1) / (e + 3) * math.tanh(0.5))
-    assert "4 inputs x 4 outputs" in runs["ok", "table"][1]
+    code, out, _ = run(capfd, SUCCESS["table"])
+    assert code == 0 and "4 inputs x 4 outputs" in out
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
-def test_user_errors_exit_2_with_one_line(runs, name):
-    code, out, err = runs["error", name]
+def test_user_errors_exit_2_with_one_line(capfd, files, name):
+    code, out, err = run(capfd, ERRORS[name], files)
     assert code == 2, (out, err)
     assert "Traceback" not in err
     assert "error" in err
@@ -224,8 +234,8 @@ def _bound(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_bound_lecam_bernoulli_mean(capsys, runs):
-    data = json.loads(runs["ok", "bound"][1])
+def test_bound_lecam_bernoulli_mean(capsys):
+    data = ok_json(capsys, "bound")
     lower = risk.bernoulli_mean(1000, 1.0)
     achieved = risk.rr_mean_risk(1000, 1.0)
     assert data["bound"]["value"] == pytest.approx(lower.value)
@@ -288,8 +298,8 @@ def _account(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_compose_a_channel(runs):
-    data = json.loads(runs["ok", "compose"][1])
+def test_compose_a_channel(capsys):
+    data = ok_json(capsys, "compose")
     exact = compose(ldp.k_rr(4, 1.0), 10)
     assert data["exact"] is True
     assert data["epsilon"]["1e-05"] == pytest.approx(exact.epsilon(1e-5))
@@ -330,8 +340,8 @@ def test_compose_progress_changes_nothing(capsys):
         compose(ldp.k_rr(3, 1.0), 2, progress="yes")
 
 
-def test_gdp(capsys, runs):
-    data = json.loads(runs["ok", "gdp"][1])
+def test_gdp(capsys):
+    data = ok_json(capsys, "gdp")
     assert data["epsilon"]["1e-05"] == pytest.approx(get_epsilon_from_gdp(1.0, 1e-5))
     data = _account(capsys, "gdp", "--mu", "0.5", "--epsilon", "0", "1")
     assert data["delta"]["1"] == pytest.approx(get_delta_from_gdp(0.5, 1.0))
@@ -341,8 +351,8 @@ def test_gdp(capsys, runs):
     assert get_delta_from_gdp(data["mu"], 1.0) == pytest.approx(1e-5)
 
 
-def test_filter(capsys, runs):
-    data = json.loads(runs["ok", "filter"][1])
+def test_filter(capsys):
+    data = ok_json(capsys, "filter")
     assert [r["decision"] for r in data["requests"]] == ["accepted", "accepted"]
     assert data["remaining_mu"] == pytest.approx(0.0, abs=1e-7)
     data = _account(capsys, "filter", "--mu-budget", "1", "--request", "0.6", "rr:1", "0.1")
@@ -361,8 +371,8 @@ def test_filter(capsys, runs):
 
 
 # ---------------------------------------------------------------------------------- estimate
-def test_estimate_simulation_matches_the_oracle(runs, files):
-    data = json.loads(runs["ok", "estimate"][1])
+def test_estimate_simulation_matches_the_oracle(capsys, files):
+    data = ok_json(capsys, "estimate", files)
     frame = pd.read_csv(files["data"])
     values = frame["colour"].dropna()
     categories = sorted(values.unique())
@@ -406,7 +416,10 @@ def test_estimate_from_saved_reports(capsys, tmp_path, files, mechanism):
 
 def test_estimate_intervals_cover(capsys, tmp_path):
     """Over repeated simulations the 90% intervals cover the true frequency about 90% of the
-    time (exact variance, normal approximation at n = 3000)."""
+    time (exact variance, normal approximation at n = 3000).
+
+    If the 120 intervals were independent, the count would be Binomial(120, 0.9) and fall
+    outside (0.8, 0.97) with probability 2.3e-3; the seeds 0-39 fix the outcome."""
     data = tmp_path / "data.csv"
     pd.DataFrame({"c": _colours(seed=1)}).to_csv(data, index=False)
     covered = 0
@@ -426,14 +439,37 @@ def test_estimate_table(capsys, files):
     assert all(line == line.rstrip() for line in out.splitlines())
 
 
-def test_a_closed_pipe_is_not_an_error():
-    """``ldp report ... | head -1``: the reader leaves early; no traceback."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ldp", "report", "k-rr", "--k", "4", "--epsilon", "1"],
+# --------------------------------------------------------------------------- real processes
+def _ldp_process(*argv: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ldp", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_console_entry_point():
+    """``python -m ldp`` in two real processes, started together: JSON on stdout and exit code
+    0; a bad argument gives exit code 2 (``main``'s return value reaches the shell) and one
+    line on stderr, never a traceback. Everything else runs in-process."""
+    good = _ldp_process("report", "k-rr", "--k", "4", "--epsilon", "1", "--json")
+    bad = _ldp_process("report", "rr", "--epsilon", "-1")
+    out, err = good.communicate(timeout=300)
+    assert good.returncode == 0, err
+    assert json.loads(out)["epsilon"] == pytest.approx(1.0)  # stdout is pure JSON
+    out, err = bad.communicate(timeout=300)
+    assert bad.returncode == 2, (out, err)
+    assert out == "" and "Traceback" not in err
+    assert err.startswith("ldp: error:") and "epsilon" in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_is_not_an_error():
+    """``ldp report ... | head -1``: the reader leaves early; no traceback. A real process,
+    because what is checked is what the interpreter does with stdout at exit."""
+    process = _ldp_process("report", "k-rr", "--k", "4", "--epsilon", "1")
     process.stdout.close()  # nobody reads the output
     err = process.stderr.read()
     process.stderr.close()

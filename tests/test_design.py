@@ -2,6 +2,7 @@
 certified at the requested budget."""
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -90,7 +91,8 @@ def test_tv_utility_is_maximised_by_the_binary_mechanism():
 
 @pytest.mark.parametrize("utility", ["kl", "chi2", "hellinger"])
 def test_interval_patterns_equal_the_full_lp(utility):
-    rng = np.random.default_rng(hash(utility) % 2**32)
+    # seeded from the name: hash() of a str changes with PYTHONHASHSEED, on every run
+    rng = np.random.default_rng(zlib.crc32(utility.encode()))
     for _ in range(3):
         p0, p1 = rng.dirichlet(np.ones(6), size=2)
         eps = float(rng.uniform(0.3, 4))
@@ -158,6 +160,7 @@ def test_sweep_reuses_the_compiled_problem_and_matches_fresh_solves():
         assert result.channel.is_ldp(eps)
 
 
+@pytest.mark.slow  # 200 solves, about 3 s
 def test_random_problems_are_always_certified():
     rng = np.random.default_rng(2026)
     for trial in range(200):
@@ -311,7 +314,8 @@ def test_frequency_decoder_is_unbiased_minimum_norm_and_matches_simulation():
     for _ in range(20):
         other = decoder + null @ rng.normal(size=(2, 3))
         assert (weights * (other**2).sum(1)).sum() >= (weights * (decoder**2).sum(1)).sum()
-    # Monte Carlo: 4000 surveys of n = 200 reports
+    # Monte Carlo: 4000 surveys of n = 200 reports; the tolerance is 5 standard errors, so a
+    # correct decoder fails with probability about 6e-7 (normal approximation; seeded)
     n, runs = 200, 4000
     x = rng.choice(3, size=(runs, n), p=p)
     z = channel.privatize(x, rng=rng)

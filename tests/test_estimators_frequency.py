@@ -16,7 +16,10 @@ N = 20_000
 REPS = 150
 
 
-@pytest.mark.parametrize("mechanism", ["GRR", "OUE", "OLH", "HR", "SS"])
+@pytest.mark.parametrize(
+    "mechanism",
+    ["GRR", "OUE", "OLH", "HR", pytest.param("SS", marks=pytest.mark.slow)],  # SS: about 3 s
+)
 def test_l2_error_matches_exact_variance(mechanism):
     """Mean squared l2 error over seeded repetitions is within 10% of the exact variance.
 
@@ -55,7 +58,10 @@ def test_mean_error_matches_worst_case_bound():
         errors.append((est.mean_[0] - x.mean()) ** 2)
     mech = est.mechanisms_[0]
     expected = float(mech.variance(N, x[:, 0]))
-    assert np.mean(errors) == pytest.approx(expected, rel=0.25)  # chi^2_1 average, REPS=150
+    # chi^2_1 average, REPS=150: its relative sd is sqrt(2 / 150) = 0.115, so rel=0.25 is 2.2
+    # sd and a correct estimator fails with probability 3% over seeds. random_state=rep
+    # fixes the outcome (it passes), but a change in the noise stream re-draws it.
+    assert np.mean(errors) == pytest.approx(expected, rel=0.25)
     assert est.variance("worst")[0] >= expected
 
 

@@ -10,9 +10,23 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
+# scripts whose own test runs them the same way (a fresh `python script.py figure.png`) and
+# checks more than the exit code, so running them here again would only cost time
+DEDICATED = {
+    "contraction_table.py": "test_contraction_table_prints_every_mechanism_and_plots",
+    "risk_vs_achieved.py": "tests/test_examples_risk.py::test_risk_vs_achieved_runs",
+}
 
 
-@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_every_dedicated_example_exists():
+    assert set(DEDICATED) <= {p.name for p in EXAMPLES}
+
+
+# each run starts a fresh interpreter and imports the library (>= 1.5 s before any work)
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script", [p for p in EXAMPLES if p.name not in DEDICATED], ids=lambda p: p.name
+)
 def test_example_runs(script, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
     result = subprocess.run(
@@ -27,6 +41,7 @@ def test_example_runs(script, tmp_path):
     assert result.stdout.strip()
 
 
+@pytest.mark.slow  # a fresh interpreter, as in test_example_runs
 def test_contraction_table_prints_every_mechanism_and_plots(tmp_path):
     script = next(p for p in EXAMPLES if p.name == "contraction_table.py")
     figure = tmp_path / "table.png"

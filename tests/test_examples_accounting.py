@@ -3,9 +3,12 @@
 import runpy
 from pathlib import Path
 
+import pytest
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "accounting_error_table.py"
 
 
+@pytest.mark.slow  # the whole script, about 2 s
 def test_error_table_example_runs(capsys):
     runpy.run_path(str(EXAMPLE), run_name="__main__")
     text = capsys.readouterr().out

@@ -13,6 +13,7 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[1] / "examples" / "risk_vs_achieved.py"
 
 
+@pytest.mark.slow  # a fresh interpreter (about 2 s)
 def test_risk_vs_achieved_runs(tmp_path):
     figure = tmp_path / "risk.png"
     result = subprocess.run(

@@ -105,6 +105,7 @@ def test_oracles_at_epsilon_50_are_accurate_and_finite(cls):
     if cls in (GRR, SUE, SubsetSelection):  # p -> 1 and q -> 0: the report is the value
         np.testing.assert_allclose(estimate, 1 / 64, atol=1e-9)
     else:  # p or q stays 1/2: the estimate is noisy but within its standard deviation
+        # 6 sd on each of 64 coordinates: fails with probability < 2e-7 (normal approximation)
         sd = math.sqrt(oracle.variance(values.size, 1 / 64))
         assert np.all(np.abs(estimate - 1 / 64) < 6 * sd)
 
@@ -202,6 +203,7 @@ def test_krr_risk_at_a_billion_users_against_mpmath(eps, k):
         assert 0 < bound.value < math.inf
 
 
+@pytest.mark.slow  # 60-digit sums over 10^4 terms, about 2 s
 def test_ten_thousand_fold_composition_against_mpmath():
     accounting = pytest.importorskip("ldp.accounting")
     if not hasattr(accounting, "compose_eps_delta_eta"):
