@@ -1,0 +1,770 @@
+// Privatize one answer on a device: the ldp protocol client for browsers and Node >= 18.
+//
+// One ES module, no dependencies. Given a protocol file published by the server
+// (`ldp.protocol.Protocol.save`) and one answer, `privatize` returns the record to send:
+//
+//     import { privatize } from "./ldp_client.mjs";
+//     const protocol = await (await fetch("protocol.json")).json();
+//     const record = privatize(protocol, "bike");
+//     // {fingerprint: "34e331bdb88dbf66", report: [7]}
+//
+// Every random bit comes from `crypto.getRandomValues` (the platform's CSPRNG), or from
+// `randbytes(n) -> Uint8Array` when one is given (tests only: a predictable source reveals
+// the answer). The sampling algorithm is the one docs/protocol.md specifies: exact for every
+// probability a double holds (integer arithmetic in BigInt), and byte for byte the same as
+// the ldp library's and the Python client's (clients/python/ldp_client.py, of which this is
+// a port, operation for operation), so that the same bytes give the same report, checked
+// against clients/test_vectors.json.
+//
+// Errors: a TypeError when something has the wrong type or shape (a protocol that is not
+// JSON, or not an ldp protocol; an answer of the wrong type; a randbytes that is not a
+// function), a RangeError when a value is outside what is allowed (an unsupported version,
+// an unknown mechanism, an answer outside the labels or bounds, NaN, a vector of the wrong
+// length, a random source that returns the wrong number of bytes). One line each; an answer
+// is never echoed in a message.
+//
+// Unlike the Python client, this one cannot check the fingerprint (JavaScript formats JSON
+// numbers differently from the canonical form it hashes): it copies it into the record.
+
+export const PROTOCOL_VERSION = 1;
+
+const FORMAT = "ldp-protocol";
+const LN2 = 0.6931471805599453;
+const TWO_PI = 6.283185307179586;
+const REQUIRED = ["domain", "mechanism", "sampler", "report", "privacy", "fingerprint"];
+// A draw still undecided after this many rounds means a broken source (all zeros, say): with
+// real randomness that happens with probability below 2^-2048, so it is refused rather than
+// looped on forever.
+const MAX_ROUNDS = 2048;
+const CHUNK = 65536; // getRandomValues fills at most this many bytes per call
+
+// ---------------------------------------------------------------------------- randomness
+let webCrypto = globalThis.crypto;
+if (
+  !(webCrypto && typeof webCrypto.getRandomValues === "function") &&
+  typeof process === "object" &&
+  process !== null &&
+  process.versions &&
+  process.versions.node
+) {
+  // Node 18 has no global crypto unless a flag is given; its module has the same API.
+  try {
+    const name = "node:crypto"; // a variable, so that bundlers leave it alone
+    webCrypto = (await import(name)).webcrypto;
+  } catch {
+    webCrypto = undefined;
+  }
+}
+
+function cryptoBytes(n) {
+  if (!(webCrypto && typeof webCrypto.getRandomValues === "function")) {
+    throw new TypeError("no crypto.getRandomValues on this platform; pass randbytes");
+  }
+  const out = new Uint8Array(n);
+  for (let start = 0; start < n; start += CHUNK) {
+    webCrypto.getRandomValues(out.subarray(start, Math.min(start + CHUNK, n)));
+  }
+  return out;
+}
+
+const EMPTY = new Uint8Array(0);
+
+class Stream {
+  constructor(randbytes) {
+    if (typeof randbytes !== "function") {
+      throw new TypeError("randbytes must be a function n -> Uint8Array");
+    }
+    this.randbytes = randbytes;
+  }
+
+  take(n) {
+    if (n === 0) return EMPTY;
+    let data = this.randbytes(n);
+    if (data instanceof ArrayBuffer) {
+      data = new Uint8Array(data);
+    } else if (!(data instanceof Uint8Array)) {
+      throw new TypeError("randbytes must return a Uint8Array");
+    }
+    if (data.length !== n) {
+      throw new RangeError(`the random source returned ${data.length} bytes, ${n} were needed`);
+    }
+    return data;
+  }
+}
+
+function tooManyRounds() {
+  return new RangeError(`the random source is broken: no decision after ${MAX_ROUNDS} rounds`);
+}
+
+// ---------------------------------------------------------------------------- the protocol
+const CACHE = Symbol("laws");
+
+class LoadedProtocol {
+  constructor(document) {
+    Object.assign(this, document);
+    Object.defineProperty(this, CACHE, { value: new Map() });
+    Object.freeze(this);
+  }
+
+  // The exact law of `weights`, computed once per protocol.
+  law(key, weights) {
+    const cache = this[CACHE];
+    let law = cache.get(key);
+    if (law === undefined) {
+      law = exactLaw(weights);
+      cache.set(key, law);
+    }
+    return law;
+  }
+}
+
+// A frozen deep copy of a JSON value; refuses what JSON cannot carry.
+function frozenCopy(value, depth) {
+  if (depth > 64) throw new TypeError("the protocol is nested too deeply");
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new RangeError("the protocol holds a non-finite number");
+    return value;
+  }
+  if (Array.isArray(value)) {
+    return Object.freeze(value.map((item) => frozenCopy(item, depth + 1)));
+  }
+  if (typeof value === "object") {
+    return Object.freeze(
+      Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v, depth + 1)])),
+    );
+  }
+  throw new TypeError(`the protocol holds a ${typeof value}, which JSON cannot carry`);
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function isCount(value) {
+  return Number.isSafeInteger(value) && value >= 1;
+}
+
+function checkDomain(domain) {
+  if (!isObject(domain)) throw new TypeError("the protocol's domain is not an object");
+  if (domain.type === "categorical") {
+    if (!isCount(domain.k)) throw new RangeError("the protocol's domain has no valid k");
+    const labels = domain.labels;
+    if (labels !== null) {
+      if (!Array.isArray(labels) || labels.length !== domain.k) {
+        throw new TypeError("the protocol's labels are not a list of k labels");
+      }
+      for (const label of labels) {
+        if (labelKey(label) === null) {
+          throw new TypeError("a protocol label is not a string, a number or a boolean");
+        }
+      }
+    }
+  } else if (domain.type === "interval") {
+    const { low, high, dimension } = domain;
+    if (typeof low !== "number" || typeof high !== "number" || !(low < high)) {
+      throw new RangeError("the protocol's interval has no valid bounds");
+    }
+    if (!isCount(dimension)) throw new RangeError("the protocol's domain has no valid dimension");
+  } else if (domain.type === "ball") {
+    if (typeof domain.radius !== "number" || !(domain.radius > 0)) {
+      throw new RangeError("the protocol's ball has no valid radius");
+    }
+    if (!isCount(domain.dimension)) {
+      throw new RangeError("the protocol's domain has no valid dimension");
+    }
+  } else {
+    throw new RangeError("unknown domain type");
+  }
+}
+
+/**
+ * The protocol, checked and ready to be passed to `privatize` many times.
+ *
+ * @param protocol the protocol file's JSON text (a string, or its UTF-8 bytes) or the parsed
+ *   object. Checks the format, the version (PROTOCOL_VERSION), the required fields, the
+ *   domain and the mechanism; copies the fingerprint as it is.
+ * @returns a frozen object with the protocol's fields (`question`, `domain`, `privacy`,
+ *   `fingerprint`, ...) that caches the exact integer laws of its draws.
+ */
+export function loadProtocol(protocol) {
+  if (protocol instanceof LoadedProtocol) return protocol;
+  if (protocol instanceof ArrayBuffer || ArrayBuffer.isView(protocol)) {
+    protocol = new TextDecoder("utf-8").decode(protocol);
+  }
+  if (typeof protocol === "string") {
+    try {
+      protocol = JSON.parse(protocol);
+    } catch {
+      throw new TypeError("the protocol is not valid JSON (truncated?)");
+    }
+  }
+  if (!isObject(protocol)) throw new TypeError("protocol must be an object or its JSON text");
+  const document = frozenCopy(protocol, 0);
+  if (document.format !== FORMAT) throw new TypeError("not an ldp protocol file");
+  if (document.version !== PROTOCOL_VERSION) {
+    const stated = String(JSON.stringify(document.version)).slice(0, 40);
+    throw new RangeError(
+      `unsupported protocol version ${stated}; this client reads version ${PROTOCOL_VERSION}`,
+    );
+  }
+  for (const key of REQUIRED) {
+    if (!Object.hasOwn(document, key)) throw new TypeError(`the protocol lacks its "${key}" field`);
+  }
+  if (typeof document.fingerprint !== "string" || !/^[0-9a-f]{16}$/.test(document.fingerprint)) {
+    throw new TypeError("the protocol's fingerprint is not 16 hex digits");
+  }
+  if (!isObject(document.mechanism) || !isObject(document.sampler)) {
+    throw new TypeError("the protocol's mechanism and sampler must be objects");
+  }
+  const name = document.mechanism.name;
+  if (!MECHANISMS.has(name)) {
+    throw new RangeError(`unknown mechanism ${String(JSON.stringify(name)).slice(0, 40)}`);
+  }
+  checkDomain(document.domain);
+  return new LoadedProtocol(document);
+}
+
+/**
+ * The report of one answer: `{fingerprint, report}` (report: an array of numbers).
+ *
+ * @param protocol the protocol's JSON text, its parsed object, or `loadProtocol(...)`.
+ * @param value the answer: one of the protocol's labels (categorical; the index 0 .. k-1
+ *   when its labels are null), a number within its bounds (interval), or an array of numbers
+ *   (vectors).
+ * @param options.randbytes `n -> Uint8Array` of n random bytes; default crypto.getRandomValues.
+ */
+export function privatize(protocol, value, { randbytes } = {}) {
+  const proto = loadProtocol(protocol);
+  const stream = new Stream(randbytes === undefined ? cryptoBytes : randbytes);
+  const x = encode(proto, value);
+  const report = MECHANISMS.get(proto.mechanism.name)(proto, x, stream);
+  return { fingerprint: proto.fingerprint, report };
+}
+
+// ---------------------------------------------------------------------------- answers
+function labelKey(value) {
+  if (typeof value === "boolean") return "b";
+  if (typeof value === "number") return Number.isFinite(value) ? "n" : null;
+  if (typeof value === "string") return "s";
+  return null;
+}
+
+function finiteNumber(value) {
+  if (typeof value !== "number") throw new TypeError("the answer must be a number");
+  if (!Number.isFinite(value)) throw new RangeError("the answer must be a finite number");
+  return value;
+}
+
+function mechanismInterval(proto) {
+  return proto.mechanism.name === "SquareWave" ? [0.0, 1.0] : [-1.0, 1.0];
+}
+
+function encode(proto, value) {
+  const domain = proto.domain;
+  if (domain.type === "categorical") {
+    const k = domain.k;
+    if (domain.labels === null) {
+      const message = `the answer must be a category 0 .. ${k - 1}`;
+      if (typeof value === "bigint") {
+        if (value < 0n || value >= BigInt(k)) throw new RangeError(message);
+        return Number(value);
+      }
+      if (typeof value !== "number") throw new TypeError(message);
+      if (!Number.isInteger(value) || value < 0 || value >= k) throw new RangeError(message);
+      return value;
+    }
+    const key = labelKey(value);
+    if (key !== null) {
+      for (let index = 0; index < domain.labels.length; index++) {
+        const label = domain.labels[index];
+        if (labelKey(label) === key && label === value) return index; // 1 === 1.0
+      }
+    }
+    throw new RangeError(`the answer is not one of the protocol's ${k} labels`);
+  }
+  if (domain.type === "interval") {
+    const { low, high, dimension } = domain;
+    const [lower, upper] = mechanismInterval(proto);
+    const scale = (upper - lower) / (high - low);
+    let values;
+    if (dimension === 1) {
+      values = [value];
+    } else {
+      if (!Array.isArray(value)) {
+        throw new TypeError(`the answer must be a list of ${dimension} numbers`);
+      }
+      if (value.length !== dimension) {
+        throw new RangeError(`the answer must be a list of ${dimension} numbers`);
+      }
+      values = value;
+    }
+    const out = values.map((item) => {
+      const v = finiteNumber(item);
+      if (!(low <= v && v <= high)) {
+        throw new RangeError(`the answer lies outside the protocol's bounds [${low}, ${high}]`);
+      }
+      return Math.min(Math.max(lower + (v - low) * scale, lower), upper);
+    });
+    return dimension === 1 ? out[0] : out;
+  }
+  // ball
+  const { dimension, radius } = domain;
+  if (!Array.isArray(value)) throw new TypeError(`the answer must be a list of ${dimension} numbers`);
+  if (value.length !== dimension) {
+    throw new RangeError(`the answer must be a list of ${dimension} numbers`);
+  }
+  const values = value.map(finiteNumber);
+  if (Math.sqrt(sumOf(values.map((v) => v * v))) > radius * (1 + 1e-12)) {
+    throw new RangeError(`the answer lies outside the ball of radius ${radius}`);
+  }
+  return values;
+}
+
+// Left to right, as the library (numpy) adds a short row. (Python 3.12's built-in sum() of
+// floats is compensated and may differ in the last bit: the DuchiL2 vectors carry an rtol.)
+function sumOf(values) {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
+// ---------------------------------------------------------------------------- exact draws
+const DOUBLE = new DataView(new ArrayBuffer(8));
+
+// [m, e] with w = m * 2^e exactly (m a BigInt), for a finite double w >= 0.
+function decompose(w) {
+  DOUBLE.setFloat64(0, w);
+  const high = DOUBLE.getUint32(0);
+  const low = DOUBLE.getUint32(4);
+  const biased = (high >>> 20) & 0x7ff;
+  const fraction = (BigInt(high & 0xfffff) << 32n) | BigInt(low);
+  if (biased === 0) return [fraction, -1074]; // zero and the subnormals
+  return [fraction | (1n << 52n), biased - 1075];
+}
+
+// Cumulative integer weights proportional to the doubles `weights`, exactly (BigInt).
+function exactLaw(weights) {
+  if (!Array.isArray(weights) || weights.length === 0) {
+    throw new TypeError("a sampler's weights are not a list of numbers");
+  }
+  const parts = weights.map((w) => {
+    if (typeof w !== "number" || !Number.isFinite(w) || w < 0) {
+      throw new RangeError("a sampler's weight is not a finite non-negative number");
+    }
+    return decompose(w);
+  });
+  let lowest = Infinity;
+  for (const [m, e] of parts) if (m !== 0n && e < lowest) lowest = e;
+  if (lowest === Infinity) throw new RangeError("a sampler's weights are all zero");
+  const cumulative = [];
+  let running = 0n;
+  for (const [m, e] of parts) {
+    if (m !== 0n) running += m << BigInt(e - lowest);
+    cumulative.push(running);
+  }
+  return cumulative;
+}
+
+// The smallest index j with cumulative[j] > target.
+function bisectRight(cumulative, target) {
+  let lo = 0;
+  let hi = cumulative.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cumulative[mid] > target) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// One exact draw per entry of `which` (an index into `laws`), in rounds.
+function choose(stream, laws, which) {
+  const prefix = new Array(which.length).fill(0n);
+  const out = new Array(which.length).fill(0);
+  let pending = which.map((_, i) => i);
+  let stage = 0;
+  while (pending.length > 0) {
+    if (++stage > MAX_ROUNDS) throw tooManyRounds();
+    const shift = BigInt(8 * stage);
+    const data = stream.take(pending.length);
+    const still = [];
+    for (let position = 0; position < pending.length; position++) {
+      const item = pending[position];
+      const cumulative = laws[which[item]];
+      const total = cumulative[cumulative.length - 1];
+      const value = prefix[item] * 256n + BigInt(data[position]);
+      prefix[item] = value;
+      const j = bisectRight(cumulative, (value * total) >> shift);
+      if (cumulative[j] << shift >= (value + 1n) * total) out[item] = j;
+      else still.push(item);
+    }
+    pending = still;
+  }
+  return out;
+}
+
+function chooseOne(stream, law) {
+  return choose(stream, [law], [0])[0];
+}
+
+// One exact coin `U < p` per probability (doubles in [0, 1]), in rounds.
+function bernoulli(stream, probabilities) {
+  const remainder = probabilities.slice();
+  const out = new Array(remainder.length).fill(false);
+  let pending = remainder.map((_, i) => i);
+  let stage = 0;
+  while (pending.length > 0) {
+    if (++stage > MAX_ROUNDS) throw tooManyRounds();
+    const data = stream.take(pending.length);
+    const still = [];
+    for (let position = 0; position < pending.length; position++) {
+      const item = pending[position];
+      const byte = data[position];
+      const scaled = remainder[item] * 256.0;
+      const digit = Math.floor(scaled);
+      const rest = scaled - digit;
+      if (byte < digit) {
+        out[item] = true;
+      } else if (byte === digit && rest > 0.0) {
+        remainder[item] = rest;
+        still.push(item);
+      }
+    }
+    pending = still;
+  }
+  return out;
+}
+
+function bitLength(n) {
+  // n: a non-negative integer Number below 2^53
+  return n < 2 ** 32 ? 32 - Math.clz32(n) : n.toString(2).length;
+}
+
+// `count` uniform integers on 0 .. bound - 1 (bound <= 2^53), by rejection, in rounds.
+function randint(stream, bound, count) {
+  if (!Number.isInteger(bound) || bound < 1 || bound > 2 ** 53) {
+    throw new RangeError("a uniform draw needs a bound in 1 .. 2^53");
+  }
+  const out = new Array(count).fill(0);
+  if (bound === 1 || count === 0) return out;
+  const bits = bitLength(bound - 1);
+  const width = Math.ceil(bits / 8);
+  const big = width > 6; // 7 bytes exceed a double's 53-bit integers: use BigInt
+  const modulus = 2 ** bits;
+  const mask = (1n << BigInt(bits)) - 1n;
+  const limit = BigInt(bound);
+  let pending = out.map((_, i) => i);
+  let stage = 0;
+  while (pending.length > 0) {
+    if (++stage > MAX_ROUNDS) throw tooManyRounds();
+    const data = stream.take(width * pending.length);
+    const still = [];
+    for (let position = 0; position < pending.length; position++) {
+      const item = pending[position];
+      const start = position * width;
+      if (big) {
+        let value = 0n;
+        for (let i = 0; i < width; i++) value = (value << 8n) | BigInt(data[start + i]);
+        value &= mask;
+        if (value < limit) out[item] = Number(value);
+        else still.push(item);
+      } else {
+        let value = 0;
+        for (let i = 0; i < width; i++) value = value * 256 + data[start + i];
+        value %= modulus;
+        if (value < bound) out[item] = value;
+        else still.push(item);
+      }
+    }
+    pending = still;
+  }
+  return out;
+}
+
+// `count` multiples of 2^-53 in [0, 1): 7 bytes each, big-endian, the top 53 bits.
+function uniform(stream, count) {
+  const data = stream.take(7 * count);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    let top = 0; // the first 6 bytes: 48 bits, exact
+    for (let j = 0; j < 6; j++) top = top * 256 + data[7 * i + j];
+    out.push((top * 32 + (data[7 * i + 6] >> 3)) * 2 ** -53);
+  }
+  return out;
+}
+
+// The number of zero bits before the first one bit, per draw, in rounds.
+function zeroBits(stream, count) {
+  const out = new Array(count).fill(0);
+  let pending = out.map((_, i) => i);
+  let stage = 0;
+  while (pending.length > 0) {
+    if (++stage > MAX_ROUNDS) throw tooManyRounds();
+    const data = stream.take(pending.length);
+    const still = [];
+    for (let position = 0; position < pending.length; position++) {
+      const item = pending[position];
+      const byte = data[position];
+      if (byte === 0) {
+        out[item] += 8;
+        still.push(item);
+      } else {
+        out[item] += Math.clz32(byte) - 24; // 8 minus its bit length
+      }
+    }
+    pending = still;
+  }
+  return out;
+}
+
+function snap(stream, y, step) {
+  const scaled = y / step;
+  const low = Math.floor(scaled);
+  return (low + (bernoulli(stream, [scaled - low])[0] ? 1.0 : 0.0)) * step;
+}
+
+function pack(bits) {
+  const out = [];
+  for (let start = 0; start < bits.length; start += 8) {
+    let byte = 0;
+    for (let offset = 0; offset < 8 && start + offset < bits.length; offset++) {
+      if (bits[start + offset]) byte |= 0x80 >> offset;
+    }
+    out.push(byte);
+  }
+  return out;
+}
+
+function parity(value) {
+  // value: a non-negative BigInt
+  let odd = 0;
+  while (value > 0n) {
+    value &= value - 1n;
+    odd ^= 1;
+  }
+  return odd;
+}
+
+// ---------------------------------------------------------------------------- mechanisms
+function channel(proto, x, stream) {
+  return [chooseOne(stream, proto.law(`row ${x}`, proto.mechanism.params.matrix[x]))];
+}
+
+function grr(proto, x, stream) {
+  const k = proto.mechanism.params.k;
+  if (chooseOne(stream, proto.law("keep", proto.sampler.keep)) === 0) return [x];
+  const other = randint(stream, k - 1, 1)[0];
+  return [other + (other >= x ? 1 : 0)];
+}
+
+function unary(proto, x, stream) {
+  const k = proto.mechanism.params.k;
+  const laws = [proto.law("other", proto.sampler.other), proto.law("own", proto.sampler.own)];
+  const which = [];
+  for (let v = 0; v < k; v++) which.push(v === x ? 1 : 0);
+  return pack(choose(stream, laws, which).map((index) => index === 0));
+}
+
+// H(x) for the hash function packed in `words` (BigInts): docs/protocol.md, section 6.
+function hash(family, words, x) {
+  const sizes = family.fields.map(BigInt);
+  const fields = sizes.map(() => 0n);
+  family.words.forEach((members, j) => {
+    let rest = words[j];
+    for (const i of members) {
+      fields[i] = rest % sizes[i];
+      rest /= sizes[i];
+    }
+  });
+  if (family.family === "ring") {
+    const bits = family.bits;
+    let total = fields[bits];
+    for (let j = 0; j < bits; j++) total += fields[j] * ((x >> BigInt(j)) & 1n);
+    return total % BigInt(family.modulus);
+  }
+  const p = BigInt(family.prime);
+  const { power, digits } = family;
+  const c = fields[power];
+  let out = 0n;
+  let weight = 1n;
+  for (let r = 0; r < power; r++) {
+    if (p === 2n) {
+      const h = BigInt(parity(fields[r] & x));
+      out += (h ^ ((c >> BigInt(r)) & 1n)) << BigInt(r);
+    } else {
+      let row = fields[r];
+      let value = x;
+      let h = 0n;
+      for (let l = 0; l < digits; l++) {
+        h += (row % p) * (value % p);
+        row /= p;
+        value /= p;
+      }
+      out += ((h % p + ((c / weight) % p)) % p) * weight;
+    }
+    weight *= p;
+  }
+  return out;
+}
+
+function localHashing(proto, x, stream) {
+  const sampler = proto.sampler;
+  const family = sampler.hash;
+  const words = family.words.map((members) => {
+    let size = 1n;
+    for (const i of members) size *= BigInt(family.fields[i]);
+    if (size > 2n ** 53n) throw new RangeError("a hash word of the protocol exceeds 2^53");
+    return randint(stream, Number(size), 1)[0];
+  });
+  const hashed = Number(hash(family, words.map(BigInt), BigInt(x)));
+  if (chooseOne(stream, proto.law("keep", sampler.keep)) === 0) return [...words, hashed];
+  const other = randint(stream, sampler.g - 1, 1)[0];
+  return [...words, other + (other >= hashed ? 1 : 0)];
+}
+
+function hadamard(proto, x, stream) {
+  const sampler = proto.sampler;
+  const inside = chooseOne(stream, proto.law("keep", sampler.keep)) === 0 ? 1 : 0;
+  let y = BigInt(randint(stream, sampler.K, 1)[0]);
+  const row = BigInt(x) + 1n;
+  if (parity(row & y) === inside) y ^= row & -row;
+  return [Number(y)];
+}
+
+function subset(proto, x, stream) {
+  const k = proto.mechanism.params.k;
+  const d = proto.sampler.d;
+  const include = chooseOne(stream, proto.law("include", proto.sampler.include)) === 0;
+  const others = [];
+  for (let i = 0; i < k - 1; i++) others.push(i);
+  for (let i = 0; i < d; i++) {
+    if (i === d - 1 && include) break;
+    const j = i + randint(stream, k - 1 - i, 1)[0];
+    [others[i], others[j]] = [others[j], others[i]];
+  }
+  const count = include ? d - 1 : d;
+  const bits = new Array(k).fill(false);
+  for (const o of others.slice(0, count)) bits[o + (o >= x ? 1 : 0)] = true;
+  if (include) bits[x] = true;
+  return pack(bits);
+}
+
+// Duchi et al.'s cube mechanism on `values` (odd length after padding).
+function duchiSigns(proto, sampler, values, stream) {
+  const coins = bernoulli(stream, values.map((t) => (1.0 + t) / 2.0));
+  const v = coins.map((bit) => (bit ? 1 : -1));
+  const keep = proto.law("duchi keep", sampler.keep);
+  if (values.length === 1) {
+    const truthful = chooseOne(stream, keep) === 0;
+    return [truthful ? v[0] : -v[0]];
+  }
+  const z = randint(stream, 2, values.length).map((bit) => 2 * bit - 1);
+  let dot = 0;
+  for (let j = 0; j < z.length; j++) dot += z[j] * v[j];
+  const agree = dot > 0;
+  const truthful = chooseOne(stream, keep) === 0;
+  return agree === truthful ? z : z.map((s) => -s);
+}
+
+function duchi(proto, x, stream) {
+  const d = proto.mechanism.params.d;
+  const values = d === 1 ? [x] : x.slice();
+  if (d > 1 && d % 2 === 0) values.push(0.0);
+  return duchiSigns(proto, proto.sampler, values, stream).slice(0, d);
+}
+
+function gaussian(stream, count) {
+  const first = uniform(stream, count);
+  const second = uniform(stream, count);
+  return first.map((a, i) => Math.sqrt(-2.0 * Math.log1p(-a)) * Math.cos(TWO_PI * second[i]));
+}
+
+function unit(vector) {
+  const norm = Math.sqrt(sumOf(vector.map((v) => v * v)));
+  if (norm === 0) return vector.map((_, i) => (i === 0 ? 1.0 : 0.0));
+  return vector.map((v) => v / norm);
+}
+
+function duchiL2(proto, x, stream) {
+  const { params } = proto.mechanism;
+  const sampler = proto.sampler;
+  const radius = params.radius;
+  const d = params.d;
+  const norm = Math.sqrt(sumOf(x.map((v) => v * v)));
+  const positive = bernoulli(stream, [Math.min(0.5 + norm / (2 * radius), 1.0)])[0];
+  let direction = unit(gaussian(stream, d));
+  if (norm > 0) direction = x.map((v) => v / norm);
+  const sign = positive ? 1.0 : -1.0;
+  const target = direction.map((v) => v * sign);
+  let z = unit(gaussian(stream, d));
+  const truthful = chooseOne(stream, proto.law("keep", sampler.keep)) === 0;
+  if (sumOf(z.map((v, j) => v * target[j])) > 0 !== truthful) z = z.map((v) => -v);
+  return z.map((v) => sampler.bound * v);
+}
+
+function laplace(proto, x, stream) {
+  const sampler = proto.sampler;
+  const scale = sampler.scale;
+  const sign = bernoulli(stream, [0.5])[0] ? -scale : scale;
+  const steps = zeroBits(stream, 1)[0];
+  const rest = -Math.log1p(-0.5 * uniform(stream, 1)[0]);
+  const noise = LN2 * steps + rest;
+  return [snap(stream, x + sign * noise, sampler.step)];
+}
+
+function piecewiseValue(proto, sampler, x, stream) {
+  const c = sampler.C;
+  const width = sampler.width;
+  const window = chooseOne(stream, proto.law("piecewise keep", sampler.keep)) === 0;
+  const u = uniform(stream, 1)[0];
+  const left = ((c + 1) * x) / 2 - width / 2;
+  let y;
+  if (window) {
+    y = left + width * u;
+  } else {
+    y = (c + 1) * u - c;
+    if (y >= left) y = y + width;
+  }
+  return snap(stream, y, sampler.step);
+}
+
+function piecewise(proto, x, stream) {
+  return [piecewiseValue(proto, proto.sampler, x, stream)];
+}
+
+function hybrid(proto, x, stream) {
+  const sampler = proto.sampler;
+  const mix = sampler.mix;
+  const usePiecewise = mix !== null && chooseOne(stream, proto.law("mix", mix)) === 0;
+  if (usePiecewise) return [piecewiseValue(proto, sampler.piecewise, x, stream)];
+  return [sampler.bound * duchiSigns(proto, sampler.duchi, [x], stream)[0]];
+}
+
+function squareWave(proto, x, stream) {
+  const sampler = proto.sampler;
+  const b = sampler.b;
+  const near = chooseOne(stream, proto.law("keep", sampler.keep)) === 0;
+  const u = uniform(stream, 1)[0];
+  const y = near ? x - b + 2 * b * u : u < x ? u - b : u + b;
+  return [snap(stream, y, sampler.step)];
+}
+
+const MECHANISMS = new Map([
+  ["Channel", channel],
+  ["GRR", grr],
+  ["UE", unary],
+  ["SUE", unary],
+  ["OUE", unary],
+  ["LH", localHashing],
+  ["OLH", localHashing],
+  ["BLH", localHashing],
+  ["HR", hadamard],
+  ["SS", subset],
+  ["Duchi", duchi],
+  ["DuchiL2", duchiL2],
+  ["Laplace", laplace],
+  ["Piecewise", piecewise],
+  ["Hybrid", hybrid],
+  ["SquareWave", squareWave],
+]);

@@ -1,0 +1,188 @@
+// The web survey: load a protocol, ask its question, privatize the answer in the browser.
+//
+// Nothing but the record {fingerprint, report} is produced from the answer, here, with the
+// dependency-free client; this page sends nothing anywhere (the person, or the survey's own
+// upload step, sends report.jsonl to the server).
+
+import { loadProtocol, privatize } from "../../clients/js/ldp_client.mjs";
+
+const $ = (id) => document.getElementById(id);
+const MAX_RADIOS = 20; // unlabelled categories beyond this get a number box
+
+let protocol = null;
+let records = [];
+let downloadUrl = null;
+
+function showError(message) {
+  $("error").textContent = message;
+}
+
+// `x` rounded up to 3 significant digits: a bound shown rounded must still hold.
+function roundUp(x) {
+  if (x === Infinity) return "more than 1e308";
+  if (x <= 0) return String(x);
+  const unit = 10 ** (Math.floor(Math.log10(x)) - 2);
+  return Number((Math.ceil(x / unit) * unit).toPrecision(3)).toString();
+}
+
+function privacyText(p) {
+  const { epsilon, delta } = p.privacy;
+  const parts = [
+    `Your answer is randomized on this device before anything leaves it: each report is ` +
+      `${delta > 0 ? "(ε, δ)" : "ε"}-locally differentially private with ε = ${roundUp(epsilon)}.`,
+    `Whatever your true answer, any report is at most e^ε = ${roundUp(Math.exp(epsilon))} ` +
+      `times as likely under it as under any other answer, so one report changes anyone's ` +
+      `odds between two answers by at most that factor.`,
+  ];
+  if (delta > 0) {
+    parts.push(`With δ = ${delta}: the factor holds up to an added probability δ.`);
+  }
+  if (p.mechanism.name === "GRR") {
+    const [keep, other] = p.sampler.keep;
+    const truth = keep / (keep + other);
+    parts.push(
+      `Your true answer is reported with probability ${truth.toPrecision(3)}, ` +
+        `otherwise a uniformly random other answer.`,
+    );
+  }
+  return parts.join(" ");
+}
+
+function element(tag, attributes = {}, text = null) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+function radios(container, labels) {
+  labels.forEach((label, index) => {
+    const row = element("label", { class: "answer" });
+    row.append(element("input", { type: "radio", name: "answer", value: String(index) }));
+    row.append(` ${String(label)}`);
+    container.append(row);
+  });
+}
+
+function numberBox(container, text, attributes) {
+  const row = element("label", { class: "answer" }, `${text} `);
+  row.append(element("input", { id: "answer", type: "number", required: "", ...attributes }));
+  container.append(row);
+}
+
+function render(p, source) {
+  protocol = p;
+  records = [];
+  updateDownload();
+  $("record").textContent = "(none yet)";
+  $("source").textContent = source;
+  $("fingerprint").textContent = p.fingerprint;
+  $("question").textContent = p.question ?? "Your answer";
+  $("privacy").textContent = privacyText(p);
+  const answers = $("answers");
+  answers.replaceChildren();
+  const domain = p.domain;
+  if (domain.type === "categorical") {
+    if (domain.labels !== null) {
+      radios(answers, domain.labels);
+    } else if (domain.k <= MAX_RADIOS) {
+      radios(answers, Array.from({ length: domain.k }, (_, i) => i));
+    } else {
+      numberBox(answers, `A category from 0 to ${domain.k - 1}:`, {
+        min: "0",
+        max: String(domain.k - 1),
+        step: "1",
+      });
+    }
+  } else if (domain.type === "interval" && domain.dimension === 1) {
+    numberBox(answers, `A number from ${domain.low} to ${domain.high}:`, {
+      min: String(domain.low),
+      max: String(domain.high),
+      step: "any",
+    });
+  } else {
+    const where =
+      domain.type === "ball"
+        ? `with Euclidean norm at most ${domain.radius}`
+        : `each from ${domain.low} to ${domain.high}`;
+    const row = element("label", { class: "answer" }, `${domain.dimension} numbers ${where}, `);
+    row.append("separated by commas: ");
+    row.append(element("input", { id: "answer", type: "text", required: "" }));
+    answers.append(row);
+  }
+  $("privatize").disabled = false;
+  document.body.dataset.state = "ready";
+}
+
+// The answer as the protocol's domain wants it: a label, an index, a number or a list.
+function readAnswer() {
+  const domain = protocol.domain;
+  const chosen = document.querySelector('input[name="answer"]:checked');
+  if (domain.type === "categorical" && (domain.labels !== null || domain.k <= MAX_RADIOS)) {
+    if (chosen === null) throw new RangeError("Choose an answer first.");
+    const index = Number(chosen.value);
+    return domain.labels === null ? index : domain.labels[index];
+  }
+  const text = $("answer").value.trim();
+  if (text === "") throw new RangeError("Enter an answer first.");
+  if (domain.type === "categorical" || (domain.type === "interval" && domain.dimension === 1)) {
+    return Number(text);
+  }
+  return text.split(",").map((part) => Number(part.trim()));
+}
+
+function updateDownload() {
+  if (downloadUrl !== null) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = null;
+  const link = $("download");
+  $("count").textContent = String(records.length);
+  if (records.length === 0) {
+    link.hidden = true;
+    link.removeAttribute("href");
+    return;
+  }
+  const lines = records.map((record) => JSON.stringify(record)).join("\n") + "\n";
+  downloadUrl = URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" }));
+  link.href = downloadUrl;
+  link.hidden = false;
+}
+
+$("survey").addEventListener("submit", (event) => {
+  event.preventDefault();
+  showError("");
+  if (protocol === null) return;
+  try {
+    const record = privatize(protocol, readAnswer());
+    records.push(record);
+    $("record").textContent = JSON.stringify(record);
+    updateDownload();
+  } catch (error) {
+    showError(error.message);
+  }
+});
+
+async function load(text, source) {
+  try {
+    render(loadProtocol(text), source);
+    showError("");
+  } catch (error) {
+    showError(`${source}: ${error.message}`);
+  }
+}
+
+$("protocol-file").addEventListener("change", async (event) => {
+  const file = event.target.files[0];
+  if (file) await load(await file.text(), file.name);
+});
+
+try {
+  const response = await fetch("protocol.json");
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  await load(await response.text(), "protocol.json");
+} catch (error) {
+  $("question").textContent = "No protocol loaded";
+  showError(
+    `Could not load protocol.json (${error.message}): serve the repository over http (see ` +
+      `README.md), or choose a protocol file above.`,
+  );
+}
