@@ -179,7 +179,7 @@ def _encode(proto, value):
         if not isinstance(value, list) or len(value) != dimension:
             raise ValueError(f"the answer must be a list of {dimension} numbers")
         values = [_number(v) for v in value]
-        if math.sqrt(sum(v * v for v in values)) > radius * (1 + 1e-12):
+        if math.sqrt(_dot(values, values)) > radius * (1 + 1e-12):
             raise ValueError(f"the answer lies outside the ball of radius {radius}")
         return values
     raise ValueError(f"unknown domain type {kind!r}")
@@ -309,6 +309,15 @@ def _pack(bits):
     return out
 
 
+def _dot(a, b):
+    """``sum(a_i b_i)`` added left to right (the built-in ``sum`` of floats compensates its
+    rounding from Python 3.12 on, which the other implementations do not)."""
+    total = 0.0
+    for u, v in zip(a, b):
+        total += u * v
+    return total
+
+
 def _parity(value):
     return bin(value).count("1") & 1
 
@@ -433,7 +442,7 @@ def _gaussian(stream, count):
 
 
 def _unit(vector):
-    norm = math.sqrt(sum(v * v for v in vector))
+    norm = math.sqrt(_dot(vector, vector))
     if norm == 0:
         return [1.0] + [0.0] * (len(vector) - 1)
     return [v / norm for v in vector]
@@ -442,7 +451,7 @@ def _unit(vector):
 def _duchi_l2(proto, x, stream):
     params, sampler = proto["mechanism"]["params"], proto["sampler"]
     radius, d = params["radius"], params["d"]
-    norm = math.sqrt(sum(v * v for v in x))
+    norm = math.sqrt(_dot(x, x))
     positive = _bernoulli(stream, [min(0.5 + norm / (2 * radius), 1.0)])[0]
     direction = _unit(_gaussian(stream, d))
     if norm > 0:
@@ -451,7 +460,7 @@ def _duchi_l2(proto, x, stream):
     target = [v * sign for v in direction]
     z = _unit(_gaussian(stream, d))
     truthful = _choose_one(stream, proto.law("keep", sampler["keep"])) == 0
-    if (sum(a * b for a, b in zip(z, target)) > 0) != truthful:
+    if (_dot(z, target) > 0) != truthful:
         z = [-v for v in z]
     return [sampler["bound"] * v for v in z]
 
