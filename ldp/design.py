@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike
 from scipy.special import comb, xlogy
 
 from ldp._progress import progress as show_progress
+from ldp._quiet import quiet_stdout
 from ldp._validation import (
     as_real_array,
     check_integer,
@@ -345,7 +346,8 @@ def _check_solver(solver: str | None, default: str) -> str:
 
 def _solve(problem: cp.Problem, solver: str) -> None:
     try:
-        problem.solve(solver=solver)
+        with quiet_stdout():  # HiGHS prints a banner on descriptor 1
+            problem.solve(solver=solver)
     except cp.error.SolverError as exc:
         raise DesignError(f"solver {solver} failed: {exc}") from None
     if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):

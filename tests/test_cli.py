@@ -26,6 +26,7 @@ from ldp.accounting import (
 )
 from ldp.cli import main
 from ldp.mechanisms import GRR, OLH, OUE
+from ldp.protocol import Protocol, load, write_reports
 
 # ------------------------------------------------------------------------------------- cases
 # `{data}`, `{reports}` and `{missing}` are filled in from the `files` fixture.
@@ -92,12 +93,25 @@ ERRORS = {
                               "--epsilon", "1"],
     "estimate missing column": ["estimate", "{data}", "--column", "nope", "--mechanism",
                                 "grr", "--epsilon", "1"],
-    "estimate reports without k": ["estimate", "--reports", "{reports}", "--mechanism", "grr",
-                                   "--epsilon", "1"],
-    "estimate reports of another shape": ["estimate", "--reports", "{reports}",
-                                          "--mechanism", "hr", "--k", "3", "--epsilon", "1"],
-    "estimate text reports": ["estimate", "--reports", "{data}", "--mechanism", "grr",
-                              "--k", "3", "--epsilon", "1"],
+    "estimate reports without protocol": ["estimate", "--reports", "{reports}"],
+    "estimate reports of another protocol": ["estimate", "--protocol", "{protocol}",
+                                             "{foreign}"],
+    "estimate text reports": ["estimate", "--protocol", "{protocol}", "{data}"],
+    "estimate protocol and simulation": ["estimate", "--protocol", "{protocol}", "{reports}",
+                                         "--epsilon", "1"],
+    "estimate truncated protocol": ["estimate", "--protocol", "{truncated}", "{reports}"],
+    "report truncated protocol": ["report", "{truncated}"],
+    "privatize answers outside the labels": ["privatize", "--protocol", "{protocol}",
+                                             "{data}", "--column", "size", "--out", "{out}"],
+    "privatize missing answers": ["privatize", "--protocol", "{protocol}", "{data}",
+                                  "--column", "colour", "--out", "{out}"],
+    "design protocol not decodable": ["design", "--k", "3", "--epsilon", "1", "--utility",
+                                      "tv", "--hypotheses", "0.5,0.3,0.2;0.2,0.3,0.5",
+                                      "--out", "{out}.json"],
+    "design bad out suffix": ["design", "--k", "3", "--epsilon", "1", "--utility", "mi",
+                              "--out", "{out}.txt"],
+    "design labels without protocol": ["design", "--k", "3", "--epsilon", "1", "--utility",
+                                       "mi", "--labels", "a,b,c"],
     "estimate bad confidence": ["estimate", "{data}", "--column", "colour", "--mechanism",
                                 "grr", "--epsilon", "1", "--confidence", "1.5"],
     "estimate zero epsilon": ["estimate", "{data}", "--column", "colour", "--mechanism",
@@ -117,10 +131,24 @@ def files(tmp_path_factory):
     frame = pd.DataFrame({"colour": _colours(), "size": 1})
     frame.loc[[3, 10], "colour"] = None  # missing values are skipped
     frame.to_csv(data, index=False)
+    protocol = Protocol.from_mechanism(OLH(3, 1.0), labels=["blue", "green", "red"])
+    protocol.save(folder / "protocol.json")
     reports = folder / "reports.csv"
-    np.savetxt(reports, OLH(3, 1.0).privatize(np.arange(3).repeat(5), rng=0), fmt="%d",
-               delimiter=",")  # fmt: skip
-    return {"data": str(data), "reports": str(reports), "missing": str(folder / "none.csv")}
+    write_reports(protocol, protocol.privatize(["red", "green"] * 5, rng=0), reports)
+    other = Protocol.from_mechanism(OLH(3, 1.1), labels=["blue", "green", "red"])
+    foreign = folder / "foreign.csv"
+    write_reports(other, other.privatize(["red"], rng=0), foreign)
+    truncated = folder / "truncated.json"
+    truncated.write_text(protocol.to_json()[:200])
+    return {
+        "data": str(data),
+        "reports": str(reports),
+        "missing": str(folder / "none.csv"),
+        "protocol": str(folder / "protocol.json"),
+        "foreign": str(foreign),
+        "truncated": str(truncated),
+        "out": str(folder / "out"),
+    }
 
 
 def run(capture, argv, files=None) -> tuple[int, str, str]:
@@ -392,13 +420,14 @@ def test_estimate_simulation_matches_the_oracle(capsys, files):
 
 @pytest.mark.parametrize("mechanism", ["grr", "oue", "olh", "hr", "ss"])
 def test_estimate_from_saved_reports(capsys, tmp_path, files, mechanism):
-    saved = tmp_path / "reports.csv"
+    saved, protocol = tmp_path / "reports.csv", tmp_path / "protocol.json"
     common = ["--mechanism", mechanism, "--epsilon", "2", "--json"]
     argv = ["estimate", files["data"], "--column", "colour", "--rng", "3"]
-    assert main([*argv, *common, "--save-reports", str(saved)]) == 0
+    assert (
+        main([*argv, *common, "--save-reports", str(saved), "--save-protocol", str(protocol)]) == 0
+    )
     simulated = json.loads(capsys.readouterr().out)
-    assert main(["estimate", "--reports", str(saved), "--k", "3", *common,
-                 "--categories", "blue,green,red"]) == 0  # fmt: skip
+    assert main(["estimate", "--protocol", str(protocol), str(saved), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [r["category"] for r in again["frequencies"]] == ["blue", "green", "red"]
     np.testing.assert_allclose(
@@ -412,6 +441,45 @@ def test_estimate_from_saved_reports(capsys, tmp_path, files, mechanism):
         f = np.clip([r["estimate"] for r in again["frequencies"]], 0, 1)
         half = ndtri(0.975) * np.sqrt(oracle(3, 2.0).variance(again["n"], f))
         np.testing.assert_allclose([r["half_width"] for r in again["frequencies"]], half)
+
+
+def test_the_deploy_path_from_the_command_line(capfd, tmp_path):
+    """design -> protocol file -> report -> privatize (device simulator) -> estimate."""
+    protocol = tmp_path / "protocol.json"
+    code, out, err = run(capfd, ["design", "--k", "3", "--epsilon", "1", "--utility", "mi",
+                                 "--labels", "bus,bike,car", "--question", "How?",
+                                 "--out", str(protocol), "--json"])  # fmt: skip
+    assert code == 0 and err == ""
+    written = json.loads(out)["protocol"]
+    assert load(protocol).fingerprint == written["fingerprint"]
+    code, out, _ = run(capfd, ["report", str(protocol), "--json"])
+    report = json.loads(out)
+    assert code == 0 and report["fingerprint"] == written["fingerprint"]
+    assert report["stated"]["epsilon"] <= 1.0 and report["epsilon"] <= 1.0
+    answers = tmp_path / "answers.csv"
+    truth = np.random.default_rng(5).choice(["bus", "bike", "car"], size=20_000, p=[0.5, 0.3, 0.2])
+    pd.DataFrame({"id": np.arange(truth.size), "mode": truth}).to_csv(answers, index=False)
+    reports = tmp_path / "reports.parquet"
+    code, out, _ = run(capfd, ["privatize", "--protocol", str(protocol), str(answers),
+                               "--column", "mode", "--out", str(reports), "--rng", "1",
+                               "--chunksize", "7000"])  # fmt: skip
+    assert code == 0 and "20000 reports" in out
+    code, out, err = run(capfd, ["estimate", "--protocol", str(protocol), str(reports),
+                                 "--json", "--chunksize", "3000"])  # fmt: skip
+    assert code == 0 and err == ""
+    result = json.loads(out)
+    assert result["n"] == 20_000
+    for row, share in zip(result["frequencies"], (0.5, 0.3, 0.2)):
+        assert abs(row["estimate"] - share) < 3 * row["half_width"]  # ~3.4 sd at 95% halves
+
+
+def test_design_json_is_pure_even_with_the_solver(capfd):
+    argv = ["design", "--k", "4", "--epsilon", "1", "--utility", "tv", "--json",
+            "--hypotheses", "0.4,0.3,0.2,0.1;0.1,0.2,0.3,0.4"]  # fmt: skip
+    code, out, err = run(capfd, argv)
+    assert code == 0
+    json.loads(out)  # nothing else on stdout: the HiGHS banner is silenced in the library
+    assert "HiGHS" not in out + err
 
 
 def test_estimate_intervals_cover(capsys, tmp_path):

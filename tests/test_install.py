@@ -40,7 +40,9 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
         names = set(archive.namelist())
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
         assert "ldp = ldp.cli:main" in archive.read(entry_points).decode()
-    assert {"ldp/cli.py", "estimators/__init__.py", "ldp/_data/anes96.csv"} <= names
+    assert {"ldp/cli/__init__.py", "estimators/__init__.py", "ldp/_data/anes96.csv"} <= names
+    # the device clients travel with the library (ldp.protocol.client_source)
+    assert {"ldp/_clients/ldp_client.py", "ldp/_clients/ldp_client.mjs"} <= names
 
     env = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", env], tmp_path)  # a clean environment
@@ -61,8 +63,23 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
     assert "seed 001 Thm 5" in table
     data = json.loads(_run([python, "-m", "ldp", "report", "k-rr", "--k", "4", "--epsilon", "1",
                             "--json"], tmp_path))  # fmt: skip
-    assert data["epsilon"] == 1.0
+    assert 1.0 <= data["epsilon"] < 1.0 + 1e-12  # rounded up, never down
     assert set(data["contraction"]) >= {"kl", "chi2", "tv"}
+    # the deploy path with the installed command and the client shipped in the wheel
+    protocol = tmp_path / "protocol.json"
+    _run([bin_dir / "ldp", "design", "--k", "3", "--epsilon", "1", "--utility", "mi",
+          "--labels", "a,b,c", "--out", protocol], tmp_path)  # fmt: skip
+    client = _run(
+        [python, "-c", "from ldp.protocol import client_source; print(client_source())"],
+        tmp_path,
+    ).strip()
+    assert Path(client).resolve().is_relative_to(env.resolve())
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(Path(client).parent)!r}); import ldp_client; "
+        f"print(json.dumps(ldp_client.privatize(open({str(protocol)!r}).read(), 'b')))"
+    )
+    record = json.loads(_run([sys.executable, "-I", "-c", code], tmp_path))
+    assert set(record) == {"fingerprint", "report"}
     # the bundled data travel with the wheel
     shape = _run([python, "-c", "from ldp.datasets import load_anes96; print(load_anes96().shape)"],
                  tmp_path)  # fmt: skip

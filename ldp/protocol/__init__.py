@@ -9,9 +9,11 @@ decoding. The file format and the exact sampling algorithm are specified in
 ``docs/protocol.md``.
 """
 
+from ldp.protocol.clients import client_source
 from ldp.protocol.document import FORMAT, VERSION, Protocol, fingerprint_of, load
 from ldp.protocol.reports import (
     FINGERPRINT_COLUMN,
+    ReportWriter,
     iter_reports,
     read_reports,
     records_frame,
@@ -24,6 +26,8 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "Protocol",
+    "ReportWriter",
+    "client_source",
     "fingerprint_of",
     "iter_reports",
     "load",

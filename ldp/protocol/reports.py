@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "FINGERPRINT_COLUMN",
+    "ReportWriter",
     "iter_reports",
     "read_reports",
     "records_frame",
@@ -316,6 +317,80 @@ def read_reports(protocol: Protocol, source: object) -> np.ndarray:
     return np.concatenate(chunks, axis=0)
 
 
+class ReportWriter:
+    """Write report tables chunk by chunk: CSV, Parquet or JSON lines (by suffix).
+
+    Examples
+    --------
+    >>> import os, tempfile, ldp
+    >>> from ldp.protocol import Protocol, ReportWriter, read_reports
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> path = os.path.join(tempfile.mkdtemp(), "reports.parquet")
+    >>> with ReportWriter(protocol, path) as writer:
+    ...     writer.write([0, 1])
+    ...     writer.write([2])
+    >>> read_reports(protocol, path).tolist()
+    [0, 1, 2]
+    """
+
+    def __init__(self, protocol: Protocol, path: str | os.PathLike[str]) -> None:
+        self.protocol = protocol
+        self.path = os.fspath(path)
+        lower = self.path.lower()
+        self.kind = (
+            "parquet"
+            if lower.endswith((".parquet", ".pq"))
+            else "jsonl"
+            if lower.endswith((".jsonl", ".ndjson"))
+            else "csv"
+        )
+        self._parquet = None
+        self._handle = None
+        self._rows = 0
+
+    def __enter__(self) -> ReportWriter:
+        if self.kind != "parquet":
+            self._handle = open(self.path, "w", encoding="utf-8", newline="")
+        return self
+
+    def write(self, reports: ArrayLike) -> None:
+        """Append native reports of the protocol (checked by its codec)."""
+        frame = report_frame(self.protocol, reports)
+        if self.kind == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self.path, table.schema)
+            self._parquet.write_table(table)
+        elif self.kind == "jsonl":
+            names = self.protocol.mechanism.codec.names
+            for row in frame[names].itertuples(index=False):
+                record = {
+                    "fingerprint": self.protocol.fingerprint,
+                    "report": [_plain(v) for v in row],
+                }
+                self._handle.write(json.dumps(record) + "\n")  # type: ignore[union-attr]
+        else:
+            frame.to_csv(self._handle, index=False, header=self._rows == 0)
+        self._rows += len(frame)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._parquet is not None:
+            self._parquet.close()
+        elif self.kind == "parquet" and self._rows == 0:
+            report_frame(
+                self.protocol, np.zeros((0, self.protocol.mechanism.codec.width))
+            ).to_parquet(self.path, index=False)
+        if self._handle is not None:
+            if self._rows == 0 and self.kind == "csv":
+                self._handle.write(
+                    ",".join([FINGERPRINT_COLUMN, *self.protocol.mechanism.codec.names]) + "\n"
+                )
+            self._handle.close()
+
+
 def write_reports(protocol: Protocol, reports: ArrayLike, path: str | os.PathLike[str]) -> None:
     """Write native reports as a report table: CSV, Parquet or JSON lines (by suffix).
 
@@ -329,19 +404,8 @@ def write_reports(protocol: Protocol, reports: ArrayLike, path: str | os.PathLik
     >>> read_reports(protocol, path).tolist()
     [0, 1, 1]
     """
-    frame = report_frame(protocol, reports)
-    target = os.fspath(path)
-    lower = target.lower()
-    if lower.endswith((".parquet", ".pq")):
-        frame.to_parquet(target, index=False)
-    elif lower.endswith((".jsonl", ".ndjson")):
-        names = protocol.mechanism.codec.names
-        with open(target, "w", encoding="utf-8") as handle:
-            for row in frame[names].itertuples(index=False):
-                record = {"fingerprint": protocol.fingerprint, "report": [_plain(v) for v in row]}
-                handle.write(json.dumps(record) + "\n")
-    else:
-        frame.to_csv(target, index=False)
+    with ReportWriter(protocol, path) as writer:
+        writer.write(reports)
 
 
 def _plain(value: object) -> int | float:

@@ -1,0 +1,89 @@
+"""What every subcommand shares: the parser class, argument types, output formatting."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+__all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that ends with exit code 2 and one line on bad arguments."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - exercised through main
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class UserError(ValueError):
+    """A combination of arguments that the command itself rejects."""
+
+
+def floats(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}"
+        ) from None
+
+
+def pair(text: str) -> tuple[list[float], list[float]]:
+    parts = text.split(";")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected two distributions joined by ';', got {text!r}")
+    return floats(parts[0]), floats(parts[1])
+
+
+def count(text: str) -> int:
+    """An integer, also written like ``1e4``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+    return int(value)
+
+
+def eta(text: str) -> float | None:
+    if text.lower() == "max":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'max', got {text!r}") from None
+
+
+def number(x: object) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return "inf" if math.isinf(x) else f"{float(x):.6g}"
+    return str(x)
+
+
+def row(label: str, value: object, width: int = 34) -> str:
+    return f"  {label:<{width}}{number(value)}"
+
+
+def jsonable(x: object) -> object:
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return float(x)
+    if x is None or isinstance(x, str):
+        return x
+    return str(x)

@@ -1,0 +1,210 @@
+"""``ldp account``: exact composition of repeated reports, Gaussian-DP conversions and what a
+GDP privacy filter accepts."""
+
+from __future__ import annotations
+
+import argparse
+
+from ldp.accounting.filters import FilterHaltedError
+from ldp.cli._common import Parser, UserError, count, eta, number, row
+from ldp.cli.privacy import MECHANISMS, build_mechanism
+from ldp.mechanisms import k_rr, randomized_response
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    account = commands.add_parser("account", help="composition, Gaussian DP and privacy filters")
+    tasks = account.add_subparsers(dest="task", required=True, parser_class=Parser)
+    compose = tasks.add_parser("compose", help="exact privacy of repeated reports")
+    what = compose.add_mutually_exclusive_group(required=True)
+    what.add_argument("--mechanism", choices=MECHANISMS, help="a finite channel (exact)")
+    what.add_argument(
+        "--eps-delta-eta",
+        nargs=3,
+        metavar=("E", "D", "H"),
+        help="any (E, D)-LDP, H-TV mechanism (Ghazi-Issa 2023, Theorem 2; H may be 'max')",
+    )
+    what.add_argument("--gdp", type=float, metavar="MU", help="a mu-GDP mechanism")
+    compose.add_argument("--epsilon", type=float, help="--mechanism: its epsilon")
+    compose.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    compose.add_argument(
+        "--mechanism-delta", type=float, default=0.0, help="--mechanism binary-erasure: delta"
+    )
+    compose.add_argument("--eta", type=float, help="--mechanism binary-erasure: eta-TV")
+    compose.add_argument("--folds", type=count, required=True, help="number of reports")
+    compose.add_argument(
+        "--delta", type=float, nargs="+", default=[1e-5], help="report epsilon at these deltas"
+    )
+    compose.add_argument(
+        "--at-epsilon", type=float, nargs="+", default=[1.0], help="report delta at these levels"
+    )
+    compose.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
+    compose.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    gdp = tasks.add_parser(
+        "gdp", help="mu-GDP to (epsilon, delta), or (epsilon, delta) to the smallest mu"
+    )
+    gdp.add_argument("--mu", type=float, help="GDP parameter; without it, find mu")
+    gdp.add_argument("--delta", type=float, nargs="+", help="epsilon at these deltas")
+    gdp.add_argument("--epsilon", type=float, nargs="+", help="delta at these levels")
+    gdp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    filt = tasks.add_parser("filter", help="which requests a GDP privacy filter accepts")
+    filt.add_argument("--mu-budget", type=float, required=True, help="total GDP budget")
+    filt.add_argument(
+        "--request",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help="each a GDP mu, 'rr:EPS' or 'k-rr:K:EPS', in order",
+    )
+    filt.add_argument(
+        "--skip-refused",
+        action="store_true",
+        help="keep going after a refusal (default: the first refusal halts the filter)",
+    )
+    filt.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args: argparse.Namespace) -> tuple[dict, str]:
+    return {"compose": _compose, "gdp": _gdp, "filter": _filter}[args.task](args)
+
+
+def _compose(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.accounting import GaussianTradeOff, compose, compose_eps_delta_eta
+
+    if args.mechanism is None:
+        for name in ("epsilon", "eta"):
+            if getattr(args, name) is not None:
+                raise UserError(f"--{name} describes --mechanism; it is not used here")
+    if args.eps_delta_eta is not None:
+        e, d, h = args.eps_delta_eta
+        try:
+            e, d, h = float(e), float(d), eta(h)
+        except (ValueError, argparse.ArgumentTypeError):
+            raise UserError(
+                f"--eps-delta-eta needs three numbers (H may be 'max'), got {args.eps_delta_eta}"
+            ) from None
+        result = compose_eps_delta_eta(e, d, h, args.folds, progress=args.progress)
+        name = f"(eps={e:g}, delta={d:g}, eta={'max' if h is None else f'{h:g}'}) mechanism"
+        single = {"epsilon": e, "delta": d, "eta": result.params[2]}
+    elif args.gdp is not None:
+        result = compose(GaussianTradeOff(args.gdp), args.folds, progress=args.progress)
+        name = f"{args.gdp:g}-GDP mechanism"
+        single = {"mu": args.gdp}
+    else:
+        if args.epsilon is None:
+            raise UserError("--mechanism needs --epsilon")
+        channel = build_mechanism(
+            argparse.Namespace(
+                mechanism=args.mechanism,
+                epsilon=args.epsilon,
+                k=args.k,
+                delta=args.mechanism_delta,
+                eta=args.eta,
+            )
+        )
+        result = compose(channel, args.folds, progress=args.progress)
+        name = f"{args.mechanism} (epsilon = {args.epsilon:g})"
+        single = {"epsilon": channel.epsilon, "tv": channel.tv}
+    data = {
+        "mechanism": name,
+        "single": single,
+        "folds": args.folds,
+        "exact": result.exact,
+        "tv": result.tv,
+        "epsilon": {f"{d:g}": float(result.epsilon(d)) for d in args.delta},
+        "delta": {f"{e:g}": float(result.delta(e)) for e in args.at_epsilon},
+    }
+    if result.mu is not None:
+        data["mu"] = result.mu
+    kind = "exact" if result.exact else "upper bound"
+    lines = [f"{args.folds} reports of a {name}: {kind}"]
+    if result.mu is not None:
+        lines.append(row("GDP mu", result.mu))
+    lines.append(row("eta-TV", result.tv))
+    lines += [row(f"epsilon at delta = {d}", v) for d, v in data["epsilon"].items()]
+    lines += [row(f"delta at epsilon = {e}", v) for e, v in data["delta"].items()]
+    return data, "\n".join(lines)
+
+
+def _gdp(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.accounting import (
+        get_delta_from_gdp,
+        get_epsilon_from_gdp,
+        get_mu_from_epsilon_delta,
+        get_tv_from_gdp,
+    )
+
+    if args.mu is None:
+        if not args.epsilon or not args.delta or len(args.epsilon) != 1 or len(args.delta) != 1:
+            raise UserError("without --mu, give one --epsilon and one --delta to find mu")
+        mu = float(get_mu_from_epsilon_delta(args.epsilon[0], args.delta[0]))
+        data = {"epsilon": args.epsilon[0], "delta": args.delta[0], "mu": mu}
+        text = "\n".join(
+            [
+                f"smallest mu with ({args.epsilon[0]:g}, {args.delta[0]:g})-DP from mu-GDP",
+                row("mu", mu),
+            ]
+        )
+        return data, text
+    if not args.epsilon and not args.delta:
+        raise UserError("with --mu, give --epsilon and/or --delta to convert")
+    data = {
+        "mu": args.mu,
+        "tv": float(get_tv_from_gdp(args.mu)),
+        "epsilon": {f"{d:g}": float(get_epsilon_from_gdp(args.mu, d)) for d in args.delta or []},
+        "delta": {f"{e:g}": float(get_delta_from_gdp(args.mu, e)) for e in args.epsilon or []},
+    }
+    lines = [f"{args.mu:g}-GDP", row("eta-TV", data["tv"])]
+    lines += [row(f"epsilon at delta = {d}", v) for d, v in data["epsilon"].items()]
+    lines += [row(f"delta at epsilon = {e}", v) for e, v in data["delta"].items()]
+    return data, "\n".join(lines)
+
+
+def _request(spec: str) -> object:
+    """A filter request: a GDP mu, ``rr:EPS`` or ``k-rr:K:EPS``."""
+    parts = spec.split(":")
+    kind, numbers = parts[0], None
+    try:
+        if len(parts) == 1:
+            return float(spec)  # a GDP mu; its range is checked by the filter
+        if kind == "rr" and len(parts) == 2:
+            numbers = (float(parts[1]),)
+        elif kind == "k-rr" and len(parts) == 3:
+            numbers = (count(parts[1]), float(parts[2]))
+    except (ValueError, argparse.ArgumentTypeError):
+        numbers = None
+    if numbers is None:
+        raise UserError(f"--request: expected a mu, 'rr:EPS' or 'k-rr:K:EPS', got {spec!r}")
+    return randomized_response(*numbers) if kind == "rr" else k_rr(*numbers)
+
+
+def _filter(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.accounting import PrivacyFilter
+
+    pf = PrivacyFilter(args.mu_budget, halt_on_refusal=not args.skip_refused)
+    mechanisms = [_request(spec) for spec in args.request]
+    rows = []
+    for spec, mechanism in zip(args.request, mechanisms, strict=True):
+        cost = pf.cost(mechanism)
+        try:
+            decision = "accepted" if pf.request(mechanism) else "refused"
+        except FilterHaltedError:
+            decision = "not run (filter halted)"
+        rows.append({"request": spec, "mu": cost, "decision": decision})
+    data = {
+        "mu_budget": args.mu_budget,
+        "requests": rows,
+        "spent_mu": pf.spent_mu,
+        "remaining_mu": pf.remaining_mu,
+        "halted": pf.halted,
+    }
+    lines = [f"GDP privacy filter, budget mu = {args.mu_budget:g}"]
+    lines.append(f"  {'request':<20}{'mu':<12}decision")
+    lines += [f"  {r['request']:<20}{number(r['mu']):<12}{r['decision']}" for r in rows]
+    lines.append(row("spent mu", pf.spent_mu))
+    lines.append(row("remaining mu", pf.remaining_mu))
+    lines.append(row("halted", pf.halted))
+    return data, "\n".join(lines)

@@ -1,0 +1,218 @@
+"""``ldp estimate``: estimates with confidence intervals from the reports of a protocol file,
+or a simulation that privatizes a CSV column and compares the estimates with the truth."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ldp.cli._common import UserError, count, jsonable, row
+
+__all__ = ["ORACLES", "add_parser", "run"]
+
+ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "estimate",
+        help="estimates from the reports of a protocol file, or a simulation from a CSV column",
+        description="Server: ldp estimate --protocol protocol.json reports.csv (CSV with a "
+        "header, Parquet, or JSON lines of client records; every report must carry the "
+        "protocol's fingerprint). Simulation: ldp estimate data.csv --column C --mechanism M "
+        "--epsilon E.",
+    )
+    parser.add_argument(
+        "data", nargs="?", help="the reports file (with --protocol), or a CSV file to simulate"
+    )
+    parser.add_argument("--protocol", help="the protocol file the reports were made under")
+    parser.add_argument("--reports", help="the reports file (same as DATA with --protocol)")
+    parser.add_argument("--column", help="simulation: the column of DATA to privatize")
+    parser.add_argument("--mechanism", choices=ORACLES, help="simulation: frequency oracle")
+    parser.add_argument("--epsilon", type=float, help="simulation: privacy level (> 0)")
+    parser.add_argument("--rng", type=int, help="simulation: seed of the noise")
+    parser.add_argument("--confidence", type=float, default=0.95, help="of the intervals")
+    parser.add_argument(
+        "--chunksize", type=count, default=1 << 20, help="reports read per chunk (memory bound)"
+    )
+    parser.add_argument("--save-reports", help="simulation: write the report table here")
+    parser.add_argument("--save-protocol", help="simulation: write its protocol file here")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _z(confidence: float) -> float:
+    from scipy.special import ndtri
+
+    from ldp._validation import check_scalar
+
+    level = check_scalar(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    return float(ndtri(0.5 + level / 2.0))
+
+
+def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
+    """Category codes of ``column``, the sorted categories and the number of missing rows."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    if column not in frame.columns:
+        names = ", ".join(map(str, frame.columns))
+        raise UserError(f"column {column!r} is not in {path} (columns: {names})")
+    values = frame[column]
+    missing = int(values.isna().sum())
+    values = values.dropna()
+    categories = list(pd.unique(values))
+    try:
+        categories.sort()
+    except TypeError:  # mixed kinds: order by their text
+        categories.sort(key=str)
+    if len(categories) < 2:
+        raise UserError(f"column {column!r} needs at least 2 distinct values")
+    codes = pd.Categorical(values, categories=categories).codes.astype(np.int64)
+    return codes, categories, missing
+
+
+def _frequency_rows(labels, estimate, half, truth=None) -> list[dict]:
+    return [
+        {
+            "category": label if isinstance(label, str) else jsonable(label),
+            "estimate": float(estimate[i]),
+            "half_width": float(half[i]),
+            **({"true": float(truth[i])} if truth is not None else {}),
+        }
+        for i, label in enumerate(labels)
+    ]
+
+
+def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
+    has_truth = bool(rows) and "true" in rows[0]
+    lines = [
+        f"  {'category':<24}{'estimate':>10}   {'+/- ' + f'{confidence:.0%}':<12}"
+        + ("true" if has_truth else "")
+    ]
+    for r in rows:
+        true = f"{r['true']:.4f}" if has_truth else ""
+        label = str(r["category"])[:23]
+        lines.append(f"  {label:<24}{r['estimate']:>10.4f}   {r['half_width']:<12.4f}{true}")
+    return lines
+
+
+def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    from ldp.protocol import load
+
+    for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
+        if getattr(args, name) is not None:
+            flag = "--" + name.replace("_", "-")
+            raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
+    z = _z(args.confidence)
+    protocol = load(args.protocol)
+    decoder = protocol.decoder
+    statistic = protocol.aggregate(path, chunksize=args.chunksize)
+    if statistic.n == 0:
+        raise UserError(f"{path} holds no reports")
+    data: dict = {
+        "source": path,
+        "protocol": protocol.fingerprint,
+        "mechanism": protocol.mechanism.key,
+        "epsilon": protocol.epsilon,
+        "n": statistic.n,
+        "confidence": args.confidence,
+    }
+    lines = [
+        f"{protocol.mechanism.key} (protocol {protocol.fingerprint}) on {path}",
+        row("reports", statistic.n),
+        row("epsilon (stated)", protocol.epsilon),
+    ]
+    if protocol.kind == "categorical":
+        estimate = decoder.estimate(statistic)
+        variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
+        half = z * np.sqrt(variance)
+        labels = protocol.labels if protocol.labels is not None else range(protocol.k)
+        rows = _frequency_rows(list(labels), estimate, half)
+        data["frequencies"] = rows
+        lines += _frequency_table(rows, args.confidence)
+    elif protocol.kind == "interval" and protocol.mechanism.domain.d == 1:
+        low, high = protocol.bounds
+        target = protocol.mechanism.domain
+        slope = (high - low) / (target.high - target.low)
+        unit = float(decoder.estimate(statistic))
+        mean = low + (unit - target.low) * slope
+        half = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
+        data["mean"] = {"estimate": mean, "half_width": half, "bounds": [low, high]}
+        lines.append(row("mean", mean))
+        lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half))
+    else:
+        raise UserError("estimating vector means from the command line is not supported")
+    return data, "\n".join(lines)
+
+
+def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.mechanisms import FREQUENCY_ORACLES
+
+    z = _z(args.confidence)
+    if args.column is None:
+        raise UserError("a data file needs --column (or give --protocol to decode reports)")
+    if args.mechanism is None or args.epsilon is None:
+        raise UserError("a simulation needs --mechanism and --epsilon")
+    if (args.save_reports is None) != (args.save_protocol is None):
+        raise UserError(
+            "--save-reports and --save-protocol go together: reports are only decoded with "
+            "their protocol"
+        )
+    codes, categories, missing = _read_column(args.data, args.column)
+    oracle = FREQUENCY_ORACLES[args.mechanism.upper()](len(categories), args.epsilon)
+    reports = oracle.privatize(codes, rng=args.rng)
+    truth = np.bincount(codes, minlength=len(categories)) / codes.size
+    if args.save_reports is not None:
+        from ldp.protocol import Protocol, write_reports
+
+        labels = [c if isinstance(c, (str, bool)) else jsonable(c) for c in categories]
+        protocol = Protocol.from_mechanism(oracle, labels=labels)
+        protocol.save(args.save_protocol)
+        write_reports(protocol, reports, args.save_reports)
+    counts = oracle.aggregate(reports)
+    estimate = oracle.estimate(counts)
+    half = z * np.sqrt(oracle.variance(counts.n, truth, convention="fixed"))
+    rows = _frequency_rows(categories, estimate, half, truth)
+    source = f"{args.data}, column {args.column} (simulated reports)"
+    data = {
+        "source": source,
+        "mechanism": repr(oracle),
+        "epsilon": oracle.epsilon,
+        "n": counts.n,
+        "missing": missing,
+        "confidence": args.confidence,
+        "frequencies": rows,
+    }
+    lines = [
+        f"{oracle!r} on {source}",
+        row("reports", counts.n) + (f" ({missing} missing values skipped)" if missing else ""),
+        row("epsilon (exact)", oracle.epsilon),
+        *_frequency_table(rows, args.confidence),
+    ]
+    error = np.abs(estimate - truth)
+    covered = int(np.sum(error <= half))
+    data["max_abs_error"] = float(error.max())
+    data["covered"] = covered
+    lines.append(row("max |estimate - true|", float(error.max())))
+    lines.append(row("true value inside the interval", f"{covered} of {len(categories)}"))
+    if args.save_reports is not None:
+        lines.append(f"  reports written to {args.save_reports}, protocol to {args.save_protocol}")
+    return data, "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> tuple[dict, str]:
+    if args.protocol is not None:
+        if args.data is not None and args.reports is not None:
+            raise UserError("give the reports file once (DATA or --reports)")
+        path = args.reports if args.reports is not None else args.data
+        if path is None:
+            raise UserError("--protocol needs the reports file to decode")
+        return _server(args, path)
+    if args.reports is not None:
+        raise UserError(
+            "reports are decoded with the protocol they were made under: pass --protocol FILE"
+        )
+    if args.data is None:
+        raise UserError("give --protocol FILE REPORTS, or a data file with --column to simulate")
+    return _simulate(args)

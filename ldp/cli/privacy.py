@@ -1,0 +1,162 @@
+"""``ldp report``: the privacy of a mechanism or a protocol file, computed from the mechanism."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+from ldp.channel import Channel
+from ldp.cli._common import UserError, count, number, row
+from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
+__all__ = ["MECHANISMS", "add_parser", "build_mechanism", "report", "run"]
+
+MECHANISMS = ("rr", "k-rr", "binary-erasure")
+#: Largest channel (k^2 m entries of work) whose contraction coefficients are reported.
+_CONTRACTION_WORK = 1 << 22
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "report",
+        help="privacy and contraction of a mechanism or a protocol file",
+        description="MECHANISM is rr, k-rr, binary-erasure, or the path of a protocol file "
+        "(its privacy is recomputed from its mechanism).",
+    )
+    parser.add_argument("mechanism", metavar="MECHANISM", help="rr, k-rr, binary-erasure or FILE")
+    parser.add_argument("--epsilon", type=float, help="privacy level (>= 0); a file states its own")
+    parser.add_argument("--k", type=count, default=2, help="alphabet size for k-rr")
+    parser.add_argument("--delta", type=float, default=0.0, help="binary-erasure delta")
+    parser.add_argument("--eta", type=float, default=None, help="binary-erasure eta-TV")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def build_mechanism(args: argparse.Namespace) -> Channel:
+    """The channel named on the command line (``mechanism``, ``epsilon``, ``k``, ...)."""
+    if args.mechanism == "rr":
+        return randomized_response(args.epsilon)
+    if args.mechanism == "k-rr":
+        return k_rr(args.k, args.epsilon)
+    return binary_erasure(args.epsilon, args.delta, args.eta)
+
+
+def report(channel: Channel, epsilon: float) -> dict:
+    """The numbers of ``ldp report`` as a dictionary.
+
+    Contraction coefficients are exact (computed from the matrix); each comes with the best
+    theorem bound that the channel's own epsilon, delta profile and eta-TV imply.
+
+    Parameters
+    ----------
+    channel : Channel
+        The mechanism.
+    epsilon : float
+        The level at which the delta profile is shown (with ``0`` and ``epsilon / 2``).
+
+    Returns
+    -------
+    dict
+        ``shape``, ``epsilon``, ``tv``, ``delta`` (level -> delta) and ``contraction``
+        (kind -> ``exact``, ``bound``, ``theorem``).
+
+    Examples
+    --------
+    >>> from ldp import k_rr
+    >>> from ldp.cli import report
+    >>> data = report(k_rr(4, 1.0), 1.0)
+    >>> round(data["contraction"]["kl"]["exact"], 6)
+    0.138861
+    """
+    levels = sorted({0.0, epsilon / 2.0, epsilon} - {math.inf})
+    contraction = {}
+    k, m = channel.shape
+    if k * k * m <= _CONTRACTION_WORK:
+        for kind in ("tv", "chi2", "kl", "hellinger", "hockey_stick"):
+            extra = {"gamma": math.exp(epsilon / 2.0)} if kind == "hockey_stick" else {}
+            label = f"hockey_stick(gamma=e^{epsilon / 2:g})" if extra else kind
+            bound = channel.contraction_bound(kind, **extra)
+            contraction[label] = {
+                "exact": float(channel.contraction(kind, **extra)),
+                "bound": float(bound),
+                "theorem": bound.theorem,
+            }
+    return {
+        "shape": list(channel.shape),
+        "epsilon": channel.epsilon,
+        "tv": channel.tv,
+        "delta": {f"{e:g}": channel.delta(e) for e in levels},
+        "contraction": contraction,
+    }
+
+
+def _table(title: str, data: dict) -> list[str]:
+    lines = [title]
+    lines.append(row("epsilon (tight, pure)", data["epsilon"]))
+    lines.append(row("eta-TV", data["tv"]))
+    for level, value in data["delta"].items():
+        lines.append(row(f"delta({level})", value))
+    if data["contraction"]:
+        lines.append(f"  {'contraction coefficient':<34}{'exact':<10}{'bound':<10}theorem")
+        for kind, value in data["contraction"].items():
+            lines.append(
+                f"    {kind:<32}{number(value['exact']):<10}{number(value['bound']):<10}"
+                f"{value['theorem']}"
+            )
+    return lines
+
+
+def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.protocol import load
+
+    for name in ("k", "delta", "eta"):
+        default = {"k": 2, "delta": 0.0, "eta": None}[name]
+        if getattr(args, name) != default:
+            raise UserError(f"--{name} describes a named mechanism; a protocol file states its own")
+    protocol = load(path)
+    level = protocol.epsilon if args.epsilon is None else args.epsilon
+    data: dict = {
+        "protocol": path,
+        "fingerprint": protocol.fingerprint,
+        "question": protocol.question,
+        "mechanism": protocol.mechanism.key,
+        "domain": protocol.describe_domain(),
+        "stated": {"epsilon": protocol.epsilon, "delta": protocol.delta, "tv": protocol.tv},
+    }
+    lines = [
+        f"protocol {protocol.fingerprint}: {protocol.mechanism.key} on "
+        f"{protocol.describe_domain()}",
+    ]
+    if protocol.question:
+        lines.append(row("question", protocol.question))
+    lines.append(row("stated epsilon (>= recomputed)", protocol.epsilon))
+    if protocol.delta:
+        lines.append(row("stated delta", protocol.delta))
+    channel = protocol.mechanism if isinstance(protocol.mechanism, Channel) else None
+    if channel is None:
+        try:
+            channel = protocol.mechanism.to_channel()
+        except (NotImplementedError, ValueError):
+            channel = None
+    if channel is not None:
+        data.update(report(channel, level))
+        lines += _table(f"  the channel ({channel.n_inputs} x {channel.n_outputs}):", data)[1:]
+    else:
+        data["epsilon"] = protocol.mechanism.epsilon
+        lines.append(row("epsilon (recomputed)", data["epsilon"]))
+    return data, "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> tuple[dict, str]:
+    if args.mechanism not in MECHANISMS:
+        if args.mechanism.endswith(".json") or os.path.isfile(args.mechanism):
+            return _protocol_report(args.mechanism, args)
+        raise UserError(
+            f"MECHANISM must be one of {', '.join(MECHANISMS)} or a protocol file, got "
+            f"{args.mechanism!r}"
+        )
+    if args.epsilon is None:
+        raise UserError(f"{args.mechanism} needs --epsilon")
+    data = report(build_mechanism(args), args.epsilon)
+    title = f"{args.mechanism}: {data['shape'][0]} inputs x {data['shape'][1]} outputs"
+    return data, "\n".join(_table(title, data))
