@@ -57,6 +57,7 @@ __all__ = [
 _BISECTION_STEPS = 200
 #: absolute rounding slack of ``1 - f(alpha)`` (a few ulps of 1)
 _ROUNDING = 4.0 * np.finfo(np.float64).eps
+_ULP = float(np.finfo(np.float64).eps)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -622,9 +623,10 @@ class GaussianTradeOff(TradeOffFunction):
 
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=np.float64)
-        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))
+        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))  # rounded up
         with np.errstate(over="ignore", invalid="ignore"):
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos  # reflection for eps < 0
+            # reflection for eps < 0: a sum of two non-negative terms, rounded up
+            neg = (-np.expm1(e) + np.exp(e) * pos) * (1.0 + 4.0 * _ULP)
         return np.where(e >= 0, pos, neg)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
