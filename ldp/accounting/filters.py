@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 _RTOL = 1e-12
+_EPS = float(np.finfo(np.float64).eps)
 
 
 class FilterHaltedError(RuntimeError):
@@ -103,7 +104,7 @@ class PrivacyFilter:
     def __init__(self, mu_budget: float, *, halt_on_refusal: bool = True) -> None:
         self.mu_budget = check_scalar(mu_budget, "mu_budget", low=0.0, allow_inf=True)
         self.halt_on_refusal = bool(halt_on_refusal)
-        self._spent = 0.0
+        self._spent = 0.0  # an upper bound on sum mu_i^2 (rounded up at every step)
         self.history: list[float] = []
         self.halted = False
 
@@ -111,25 +112,36 @@ class PrivacyFilter:
         """The GDP ``mu`` charged for ``mechanism`` (without recording it)."""
         return _mu_of(mechanism)
 
+    def _fits(self, mu: float) -> bool:
+        if mu == 0.0 or math.isinf(self.mu_budget):
+            return True
+        square = mu * mu
+        total = self._spent + square
+        budget = self.mu_budget**2
+        if total <= budget:
+            return True
+        # a request landing on the budget up to rounding is accepted (0.6 and 0.8 fill 1.0),
+        # but a request that is itself below the rounding slack never is: once the budget is
+        # spent, every positive request is refused
+        return square > _RTOL * budget and total <= budget * (1.0 + _RTOL)
+
     def would_accept(self, mechanism: object) -> bool:
         """Whether :meth:`request` would accept ``mechanism`` now."""
-        mu = _mu_of(mechanism)
-        if math.isinf(self.mu_budget):
-            return True
-        total = self._spent + mu * mu
-        return total <= self.mu_budget**2 * (1.0 + _RTOL)
+        return self._fits(_mu_of(mechanism))
 
     def request(self, mechanism: object) -> bool:
         """Accept and record ``mechanism`` if it fits the budget; otherwise refuse it.
 
         Returns ``True`` when accepted (the caller may run it), ``False`` when refused (the
-        caller must not run it).
+        caller must not run it). A mechanism with ``mu = 0`` (releasing nothing) always fits;
+        once the budget is spent every mechanism with ``mu > 0`` is refused.
         """
         if self.halted:
             raise FilterHaltedError("the filter has halted; no further mechanism may run")
         mu = _mu_of(mechanism)
-        if self.would_accept(mu):
-            self._spent += mu * mu
+        if self._fits(mu):
+            if mu > 0.0:
+                self._spent = (self._spent + mu * mu) * (1.0 + 2.0 * _EPS)
             self.history.append(mu)
             return True
         if self.halt_on_refusal:
@@ -138,8 +150,8 @@ class PrivacyFilter:
 
     @property
     def spent_mu(self) -> float:
-        """``sqrt(sum mu_i^2)`` of the accepted mechanisms."""
-        return math.sqrt(self._spent)
+        """``sqrt(sum mu_i^2)`` of the accepted mechanisms (rounded up)."""
+        return math.sqrt(self._spent) * (1.0 + _EPS)
 
     @property
     def remaining_mu(self) -> float:
@@ -149,8 +161,15 @@ class PrivacyFilter:
         return math.sqrt(max(0.0, self.mu_budget**2 - self._spent))
 
     def guarantee(self) -> GaussianTradeOff:
-        """The guarantee of everything released: ``G_{mu_budget}`` (valid under adaptivity)."""
-        return GaussianTradeOff(self.mu_budget)
+        """The guarantee of everything released: ``G_mu`` with ``mu = mu_budget``.
+
+        Valid under full adaptivity. When the accepted requests fill the budget up to
+        rounding (``0.6`` and ``0.8`` in ``1.0``), ``mu`` is their rounded-up total
+        ``sqrt(sum mu_i^2)`` if that is larger, so the guarantee always covers what ran.
+        """
+        if math.isinf(self.mu_budget):
+            return GaussianTradeOff(self.mu_budget)
+        return GaussianTradeOff(max(self.mu_budget, self.spent_mu if self._spent else 0.0))
 
     def __repr__(self) -> str:
         return (
