@@ -378,20 +378,27 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         with np.errstate(over="ignore", invalid="ignore"):
             for start in range(0, flat.size, step):
                 g = np.exp(flat[start : start + step])[:, None]
-                terms = np.where(self._a[None, :] > 0, c[None, :] - g * self._a[None, :], c)
+                ga = g * self._a[None, :]
+                # c - e^eps a, rounded up: exp within 2u, the product and the difference 1u
+                terms = np.where(
+                    self._a[None, :] > 0, (c[None, :] - ga) + _ULP * (c[None, :] + 2.0 * ga), c
+                )
                 result[start : start + step] = np.max(terms, axis=1)
         return np.clip(result, 0.0, 1.0).reshape(np.shape(epsilon))
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         c = 1.0 - self._b
         excess = c[None, :] - d.ravel()[:, None]
-        excess = np.where(excess > _ROUNDING, excess, 0.0)  # 1 - (1 - d) is not exactly d
+        # at alpha = 0 the vertex is the atom 1 - f(0) (delta at eps = inf), and 1 - (1 - d)
+        # is not exactly d: within 4 ulps the target is met there
+        at_zero = self._a[None, :] == 0
+        excess = np.where(at_zero & (excess <= _ROUNDING), 0.0, excess)
         with np.errstate(divide="ignore", invalid="ignore"):
-            levels = np.where(
-                excess > 0,
-                np.where(self._a[None, :] > 0, np.log(excess) - np.log(self._a[None, :]), np.inf),
-                -np.inf,
-            )
+            log_e = np.log(excess * (1.0 + 2.0 * _ULP))  # c - d rounded up
+            log_a = np.log(self._a[None, :])
+            # log(excess / alpha) rounded up: two logs within an ulp and a difference
+            level = (log_e - log_a) + _ULP * (np.abs(log_e) + np.abs(log_a) + 1.0)
+            levels = np.where(excess > 0, np.where(at_zero, np.inf, level), -np.inf)
         eps = np.maximum(np.max(levels, axis=1), 0.0)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
         eps[np.max(excess, axis=1) <= 0] = 0.0
@@ -434,16 +441,37 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         return f"<{type(self).__name__}{tag} with {len(self._a)} vertices>"
 
 
+def _outward_vertices(ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices ``(alpha, beta)`` of ``T(P, Q)`` from masses sorted by decreasing ``q/p``.
+
+    ``alpha_i`` is the forward cumulative sum of ``p`` and ``beta_i`` the backward sum of
+    the remaining ``q`` (not ``1 - cumsum(q)``, which loses the small tails), both divided
+    by their total; every interior vertex is then moved towards the origin by its rounding
+    bound (both coordinates down), so the curve lies below the exact one and its profile
+    ``1 - beta - e^eps alpha`` above. Works on the last axis (one row per ordered pair).
+    """
+    m = ps.shape[-1]
+    shape = (*ps.shape[:-1], 1)
+    alphas = np.concatenate((np.zeros(shape), np.cumsum(ps, axis=-1)), axis=-1)
+    tails = np.cumsum(qs[..., ::-1], axis=-1)[..., ::-1]
+    betas = np.concatenate((tails, np.zeros(shape)), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alphas = alphas / alphas[..., -1:]
+        betas = betas / betas[..., :1]
+    i = np.arange(m + 1)
+    alphas = alphas * (1.0 - (i + 3) * _ULP)
+    betas = betas * (1.0 - (m - i + 3) * _ULP)
+    alphas[..., -1], betas[..., 0] = 1.0, 1.0
+    return np.nan_to_num(alphas), np.clip(np.nan_to_num(betas), 0.0, 1.0)
+
+
 def _pair_vertices(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     used = (p > 0) | (q > 0)
     p, q = p[used], q[used]
     with np.errstate(divide="ignore"):
         score = np.log(q) - np.log(p)  # +inf where p = 0
     order = np.argsort(-score, kind="stable")
-    alphas = np.concatenate(([0.0], np.cumsum(p[order])))
-    betas = 1.0 - np.concatenate(([0.0], np.cumsum(q[order])))
-    alphas = alphas / alphas[-1]
-    return alphas, np.clip(betas, 0.0, 1.0)
+    return _outward_vertices(p[order], q[order])
 
 
 def tradeoff_from_pair(p: ArrayLike, q: ArrayLike) -> PiecewiseLinearTradeOff:
@@ -508,11 +536,9 @@ def tradeoff_from_channel(
     order = np.argsort(-score, axis=1, kind="stable")
     ps = np.take_along_axis(p, order, axis=1)
     qs = np.take_along_axis(q, order, axis=1)
-    alphas = np.concatenate((np.zeros((len(p), 1)), np.cumsum(ps, axis=1)), axis=1).ravel()
-    betas = 1.0 - np.concatenate((np.zeros((len(p), 1)), np.cumsum(qs, axis=1)), axis=1).ravel()
-    alphas = np.clip(alphas, 0.0, 1.0)
-    alphas = np.append(alphas, [0.0, 1.0])
-    betas = np.append(np.clip(betas, 0.0, 1.0), [1.0, 0.0])
+    alphas, betas = _outward_vertices(ps, qs)
+    alphas = np.append(alphas.ravel(), [0.0, 1.0])
+    betas = np.append(betas.ravel(), [1.0, 0.0])
     return PiecewiseLinearTradeOff._trusted(alphas, betas)
 
 
