@@ -1069,3 +1069,11 @@ class TestBadInput:
             ):
                 assert not math.isnan(b.value)
         assert fano(np.eye(3), separation=1.0, n=3, epsilon=1.0, information="kl-pairs").value == 0
+
+
+def test_ball_mean_with_a_subnormal_epsilon_is_silent():
+    """phi(eps) ~ 2e-311 made k / (50 n phi) overflow (a numpy warning, an error here)."""
+    from ldp import risk
+
+    bound = risk.ball_mean(1, 2.225073858507e-311, 0.0, d=16)
+    assert bound.value >= 0.0 and math.isfinite(bound.value)

@@ -365,7 +365,8 @@ def ball_mean(
         return best
     factor_n = priv.factor(n)
     ks = np.arange(16, dim + 1, dtype=np.float64)
-    omega = np.ones_like(ks) if factor_n == 0 else np.minimum(1.0, ks / (50.0 * n * factor_n))
+    with np.errstate(over="ignore"):  # a subnormal factor: ks / (50 n factor) is inf, omega 1
+        omega = np.ones_like(ks) if factor_n == 0 else np.minimum(1.0, ks / (50.0 * n * factor_n))
     bracket = np.maximum(0.0, 1.0 - 16.0 * (1.0 + n * omega * factor_n) * math.log(2.0) / ks)
     values = radius**2 * omega**2 / (4.0 * ks) * bracket
     i = int(np.argmax(values))
