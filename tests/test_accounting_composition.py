@@ -425,3 +425,64 @@ def test_near_lattice_channel_is_not_snapped_down():
         for eps in [0.0, 1.5, 3.0, 5.5]:
             exact = _same_input_delta_mpmath(ch.matrix, 3, eps)
             assert mpmath.mpf(c.delta(eps)) >= exact
+
+
+# ------------------------------------------------------------ trade-off curve of a PLD
+def test_tradeoff_of_a_fine_lattice_needs_linear_memory():
+    """compose(LaplaceTradeOff(3), 1).tradeoff asked for memory quadratic in the levels
+    (26.8 GiB at the default interval); here 6000 levels, 290 MB quadratic."""
+    import tracemalloc
+
+    c = compose(LaplaceTradeOff(3.0), 1, interval=1e-3)
+    tracemalloc.start()
+    f = c.tradeoff
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 30e6
+    x = np.linspace(0.0, 1.0, 2001)
+    exact = LaplaceTradeOff(3.0)(x)
+    assert np.all(f(x) <= exact + 1e-12)  # the rounded-up PLD gives a lower curve
+    assert np.max(exact - f(x)) < 2e-3
+    fine = compose(LaplaceTradeOff(3.0), 1).tradeoff  # the default interval, 60000 levels
+    assert np.all(fine(x) <= exact + 1e-12) and np.max(exact - fine(x)) < 2e-4
+
+
+def test_tradeoff_of_gaussian_and_rr_composition():
+    """G_1 (x) f_{1,0}: it raised MemoryError; its curve's profile is the composition's."""
+    c = compose([GaussianTradeOff(1.0), EpsDeltaTradeOff(1.0)])
+    f = c.tradeoff
+    eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
+    np.testing.assert_allclose(f.delta(eps), c.delta(eps), rtol=1e-9, atol=1e-12)
+    # the exact profile: mix the Gaussian profile over the loss +-1 of randomized response
+    e1 = math.exp(1.0)
+    exact = (e1 * GaussianTradeOff(1.0).delta(eps - 1.0) + GaussianTradeOff(1.0).delta(eps + 1.0)
+             ) / (1 + e1)  # fmt: skip
+    assert np.all(c.delta(eps) >= exact) and np.all(c.delta(eps) - exact < 1e-3)
+
+
+def test_tradeoff_of_a_same_input_composition_is_the_envelope_of_the_pairs():
+    ch = _random_channel(0, 3, 3)
+    c = compose(ch, 4)
+    assert len(c.plds) > 1 and c.pld is None
+    f = c.tradeoff
+    for eps in [0.0, 0.4, 1.0, 2.0, 3.0]:
+        # a valid curve: its profile bounds the exact one (the mirrored supporting lines
+        # of the symmetric family can make it tighter than the composition's own delta)
+        got = f.delta(eps)
+        assert mpmath.mpf(got) >= _same_input_delta_mpmath(ch.matrix, 4, eps)
+        assert abs(got - c.delta(eps)) < 4e-4  # 4 reports, losses rounded up by < 1e-4
+
+
+def test_envelope_matches_the_quadratic_evaluation(rng):
+    from ldp.accounting import get_tradeoff_from_profile
+
+    x = np.linspace(0.0, 1.0, 2001)
+    for _ in range(40):
+        size = int(rng.integers(1, 40))
+        eps = rng.uniform(0.0, 4.0, size=size)
+        deltas = rng.uniform(0.0, 1.0, size=size)
+        f = get_tradeoff_from_profile(eps, deltas)
+        slopes = np.concatenate((-np.exp(eps), -np.exp(-eps)))
+        intercepts = np.concatenate((1 - deltas, (1 - deltas) * np.exp(-eps)))
+        brute = np.clip(np.max(slopes[None, :] * x[:, None] + intercepts[None, :], axis=1), 0, 1)
+        np.testing.assert_allclose(f(x), brute, atol=1e-12)
