@@ -14,6 +14,7 @@ from ldp.accounting import (
     compose,
     edgeworth_cumulants,
     edgeworth_tradeoff_approx,
+    edgeworth_value_approx,
     laplace_cumulants,
     sg_cumulants,
     tradeoff_functionals,
@@ -105,3 +106,31 @@ def test_edgeworth_refuses_lattice_and_infinite_losses():
         edgeworth_tradeoff_approx([0, 1, 0, 0], [0, 1, 0, 0], degree=3)
     with pytest.raises(ValueError, match="n must be >= 1"):
         edgeworth_tradeoff_approx([0, 1, 0, 0], [0, 1, 0, 0], n=0)
+
+
+def test_edgeworth_warns_outside_its_reliable_range():
+    """q = 0.188, sigma = 1, T = 50 at delta = 1e-5: Edgeworth says 16.6, the certified
+    value is 9.53; it said so without a word."""
+    import warnings
+
+    from ldp.accounting import ApproximationWarning, PoissonSubsampledGaussian
+
+    sgd = PoissonSubsampledGaussian(0.188, 1.0, 50)
+    exact = sgd.epsilon(1e-5)
+    assert 9.5 < exact < 9.6
+    with pytest.warns(ApproximationWarning, match="reliable range"):
+        approx = sgd.epsilon_edgeworth_approx(1e-5)
+    assert approx > exact + 5.0
+    kp, kq = sg_cumulants(0.188, 1.0)
+    f = edgeworth_tradeoff_approx(kp, kq, 50)
+    assert f.approx and f.relative_correction.shape == f.vertices[0].shape
+    with pytest.warns(ApproximationWarning):
+        f.delta(8.0)
+    with pytest.warns(ApproximationWarning):
+        edgeworth_value_approx(kp, kq, 50, 1e-6)
+    # where the expansion holds it stays silent, and is close to the certified value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sgd.epsilon_edgeworth_approx(0.3) == pytest.approx(sgd.epsilon(0.3), rel=0.01)
+        edgeworth_value_approx(*laplace_cumulants(3 / math.sqrt(5)), 5, 0.1)
+        edgeworth_tradeoff_approx(*laplace_cumulants(3 / math.sqrt(10)), n=10).epsilon(0.3)

@@ -468,7 +468,11 @@ class PoissonSubsampledGaussian:
     def epsilon_edgeworth_approx(self, delta: ArrayLike) -> float | np.ndarray:
         """Degree-2 Edgeworth approximation of epsilon at ``delta`` (not a bound).
 
-        Zheng-Dong-Long-Su (2020); :meth:`epsilon` is the certified value.
+        Zheng-Dong-Long-Su (2020). Where the answer comes from tails the expansion cannot
+        follow (small deltas) it warns with
+        :class:`~ldp.accounting.ApproximationWarning`: at ``q = 0.188``, ``sigma = 1``,
+        ``T = 50``, ``delta = 1e-5`` it says 16.6 against a certified 9.53. :meth:`epsilon`
+        is the certified value, and cheap.
         """
         from ldp.accounting.approximations import edgeworth_tradeoff_approx, sg_cumulants
 
