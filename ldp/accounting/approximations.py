@@ -175,31 +175,164 @@ def _cumulants_from_moments(m: np.ndarray) -> np.ndarray:
     )
 
 
-def tradeoff_functionals(f: TradeOffFunction) -> dict:
-    """``kl``, ``kappa2``, ``kappa3``, ``kappa3_bar`` of a curve (seed 000 §3.2).
+def _gaussian_functionals(mu: float) -> dict:
+    """Closed forms for ``G_mu``.
 
-    Exact for piecewise-linear curves (sums over the linear pieces) and closed form for
-    ``G_mu``. ``f(0) < 1`` gives ``kl = inf`` (the CLTs do not apply).
+    Under ``U[0, 1]`` the log-slope ``log|G_mu'(U)| = mu Z - mu^2/2`` with ``Z`` standard
+    normal, i.e. ``L ~ N(-mu^2/2, mu^2)`` (Dong-Roth-Su (2022), §3.2 and Appendix D). So
+    ``kl = mu^2/2``, ``kappa2 = E L^2 = mu^2 + mu^4/4``, ``kappa3_bar = mu^3 E|Z|^3 =
+    2 sqrt(2/pi) mu^3`` and, adding the two one-sided third moments of ``N(m, s^2)``
+    (``E[X^3; X > 0] = s^3 [(r^3 + 3r) Phi(r) + (r^2 + 2) phi(r)]``, ``r = m/s``),
+    ``kappa3 = E|L|^3 = mu^3 [(a^3 + 3a) erf(a/sqrt 2) + 2 (a^2 + 2) phi(a)]`` with
+    ``a = mu/2`` (checked against numerical integration in mpmath in the tests).
+    """
+    if mu == 0.0:
+        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+    if math.isinf(mu):
+        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+    a = mu / 2.0
+    phi = math.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
+    return {
+        "kl": mu * mu / 2.0,
+        "kappa2": mu**2 + mu**4 / 4.0,
+        "kappa3": mu**3
+        * ((a**3 + 3.0 * a) * math.erf(a / math.sqrt(2.0)) + 2.0 * (a * a + 2.0) * phi),
+        "kappa3_bar": 2.0 * math.sqrt(2.0 / math.pi) * mu**3,
+    }
+
+
+def _quad(g, lo: float, hi: float, points=()) -> float:
+    from scipy.integrate import quad
+
+    inner = [p for p in points if lo < p < hi]
+    value, _ = quad(g, lo, hi, points=inner or None, epsabs=0.0, epsrel=1e-13, limit=200)
+    return float(value)
+
+
+def _laplace_functionals(theta: float) -> dict:
+    """``T(Lap(0,1), Lap(theta,1))``: the log-slope has the ``P``-law of ``|x| - |x - theta|``:
+    atoms ``-theta`` (mass 1/2) and ``+theta`` (``e^-theta/2``) and the density
+    ``e^{-(l + theta)/2} / 4`` on ``(-theta, theta)`` (Zheng-Dong-Long-Su (2020), §5);
+    ``kl`` and ``kappa2`` in closed form, the absolute third moments by quadrature."""
+    if theta == 0.0:
+        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+    if math.isinf(theta):
+        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+    e = math.exp(-theta)
+    kl = theta + math.expm1(-theta)  # KL(Lap(0,1) || Lap(theta,1)) = theta + e^-theta - 1
+    kappa2 = theta**2 - 2 * theta + 4 - (2 * theta + 4) * e
+
+    def expect(g, points=()) -> float:
+        density = lambda v: g(v) * math.exp(-(v + theta) / 2.0) / 4.0  # noqa: E731
+        return 0.5 * g(-theta) + 0.5 * e * g(theta) + _quad(density, -theta, theta, points)
+
+    return {
+        "kl": kl,
+        "kappa2": kappa2,
+        "kappa3": expect(lambda v: abs(v) ** 3, (0.0,)),
+        "kappa3_bar": expect(lambda v: abs(v + kl) ** 3, (-kl,)),
+    }
+
+
+def _subsampled_functionals(f) -> dict:
+    """``C_p(f)`` for ``f = G_mu`` or Laplace, by folding the curve at its slope -1 piece.
+
+    ``C_p(f)`` is ``f_p = p f + (1 - p) Id`` on ``[0, x*]`` (``x*`` the fixed point of
+    ``f``), slope -1 on ``[x*, y*]`` (``y* = f_p(x*)``) and ``f_p^{-1}`` beyond; with
+    ``l = log|f_p'|`` and the substitution ``alpha = f_p(t)`` on the last piece,
+    ``int_0^1 g(log|C_p'|) = int_0^{x*} [g(l) + |f_p'| g(-l)] dt + (y* - x*) g(0)``
+    (Dong-Roth-Su (2022), Lemma G.2; the slope -1 piece contributes nothing to ``kl``,
+    ``kappa2``, ``kappa3`` but ``(y* - x*) kl^3`` to ``kappa3_bar``, which the paper's §5.3
+    formula leaves out).
+    """
+    p = f.p
+    base = f.f
+    if p == 0.0:
+        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+    x_star = base.fixed_point()
+    y_star = p * x_star + (1.0 - p) * (1.0 - x_star)
+    if isinstance(base, GaussianTradeOff):
+        mu = base.mu
+        if mu == 0.0:
+            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        if math.isinf(mu):
+            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        root = math.sqrt(2.0 * math.pi)
+
+        def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
+            def integrand(z):
+                loss = math.log1p(p * math.expm1(mu * z - mu * mu / 2.0))
+                weight = math.exp(-0.5 * z * z) / root
+                mixed = p * math.exp(-0.5 * (z - mu) ** 2) / root + (1.0 - p) * weight
+                return g(loss) * weight + g(-loss) * mixed
+
+            return _quad(integrand, mu / 2.0, mu / 2.0 + 40.0 + mu)
+
+    elif isinstance(base, LaplaceTradeOff):
+        theta = base.mu
+        if theta == 0.0:
+            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        if math.isinf(theta):
+            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        edge = math.exp(-theta) / 2.0
+
+        def folded(g):  # |f'| = e^theta below e^-theta/2, then e^-theta / (4 alpha^2)
+            flat = math.log1p(p * math.expm1(theta))
+            head = edge * (g(flat) + math.exp(flat) * g(-flat))
+
+            def integrand(t):
+                slope = p * math.exp(-theta) / (4.0 * t * t) + 1.0 - p
+                loss = math.log(slope)
+                return g(loss) + slope * g(-loss)
+
+            return head + _quad(integrand, edge, x_star)
+
+    else:
+        raise TypeError(
+            "tradeoff_functionals knows subsampled Gaussian and Laplace curves, got C_p of "
+            f"{type(base).__name__}; pass a piecewise-linear curve instead"
+        )
+    segment = y_star - x_star
+    kl = folded(lambda v: -v)
+    return {
+        "kl": kl,
+        "kappa2": folded(lambda v: v * v),
+        "kappa3": folded(lambda v: abs(v) ** 3),
+        "kappa3_bar": folded(lambda v: abs(v + kl) ** 3) + segment * kl**3,
+    }
+
+
+def tradeoff_functionals(f: TradeOffFunction) -> dict:
+    """``kl``, ``kappa2``, ``kappa3``, ``kappa3_bar`` of a curve (Dong-Roth-Su (2022), §3.2).
+
+    ``kl = -int log|f'|``, ``kappa2 = int log^2|f'|``, ``kappa3 = int |log|f'||^3`` and
+    ``kappa3_bar = int |log|f'| + kl|^3`` over ``[0, 1]``. Exact for piecewise-linear curves
+    (sums over the linear pieces), closed forms for ``G_mu`` (all four) and
+    :class:`LaplaceTradeOff` (``kl``, ``kappa2``; quadrature for the third moments), and by
+    quadrature of the folded curve for :class:`SubsampledTradeOff` of either. ``f(0) < 1``
+    gives ``kl = inf`` (the CLTs do not apply). Other curves raise ``TypeError``.
 
     Examples
     --------
-    >>> from ldp.accounting import EpsDeltaTradeOff, tradeoff_functionals
+    >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, tradeoff_functionals
     >>> v = tradeoff_functionals(EpsDeltaTradeOff(0.9))
     >>> [round(v[k], 6) for k in ("kl", "kappa2", "kappa3", "kappa3_bar")]
     [0.379709, 0.81, 0.729, 0.705903]
+    >>> round(tradeoff_functionals(GaussianTradeOff(1.0))["kappa3"], 6)  # E|N(-1/2, 1)|^3
+    2.206547
     """
+    from ldp.accounting.subsampling import SubsampledTradeOff
+
     if isinstance(f, GaussianTradeOff):
-        mu = f.mu
-        return {
-            "kl": mu * mu / 2,
-            "kappa2": mu**2 + mu**4 / 4,
-            "kappa3": math.nan,
-            "kappa3_bar": 2 * math.sqrt(2 / math.pi) * mu**3,
-        }
+        return _gaussian_functionals(f.mu)
+    if isinstance(f, LaplaceTradeOff):
+        return _laplace_functionals(f.mu)
+    if isinstance(f, SubsampledTradeOff):
+        return _subsampled_functionals(f)
     if not isinstance(f, PiecewiseLinearTradeOff):
         raise TypeError(
-            f"tradeoff_functionals needs a piecewise-linear or Gaussian curve, got "
-            f"{type(f).__name__}"
+            "tradeoff_functionals needs a piecewise-linear, Gaussian, Laplace or subsampled "
+            f"Gaussian/Laplace curve, got {type(f).__name__}"
         )
     a, b = f.vertices
     if b[0] < 1.0:
@@ -229,7 +362,7 @@ def _functionals(items: Sequence[object]) -> list[dict]:
         if not isinstance(f, TradeOffFunction):
             raise TypeError(f"expected Channels or TradeOffFunctions, got {type(item).__name__}")
         if not f.is_symmetric:
-            raise ValueError("the CLT of seed 000 needs symmetric trade-off functions")
+            raise ValueError("the CLT of Dong-Roth-Su (2022) needs symmetric trade-off functions")
         v = tradeoff_functionals(f)
         if not math.isfinite(v["kl"]):
             raise ValueError(
