@@ -176,7 +176,7 @@ def test_gaussian_functionals_closed_form_vs_integration(mu):
     }
     for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
         assert math.isfinite(got[key])
-        assert got[key] == pytest.approx(float(ref[key]), rel=1e-12)
+        assert got[key] == pytest.approx(float(ref[key]), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("theta", [0.3, 1.0, 3.0])
@@ -194,7 +194,7 @@ def test_laplace_functionals_vs_integration(theta):
     kink = math.sqrt(math.exp(kl - theta) / 4)  # log|f'| = -kl there
     ref = _log_slope_integrals_mpmath(slope, [float(edge), 0.5, kink])
     for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
-        assert got[key] == pytest.approx(float(ref[key]), rel=1e-10)
+        assert got[key] == pytest.approx(float(ref[key]), rel=1e-10, abs=0)
     mu = clt_mu_approx([LaplaceTradeOff(theta)] * 10)  # usable by the CLTs now
     assert mu == pytest.approx(2 * 10 * kl / math.sqrt(10 * (got["kappa2"] - kl * kl)))
 
@@ -254,7 +254,7 @@ def test_subsampled_functionals_vs_integration(kind, param, p):
         "kappa3_bar": integral(lambda v: abs(v + kl) ** 3),
     }
     for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
-        assert got[key] == pytest.approx(ref[key], rel=1e-7)
+        assert got[key] == pytest.approx(ref[key], rel=1e-7, abs=0)
 
 
 def test_functionals_of_other_curves_raise_a_clear_type_error():
@@ -273,3 +273,28 @@ def test_functionals_of_other_curves_raise_a_clear_type_error():
         tradeoff_functionals(
             subsample_tradeoff(subsample_tradeoff(GaussianTradeOff(1.0), 0.5), 0.5)
         )
+
+
+@pytest.mark.parametrize("theta", [1e-9, 1e-4, 0.01, 0.5])
+def test_laplace_functionals_keep_precision_for_small_theta(theta):
+    """theta + e^-theta - 1 and E L^2 cancel for small theta (kappa2 came out negative)."""
+    mpmath.mp.dps = 50
+    t = mpmath.mpf(theta)
+    kl = t + mpmath.exp(-t) - 1
+    kappa2 = t**2 - 2 * t + 4 - (2 * t + 4) * mpmath.exp(-t)
+    got = tradeoff_functionals(LaplaceTradeOff(theta))
+    assert got["kl"] == pytest.approx(float(kl), rel=1e-12, abs=0)
+    assert got["kappa2"] == pytest.approx(float(kappa2), rel=1e-12, abs=0)
+
+
+def test_subsampled_gaussian_functionals_for_a_large_mu():
+    """C_p(G_30): exp(mu z) overflowed in the folded integrand."""
+    from ldp.accounting import subsample_tradeoff
+
+    whole = tradeoff_functionals(subsample_tradeoff(GaussianTradeOff(30.0), 1.0))
+    closed = tradeoff_functionals(GaussianTradeOff(30.0))
+    for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
+        assert whole[key] == pytest.approx(closed[key], rel=1e-9)
+    half = tradeoff_functionals(subsample_tradeoff(GaussianTradeOff(30.0), 0.5))
+    assert all(math.isfinite(v) and v > 0 for v in half.values())
+    assert half["kl"] < closed["kl"]

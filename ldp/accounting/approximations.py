@@ -219,8 +219,13 @@ def _laplace_functionals(theta: float) -> dict:
     if math.isinf(theta):
         return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
     e = math.exp(-theta)
-    kl = theta + math.expm1(-theta)  # KL(Lap(0,1) || Lap(theta,1)) = theta + e^-theta - 1
-    kappa2 = theta**2 - 2 * theta + 4 - (2 * theta + 4) * e
+    if theta < 0.5:  # both closed forms cancel for small theta: their Taylor series
+        powers = [(-theta) ** j / math.factorial(j) for j in range(2, 40)]
+        kl = math.fsum(powers)  # theta + e^-theta - 1
+        kappa2 = theta**2 + math.fsum((2 * j - 4) * v for j, v in enumerate(powers, 2) if j >= 3)
+    else:
+        kl = theta + math.expm1(-theta)  # KL(Lap(0,1) || Lap(theta,1))
+        kappa2 = theta**2 - 2 * theta + 4 - (2 * theta + 4) * e
 
     def expect(g, points=()) -> float:
         density = lambda v: g(v) * math.exp(-(v + theta) / 2.0) / 4.0  # noqa: E731
@@ -261,7 +266,11 @@ def _subsampled_functionals(f) -> dict:
 
         def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
             def integrand(z):
-                loss = math.log1p(p * math.expm1(mu * z - mu * mu / 2.0))
+                x = mu * z - mu * mu / 2.0
+                if x > 30.0:  # log(p e^x + 1 - p) without overflow
+                    loss = x + math.log(p + (1.0 - p) * math.exp(-x))
+                else:
+                    loss = math.log1p(p * math.expm1(x))
                 weight = math.exp(-0.5 * z * z) / root
                 mixed = p * math.exp(-0.5 * (z - mu) ** 2) / root + (1.0 - p) * weight
                 return g(loss) * weight + g(-loss) * mixed
