@@ -200,3 +200,15 @@ def test_poisson_sgd_bad_input():
         PoissonSubsampledGaussian(0.1, 0.0, 10)
     with pytest.raises(ValueError, match="steps"):
         PoissonSubsampledGaussian(0.1, 1.0, -1)
+
+
+def test_amplification_by_subsampling_is_rounded_up():
+    import mpmath
+
+    mpmath.mp.dps = 40
+    for eps in np.linspace(0.01, 10.0, 40):
+        for p in [0.01, 0.3, 0.9]:
+            e1, d1 = subsample_eps_delta(float(eps), 0.1, p)
+            exact = mpmath.log(1 + p * (mpmath.exp(mpmath.mpf(float(eps))) - 1))
+            assert mpmath.mpf(e1) >= exact and float((e1 - exact) / exact) < 1e-12
+            assert mpmath.mpf(d1) >= mpmath.mpf(p) * mpmath.mpf(0.1)

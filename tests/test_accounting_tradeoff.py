@@ -266,3 +266,26 @@ def test_channel_curve_vertices_are_rounded_outward():
             assert mpmath.mpf(f.delta(eps)) >= exact
             pair = tradeoff_from_pair(rows[0], rows[1])
             assert mpmath.mpf(pair.delta(eps)) >= _hockey_stick_mpmath(rows[0], rows[1], eps)
+
+
+def test_closed_forms_are_rounded_outward():
+    """mu of randomized response, the Laplace profile and its inverse: never on the wrong
+    side of the exact value (they were rounded to nearest: about half of them were low)."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    for eps in np.linspace(0.01, 20.0, 60):
+        mu = get_mu_from_tradeoff(EpsDeltaTradeOff(float(eps)))
+        big = mpmath.exp(mpmath.mpf(float(eps)))
+        exact = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + big) - 1)  # 2 Phi^-1(e/(1+e))
+        assert mpmath.mpf(mu) >= exact and float((mu - exact) / exact) < 1e-12
+    for theta in [0.5, 1.0, 3.0]:
+        f = LaplaceTradeOff(theta)
+        for eps in np.linspace(0.0, 0.9 * theta, 25):
+            exact = 1 - mpmath.exp((mpmath.mpf(float(eps)) - theta) / 2)
+            got = f.delta(float(eps))
+            assert mpmath.mpf(got) >= exact and float((got - exact) / exact) < 1e-12
+        for d in [0.5, 0.1, 1e-3, 1e-9]:
+            exact = theta + 2 * mpmath.log1p(-mpmath.mpf(d))
+            got = f.epsilon(d)
+            assert mpmath.mpf(got) >= exact and float((got - exact) / exact) < 1e-12

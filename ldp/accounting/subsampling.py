@@ -197,8 +197,10 @@ def subsample_eps_delta(epsilon: float, delta: float, p: float) -> tuple[float, 
     d = check_probability(delta, "delta")
     p = _check_p(p)
     if math.isinf(eps):
-        return (math.inf if p > 0 else 0.0), p * d
-    return math.log1p(p * math.expm1(eps)), p * d
+        return (math.inf if p > 0 else 0.0), min(1.0, p * d * (1.0 + 2.0 * _UNIT))
+    # rounded up: expm1, the product and log1p each within a few units of the last place
+    eps_p = math.log1p(p * math.expm1(eps)) * (1.0 + 8.0 * _UNIT)
+    return eps_p, min(1.0, p * d * (1.0 + 2.0 * _UNIT))
 
 
 def subsample_eps_delta_eta(
@@ -213,7 +215,7 @@ def subsample_eps_delta_eta(
     [0.158565, 0.001, 0.03]
     """
     eps1, d1 = subsample_eps_delta(epsilon, delta, p)
-    return eps1, d1, p * check_probability(eta, "eta")
+    return eps1, d1, min(1.0, p * check_probability(eta, "eta") * (1.0 + 2.0 * _UNIT))
 
 
 def drs_sgd_mu_clt_approx(sigma: float, p: float, steps: int) -> float:

@@ -736,14 +736,23 @@ class LaplaceTradeOff(TradeOffFunction):
         if math.isinf(self.mu):
             return np.where(np.isinf(e) & (e > 0), 1.0, 1.0)
         with np.errstate(over="ignore", invalid="ignore"):
-            pos = np.clip(-np.expm1((np.abs(e) - self.mu) / 2.0), 0.0, 1.0)
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos
+            a = np.abs(e)
+            pos = -np.expm1((a - self.mu) / 2.0)
+            # rounded up: expm1 within 2u, and |eps| - mu within u (|eps| + mu), which
+            # moves 1 - e^{x/2} by (1 - pos)/2 times that
+            pos = pos * (1.0 + 4.0 * _ULP) + (1.0 - pos) * _ULP * (a + self.mu)
+            pos = np.clip(np.where(a >= self.mu, 0.0, pos), 0.0, 1.0)
+            neg = (-np.expm1(e) + np.exp(e) * pos) * (1.0 + 4.0 * _ULP)
         return np.where(e >= 0, pos, neg)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            eps = np.maximum(self.mu + 2.0 * np.log1p(-d), 0.0)
-        return eps
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_term = 2.0 * np.log1p(-d)
+            eps = self.mu + log_term
+            # rounded up: log1p within 2u, the sum within u (mu + |log term|)
+            eps = eps + 4.0 * _ULP * (self.mu + np.abs(log_term))
+            eps = np.where(np.isfinite(eps), np.nextafter(np.maximum(eps, 0.0), np.inf), eps)
+        return np.where(d >= self._delta(np.zeros(1))[0], 0.0, np.maximum(eps, 0.0))
 
     def fixed_point(self) -> float:
         """``exp(-mu / 2) / 2``."""
@@ -885,4 +894,12 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
         return math.inf
     if not np.any(inner):
         return 0.0
-    return float(max(0.0, np.max(-ndtri(a[inner]) - ndtri(b[inner]))))
+    ai, bi = a[inner], b[inner]
+    za, zb = -ndtri(ai), -ndtri(bi)
+    # rounded up: ndtri within a few ulps, the sum one more, and an ulp of the vertex
+    # itself (the curve's vertices are rounded; d ndtri(a)/da = 1/phi(ndtri(a)))
+    root = math.sqrt(2.0 * math.pi)
+    with np.errstate(over="ignore"):
+        slope = root * (ai * np.exp(0.5 * za * za) + bi * np.exp(0.5 * zb * zb))
+    values = (za + zb) + 8.0 * _ULP * (np.abs(za) + np.abs(zb)) + 2.0 * _ULP * slope
+    return float(max(0.0, np.max(values)))
