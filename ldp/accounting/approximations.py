@@ -400,7 +400,7 @@ def clt_mu_approx(mechanisms: Sequence[object]) -> float:
 
 
 def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
-    """``(mu, gamma)`` of the Berry-Esseen sandwich of seed 000 §3.2 (constant 0.56).
+    """``(mu, gamma)`` of the Berry-Esseen sandwich of Dong-Roth-Su (2022), §3.2 (constant 0.56).
 
     The composition lies between ``G_mu(a + gamma) - gamma`` and ``G_mu(a - gamma) +
     gamma``; ``mu`` alone is only an approximation, and the sandwich is informative only
@@ -424,7 +424,9 @@ def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
 
 
 def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulants (1..4) of ``L = log(q/p)`` for ``Lap(0,1)`` vs ``Lap(theta,1)`` (seed 002 §5.3).
+    """Cumulants (1..4) of ``L = log(q/p)`` for ``Lap(0,1)`` vs ``Lap(theta,1)``.
+
+    Zheng-Dong-Long-Su (2020), §5.
 
     Returns ``(under P, under Q)``; ``kappa~_r = (-1)^r kappa_r``.
 
@@ -451,7 +453,7 @@ def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
 def sg_cumulants(q: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Cumulants of ``L = log(1 - q + q e^{mu x - mu^2/2})``, ``mu = 1/sigma``, by quadrature.
 
-    Under ``P = N(0,1)`` and ``Q = q N(mu,1) + (1-q) N(0,1)`` (seed 002 §5.3).
+    Under ``P = N(0,1)`` and ``Q = q N(mu,1) + (1-q) N(0,1)`` (Zheng-Dong-Long-Su (2020), §5).
 
     Examples
     --------

@@ -206,7 +206,7 @@ def subsample_eps_delta(epsilon: float, delta: float, p: float) -> tuple[float, 
 def subsample_eps_delta_eta(
     epsilon: float, delta: float, eta: float, p: float
 ) -> tuple[float, float, float]:
-    """Seed 001 Proposition 1: ``(log(1 + p(e^eps - 1)), p delta, p eta)``.
+    """Ghazi-Issa (2023), Proposition 1: ``(log(1 + p(e^eps - 1)), p delta, p eta)``.
 
     Examples
     --------

@@ -1,9 +1,10 @@
 r"""Trade-off functions (f-DP) as objects, and conversions to and from privacy profiles.
 
 A trade-off function :math:`f = T(P, Q)` maps a type I error :math:`\alpha` of a test of
-``P`` against ``Q`` to the smallest achievable type II error (seed 000, Def. 2.1). It is
-convex, continuous, non-increasing and :math:`f(\alpha) \le 1 - \alpha`; larger means more
-private. Its privacy profile is (seed 000 §1.6; seed 002 Lemma 5.1)
+``P`` against ``Q`` to the smallest achievable type II error (Dong-Roth-Su (2022),
+Definition 2.1). It is convex, continuous, non-increasing and
+:math:`f(\alpha) \le 1 - \alpha`; larger means more private. Its privacy profile is
+(Dong-Roth-Su (2022), §2.4; Zheng-Dong-Long-Su (2020), Lemma 5.1)
 
 .. math:: \delta_f(\varepsilon) = 1 + f^*(-e^\varepsilon)
           = \sup_{\alpha} \,[1 - f(\alpha) - e^\varepsilon \alpha]
@@ -141,10 +142,10 @@ def check_tradeoff(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Check that ``(alphas, values)`` are the vertices of a valid trade-off function.
 
-    Requirements (seed 000 §2.1 characterisation): ``alphas`` strictly increasing from 0 to
-    1, ``values`` in ``[0, 1]``, non-increasing, convex (slopes non-decreasing) and
-    ``values <= 1 - alphas``, each up to an absolute tolerance ``tol``. The piecewise-linear
-    interpolation is then continuous, so it is a trade-off function.
+    Requirements (the characterisation of Dong-Roth-Su (2022), §2.1): ``alphas`` strictly
+    increasing from 0 to 1, ``values`` in ``[0, 1]``, non-increasing, convex (slopes
+    non-decreasing) and ``values <= 1 - alphas``, each up to an absolute tolerance ``tol``.
+    The piecewise-linear interpolation is then continuous, so it is a trade-off function.
 
     Parameters
     ----------
@@ -244,7 +245,7 @@ class TradeOffFunction(abc.ABC):
         """The privacy profile ``delta(eps) = 1 + f*(-e^eps)`` (any real ``eps``, ``inf`` ok).
 
         For a symmetric ``f`` an ``f``-DP mechanism is ``(eps, delta(eps))``-DP for all
-        ``eps >= 0`` (seed 000 §2.4); negative levels matter only for asymmetric curves.
+        ``eps >= 0`` (Dong-Roth-Su (2022), §2.4); negative levels matter only for asymmetric curves.
         """
         e, scalar = as_levels(epsilon, "epsilon")
         return out(np.clip(self._delta(e), 0.0, 1.0), scalar)
@@ -512,7 +513,7 @@ def tradeoff_from_pair(p: ArrayLike, q: ArrayLike) -> PiecewiseLinearTradeOff:
     """The exact trade-off function ``T(P, Q)`` of two finite distributions.
 
     Outcomes are sorted by the likelihood ratio ``q / p`` (decreasing; ``p = 0`` first) and
-    the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; seed 000 §7
+    the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; Dong-Roth-Su (2022), §2.1
     item 4).
 
     Examples
@@ -578,7 +579,9 @@ def tradeoff_from_channel(
 
 # --------------------------------------------------------------------------- named curves
 class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
-    r"""``f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^{-eps}(1 - delta - a)}`` (seed 000 (5)).
+    r"""``f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^{-eps}(1 - delta - a)}``.
+
+    Dong-Roth-Su (2022), eq. (5).
 
     Examples
     --------
@@ -608,7 +611,7 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
 
 
 class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
-    r"""``f_{eps,delta,eta}``: (eps, delta)-DP and eta-TV (seed 001 Cor. 1, §1.6).
+    r"""``f_{eps,delta,eta}``: (eps, delta)-DP and eta-TV (Ghazi-Issa (2023), Corollary 1).
 
     ``f(t) = max{0, 1 - delta - e^eps t, e^{-eps}(1 - delta - t), 1 - eta - t}`` after the
     normalisation ``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max(eps, delta))``; it
@@ -655,7 +658,7 @@ class GaussianTradeOff(TradeOffFunction):
     r"""``G_mu(a) = Phi(Phi^{-1}(1 - a) - mu)``, the trade-off of ``N(0,1)`` vs ``N(mu,1)``.
 
     Evaluated as ``ndtr(ndtri(1 - a) - mu)`` with ``1 - a`` formed exactly for small ``a``
-    (seed 000 §7 item 1). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
+    (Dong-Roth-Su (2022), eq. (6)). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
 
     Examples
     --------
@@ -701,7 +704,7 @@ class GaussianTradeOff(TradeOffFunction):
 
 
 class LaplaceTradeOff(TradeOffFunction):
-    r"""``T(Lap(0, 1), Lap(mu, 1))`` (seed 000 Lemma A.6), symmetric and C^1.
+    r"""``T(Lap(0, 1), Lap(mu, 1))`` (Dong-Roth-Su (2022), Lemma A.6), symmetric and C^1.
 
     Profile (exact): ``delta(eps) = max(0, 1 - exp((eps - mu) / 2))`` for ``eps >= 0``.
 
@@ -766,11 +769,11 @@ class LaplaceTradeOff(TradeOffFunction):
 def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     """Symmetrise a trade-off function.
 
-    ``method="max"``: ``max{f, f^{-1}}`` (seed 000 §2.1): an ``f``-DP mechanism (both
+    ``method="max"``: ``max{f, f^{-1}}`` (Dong-Roth-Su (2022), §2.1): an ``f``-DP mechanism (both
     orders bounded by ``f``) is also ``max{f, f^{-1}}``-DP. ``method="convex_min"``:
     ``min{f, f^{-1}}**`` (the lower convex envelope), the symmetric guarantee implied by a
-    one-directional bound (seed 002 §2; seed 004 ``sym``). The two answer different
-    questions; the second is never larger.
+    one-directional bound (Zheng-Dong-Long-Su (2020), §2; Tran-Koskela-Räisä-Honkela
+    (2025), ``sym``). The two answer different questions; the second is never larger.
 
     Examples
     --------
@@ -840,8 +843,8 @@ def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> Piecewi
     """The trade-off function ``max_i f_{eps_i, delta_i}`` of a set of (eps, delta) pairs.
 
     A mechanism that is ``(eps_i, delta_i)``-DP for every ``i`` is exactly
-    ``max_i f_{eps_i,delta_i}``-DP (seed 000 Prop. 2.8); with a finite grid this is a valid
-    (conservative) curve, exact at the supporting lines.
+    ``max_i f_{eps_i,delta_i}``-DP (Dong-Roth-Su (2022), Proposition 2.8); with a finite grid
+    this is a valid (conservative) curve, exact at the supporting lines.
 
     Examples
     --------
