@@ -1,7 +1,9 @@
 """CLT / Berry-Esseen / Edgeworth approximations (seeds 000, 002; digest §5.6 oracles)."""
 
+import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -9,11 +11,13 @@ from ldp import randomized_response
 from ldp.accounting import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
+    LaplaceTradeOff,
     berry_esseen_approx,
     clt_mu_approx,
     compose,
     edgeworth_cumulants,
     edgeworth_tradeoff_approx,
+    edgeworth_value_approx,
     laplace_cumulants,
     sg_cumulants,
     tradeoff_functionals,
@@ -105,3 +109,192 @@ def test_edgeworth_refuses_lattice_and_infinite_losses():
         edgeworth_tradeoff_approx([0, 1, 0, 0], [0, 1, 0, 0], degree=3)
     with pytest.raises(ValueError, match="n must be >= 1"):
         edgeworth_tradeoff_approx([0, 1, 0, 0], [0, 1, 0, 0], n=0)
+
+
+def test_edgeworth_warns_outside_its_reliable_range():
+    """q = 0.188, sigma = 1, T = 50 at delta = 1e-5: Edgeworth says 16.6, the certified
+    value is 9.53; it said so without a word."""
+    import warnings
+
+    from ldp.accounting import ApproximationWarning, PoissonSubsampledGaussian
+
+    sgd = PoissonSubsampledGaussian(0.188, 1.0, 50)
+    exact = sgd.epsilon(1e-5)
+    assert 9.5 < exact < 9.6
+    with pytest.warns(ApproximationWarning, match="reliable range"):
+        approx = sgd.epsilon_edgeworth_approx(1e-5)
+    assert approx > exact + 5.0
+    kp, kq = sg_cumulants(0.188, 1.0)
+    f = edgeworth_tradeoff_approx(kp, kq, 50)
+    assert f.approx and f.relative_correction.shape == f.vertices[0].shape
+    with pytest.warns(ApproximationWarning):
+        f.delta(8.0)
+    with pytest.warns(ApproximationWarning):
+        edgeworth_value_approx(kp, kq, 50, 1e-6)
+    # where the expansion holds it stays silent, and is close to the certified value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sgd.epsilon_edgeworth_approx(0.3) == pytest.approx(sgd.epsilon(0.3), rel=0.01)
+        edgeworth_value_approx(*laplace_cumulants(3 / math.sqrt(5)), 5, 0.1)
+        edgeworth_tradeoff_approx(*laplace_cumulants(3 / math.sqrt(10)), n=10).epsilon(0.3)
+
+
+# ------------------------------------------------------------ functionals of smooth curves
+def _log_slope_integrals_mpmath(slope, breaks, dps=30):
+    """kl, kappa2, kappa3, kappa3_bar as integrals over [0, 1] of g(log|f'(x)|), directly
+    from the slope of the curve (tanh-sinh quadrature, breakpoints at the kinks)."""
+    mpmath.mp.dps = dps
+    pts = [mpmath.mpf(0), *[mpmath.mpf(b) for b in sorted(breaks)], mpmath.mpf(1)]
+    log_slope = lambda x: mpmath.log(slope(x))  # noqa: E731
+    kl = -mpmath.quad(log_slope, pts)
+    return {
+        "kl": kl,
+        "kappa2": mpmath.quad(lambda x: log_slope(x) ** 2, pts),
+        "kappa3": mpmath.quad(lambda x: abs(log_slope(x)) ** 3, pts),
+        "kappa3_bar": mpmath.quad(lambda x: abs(log_slope(x) + kl) ** 3, pts),
+    }
+
+
+@pytest.mark.parametrize("mu", [0.1, 0.5, 1.0, 2.5, 6.0])
+def test_gaussian_functionals_closed_form_vs_integration(mu):
+    """kappa3 of G_mu was NaN. Under U[0, 1], log|G_mu'| = mu Z - mu^2/2 ~ N(-mu^2/2, mu^2):
+    each functional is an integral against that normal density, done here in mpmath."""
+    got = tradeoff_functionals(GaussianTradeOff(mu))
+    mpmath.mp.dps = 40
+    m, s = -(mpmath.mpf(mu) ** 2) / 2, mpmath.mpf(mu)
+    pts = [-mpmath.inf, m - 10 * s, m, 0, m + 10 * s, mpmath.inf]
+
+    def integral(g):
+        return mpmath.quad(lambda x: g(x) * mpmath.npdf(x, m, s), sorted(pts))
+
+    kl = -integral(lambda x: x)
+    ref = {
+        "kl": kl,
+        "kappa2": integral(lambda x: x * x),
+        "kappa3": integral(lambda x: abs(x) ** 3),
+        "kappa3_bar": integral(lambda x: abs(x + kl) ** 3),
+    }
+    for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
+        assert math.isfinite(got[key])
+        assert got[key] == pytest.approx(float(ref[key]), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("theta", [0.3, 1.0, 3.0])
+def test_laplace_functionals_vs_integration(theta):
+    t = mpmath.mpf(theta)
+    edge = mpmath.exp(-t) / 2
+
+    def slope(x):  # Dong-Roth-Su (2022), Lemma A.6
+        if x < edge:
+            return mpmath.exp(t)
+        return mpmath.exp(-t) / (4 * x * x) if x <= 0.5 else mpmath.exp(-t)
+
+    got = tradeoff_functionals(LaplaceTradeOff(theta))
+    kl = float(t + mpmath.exp(-t) - 1)
+    kink = math.sqrt(math.exp(kl - theta) / 4)  # log|f'| = -kl there
+    ref = _log_slope_integrals_mpmath(slope, [float(edge), 0.5, kink])
+    for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
+        assert got[key] == pytest.approx(float(ref[key]), rel=1e-10, abs=0)
+    mu = clt_mu_approx([LaplaceTradeOff(theta)] * 10)  # usable by the CLTs now
+    assert mu == pytest.approx(2 * 10 * kl / math.sqrt(10 * (got["kappa2"] - kl * kl)))
+
+
+@pytest.mark.parametrize(("kind", "param", "p"), [("gauss", 1.5, 0.3), ("laplace", 1.5, 0.3)])
+def test_subsampled_functionals_vs_integration(kind, param, p):
+    """C_p of G_mu / Laplace: integrals of g(log|C_p'|) over the three pieces of the curve,
+    the last through f_p^{-1} found by root finding (no folding), in double precision."""
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+    from scipy.special import ndtr, ndtri
+
+    from ldp.accounting import subsample_tradeoff
+
+    if kind == "gauss":
+        base = GaussianTradeOff(param)
+        base_f = lambda x: ndtr(-ndtri(x) - param)  # noqa: E731
+        base_slope = lambda x: math.exp(-param * ndtri(x) - param**2 / 2)  # noqa: E731
+        x_star, kinks = float(ndtr(-param / 2)), []
+    else:
+        base = LaplaceTradeOff(param)
+        edge = math.exp(-param) / 2
+
+        def base_f(x):  # Dong-Roth-Su (2022), Lemma A.6
+            return 1 - x * math.exp(param) if x < edge else math.exp(-param) / (4 * x)
+
+        def base_slope(x):
+            return math.exp(param) if x < edge else math.exp(-param) / (4 * x * x)
+
+        x_star, kinks = math.exp(-param / 2) / 2, [edge]
+    f_p = lambda x: p * base_f(x) + (1 - p) * (1 - x)  # noqa: E731
+    fp_slope = lambda x: p * base_slope(x) + 1 - p  # noqa: E731
+    y_star = f_p(x_star)
+
+    def log_slope(x):
+        if x <= x_star:
+            return math.log(fp_slope(x))
+        if x <= y_star:
+            return 0.0
+        t = brentq(lambda s: f_p(s) - x, 0.0, x_star, xtol=1e-300, rtol=1e-15)
+        return -math.log(fp_slope(t))
+
+    cuts = sorted({0.0, *kinks, *(f_p(k) for k in kinks), x_star, y_star, 1.0})
+
+    def integral(g):
+        return sum(
+            quad(lambda x: g(log_slope(x)), lo, hi, epsabs=0, epsrel=1e-11, limit=200)[0]
+            for lo, hi in itertools.pairwise(cuts)
+        )
+
+    got = tradeoff_functionals(subsample_tradeoff(base, p))
+    kl = -integral(lambda v: v)
+    ref = {
+        "kl": kl,
+        "kappa2": integral(lambda v: v * v),
+        "kappa3": integral(lambda v: abs(v) ** 3),
+        "kappa3_bar": integral(lambda v: abs(v + kl) ** 3),
+    }
+    for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
+        assert got[key] == pytest.approx(ref[key], rel=1e-7, abs=0)
+
+
+def test_functionals_of_other_curves_raise_a_clear_type_error():
+    from ldp.accounting import TradeOffFunction, subsample_tradeoff
+
+    class Custom(TradeOffFunction):
+        def _evaluate(self, alpha):
+            return 1.0 - alpha
+
+        def _delta(self, epsilon):
+            return np.maximum(0.0, -np.expm1(epsilon))
+
+    with pytest.raises(TypeError, match="tradeoff_functionals needs"):
+        tradeoff_functionals(Custom())
+    with pytest.raises(TypeError, match="subsampled Gaussian and Laplace"):
+        tradeoff_functionals(
+            subsample_tradeoff(subsample_tradeoff(GaussianTradeOff(1.0), 0.5), 0.5)
+        )
+
+
+@pytest.mark.parametrize("theta", [1e-9, 1e-4, 0.01, 0.5])
+def test_laplace_functionals_keep_precision_for_small_theta(theta):
+    """theta + e^-theta - 1 and E L^2 cancel for small theta (kappa2 came out negative)."""
+    mpmath.mp.dps = 50
+    t = mpmath.mpf(theta)
+    kl = t + mpmath.exp(-t) - 1
+    kappa2 = t**2 - 2 * t + 4 - (2 * t + 4) * mpmath.exp(-t)
+    got = tradeoff_functionals(LaplaceTradeOff(theta))
+    assert got["kl"] == pytest.approx(float(kl), rel=1e-12, abs=0)
+    assert got["kappa2"] == pytest.approx(float(kappa2), rel=1e-12, abs=0)
+
+
+def test_subsampled_gaussian_functionals_for_a_large_mu():
+    """C_p(G_30): exp(mu z) overflowed in the folded integrand."""
+    from ldp.accounting import subsample_tradeoff
+
+    whole = tradeoff_functionals(subsample_tradeoff(GaussianTradeOff(30.0), 1.0))
+    closed = tradeoff_functionals(GaussianTradeOff(30.0))
+    for key in ("kl", "kappa2", "kappa3", "kappa3_bar"):
+        assert whole[key] == pytest.approx(closed[key], rel=1e-9)
+    half = tradeoff_functionals(subsample_tradeoff(GaussianTradeOff(30.0), 0.5))
+    assert all(math.isfinite(v) and v > 0 for v in half.values())
+    assert half["kl"] < closed["kl"]

@@ -27,7 +27,8 @@ def test_gdp_filter_accepts_until_budget():
     assert pf.halted
     with pytest.raises(FilterHaltedError):
         pf.request(0.0)
-    assert pf.guarantee().mu == 1.0
+    # 0.6^2 + 0.8^2 of the doubles 0.6 and 0.8 is 1 + 4e-17: the guarantee covers it
+    assert pf.guarantee().mu == pytest.approx(1.0, rel=1e-15) and pf.guarantee().mu >= 1.0
 
 
 def test_gdp_filter_skip_mode_and_channels():
@@ -159,3 +160,24 @@ def test_algorithm_2_bad_input():
         flt.step(0.01, 0.5)
     with pytest.raises(ValueError, match="budget"):
         ApproxGDPFilter(-1.0, "small_q", q_bar=0.01)
+
+
+def test_gdp_filter_refuses_every_positive_request_once_the_budget_is_spent():
+    for first in ([1.0], [0.6, 0.8]):
+        pf = PrivacyFilter(1.0, halt_on_refusal=False)
+        assert all(pf.request(mu) for mu in first)  # exactly the budget (up to rounding)
+        for mu in [1e-3, 1e-6, 1e-7, 1e-9, 1e-300, 5e-324]:
+            assert not pf.would_accept(mu)
+            assert not pf.request(mu)
+        assert pf.request(0.0)  # releasing nothing is free
+        # the guarantee covers what was accepted (sum of mu_i^2 with rounding, upwards)
+        spent = math.fsum(m * m for m in pf.history)
+        assert pf.guarantee().mu >= math.sqrt(spent) and pf.guarantee().mu >= 1.0
+        assert pf.guarantee().mu == pytest.approx(1.0, rel=1e-15)
+
+
+def test_gdp_filter_small_requests_fit_only_below_the_budget():
+    pf = PrivacyFilter(1.0, halt_on_refusal=False)
+    assert pf.request(math.sqrt(1.0 - 1e-9))
+    assert pf.request(1e-5)  # 1e-10 of the 1e-9 left
+    assert not pf.request(1e-4)  # 1e-8 does not fit

@@ -67,7 +67,9 @@ def test_no_nan_on_overflow_or_underflow():
     assert np.all(np.isfinite(grid)) and np.all((grid >= 0) & (grid <= 1))
     assert get_delta_from_gdp(np.inf, 3.0) == 1.0
     assert get_delta_from_gdp(0.0, 0.0) == 0.0
-    assert np.all(np.isfinite(get_epsilon_from_gdp(mus[:-1], 1e-300)))
+    eps_small = get_epsilon_from_gdp(mus[:-1], 1e-300)
+    assert not np.any(np.isnan(eps_small)) and np.all(np.isfinite(eps_small[:-1]))
+    assert np.isinf(eps_small[-1])  # mu^2 / 2 = 5e599 is beyond the doubles: inf bounds it
 
 
 def test_tv_and_edges():
@@ -128,3 +130,57 @@ def test_mu_from_huge_epsilon_and_shape_errors():
     assert get_delta_from_gdp(mu, 1e300) <= 0.5
     with pytest.raises(ValueError, match=r"epsilon .* and delta .* must broadcast"):
         get_mu_from_epsilon_delta(np.ones(3), np.full(2, 0.1))
+
+
+# ------------------------------------------------------------------ precision and rounding
+SMALL_MU = [1e-12, 3.7e-10, 1e-9, 2e-7, 1e-6, 1e-5, 1e-3]
+
+
+@pytest.mark.parametrize("mu", SMALL_MU)
+@pytest.mark.parametrize("ratio", [0.0, 0.2, 1.0, 3.0, 10.0])
+def test_small_mu_delta_is_precise_and_never_below_the_truth(mu, ratio):
+    """delta_mu(eps) for tiny mu is a difference of two numbers near 1/2: no cancellation."""
+    from ldp.accounting import GaussianTradeOff
+
+    eps = ratio * mu
+    exact = _delta_mpmath(mu, eps)
+    for got in (get_delta_from_gdp(mu, eps), GaussianTradeOff(mu).delta(eps)):
+        assert mpmath.mpf(got) >= exact  # rounded outward
+        assert float((got - exact) / exact) < 1e-12
+
+
+@pytest.mark.parametrize("mu", SMALL_MU)
+def test_small_mu_tv_is_precise_and_never_below_the_truth(mu):
+    mpmath.mp.dps = 60
+    exact = mpmath.erf(mpmath.mpf(mu) / (2 * mpmath.sqrt(2)))  # 2 Phi(mu/2) - 1
+    got = get_tv_from_gdp(mu)
+    assert mpmath.mpf(got) >= exact
+    assert float((got - exact) / exact) < 1e-12
+
+
+@pytest.mark.parametrize("mu", [1e-9, 1e-6, 1e-3])
+def test_small_mu_epsilon_is_an_upper_bound(mu):
+    for delta in [0.1 * mu, 1e-3 * mu]:
+        eps = get_epsilon_from_gdp(mu, delta)
+        assert _delta_mpmath(mu, eps) <= delta
+        assert _delta_mpmath(mu, eps * (1 - 1e-9)) > delta  # and not loose
+
+
+def _t_profile_mpmath(mu, t):
+    """delta_mu at eps = mu t + mu^2/2, i.e. Phi(-t) - e^{mu t + mu^2/2} Phi(-t - mu)."""
+    mpmath.mp.dps = 60
+    mu, t = mpmath.mpf(mu), mpmath.mpf(t)
+    return mpmath.ncdf(-t) - mpmath.exp(mu * t + mu * mu / 2) * mpmath.ncdf(-t - mu)
+
+
+@pytest.mark.parametrize("mu", [1e9, 3e12, 1e20])
+def test_huge_mu_epsilon_is_an_upper_bound(mu):
+    """eps ~ mu^2/2: the profile must be evaluated in t = eps/mu - mu/2, not in eps."""
+    target = 1e-5
+    eps = get_epsilon_from_gdp(mu, target)
+    mpmath.mp.dps = 60
+    t_of = lambda e: mpmath.mpf(e) / mpmath.mpf(mu) - mpmath.mpf(mu) / 2  # noqa: E731
+    assert _t_profile_mpmath(mu, t_of(eps)) <= target
+    t_true = mpmath.findroot(lambda t: _t_profile_mpmath(mu, t) - target, 4.26)
+    eps_true = mpmath.mpf(mu) * t_true + mpmath.mpf(mu) ** 2 / 2
+    assert float((eps - eps_true) / eps_true) < 1e-12

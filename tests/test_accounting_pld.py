@@ -125,3 +125,65 @@ def test_dp_accounting_interop_agrees():
     assert native.self_compose(10).get_delta_for_epsilon(3.0) == pytest.approx(
         mine.delta(3.0), abs=1e-9
     )
+
+
+# ------------------------------------------------------------- rounding only upwards
+def _pair_with_losses(l1, l2):
+    """Two-outcome pair (p, q) with log(p/q) = (l1, l2): p2 = (1 - e^-l1)/(e^-l2 - e^-l1)."""
+    p2 = -math.expm1(-l1) / (math.exp(-l2) - math.exp(-l1))
+    p = np.array([1.0 - p2, p2])
+    return p, p * np.exp(-np.array([l1, l2]))
+
+
+def _hockey_stick_mpmath(p, q, n, eps):
+    """E_{e^eps}(P^n || Q^n) of the float pair (normalised exactly), at 60 digits."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    p = [mpmath.mpf(float(v)) for v in p]
+    q = [mpmath.mpf(float(v)) for v in q]
+    sp, sq = sum(p), sum(q)
+    p, q = [v / sp for v in p], [v / sq for v in q]
+    gamma = mpmath.exp(mpmath.mpf(eps))
+    total = mpmath.mpf(0)
+    for k in range(n + 1):  # two outcomes: the binomial over the count of outcome 0
+        a = mpmath.binomial(n, k) * p[0] ** k * p[1] ** (n - k)
+        b = mpmath.binomial(n, k) * q[0] ** k * q[1] ** (n - k)
+        total += max(a - gamma * b, 0)
+    return total
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_losses_near_a_lattice_are_not_snapped_down(n):
+    """log-ratios 2 + 1.5e-9 and -1 are not 2 and -1: rounding goes up only."""
+    import mpmath
+
+    p, q = _pair_with_losses(2 + 1.5e-9, -1.0)
+    assert np.log(p / q)[0] - 2.0 == pytest.approx(1.5e-9, rel=1e-6)
+    pld = PrivacyLossDistribution.from_pair(p, q).self_compose(n)
+    assert not pld.exact
+    for eps in [0.0, 0.5, 1.5, 2.0 * n - 0.5, 2.0 * n - 1e-3]:
+        exact = _hockey_stick_mpmath(p, q, n, eps)
+        got = pld.delta(eps)
+        assert mpmath.mpf(got) >= exact
+        assert got - float(exact) <= n * 1e-4
+
+
+def test_a_commensurate_pair_rounds_its_float_losses_up():
+    """RR at eps = 16: the computed loss sits a few ulps from the exact log-ratio; the
+    profile just below the top loss must still be an upper bound (it was a relative 6e-8
+    low there when the loss was snapped down onto the lattice)."""
+    import mpmath
+
+    e = math.exp(16.0)
+    p, q = np.array([e / (1 + e), 1 / (1 + e)]), np.array([1 / (1 + e), e / (1 + e)])
+    for n in [1, 2, 3]:
+        pld = PrivacyLossDistribution.from_pair(p, q).self_compose(n)
+        assert pld.exact
+        top = float(mpmath.log(mpmath.mpf(p[0]) / mpmath.mpf(q[0])))
+        # 1e-6 below the top loss an ulp of the loss is a relative 1e-9 of delta
+        for eps, rel in [(n * top - 1e-6, 1e-7), (n * top - 1e-3, 1e-10), (0.5, 1e-12)]:
+            exact = _hockey_stick_mpmath(p, q, n, eps)
+            got = pld.delta(eps)
+            assert mpmath.mpf(got) >= exact
+            assert float((got - exact) / exact) < rel

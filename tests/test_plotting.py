@@ -195,3 +195,17 @@ def test_progress_is_a_bool_and_changes_nothing(capsys):
     assert np.array_equal(quiet.lower, loud.lower)
     with pytest.raises(TypeError, match="progress"):
         ContractionDisplay.from_family("rr", [1.0, 2.0], progress="yes")
+
+
+def test_tradeoff_display_of_fine_lattice_compositions():
+    """from_composition on a Laplace and a Gaussian + RR composition (quadratic memory before)."""
+    from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, LaplaceTradeOff, compose
+    from ldp.plotting import TradeOffDisplay
+
+    display = TradeOffDisplay.from_composition(
+        {
+            "Laplace": compose(LaplaceTradeOff(3.0), 1),
+            "G + RR": compose([GaussianTradeOff(1.0), EpsDeltaTradeOff(1.0)]),
+        }
+    )
+    assert len(display.curves) == 2

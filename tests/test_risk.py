@@ -1071,3 +1071,40 @@ class TestBadInput:
             ):
                 assert not math.isnan(b.value)
         assert fano(np.eye(3), separation=1.0, n=3, epsilon=1.0, information="kl-pairs").value == 0
+
+
+def test_ball_mean_with_a_subnormal_epsilon_is_silent():
+    """phi(eps) ~ 2e-311 made k / (50 n phi) overflow (a numpy warning, an error here)."""
+    from ldp import risk
+
+    bound = risk.ball_mean(1, 2.225073858507e-311, 0.0, d=16)
+    assert bound.value >= 0.0 and math.isfinite(bound.value)
+
+
+def test_bernoulli_mean_rate_names_the_factor_its_value_uses():
+    """The tanh routes' values follow tanh^2(eps/2); the rate said phi(eps, delta)."""
+    from scipy.optimize import minimize_scalar
+
+    from ldp.risk import bernoulli_mean
+
+    for n, eps in [(1000, 0.5), (10**6, 0.1), (1000, 3.0)]:
+        b = bernoulli_mean(n, eps)
+        assert b.route.endswith("-tanh")
+        assert "tanh^2(eps/2)" in b.rate and "phi" not in b.rate
+        assert b.factor == pytest.approx(math.tanh(eps / 2) ** 2)
+
+    # the constants of the rates, derived independently: with u = n f s^2 the KL route's
+    # TV is 2 sqrt(u) and the Hellinger route's sqrt(2 (1 - e^{-2u})); maximise u (1 - TV)
+    def best(g, top):
+        return -minimize_scalar(lambda u: -g(u), bounds=(0, top), method="bounded").fun
+
+    kl_c = best(lambda u: u * (1 - 2 * math.sqrt(u)), 0.25)
+    h_c = best(lambda u: u * (1 - math.sqrt(2 * -math.expm1(-2 * u))), 0.5)
+    n, eps = 10**8, 0.5
+    t2 = math.tanh(eps / 2) ** 2
+    for method, const, text in [("kl-tanh", kl_c, "27 n"), ("hellinger-tanh", h_c, "23.7 n")]:
+        b = bernoulli_mean(n, eps, method=method)
+        assert b.value * n * t2 == pytest.approx(const, rel=1e-3)
+        assert text in b.rate and "tanh^2(eps/2)" in b.rate
+    b = bernoulli_mean(n, eps, 1e-9, method="hellinger")
+    assert "23.7 n phi(eps, delta)" in b.rate

@@ -1,10 +1,15 @@
 """Privacy accounting for repeated reports: f-DP, GDP, composition, subsampling, filters.
 
-Every number reported here is an upper bound on the privacy loss that holds, unless its
-name and docstring say ``approx`` (CLT, Edgeworth, the approximate GDP filter).
+Every number reported here is an upper bound on the privacy loss that holds, rounded
+outward (floating point included), unless its name and docstring say ``approx`` (CLT,
+Edgeworth, the approximate GDP filter); the Edgeworth approximations warn with
+:class:`ApproximationWarning` outside the range where they can be trusted.
 """
 
 from ldp.accounting.approximations import (
+    EDGEWORTH_RELIABLE,
+    ApproximationWarning,
+    EdgeworthTradeOff,
     berry_esseen_approx,
     clt_mu_approx,
     edgeworth_cumulants,
@@ -61,8 +66,11 @@ from ldp.accounting.tradeoff import (
 )
 
 __all__ = [
+    "EDGEWORTH_RELIABLE",
     "ApproxGDPFilter",
+    "ApproximationWarning",
     "Composition",
+    "EdgeworthTradeOff",
     "EpsDeltaEtaComposition",
     "EpsDeltaEtaTradeOff",
     "EpsDeltaTradeOff",

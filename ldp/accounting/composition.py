@@ -1,20 +1,30 @@
-r"""Composition of repeated reports: exact for finite channels and GDP, seed 001 Theorem 2.
+r"""Composition of repeated reports: same-input and adaptive, exact where it can be.
 
-* :func:`compose` (``compose(mechanisms)`` or ``compose(mechanism, n)``) returns a
-  :class:`Composition` with ``delta(epsilon)``, ``epsilon(delta)``, ``tv`` and ``tradeoff``.
-  Gaussian curves compose exactly to ``G_{sqrt(sum mu_i^2)}`` (seed 000 Cor. 3.3); finite
-  channels and piecewise-linear curves through their privacy-loss distributions
-  (:mod:`ldp.accounting.pld`), exactly when the log-ratios are commensurate and as an
-  upper bound (losses rounded up) otherwise. Every value is an upper bound that holds.
+* :func:`compose` returns a :class:`Composition` with ``delta(epsilon)``,
+  ``epsilon(delta)``, ``tv`` and ``tradeoff``; its ``kind`` says what was composed:
+
+  - ``"same-input"``: ``compose(channel, n)`` for one finite :class:`~ldp.Channel` is a
+    client answering the same question ``n`` times from the same input. The exact privacy
+    is the maximum over ordered input pairs ``(x, x')`` of the profile of the product pair
+    ``(K_x^n, K_{x'}^n)``; each pair is composed through its privacy-loss distribution
+    (:mod:`ldp.accounting.pld`), exactly when its log-ratios are commensurate and with
+    losses rounded up otherwise;
+  - ``"adaptive"``: ``compose(channel, n, adaptive=True)``, and every composition of
+    trade-off curves or of a list of mechanisms. A channel then enters through its
+    worst-case trade-off curve (the greatest lower bound over ordered input pairs,
+    :func:`~ldp.accounting.tradeoff.tradeoff_from_channel`); by the composition theorem
+    (Dong-Roth-Su (2022), Theorem 3.2) the result bounds every adaptive sequence of reports,
+    even one whose input pair changes between reports. It equals the same-input value when
+    one input pair attains the curve (randomized response, k-RR, the erasure mechanisms)
+    and is larger otherwise. Trade-off curves are guarantees about every input pair, so
+    their compositions are adaptive by nature. Gaussian curves compose exactly to
+    ``G_{sqrt(sum mu_i^2)}`` (Dong-Roth-Su (2022), Corollary 3.3).
+
+  Every value is an upper bound that holds, floating point included (see
+  :mod:`ldp.accounting.pld`).
 * :func:`compose_eps_delta_eta` is the exact k-fold composition of (eps, delta)-DP,
-  eta-TV mechanisms (seed 001 Theorem 2), computed in log space as the digest's §2.3
-  recommends (the literal double sum overflows), with the heterogeneous extension (§2.6).
-
-A channel enters through its worst-case trade-off curve (the greatest lower bound over
-ordered input pairs, :func:`~ldp.accounting.tradeoff.tradeoff_from_channel`). By the
-composition theorem (seed 000 Thm 3.2) the result bounds every adaptive sequence of reports,
-even if the user's input changes between reports; it is tight when one input pair attains
-the curve (randomized response, k-RR, the erasure mechanisms).
+  eta-TV mechanisms (Ghazi-Issa (2023), Theorem 2), computed in log space (the literal
+  double sum overflows), with the heterogeneous extension.
 """
 
 from __future__ import annotations
@@ -29,7 +39,12 @@ from scipy.special import gammaln
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability
 from ldp.accounting._common import as_levels, out
-from ldp.accounting.pld import PrivacyLossDistribution, _find_lattice
+from ldp.accounting.pld import (
+    DEFAULT_INTERVAL,
+    PrivacyLossDistribution,
+    _find_lattice,
+    _loss_slack,
+)
 from ldp.accounting.tradeoff import (
     EpsDeltaEtaTradeOff,
     GaussianTradeOff,
@@ -46,6 +61,8 @@ __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delt
 
 #: Lattice size above which an exact composition switches to pessimistic tail truncation.
 _EXACT_LIMIT = 1 << 22
+_UNIT = float(np.finfo(np.float64).eps) / 2.0
+KINDS = ("same-input", "adaptive")
 
 
 class Composition:
@@ -53,21 +70,33 @@ class Composition:
 
     Attributes
     ----------
+    kind : {"same-input", "adaptive"}
+        What was composed: ``"same-input"`` is one channel answering the same question
+        ``n`` times from one input (the maximum over ordered input pairs of the exact pair
+        composition); ``"adaptive"`` is the worst case over adaptive sequences (a different
+        input pair may be chosen at every report; trade-off curves, GDP, lists of
+        mechanisms).
     exact : bool
-        ``True`` when the numbers are exact (up to floating-point allowances, which are
-        added); ``False`` when they are upper bounds from pessimistic rounding.
+        ``True`` when the numbers are exact up to floating-point allowances (which are
+        added, so they are still upper bounds); ``False`` when they are upper bounds from
+        pessimistic rounding of the losses.
+    plds : tuple of PrivacyLossDistribution
+        The composed privacy-loss distributions: one per distinct ordered input pair
+        (same-input), or one (adaptive); empty for pure GDP compositions.
     pld : PrivacyLossDistribution or None
-        The composed privacy-loss distribution (``None`` for pure GDP compositions).
+        The composed privacy-loss distribution when there is exactly one.
     mu : float or None
-        The exact GDP parameter when every part was Gaussian.
+        The GDP parameter (rounded up) when every part was Gaussian.
+    description : str
+        A sentence saying what was computed.
 
     Examples
     --------
     >>> from ldp import randomized_response
     >>> from ldp.accounting import compose
     >>> c = compose(randomized_response(1.0), 10)
-    >>> round(c.delta(3.0), 8), round(c.tv, 8), c.exact
-    (0.6198918, 0.86959746, True)
+    >>> round(c.delta(3.0), 8), round(c.tv, 8), c.exact, c.kind
+    (0.6198918, 0.86959746, True, 'same-input')
     """
 
     def __init__(
@@ -77,26 +106,42 @@ class Composition:
         *,
         exact: bool,
         description: str = "",
+        kind: str = "adaptive",
+        plds: Sequence[PrivacyLossDistribution] | None = None,
     ) -> None:
-        if (pld is None) == (mu is None):
-            raise ValueError("give exactly one of pld and mu")
-        self.pld = pld
+        if pld is not None and plds is not None:
+            raise ValueError("give pld or plds, not both")
+        parts = tuple(plds) if plds is not None else (() if pld is None else (pld,))
+        if (not parts) == (mu is None):
+            raise ValueError("give exactly one of pld (or plds) and mu")
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        self.plds = parts
+        self.pld = parts[0] if len(parts) == 1 else None
         self.mu = mu
         self.exact = bool(exact)
         self.description = description
+        self.kind = kind
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
         """Tight (exact) or upper-bound delta at level(s) ``epsilon >= 0``."""
         e, scalar = as_levels(epsilon, "epsilon", low=0.0)
         if self.mu is not None:
             return GaussianTradeOff(self.mu).delta(epsilon)
-        return out(self.pld._delta(e), scalar)
+        value = self.plds[0]._delta(e)
+        for pld in self.plds[1:]:
+            value = np.maximum(value, pld._delta(e))
+        return out(value, scalar)
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
         """Smallest ``epsilon >= 0`` whose (upper-bound) delta is at most ``delta``."""
         if self.mu is not None:
             return GaussianTradeOff(self.mu).epsilon(delta)
-        return self.pld.epsilon(delta)
+        d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
+        value = self.plds[0]._epsilon(d)
+        for pld in self.plds[1:]:  # each profile is non-increasing: the largest eps works
+            value = np.maximum(value, pld._epsilon(d))
+        return out(value, scalar)
 
     @property
     def tv(self) -> float:
@@ -107,21 +152,61 @@ class Composition:
     def tradeoff(self) -> TradeOffFunction:
         """A trade-off curve that the composition satisfies (tight when ``exact``).
 
-        For a PLD it is ``max_j f_{eps_j, delta(eps_j)}`` over the lattice levels
-        ``eps_j >= 0``: the profile is linear in ``e^eps`` between them, so these
-        supporting lines determine the curve (seed 000 Prop. 2.8).
+        It is ``max_j f_{eps_j, delta(eps_j)}`` (Dong-Roth-Su (2022), Proposition 2.8) over
+        the levels ``eps_j >= 0`` where the profile bends: the lattice levels of every
+        privacy-loss distribution (the profile of one is linear in ``e^eps`` between them)
+        and, for several input pairs, the crossings of their profiles. Built as an upper
+        envelope of lines in ``O(N log N)`` time and ``O(N)`` memory for ``N`` levels.
         """
         if self.mu is not None:
             return GaussianTradeOff(self.mu)
-        levels, _ = self.pld._lattice()
-        levels = np.append(levels[levels >= 0], 0.0)
-        return get_tradeoff_from_profile(levels, self.pld._delta(levels))
+        levels = np.unique(
+            np.concatenate([[0.0]] + [pld._lattice()[0] + pld.shift for pld in self.plds])
+        )
+        levels = levels[levels >= 0.0]
+        if len(self.plds) > 1:
+            levels = np.union1d(levels, self._crossings(levels))
+        return get_tradeoff_from_profile(levels, self.delta(levels))
+
+    def _crossings(self, levels: np.ndarray) -> np.ndarray:
+        """Where the winning pair changes between two levels, the crossing of the two
+        winners' profiles (each linear in ``e^eps`` there)."""
+        best = np.full(levels.shape, -np.inf)
+        winner = np.zeros(levels.shape, dtype=np.int64)
+        for i, pld in enumerate(self.plds):
+            value = pld._delta(levels)
+            better = value > best
+            best = np.where(better, value, best)
+            winner = np.where(better, i, winner)
+        change = np.nonzero(winner[:-1] != winner[1:])[0]
+        if change.size == 0:
+            return np.zeros(0)
+        left, right = levels[change], levels[change + 1]
+        a_left = np.empty(change.size)
+        a_right = np.empty(change.size)
+        b_left = np.empty(change.size)
+        b_right = np.empty(change.size)
+        for i, pld in enumerate(self.plds):
+            mine = winner[change] == i
+            if np.any(mine):
+                a_left[mine] = pld._delta(left[mine])
+                a_right[mine] = pld._delta(right[mine])
+            theirs = winner[change + 1] == i
+            if np.any(theirs):
+                b_left[theirs] = pld._delta(left[theirs])
+                b_right[theirs] = pld._delta(right[theirs])
+        gap_left, gap_right = a_left - b_left, a_right - b_right
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.clip(gap_left / (gap_left - gap_right), 0.0, 1.0)
+        t = np.where(np.isfinite(t), t, 0.0)
+        return left + np.log1p(t * np.expm1(right - left))
 
     def __repr__(self) -> str:
         if self.mu is not None:
-            return f"<Composition: exactly {self.mu:.6g}-GDP>"
+            return f"<Composition (adaptive): exactly {self.mu:.6g}-GDP>"
         kind = "exact" if self.exact else "upper bound"
-        return f"<Composition ({kind}) {self.description}>"
+        who = "same input" if self.kind == "same-input" else "adaptive"
+        return f"<Composition ({kind}, {who}) {self.description}>"
 
 
 def _as_curve(item: object) -> TradeOffFunction:
@@ -175,44 +260,64 @@ def compose(
     mechanisms: object,
     n: int | None = None,
     *,
+    adaptive: bool | None = None,
     interval: float | None = None,
     progress: bool = False,
 ) -> Composition:
-    """Compose mechanisms: ``compose([m1, m2, ...])`` or ``compose(m, n)`` (n copies).
+    """Compose mechanisms: ``compose(m, n)`` (n reports of one mechanism) or ``compose([m1, ...])``.
 
     Parameters
     ----------
     mechanisms : Channel, TradeOffFunction or sequence of them
-        Finite channels (their worst-case curve), piecewise-linear curves
-        (``f_{eps,delta}``, ``f_{eps,delta,eta}``, user-supplied), :class:`GaussianTradeOff`
-        (exact alone; discretised pessimistically when mixed), :class:`LaplaceTradeOff`
-        (discretised pessimistically).
-        Asymmetric curves are symmetrised (``max{f, f^{-1}}``); approximations are refused.
+        Finite channels, piecewise-linear curves (``f_{eps,delta}``, ``f_{eps,delta,eta}``,
+        user-supplied), :class:`GaussianTradeOff` (exact alone; discretised pessimistically
+        when mixed), :class:`LaplaceTradeOff` (discretised pessimistically). Asymmetric
+        curves are symmetrised (``max{f, f^{-1}}``); approximations are refused.
     n : int, optional
-        Number of copies of a single ``mechanisms`` (``n >= 0``).
+        Number of reports of a single ``mechanisms`` (``n >= 0``).
+    adaptive : bool, optional
+        For one :class:`~ldp.Channel` and ``n``: ``False`` (the default) is the **same-input**
+        composition, the exact privacy of a client answering the same question ``n`` times
+        (the maximum over ordered input pairs ``(x, x')`` of the exact composition of the
+        pair ``(K_x, K_x')``); ``True`` is the **adaptive** worst case (the channel's
+        worst-case curve composed ``n`` times: a different input pair may be chosen at
+        every report), which is larger unless one input pair is the worst at every level.
+        Curves and lists of mechanisms are adaptive by nature: ``adaptive=False`` is refused
+        for them.
     interval : float, optional
         Lattice spacing for losses that are not commensurate (rounded up; default
         ``1e-4``). Ignored when an exact lattice exists.
     progress : bool, default False
-        Show a tqdm bar over the distinct mechanisms (when tqdm is installed).
+        Show a tqdm bar over the input pairs or the distinct mechanisms (when tqdm is
+        installed).
 
     Returns
     -------
     Composition
+        Its ``kind`` is ``"same-input"`` or ``"adaptive"``.
 
     Examples
     --------
     >>> import math
+    >>> from ldp import Channel
     >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, compose
     >>> round(compose(EpsDeltaTradeOff(1 / math.sqrt(10)), 10).epsilon(1e-3), 4)
     2.8897
-    >>> compose([GaussianTradeOff(0.6), GaussianTradeOff(0.8)]).mu
+    >>> round(compose([GaussianTradeOff(0.6), GaussianTradeOff(0.8)]).mu, 12)
     1.0
+    >>> ch = Channel([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.3, 0.4, 0.3]])
+    >>> same, worst = compose(ch, 10), compose(ch, 10, adaptive=True)
+    >>> same.kind, worst.kind, bool(same.delta(1.0) < worst.delta(1.0))
+    ('same-input', 'adaptive', True)
     """
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
+    if adaptive is not None and not isinstance(adaptive, bool):
+        raise TypeError(f"adaptive must be True, False or None, got {adaptive!r}")
     if n is not None:
         n = check_integer(n, "n", low=0)
+        if isinstance(mechanisms, Channel) and not adaptive:
+            return _compose_same_input(mechanisms, n, interval, progress)
         items = [mechanisms] * n if n < 2 else [mechanisms]
         counts = [n] if n >= 2 else [1] * n
     else:
@@ -221,12 +326,20 @@ def compose(
         if not isinstance(mechanisms, Sequence):
             raise TypeError(f"mechanisms must be a sequence, got {type(mechanisms).__name__}")
         items, counts = list(mechanisms), [1] * len(mechanisms)
+    if adaptive is False:
+        raise ValueError(
+            "adaptive=False (same-input composition) is defined for one finite Channel and n; "
+            "trade-off curves and lists of mechanisms compose adaptively (adaptive=True)"
+        )
     if not items:
         return Composition(mu=0.0, exact=True, description="nothing released")
     curves = [_as_curve(item) for item in show_progress(items, progress, desc="curves")]
     if all(isinstance(c, GaussianTradeOff) for c in curves):
-        total = math.sqrt(sum(c * g.mu**2 for g, c in zip(curves, counts)))
-        return Composition(mu=total, exact=True, description=f"G_{total:.6g}")
+        squares = [c * g.mu**2 for g, c in zip(curves, counts)]
+        total = math.sqrt(math.fsum(squares)) * (1.0 + 4.0 * _UNIT)  # rounded up
+        return Composition(
+            mu=total, exact=True, description=f"G_{total:.6g} (Dong-Roth-Su (2022), Cor. 3.3)"
+        )
     for c in curves:
         if not isinstance(c, (GaussianTradeOff, LaplaceTradeOff, PiecewiseLinearTradeOff)):
             raise TypeError(
@@ -243,7 +356,47 @@ def compose(
     return Composition(
         pld=total_pld,
         exact=total_pld.exact,
-        description=f"of {sum(counts)} mechanisms on a lattice of {total_pld.interval:.6g}",
+        description=(
+            f"adaptive worst case of {sum(counts)} mechanisms on a lattice of "
+            f"{total_pld.interval:.6g}"
+        ),
+    )
+
+
+def _compose_same_input(
+    channel: Channel, n: int, interval: float | None, progress: bool
+) -> Composition:
+    """``max_{x != x'}`` of the exact composition of ``(K_x, K_x')``, ``n`` times."""
+    m = channel.matrix
+    k = channel.n_inputs
+    if n == 0 or k == 1:
+        what = "nothing released" if n == 0 else "one input: nothing to tell apart"
+        return Composition(mu=0.0, exact=True, kind="same-input", description=what)
+    fallback = DEFAULT_INTERVAL if interval is None else interval
+    pairs: dict = {}
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                continue
+            p, q = m[i], m[j]
+            order = np.lexsort((q, p))  # the PLD depends on the multiset of (p_z, q_z)
+            key = (p[order].tobytes(), q[order].tobytes())
+            pairs.setdefault(key, (p, q))
+    plds = []
+    for p, q in show_progress(list(pairs.values()), progress, desc="input pairs"):
+        pld = PrivacyLossDistribution._from_pair(p / p.sum(), q / q.sum(), None, fallback=fallback)
+        tau = 1e-15 if pld.probs.size * n > _EXACT_LIMIT or not pld.exact else 0.0
+        plds.append(pld.self_compose(n, truncation=tau))
+    exact = all(pld.exact for pld in plds)
+    return Composition(
+        plds=plds,
+        exact=exact,
+        kind="same-input",
+        description=(
+            f"same input: {n} reports of one channel, the maximum over {k * (k - 1)} ordered "
+            f"input pairs ({len(plds)} distinct) of their exact composition"
+            + ("" if exact else ", losses rounded up")
+        ),
     )
 
 
@@ -251,16 +404,20 @@ def _common_lattice(
     curves: list[TradeOffFunction], interval: float | None
 ) -> list[PrivacyLossDistribution]:
     pairs = [c.dominating_pair() for c in curves if isinstance(c, PiecewiseLinearTradeOff)]
-    finite = []
+    finite, slacks = [], []
     for p, q in pairs:
         keep = (p > 0) & (q > 0)
-        finite.append(np.log(q[keep]) - np.log(p[keep]))
+        log_q, log_p = np.log(q[keep]), np.log(p[keep])
+        finite.append(log_q - log_p)
+        slacks.append(_loss_slack(log_q, log_p, finite[-1], len(p)))
     losses = np.concatenate(finite) if finite else np.zeros(0)
-    h = None
+    found = None
     if not any(isinstance(c, (GaussianTradeOff, LaplaceTradeOff)) for c in curves):
-        h = _find_lattice(losses) if losses.size else 1.0
-    if h is None:
-        h = interval if interval is not None else 1e-4
+        found = _find_lattice(losses, np.concatenate(slacks)) if losses.size else (1.0, 0.0)
+    if found is None:
+        h, h_slack = (interval if interval is not None else DEFAULT_INTERVAL), 0.0
+    else:
+        h, h_slack = found
     result = []
     for c in curves:
         if isinstance(c, GaussianTradeOff):
@@ -268,14 +425,15 @@ def _common_lattice(
         elif isinstance(c, LaplaceTradeOff):
             result.append(_laplace_pld(c.mu, h))
         else:
-            result.append(PrivacyLossDistribution.from_tradeoff(c, h))
+            p, q = c.dominating_pair()
+            result.append(PrivacyLossDistribution._from_pair(q, p, h, interval_slack=h_slack))
     return result
 
 
 def _group(plds: list[PrivacyLossDistribution], counts: list[int]):
     groups: dict = {}
     for pld, count in zip(plds, counts):
-        key = (pld.offset, pld.inf_mass, pld.probs.tobytes())
+        key = (pld.offset, pld.inf_mass, pld.shift, pld.probs.tobytes())
         if key in groups:
             groups[key][1] += count
         else:
@@ -283,9 +441,9 @@ def _group(plds: list[PrivacyLossDistribution], counts: list[int]):
     return [tuple(v) for v in groups.values()]
 
 
-# --------------------------------------------------------------------------- seed 001
+# ------------------------------------------------------- Ghazi-Issa (2023), Theorem 2
 def _normalise(eps: float, delta: float, eta: float | None) -> tuple[float, float, float]:
-    """Seed 001 §1.6: delta <- min(delta, eta); eta <- min(eta, eta_max); then alpha."""
+    """Ghazi-Issa (2023), §III: delta <- min(delta, eta); eta <- min(eta, eta_max); alpha."""
     top = delta + (1.0 - delta) * math.tanh(eps / 2.0) if math.isfinite(eps) else 1.0
     h = top if eta is None else eta
     d = min(delta, h)
@@ -309,7 +467,7 @@ def _log_trinomial_sum(
     result = np.full(2 * k + 1, -np.inf)
     lg = gammaln(np.arange(k + 2, dtype=np.float64))  # lg[n + 1] = log n!
     base = lg[k + 1]
-    for m in show_progress(range(k + 1), progress, desc="seed-001 Thm 2"):  # m = N-
+    for m in show_progress(range(k + 1), progress, desc="Theorem 2"):  # m = N-
         plus = np.arange(k - m + 1) if log_w != -np.inf else np.array([k - m])
         zero = k - m - plus
         if m > 0 and log_v == -np.inf:
@@ -330,14 +488,20 @@ def _log_trinomial_sum(
 
 
 class EpsDeltaEtaComposition(Composition):
-    """Exact k-fold composition of ``(eps, delta)``-DP, ``eta``-TV mechanisms (seed 001 Thm 2).
+    """Exact k-fold composition of ``(eps, delta)``-DP, ``eta``-TV mechanisms.
 
-    ``deltas[j]`` is the tight delta at ``j * eps`` (``j = 0..k``); between grid points the
-    tight profile is the interpolation in ``e^eps'`` (seed 001 digest §2.2).
+    Ghazi-Issa (2023), Theorem 2. ``deltas[j]`` is the tight delta at ``j * eps``
+    (``j = 0..k``), rounded up by the floating-point allowance of its computation; between
+    grid points the tight profile is the interpolation in ``e^eps'``. The class contains
+    every mechanism with these parameters, so the composition is adaptive by nature.
     """
 
     def __init__(self, pld: PrivacyLossDistribution, params: tuple, k: int) -> None:
-        super().__init__(pld=pld, exact=True, description=f"seed-001 Thm 2, {params}, k={k}")
+        super().__init__(
+            pld=pld,
+            exact=True,
+            description=f"Ghazi-Issa (2023) Theorem 2, {params}, k={k}",
+        )
         self.params, self.k = params, k
 
     @property
@@ -347,7 +511,7 @@ class EpsDeltaEtaComposition(Composition):
         return np.asarray(self.delta(np.arange(self.k + 1) * eps), dtype=np.float64)
 
 
-#: Largest number of folds for the exact seed-001 Theorem 2 composition (O(k^2) work).
+#: Largest number of folds for the exact Theorem 2 composition (O(k^2) work).
 MAX_FOLDS = 100_000
 
 
@@ -359,20 +523,22 @@ def compose_eps_delta_eta(
     *,
     progress: bool = False,
 ) -> Composition:
-    r"""Tight composition of ``(eps, delta)``-DP, ``eta``-TV mechanisms (seed 001 Thm 2).
+    r"""Tight composition of ``(eps, delta)``-DP, ``eta``-TV mechanisms (Ghazi-Issa (2023)).
 
     With scalars and ``k``: ``k`` copies of one class. The composed privacy loss of the
     dominating mechanism ``M_{eps,delta,eta}`` is ``eps (N+ - N-)`` with
     ``(N+, N0, N-) ~ Multinomial(k; (1-a)e^eps/(1+e^eps), a, (1-a)/(1+e^eps))`` and
     ``a = 1 - (eta - delta)(1 + e^eps)/((1 - delta)(e^eps - 1))``; its law is computed in
-    log space (``gammaln``/``logsumexp``, ``O(k^2)``), the profile on the lattice by the
-    positive backward recurrence of the digest §2.3 and
-    ``delta'_j = (1 - (1-delta)^k) + (1-delta)^k D_j`` with ``expm1``/``log1p``. ``eta=None``
-    means ``eta_max`` (Kairouz-Oh-Viswanath). Parameters are normalised first
-    (``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max)``; digest §1.6).
+    log space (``gammaln``/``logsumexp``, ``O(k^2)``), the profile on the lattice by a
+    positive backward recurrence and ``delta'_j = (1 - (1-delta)^k) + (1-delta)^k D_j`` with
+    ``expm1``/``log1p`` (Theorem 2 of Ghazi-Issa (2023)). ``eta=None`` means ``eta_max``
+    (Kairouz-Oh-Viswanath). Parameters are normalised first (``delta <- min(delta, eta)``,
+    ``eta <- min(eta, eta_max)``). The values are rounded up by a bound on the rounding
+    error of the log-space masses (a relative ``1e-13`` or so).
 
     With arrays (and ``k=None``): the heterogeneous composition of the listed mechanisms
-    (digest §2.6), exact when the epsilons are commensurate, an upper bound otherwise.
+    (an extension of the theorem: the sum of independent losses), exact when the epsilons
+    are commensurate, an upper bound otherwise.
 
     Parameters
     ----------
@@ -394,8 +560,8 @@ def compose_eps_delta_eta(
     --------
     >>> from ldp.accounting import compose_eps_delta_eta
     >>> c = compose_eps_delta_eta(1.0, 0.0, 0.7 * 0.46211715726000974, 5)
-    >>> round(c.tv, 15)
-    0.631089674853377
+    >>> round(c.tv, 12)
+    0.631089674853
     >>> [round(float(v), 9) for v in c.deltas]
     [0.631089675, 0.432692978, 0.239344949, 0.095372566, 0.022184569, 0.0]
     """
@@ -433,10 +599,18 @@ def compose_eps_delta_eta(
     log_f = -eps + log_e  # log(1 / (1 + e^eps))
     log_a1 = math.log1p(-alpha) if alpha < 1 else -math.inf
     log_w = math.log(alpha) if alpha > 0 else -math.inf
-    logp = _log_trinomial_sum(k, log_a1 + log_e, log_w, log_a1 + log_f, progress)
+    logs = (log_a1 + log_e, log_w, log_a1 + log_f)
+    logp = _log_trinomial_sum(k, *logs, progress)
     keep = k * math.log1p(-d) if d < 1 else -math.inf
     probs = np.exp(logp + keep)
     inf_mass = -math.expm1(keep) if d < 1 else 1.0
+    # each log-mass is a sum of seven terms (three log-factorials, three k * log and the
+    # constant), each within a few ulps, and logaddexp adds 2u per pass: a relative error
+    # bound, by which every mass is rounded up (so small deltas keep their precision)
+    size = 2.0 * float(gammaln(k + 1.0)) + k * max(abs(v) for v in logs if math.isfinite(v))
+    rho = _UNIT * (16.0 * (size + abs(keep if math.isfinite(keep) else 0.0)) + 4.0 * k + 16.0)
+    probs = probs * (1.0 + rho)
+    inf_mass = min(1.0, inf_mass * (1.0 + 4.0 * _UNIT))
     pld = PrivacyLossDistribution(probs, -k, eps, inf_mass, exact=True)
     return EpsDeltaEtaComposition(pld, params, k)
 

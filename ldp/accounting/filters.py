@@ -1,18 +1,23 @@
-r"""Privacy filters (seed 004): the valid GDP filter, the invalid natural f-DP filter, Alg. 2.
+r"""Privacy filters: the valid GDP filter, the invalid natural f-DP filter, Algorithm 2.
 
-* :class:`PrivacyFilter` is the GDP filter (Koskela et al.; seed 004 Thm 2.11): it accepts
+After Tran-Koskela-Räisä-Honkela (2025), "f-Differential Privacy Filters: Validity and
+Approximate Solutions".
+
+* :class:`PrivacyFilter` is the GDP filter (Koskela et al.; Tran-Koskela-Räisä-Honkela
+  (2025), Theorem 2.11): it accepts
   mechanisms one at a time while ``sum mu_i^2 <= mu_B^2`` and refuses the one that would
   cross the budget. It is **valid under full adaptivity** (mechanisms and their ``mu_i``
   chosen from past outputs): the output is ``mu_B``-GDP. Finite channels and
   piecewise-linear curves enter through the smallest ``mu`` with ``G_mu <= f``
   (:func:`~ldp.accounting.tradeoff.get_mu_from_tradeoff`, exact).
 * The *natural* f-DP filter (halt when ``f_1 (x) ... (x) f_t`` would cross ``f_B``) is **not
-  valid** under full adaptivity (seed 004 Prop. 3.2). :func:`natural_filter_counterexample`
-  reproduces Example 3.3 with the corrected selection rule (the paper prints it reversed:
-  seed 004 digest §2.3 erratum; the printed rule gives no violation, which the tests
-  check), and :func:`two_step_counterexample` the digest's simpler two-step case. The
-  filter is valid when the family of future curves is a Blackwell chain (seed 004
-  Thm 3.6), e.g. all Gaussian, where it reduces to :class:`PrivacyFilter`.
+  valid** under full adaptivity (Proposition 3.2 of the paper).
+  :func:`natural_filter_counterexample` reproduces its Example 3.3 with the corrected
+  selection rule (the paper prints the rule reversed; the printed rule gives no violation,
+  which the tests check), and :func:`two_step_counterexample` a simpler two-step case
+  derived for this library. The filter is valid when the family of future curves is a
+  Blackwell chain (Theorem 3.6 of the paper), e.g. all Gaussian, where it reduces to
+  :class:`PrivacyFilter`.
 * :class:`ApproxGDPFilter` is Algorithm 2 for Poisson-subsampled Gaussians at small
   (``q < 0.2``) or large (``q > 0.8``) sampling rates. It is an **approximation** (an
   asymptotic CLT with unknown constants): in the paper's own showcase its epsilon read-out is
@@ -47,6 +52,7 @@ __all__ = [
 ]
 
 _RTOL = 1e-12
+_EPS = float(np.finfo(np.float64).eps)
 
 
 class FilterHaltedError(RuntimeError):
@@ -103,7 +109,7 @@ class PrivacyFilter:
     def __init__(self, mu_budget: float, *, halt_on_refusal: bool = True) -> None:
         self.mu_budget = check_scalar(mu_budget, "mu_budget", low=0.0, allow_inf=True)
         self.halt_on_refusal = bool(halt_on_refusal)
-        self._spent = 0.0
+        self._spent = 0.0  # an upper bound on sum mu_i^2 (rounded up at every step)
         self.history: list[float] = []
         self.halted = False
 
@@ -111,25 +117,36 @@ class PrivacyFilter:
         """The GDP ``mu`` charged for ``mechanism`` (without recording it)."""
         return _mu_of(mechanism)
 
+    def _fits(self, mu: float) -> bool:
+        if mu == 0.0 or math.isinf(self.mu_budget):
+            return True
+        square = mu * mu
+        total = self._spent + square
+        budget = self.mu_budget**2
+        if total <= budget:
+            return True
+        # a request landing on the budget up to rounding is accepted (0.6 and 0.8 fill 1.0),
+        # but a request that is itself below the rounding slack never is: once the budget is
+        # spent, every positive request is refused
+        return square > _RTOL * budget and total <= budget * (1.0 + _RTOL)
+
     def would_accept(self, mechanism: object) -> bool:
         """Whether :meth:`request` would accept ``mechanism`` now."""
-        mu = _mu_of(mechanism)
-        if math.isinf(self.mu_budget):
-            return True
-        total = self._spent + mu * mu
-        return total <= self.mu_budget**2 * (1.0 + _RTOL)
+        return self._fits(_mu_of(mechanism))
 
     def request(self, mechanism: object) -> bool:
         """Accept and record ``mechanism`` if it fits the budget; otherwise refuse it.
 
         Returns ``True`` when accepted (the caller may run it), ``False`` when refused (the
-        caller must not run it).
+        caller must not run it). A mechanism with ``mu = 0`` (releasing nothing) always fits;
+        once the budget is spent every mechanism with ``mu > 0`` is refused.
         """
         if self.halted:
             raise FilterHaltedError("the filter has halted; no further mechanism may run")
         mu = _mu_of(mechanism)
-        if self.would_accept(mu):
-            self._spent += mu * mu
+        if self._fits(mu):
+            if mu > 0.0:
+                self._spent = (self._spent + mu * mu) * (1.0 + 2.0 * _EPS)
             self.history.append(mu)
             return True
         if self.halt_on_refusal:
@@ -138,8 +155,8 @@ class PrivacyFilter:
 
     @property
     def spent_mu(self) -> float:
-        """``sqrt(sum mu_i^2)`` of the accepted mechanisms."""
-        return math.sqrt(self._spent)
+        """``sqrt(sum mu_i^2)`` of the accepted mechanisms (rounded up)."""
+        return math.sqrt(self._spent) * (1.0 + _EPS)
 
     @property
     def remaining_mu(self) -> float:
@@ -149,8 +166,15 @@ class PrivacyFilter:
         return math.sqrt(max(0.0, self.mu_budget**2 - self._spent))
 
     def guarantee(self) -> GaussianTradeOff:
-        """The guarantee of everything released: ``G_{mu_budget}`` (valid under adaptivity)."""
-        return GaussianTradeOff(self.mu_budget)
+        """The guarantee of everything released: ``G_mu`` with ``mu = mu_budget``.
+
+        Valid under full adaptivity. When the accepted requests fill the budget up to
+        rounding (``0.6`` and ``0.8`` in ``1.0``), ``mu`` is their rounded-up total
+        ``sqrt(sum mu_i^2)`` if that is larger, so the guarantee always covers what ran.
+        """
+        if math.isinf(self.mu_budget):
+            return GaussianTradeOff(self.mu_budget)
+        return GaussianTradeOff(max(self.mu_budget, self.spent_mu if self._spent else 0.0))
 
     def __repr__(self) -> str:
         return (
@@ -159,9 +183,12 @@ class PrivacyFilter:
         )
 
 
-# --------------------------------------------------------------------------- seed 004 §2
+# --------------------------------------------------- natural f-DP filter: counterexamples
 def sg_remove_profile(q: float, mu: float, gamma: np.ndarray) -> np.ndarray:
-    r"""``H(gamma) = D_gamma[(1-q)N(0,1) + q N(mu,1) || N(0,1)]`` (seed 004 §1.5, closed form).
+    r"""``H(gamma) = D_gamma[(1-q)N(0,1) + q N(mu,1) || N(0,1)]`` in closed form.
+
+    The remove-direction profile of one Poisson-subsampled Gaussian step
+    (Tran-Koskela-Räisä-Honkela (2025), §1).
 
     ``1 - gamma`` for ``gamma <= 1 - q``; otherwise, with
     ``y* = (log((gamma - 1 + q)/q) + mu^2/2)/mu``,
@@ -207,12 +234,12 @@ def _sg_product(q: float, mu_a: float, mu_b: float):
 
 
 def natural_filter_counterexample(gamma: float | None = None, *, corrected: bool = True) -> dict:
-    r"""Seed 004 Example 3.3: the natural f-DP filter is invalid under full adaptivity.
+    r"""Example 3.3 of Tran-Koskela-Räisä-Honkela (2025): the natural f-DP filter is invalid.
 
     Three Poisson-subsampled Gaussian steps (``q = 0.5``, noise 1) on a single record;
     ``mu_1 = 1.3`` and ``(mu_2, mu_3)`` chosen from ``y_1``. With the **corrected** rule
     ``(0.1, 10)`` if ``y_1 <= 0.65`` else ``(2.25, 2.25)`` (the paper prints the rule
-    reversed, seed 004 digest §2.3) the true adaptive profile exceeds the tightest budget
+    reversed) the true adaptive profile, under full adaptivity, exceeds the tightest budget
     under which the natural filter never halts: at ``gamma_0 = 1.36333`` it is ``0.560630``
     against ``0.537365``. With ``corrected=False`` (the printed rule) there is no violation.
 
@@ -269,7 +296,7 @@ def natural_filter_counterexample(gamma: float | None = None, *, corrected: bool
 
 
 def two_step_counterexample(epsilon: float = 3.5) -> dict:
-    r"""The seed 004 digest's two-step counterexample (§2.4) to the natural f-DP filter.
+    r"""A two-step counterexample to the natural f-DP filter (derived for this library).
 
     Step 1: Gaussian, ``mu = 1.5``. Step 2: ``SG(q=0.3, mu=10)`` if ``y_1 <= 1.6`` else
     Gaussian ``mu = 2``. Budget ``H_B = max(H_{G_2.5}, H_{G_1.5} (x) H_{SG,0.3,10})`` (the
@@ -300,13 +327,15 @@ def two_step_counterexample(epsilon: float = 3.5) -> dict:
 
 # --------------------------------------------------------------------------- Algorithm 2
 class ApproxGDPFilter:
-    r"""Algorithm 2 of seed 004: an **approximate** GDP filter for Poisson-subsampled Gaussians.
+    r"""Algorithm 2 of Tran-Koskela-Räisä-Honkela (2025): an **approximate** GDP filter.
+
+    For Poisson-subsampled Gaussians.
 
     Budget ``B`` bounds the realised sum of per-step charges ``getApprox(q, sigma, 1)``:
     ``q^2 (e^{1/sigma^2} - 1)/2`` (small-q regime, ``q <= q_bar < 0.2``) or
     ``q^2/(2 sigma^2)`` (large-q, ``q >= q_bar > 0.8``). The last step shrinks the clip norm so
     that its charge uses the rest exactly. The read-out ``mu_approx = sqrt(2 B)`` is an
-    asymptotic approximation (seed 004 Thm 4.3, unknown constants), **not a bound**: in the
+    asymptotic approximation (Theorem 4.3 of the paper, unknown constants), **not a bound**: in the
     paper's showcase it is 1.5-3% below the exact epsilon.
 
     Parameters

@@ -1,23 +1,43 @@
 r"""Gaussian differential privacy: conversions between ``mu`` and ``(epsilon, delta)``.
 
 A mechanism is ``mu``-GDP when its trade-off function is at least
-:math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)` (seed 000, Dong, Roth & Su, Def. 2.4).
-It is then ``(eps, delta(eps))``-DP for every ``eps >= 0`` with (seed 000 §2.4 corollary;
-seed 001 eq. 17 as corrected in its digest §9 item 9)
+:math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)` (Dong-Roth-Su (2022), Definition 2.4).
+It is then ``(eps, delta(eps))``-DP for every ``eps >= 0`` with (Dong-Roth-Su (2022), the
+GDP-to-DP corollary of §2.4; Balle-Wang (2018))
 
 .. math:: \delta_\mu(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2)
           - e^{\varepsilon}\,\Phi(-\varepsilon/\mu - \mu/2).
 
-Both terms are evaluated in log space (``scipy.special.log_ndtr``) and combined as
-``exp(log A) * (-expm1(log B - log A))``, so neither overflow of ``e^eps`` nor underflow of
-the normal tails produces a NaN, and tiny deltas keep their relative precision.
+Numerics. Written in :math:`t = \varepsilon/\mu - \mu/2` the profile is
+
+.. math:: \delta = \Phi(-t) - \varphi(t)\,R(t + \mu)
+          = \varphi(t) \int_t^{t+\mu} \big(1 - s R(s)\big)\, ds,
+          \qquad R(s) = \Phi(-s)/\varphi(s) = \sqrt{\pi/2}\,\mathrm{erfcx}(s/\sqrt2),
+
+(``R' = sR - 1``), so neither ``e^eps`` nor a product of a huge and a tiny number appears:
+
+* ``mu <= 1``: the integral form, by 20-point Gauss-Legendre quadrature on ``[t, t + mu]``
+  (the integrand is analytic and varies on a scale of order one, so the rule is exact to
+  rounding). There is no difference of two numbers near 1/2, so tiny ``mu`` keep their
+  relative precision (the plain formula loses all digits below ``mu ~ 1e-16``);
+* ``mu > 1``: ``Phi(-t) (1 - R(t + mu) / R(t))``, whose cancellation is bounded by
+  ``1 + t``;
+* ``t`` itself is formed in double-double arithmetic (``eps / mu`` and ``- mu / 2`` with
+  their rounding errors), so ``eps ~ mu^2 / 2`` at ``mu ~ 1e9`` is still resolved.
+
+Every value is then **rounded outward**: the profile is evaluated at a ``t`` rounded down and
+multiplied by ``1 + c u`` with ``u`` the unit round-off and ``c`` a bound on the relative
+error of the evaluation, so a reported ``delta`` is never below the exact one (values below
+the smallest positive double underflow to 0). :func:`get_epsilon_from_gdp` solves in ``t``
+and rounds the resulting ``epsilon`` up; :func:`get_mu_from_epsilon_delta` keeps the lower
+end of its bisection. The reference values of the tests are computed with mpmath at 60 digits.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import log_ndtr, ndtr, ndtri
+from scipy.special import erf, erfcx, ndtr, ndtri
 
 from ldp.accounting._common import as_levels, out
 
@@ -29,32 +49,134 @@ __all__ = [
 ]
 
 _BISECTION_STEPS = 200
+_U = float(np.finfo(np.float64).eps) / 2.0  # unit round-off
+_SQRT_HALF_PI = float(np.sqrt(np.pi / 2.0))
+_INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(20)
+_NODES = (1.0 + _NODES) / 2.0  # on [0, 1]
+_WEIGHTS = _WEIGHTS / 2.0
+_SPLIT = 134217729.0  # 2^27 + 1 (Veltkamp)
+_BIG = 1e150  # above this the double-double splitting could overflow
+
+
+def _mills(s: np.ndarray) -> np.ndarray:
+    """``R(s) = Phi(-s) / phi(s)``."""
+    return _SQRT_HALF_PI * erfcx(s / np.sqrt(2.0))
+
+
+def _one_minus_s_mills(s: np.ndarray) -> np.ndarray:
+    """``1 - s R(s) > 0``, the integrand; the asymptotic series above ``s = 10``."""
+    direct = 1.0 - s * _mills(s)
+    big = s >= 10.0
+    if np.any(big):
+        with np.errstate(over="ignore"):
+            inv = 1.0 / (s[big] * s[big])
+        term = inv.copy()
+        total = inv.copy()
+        for k in range(2, 26):  # sum (-1)^(k+1) (2k-1)!! s^(-2k); error < 1e-16 relative
+            term = -term * (2 * k - 1) * inv
+            total += term
+        direct[big] = total
+    return direct
+
+
+def _phi(t: np.ndarray) -> np.ndarray:
+    with np.errstate(under="ignore"):
+        return _INV_SQRT_2PI * np.exp(-0.5 * t * t)
+
+
+def _profile_t(mu: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``delta_mu`` at ``eps = mu t + mu^2/2``, rounded up (``0 < mu < inf``, ``t`` finite)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        result = _profile_t_raw(mu, t)
+    # only far tails produce inf * 0: there the profile is 0 (t > 0) or 1 (t < 0)
+    result = np.where(np.isnan(result), np.where(t > 0, 0.0, 1.0), result)
+    return np.clip(result, 0.0, 1.0)
+
+
+def _profile_t_raw(mu: np.ndarray, t: np.ndarray) -> np.ndarray:
+    result = np.empty(mu.shape)
+    small = mu <= 1.0
+    if np.any(small):
+        m, tt = mu[small], t[small]
+        s = tt[:, None] + m[:, None] * _NODES[None, :]
+        integral = (_one_minus_s_mills(s) * _WEIGHTS[None, :]).sum(axis=1)
+        value = _phi(tt) * m * integral
+        # phi(t): t^2 u; integrand: 1 - s R(s) loses s R(s) / (1 - s R(s)) ~ s^2 (s <= 10)
+        worst = np.minimum(np.maximum(tt * tt, (tt + m) ** 2), 100.0)
+        result[small] = value * (1.0 + _U * (tt * tt + 4.0 * worst + 32.0))
+    large = ~small
+    if np.any(large):
+        m, tt = mu[large], t[large]
+        tail = ndtr(-tt)
+        ratio = _mills(tt + m) / _mills(tt)  # in [0, 1): R is decreasing
+        value = np.where(tt < -30.0, tail - _phi(tt) * _mills(tt + m), tail * (1.0 - ratio))
+        cond = np.where(tt < -30.0, 1.0, ratio / (1.0 - ratio))
+        value = np.where(np.isfinite(value), value, np.where(tt < 0, tail, 0.0))
+        cond = np.where(np.isfinite(cond), cond, 1.0)
+        result[large] = value * (1.0 + _U * (tt * tt + 8.0 * cond + 16.0))
+    return result
+
+
+def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a * b = p + e`` exactly (Dekker), for ``|a|, |b| < 1e150``."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _t_lower(mu: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """A lower bound on ``eps / mu - mu / 2`` within a few ulps (``mu > 0`` finite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = eps / mu
+        half = mu / 2.0
+        t = q - half
+        fine = (np.abs(q) < _BIG) & (mu < _BIG) & (mu > 1e-150)
+        err = 4.0 * _U * (np.abs(q) + half)  # plain evaluation
+        if np.any(fine):
+            qf, mf, ef = q[fine], mu[fine], eps[fine]
+            p, e = _two_prod(qf, mf)
+            q_lo = ((ef - p) - e) / mf  # eps / mu = qf + q_lo (to ~u^2)
+            s = qf - half[fine]
+            bb = s - qf
+            s_err = (qf - (s - bb)) + (-half[fine] - bb)  # two-sum error of qf - mu/2
+            tf = s + (s_err + q_lo)
+            t[fine] = tf
+            err[fine] = 2.0 * _U * np.abs(tf) + 8.0 * _U * _U * (np.abs(qf) + half[fine])
+        lower = np.where(np.isinf(t), t, t - err)
+    return np.nextafter(lower, -np.inf)
 
 
 def _delta_gdp(mu: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """Broadcast ``delta_mu(eps)`` for ``mu in [0, inf]`` and ``eps in [0, inf]``."""
-    mu, eps = np.broadcast_arrays(mu, eps)
+    """Broadcast ``delta_mu(eps)`` for ``mu in [0, inf]`` and ``eps in [0, inf]``, rounded up."""
+    mu, eps = np.broadcast_arrays(
+        np.asarray(mu, dtype=np.float64), np.asarray(eps, dtype=np.float64)
+    )
     result = np.zeros(mu.shape)
     regular = (mu > 0) & np.isfinite(mu) & np.isfinite(eps)
-    m, e = mu[regular], eps[regular]
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        log_first = log_ndtr(-e / m + m / 2.0)
-        log_second = e + log_ndtr(-e / m - m / 2.0)
-        gap = np.minimum(log_second - log_first, 0.0)
-        value = np.exp(log_first) * -np.expm1(gap)
-    value = np.where(np.isfinite(log_first) & ~np.isnan(gap), value, 0.0)
-    result[regular] = value
-    result[np.isinf(mu) & np.isfinite(eps)] = 1.0
-    result[np.isinf(mu) & np.isinf(eps)] = 1.0  # G_inf = 0: f(0) = 0, so delta(inf) = 1
-    return np.clip(result, 0.0, 1.0) + 0.0  # no negative zeros
+    if np.any(regular):
+        m = mu[regular]
+        t = _t_lower(m, eps[regular])
+        value = np.zeros(m.shape)
+        finite = t < np.inf  # t = +inf: eps / mu overflows, the profile is 0
+        value[finite] = _profile_t(m[finite], t[finite])
+        result[regular] = value
+    result[np.isinf(mu)] = 1.0  # G_inf = 0: delta = 1 at every level (and at eps = inf)
+    return result + 0.0  # no negative zeros
 
 
 def get_delta_from_gdp(mu: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
-    r"""The tight delta of a ``mu``-GDP mechanism at level ``epsilon`` (an exact value).
+    r"""The tight delta of a ``mu``-GDP mechanism at level ``epsilon``, rounded up.
 
     :math:`\delta_\mu(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon
-    \Phi(-\varepsilon/\mu - \mu/2)` (seed 000 §2.4). ``mu = 0`` gives 0, ``mu = inf`` gives
-    1, ``epsilon = inf`` gives 0 for finite ``mu``; ``delta(0) = 2 Phi(mu/2) - 1`` is the TV.
+    \Phi(-\varepsilon/\mu - \mu/2)` (Dong-Roth-Su (2022), §2.4), evaluated without
+    cancellation (see the module notes) and rounded outward: the value returned is never
+    below the exact one and exceeds it by a relative ``1e-12`` at most where it is a normal
+    double. ``mu = 0`` gives 0, ``mu = inf`` gives 1, ``epsilon = inf`` gives 0 for finite
+    ``mu``; ``delta(0) = 2 Phi(mu/2) - 1`` is the TV.
 
     Parameters
     ----------
@@ -75,6 +197,8 @@ def get_delta_from_gdp(mu: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
     0.1269367
     >>> get_delta_from_gdp(1.0, [0.0, 1e6])
     array([0.38292492, 0.        ])
+    >>> float(get_delta_from_gdp(1e-12, 0.0))   # the TV 2 Phi(mu/2) - 1, all digits kept
+    3.989422804014...e-13
     """
     m, m_scalar = as_levels(mu, "mu", low=0.0)
     e, e_scalar = as_levels(epsilon, "epsilon", low=0.0)
@@ -82,28 +206,42 @@ def get_delta_from_gdp(mu: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
 
 
 def get_tv_from_gdp(mu: ArrayLike) -> float | np.ndarray:
-    """Total variation ``2 Phi(mu / 2) - 1`` between ``N(0, 1)`` and ``N(mu, 1)`` (exact).
+    """Total variation ``2 Phi(mu / 2) - 1 = erf(mu / (2 sqrt 2))`` of ``N(0, 1)``, ``N(mu, 1)``.
+
+    Evaluated as ``erf`` (no difference of two numbers near 1/2, so tiny ``mu`` keep their
+    relative precision) and rounded up by a few units in the last place.
 
     Examples
     --------
     >>> from ldp.accounting import get_tv_from_gdp
     >>> round(get_tv_from_gdp(1.0), 7)
     0.3829249
+    >>> float(get_tv_from_gdp(1e-12))
+    3.989422804014...e-13
     """
     m, scalar = as_levels(mu, "mu", low=0.0)
     with np.errstate(invalid="ignore"):
-        value = np.where(np.isinf(m), 1.0, 1.0 - 2.0 * ndtr(-m / 2.0))
-    return out(np.clip(value, 0.0, 1.0), scalar)
+        value = np.where(np.isinf(m), 1.0, erf(m / (2.0 * np.sqrt(2.0))) * (1.0 + 8.0 * _U))
+    return out(np.clip(value, 0.0, 1.0) + 0.0, scalar)
+
+
+def _epsilon_from_t(mu: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``mu (t + mu/2)`` rounded up (an upper bound on the exact product)."""
+    with np.errstate(over="ignore"):
+        eps = mu * (t + mu / 2.0)
+        eps = eps + 4.0 * _U * mu * (np.abs(t) + mu / 2.0)
+    return np.nextafter(np.maximum(eps, 0.0), np.inf)
 
 
 def get_epsilon_from_gdp(mu: ArrayLike, delta: ArrayLike) -> float | np.ndarray:
-    r"""The smallest ``epsilon >= 0`` with ``delta_mu(epsilon) <= delta`` (an upper bound).
+    r"""The smallest ``epsilon >= 0`` with ``delta_mu(epsilon) <= delta``, rounded up.
 
-    The profile is decreasing in ``epsilon``, so the root is bracketed by ``0`` and
-    ``mu (mu/2 + Phi^{-1}(1 - delta))`` (where the first term alone drops below ``delta``)
-    and found by a vectorised bisection that always keeps the upper end, so the returned
-    ``epsilon`` satisfies ``delta_mu(epsilon) <= delta``. ``delta >= TV`` gives 0 and
-    ``delta = 0`` gives ``inf`` (for ``mu > 0``).
+    The profile is decreasing in ``t = epsilon/mu - mu/2``; a vectorised bisection in ``t``
+    keeps the upper end (where the rounded-up profile is at most ``delta``) and the
+    corresponding ``epsilon = mu (t + mu/2)`` is rounded up, so the returned ``epsilon``
+    satisfies ``delta_mu(epsilon) <= delta`` exactly. Working in ``t`` keeps ``mu`` up to the
+    double range resolved (``epsilon ~ mu^2/2``). ``delta >= TV`` gives 0 and ``delta = 0``
+    gives ``inf`` (for ``mu > 0``); an ``epsilon`` beyond the double range is ``inf``.
 
     Parameters
     ----------
@@ -135,28 +273,32 @@ def get_epsilon_from_gdp(mu: ArrayLike, delta: ArrayLike) -> float | np.ndarray:
     work = need & (d > 0.0) & np.isfinite(m)
     if np.any(work):
         mm, dd = m[work], d[work]
-        with np.errstate(over="ignore"):
-            hi = np.maximum(mm * (mm / 2.0 - ndtri(dd)), 0.0) + 1e-12
-        hi = np.minimum(hi, np.finfo(np.float64).max)
-        lo = np.zeros_like(hi)
+        lo = -mm / 2.0  # epsilon = 0, where the profile exceeds the target
+        hi = np.maximum(-ndtri(dd), 0.0) + 1.0  # delta <= Phi(-t) <= target, up to rounding
+        for _ in range(64):
+            big = _profile_t(mm, hi) > dd
+            if not np.any(big):
+                break
+            hi = np.where(big, hi + 2.0 * (np.abs(hi) + 1.0), hi)
         for _ in range(_BISECTION_STEPS):
             mid = lo + 0.5 * (hi - lo)
-            ok = _delta_gdp(mm, mid) <= dd
+            ok = _profile_t(mm, mid) <= dd
             hi = np.where(ok, mid, hi)
             lo = np.where(ok, lo, mid)
-            if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
+            if np.all(hi - lo <= 2.0 * _U * np.maximum(np.abs(hi), 1e-300)):
                 break
-        result[work] = hi
+        result[work] = _epsilon_from_t(mm, hi)
     return out(result, m_scalar and d_scalar)
 
 
 def get_mu_from_epsilon_delta(epsilon: ArrayLike, delta: ArrayLike) -> float | np.ndarray:
     r"""The largest ``mu`` with ``delta_mu(epsilon) <= delta``: analytic Gaussian calibration.
 
-    A ``mu``-GDP mechanism with this ``mu`` is ``(epsilon, delta)``-DP (seed 000 §2.4; the
-    Gaussian mechanism with noise ``sensitivity / mu`` attains it). ``delta_mu(epsilon)`` is
-    increasing in ``mu``; the bisection keeps the lower end, so the returned ``mu`` never
-    exceeds the calibrated value. ``delta = 1`` gives ``inf`` and ``delta = 0`` gives 0.
+    A ``mu``-GDP mechanism with this ``mu`` is ``(epsilon, delta)``-DP (Dong-Roth-Su (2022),
+    §2.4; the Gaussian mechanism with noise ``sensitivity / mu`` attains it).
+    ``delta_mu(epsilon)`` is increasing in ``mu``; the bisection on the rounded-up profile
+    keeps the lower end, so the returned ``mu`` never exceeds the calibrated value.
+    ``delta = 1`` gives ``inf`` and ``delta = 0`` gives 0.
 
     Parameters
     ----------

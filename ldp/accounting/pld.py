@@ -6,18 +6,25 @@ For an ordered pair ``(P, Q)`` the privacy loss is :math:`L = \log(p/q)` and its
 .. math:: \delta(\varepsilon) = E_{e^\varepsilon}(P \| Q)
           = P(q = 0) + E_P\big[(1 - e^{\varepsilon - L})_+\big],
 
-for every real ``epsilon`` (seed 001 §1.3; seed 004 §0). Losses add under composition, so
-the PLD of a product is the convolution of the PLDs (seed 004 §1.3).
+for every real ``epsilon`` (Ghazi-Issa (2023), §1; Tran-Koskela-Räisä-Honkela (2025), §1).
+Losses add under composition, so the PLD of a product is the convolution of the PLDs.
 
 Representation. A :class:`PrivacyLossDistribution` holds the ``P``-masses of the losses
 ``interval * k`` for consecutive integers ``k`` plus an atom at ``+inf`` (``P``-mass where
 ``q = 0``). Finite pairs whose log-ratios are commensurate (randomized response, k-RR, the
-erasure mechanisms of seed 001, their products) are represented *exactly*. Other losses are
-rounded **up** to the lattice; ``delta`` is increasing in every loss, so the result is an
-upper bound (the "pessimistic" discretisation), and ``exact`` is ``False``.
+erasure mechanisms of Ghazi-Issa (2023), their products) are represented *exactly*. Other
+losses are rounded **up** to the lattice; ``delta`` is increasing in every loss, so the
+result is an upper bound (the "pessimistic" discretisation), and ``exact`` is ``False``.
 
-Numerics, and why the reported delta is an upper bound that holds:
+Why the reported numbers are upper bounds that hold, floating point included:
 
+* losses are never rounded down. A loss computed as ``log p - log q`` is within a known
+  bound of the exact log-ratio of the two doubles; it is put on a lattice point only when it
+  is within that bound of it (a commensurate pair: RR at ``eps = 16`` sits a few ulps off
+  its lattice) and otherwise rounded up to the next lattice point. How far an exact loss may
+  still exceed its lattice point is kept in ``shift`` (``~1e-15`` for exact lattices, ``0``
+  for lattices built exactly), which adds under composition; the profile is read at
+  ``eps - shift`` and ``epsilon(delta)`` adds it back;
 * convolutions of short arrays are direct (sums of non-negative terms); long ones use FFT,
   whose error in the L1 norm is bounded by ``8 u log2(N) sqrt(N) ||a||_2 ||b||_2``
   (``u`` the unit round-off); L1 errors add under composition, the bound is carried along
@@ -28,8 +35,9 @@ Numerics, and why the reported delta is an upper bound that holds:
   bound survives it);
 * ``delta`` on the lattice points uses the positive backward recurrence
   ``D_{j-1} = (1 - e^{-h}) A_j + e^{-h} D_j`` (``A_j`` the mass at or above point ``j``;
-  seed 001 digest §2.3), and between lattice points the exact interpolation in
-  ``e^eps`` (seed 001 digest §2.2).
+  Ghazi-Issa (2023), §3), and between lattice points the exact interpolation in ``e^eps``;
+  a recurrence of ``N`` positive steps has relative rounding error below ``4 N u``, and the
+  finite part is multiplied by ``1 + 4 (N + 4) u``.
 """
 
 from __future__ import annotations
@@ -49,40 +57,64 @@ __all__ = ["PrivacyLossDistribution"]
 
 #: Lattice spacing used when losses are not commensurate and no interval is given.
 DEFAULT_INTERVAL = 1e-4
-#: Losses within this relative distance of a lattice point are snapped onto it.
-_SNAP = 1e-9
 #: Largest lattice span accepted (points) for one PLD.
 MAX_POINTS = 1 << 24
 _UNIT = np.finfo(np.float64).eps / 2.0
 _DIRECT = 1 << 18  # len(a) * len(b) below which convolution is direct
+#: Largest denominator tried when looking for a common lattice of the losses.
+_DENOMINATOR = 64
 
 
-def _find_lattice(losses: np.ndarray) -> float | None:
-    """A spacing ``h`` with every loss an integer multiple of ``h``, or ``None``."""
+def _loss_slack(
+    log_p: np.ndarray, log_q: np.ndarray, loss: np.ndarray, size: int = 2
+) -> np.ndarray:
+    """A bound on ``|fl(log p) - fl(log q) - log(p/q)|``: ``log`` within one ulp (``2u``
+    relative), one subtraction, and room for ``p`` and ``q`` themselves carrying a relative
+    error of ``(size + 1) u`` (a normalisation by a sum of ``size`` terms)."""
+    return _UNIT * (2.0 * (np.abs(log_p) + np.abs(log_q) + np.abs(loss)) + 4.0 * (size + 2))
+
+
+def _find_lattice(
+    losses: np.ndarray, slack: np.ndarray | None = None
+) -> tuple[float, float] | None:
+    """``(h, h_slack)`` with every loss within its slack of a multiple of ``h``, or ``None``.
+
+    ``h`` is the smallest non-zero ``|loss|`` divided by the least common denominator of the
+    ratios (denominators up to 64); ``h_slack`` bounds how far ``h`` may be from a spacing
+    on which the exact losses lie, per lattice step.
+    """
+    if slack is None:
+        slack = 8.0 * _UNIT * (np.abs(losses) + 1.0)
     scale = float(np.max(np.abs(losses))) if losses.size else 0.0
-    nonzero = np.abs(losses[np.abs(losses) > _SNAP * scale])  # rounding noise around 0
-    if nonzero.size == 0:
-        return 1.0
-    base = float(nonzero.min())
+    nonzero = np.abs(losses) > slack + 8.0 * _UNIT * scale  # rounding noise around 0
+    if not np.any(nonzero):
+        return 1.0, 0.0
+    i = int(np.argmin(np.where(nonzero, np.abs(losses), np.inf)))
+    base, base_slack = float(abs(losses[i])), float(slack[i])
     ratios = losses / base
     denominators = 1
-    for r in np.unique(np.round(ratios, 12)):
-        frac = Fraction(float(r)).limit_denominator(64)
-        if abs(float(frac) - r) > _SNAP * max(1.0, abs(r)):
+    tol = (slack + np.abs(ratios) * base_slack) / base + 8.0 * _UNIT * np.maximum(
+        1.0, np.abs(ratios)
+    )
+    for r, t in zip(ratios, tol):
+        frac = Fraction(float(r)).limit_denominator(_DENOMINATOR)
+        if abs(float(frac) - r) > t:
             return None
         denominators = math.lcm(denominators, frac.denominator)
     h = base / denominators
     if (losses.max() - losses.min()) / h > MAX_POINTS:
         return None
-    return h
+    return h, base_slack / denominators + 2.0 * _UNIT * h
 
 
 def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
-    """``a * b`` and an absolute per-entry error bound of the computation."""
+    """``a * b`` and an absolute L1 error bound of the computation (``0`` when the entries
+    are rounded up instead)."""
     if len(a) * len(b) <= _DIRECT or min(len(a), len(b)) <= 32:
-        # direct sums of non-negative terms: relative error <= min(len) u per entry
-        c = np.convolve(a, b)
-        return c, min(len(a), len(b)) * _UNIT * float(c.sum())
+        # direct sums of non-negative terms: relative error <= min(len) u per entry, so
+        # rounding every entry up keeps the relative precision of small masses
+        c = np.convolve(a, b) * (1.0 + (min(len(a), len(b)) + 2) * _UNIT)
+        return c, 0.0
     c = fftconvolve(a, b)
     size = len(a) + len(b) - 1
     bound = (
@@ -112,9 +144,13 @@ class PrivacyLossDistribution:
     inf_mass : float, default 0
         Mass of the loss ``+inf``.
     exact : bool, default False
-        Whether the losses are exactly on the lattice (no rounding).
+        Whether the losses are on the lattice up to floating point (no rounding up).
     error : float, default 0
         Bound on the L1 norm of the floating-point error of ``probs``.
+    shift : float, default 0
+        Bound on how far an exact loss exceeds the lattice point it is held at (the
+        floating-point allowance of an exact lattice); the profile is read at
+        ``eps - shift``.
 
     Examples
     --------
@@ -130,7 +166,7 @@ class PrivacyLossDistribution:
     (0.6198918, 0.86959746)
     """
 
-    __slots__ = ("_cache", "error", "exact", "inf_mass", "interval", "offset", "probs")
+    __slots__ = ("_cache", "error", "exact", "inf_mass", "interval", "offset", "probs", "shift")
 
     def __init__(
         self,
@@ -141,6 +177,7 @@ class PrivacyLossDistribution:
         *,
         exact: bool = False,
         error: float = 0.0,
+        shift: float = 0.0,
     ) -> None:
         arr, _ = as_levels(probs, "probs", low=0.0, allow_inf=False)
         arr = np.atleast_1d(arr)
@@ -156,6 +193,7 @@ class PrivacyLossDistribution:
             raise ValueError(f"probs and inf_mass must sum to at most 1, got {total!r}")
         self.exact = bool(exact)
         self.error = check_scalar(error, "error", low=0.0)
+        self.shift = check_scalar(shift, "shift", low=0.0)
         self._cache: dict = {}
 
     # ------------------------------------------------------------------ constructors
@@ -165,10 +203,11 @@ class PrivacyLossDistribution:
     ) -> PrivacyLossDistribution:
         """The PLD of ``L = log(p/q)`` under ``P`` for finite distributions.
 
-        With ``interval=None`` a lattice on which every finite loss lies exactly is looked
-        for (commensurate log-ratios); if there is none, losses are rounded up to a lattice
-        of spacing :data:`DEFAULT_INTERVAL`. With an explicit ``interval`` losses are
-        rounded up to it (exact when they already lie on it).
+        With ``interval=None`` a lattice on which every finite loss lies (up to the rounding
+        of its computation) is looked for (commensurate log-ratios); if there is none,
+        losses are rounded up to a lattice of spacing :data:`DEFAULT_INTERVAL`. With an
+        explicit ``interval`` losses are rounded up to it (exact when they already lie on
+        it). Losses are never rounded down.
         """
         first = check_pmf(p, "p", ndim=1)
         second = check_pmf(q, "q", ndim=1)
@@ -176,38 +215,79 @@ class PrivacyLossDistribution:
             raise ValueError(
                 f"p and q must have the same length, got {first.size} and {second.size}"
             )
+        return cls._from_pair(first, second, interval)
+
+    @classmethod
+    def _from_pair(
+        cls,
+        first: np.ndarray,
+        second: np.ndarray,
+        interval: float | None,
+        interval_slack: float = 0.0,
+        fallback: float = DEFAULT_INTERVAL,
+    ) -> PrivacyLossDistribution:
+        """``from_pair`` without the checks; ``first`` and ``second`` may carry a relative
+        rounding error of ``(len + 1) u`` (a normalisation), which the slack covers."""
         inf_mass = float(first[second == 0].sum())
         keep = (first > 0) & (second > 0)
-        losses = np.log(first[keep]) - np.log(second[keep])
-        return cls._from_atoms(losses, first[keep], inf_mass, interval)
+        log_p, log_q = np.log(first[keep]), np.log(second[keep])
+        losses = log_p - log_q
+        slack = _loss_slack(log_p, log_q, losses, first.size)
+        # the masses may be a relative (len + 1) u off: round them up (and the +inf atom)
+        up = 1.0 + (first.size + 2) * _UNIT
+        return cls._from_atoms(
+            losses,
+            first[keep] * up,
+            min(1.0, inf_mass * up),
+            interval,
+            slack,
+            interval_slack,
+            fallback,
+        )
 
     @classmethod
     def _from_atoms(
-        cls, losses: np.ndarray, masses: np.ndarray, inf_mass: float, interval: float | None
+        cls,
+        losses: np.ndarray,
+        masses: np.ndarray,
+        inf_mass: float,
+        interval: float | None,
+        slack: np.ndarray,
+        interval_slack: float = 0.0,
+        fallback: float = DEFAULT_INTERVAL,
     ) -> PrivacyLossDistribution:
         if losses.size == 0:
             return cls(np.zeros(1), 0, interval or 1.0, inf_mass, exact=True)
-        h = _find_lattice(losses) if interval is None else None
-        exact = h is not None
-        if h is None:
-            h = (
-                DEFAULT_INTERVAL
-                if interval is None
-                else check_scalar(interval, "interval", low=0.0, low_open=True)
-            )
+        found = _find_lattice(losses, slack) if interval is None else None
+        if found is not None:
+            h, h_slack = found
+        elif interval is None:
+            h, h_slack = check_scalar(fallback, "interval", low=0.0, low_open=True), 0.0
+        else:
+            h = check_scalar(interval, "interval", low=0.0, low_open=True)
+            h_slack = check_scalar(interval_slack, "interval_slack", low=0.0)
         scaled = losses / h
         nearest = np.round(scaled)
-        snapped = np.abs(scaled - nearest) <= _SNAP * np.maximum(1.0, np.abs(scaled))
-        k = np.where(snapped, nearest, np.ceil(scaled)).astype(np.int64)
-        exact = exact or bool(np.all(snapped))
+        on_lattice = nearest * h
+        # within the rounding of the computation of the loss (and of h): on the lattice
+        tol = slack + np.abs(nearest) * h_slack + 4.0 * _UNIT * np.abs(on_lattice)
+        snapped = np.abs(losses - on_lattice) <= tol
+        k = np.where(snapped, nearest, np.ceil(scaled))
+        points = k * h
+        # how far an exact loss may exceed its lattice point (real arithmetic, rounded up)
+        excess = losses + slack - points + 4.0 * _UNIT * (np.abs(losses) + np.abs(points))
+        shift = max(0.0, float(np.max(excess)))
+        k = k.astype(np.int64)
         low = int(k.min())
         if int(k.max()) - low + 1 > MAX_POINTS:
             raise ValueError(
                 f"interval={h!r} gives {int(k.max()) - low + 1} lattice points (max "
                 f"{MAX_POINTS}); use a larger interval"
             )
-        probs = np.bincount(k - low, weights=masses)
-        return cls(probs, low, h, inf_mass, exact=exact)
+        # sums of the masses on each point, rounded up (relative error <= size u)
+        probs = np.bincount(k - low, weights=masses) * (1.0 + (masses.size + 1) * _UNIT)
+        exact = bool(np.all(snapped))
+        return cls(probs, low, h, inf_mass, exact=exact, shift=shift)
 
     @classmethod
     def from_tradeoff(cls, f, interval: float | None = None) -> PrivacyLossDistribution:
@@ -241,7 +321,8 @@ class PrivacyLossDistribution:
         the first lattice point at or above ``lower`` goes to that point, and the mass
         above the last point at or above ``upper`` goes to ``+inf``. Masses are differences
         of ``cdf`` below the median and of ``sf`` above it, so small tails keep their
-        relative precision.
+        relative precision; their rounding (a few units in the last place of each CDF
+        value) is bounded in ``error``.
         """
         h = check_scalar(interval, "interval", low=0.0, low_open=True)
         lo = math.ceil(lower / h)
@@ -258,7 +339,12 @@ class PrivacyLossDistribution:
         diff_s = -np.diff(s)
         masses[1:] = np.where(use_cdf[1:], diff_c, diff_s)
         masses = np.clip(masses, 0.0, None)
-        return cls(masses, lo, h, min(1.0, inf_mass + float(s[-1])), exact=False)
+        # each CDF value is within 8 u of its magnitude: a bound on the L1 error of masses
+        error = 16.0 * _UNIT * float(np.minimum(c, s).sum() + 1.0)
+        shift = 4.0 * _UNIT * float(np.max(np.abs(grid)))  # the grid points are rounded
+        return cls(
+            masses, lo, h, min(1.0, inf_mass + float(s[-1])), exact=False, error=error, shift=shift
+        )
 
     # ------------------------------------------------------------------ composition
     def compose(
@@ -276,12 +362,21 @@ class PrivacyLossDistribution:
                 f"interval mismatch: {self.interval!r} vs {other.interval!r}; build both PLDs "
                 "on the same lattice"
             )
+        if self.interval != other.interval:  # equal up to 1e-12: the larger spacing covers
+            gap = abs(self.interval - other.interval) * (
+                abs(self.offset) + self.probs.size + abs(other.offset) + other.probs.size
+            )
+        else:
+            gap = 0.0
         probs, err = _convolve(self.probs, other.probs)
         error = self.error + other.error + err + self.error * other.error
         inf_mass = 1.0 - (1.0 - self.inf_mass) * (1.0 - other.inf_mass)
         exact = self.exact and other.exact
+        shift = (self.shift + other.shift + gap) * (1.0 + 4.0 * _UNIT)
         tau = (0.0 if exact else 1e-15) if truncation is None else truncation
-        return self._truncated(probs, self.offset + other.offset, inf_mass, exact, error, tau)
+        return self._truncated(
+            probs, self.offset + other.offset, inf_mass, exact, error, tau, shift
+        )
 
     def _truncated(
         self,
@@ -291,6 +386,7 @@ class PrivacyLossDistribution:
         exact: bool,
         error: float,
         tau: float,
+        shift: float,
     ) -> PrivacyLossDistribution:
         if tau > 0 and probs.size > 1:
             left = np.cumsum(probs)
@@ -312,7 +408,13 @@ class PrivacyLossDistribution:
             if nz.size:
                 probs, offset = probs[nz[0] : nz[-1] + 1], offset + int(nz[0])
         return PrivacyLossDistribution(
-            probs, offset, self.interval, min(inf_mass, 1.0), exact=exact, error=error
+            probs,
+            offset,
+            self.interval,
+            min(inf_mass, 1.0),
+            exact=exact,
+            error=error,
+            shift=shift,
         )
 
     def self_compose(self, n: int, truncation: float | None = None) -> PrivacyLossDistribution:
@@ -333,7 +435,10 @@ class PrivacyLossDistribution:
 
     # ------------------------------------------------------------------ profile
     def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
-        """Levels ``l_j`` (one below the support to the top) and ``D_j`` = finite part."""
+        """Levels ``l_j`` (one below the support to the top) and ``D_j`` = finite part.
+
+        ``D_j`` is rounded up: the recurrence has relative rounding error below ``4 N u``.
+        """
 
         def compute():
             probs, offset = self.probs, self.offset
@@ -345,7 +450,8 @@ class PrivacyLossDistribution:
             d = lfilter([-math.expm1(-h)], [1.0, -math.exp(-h)], tail)
             levels = (offset - 1 + np.arange(probs.size + 1)) * h
             values = np.concatenate((d[::-1], [0.0]))  # D at l_{-1} .. l_{n-1}
-            return levels, np.clip(values, 0.0, None)
+            inflate = 1.0 + 4.0 * (probs.size + 4) * _UNIT
+            return levels, np.clip(values, 0.0, None) * inflate
 
         if "lattice" not in self._cache:
             self._cache["lattice"] = compute()
@@ -354,34 +460,40 @@ class PrivacyLossDistribution:
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         levels, values = self._lattice()
         h = self.interval
-        flat = eps.ravel()
+        flat = np.asarray(eps, dtype=np.float64).ravel()
+        if self.shift > 0.0:  # read the lattice profile at eps - shift (rounded down)
+            flat = np.nextafter(flat - self.shift, -np.inf)
         j = np.clip(np.searchsorted(levels, flat, side="right") - 1, 0, levels.size - 1)
         nxt = np.minimum(j + 1, levels.size - 1)
         with np.errstate(over="ignore", invalid="ignore"):
             w = np.clip(np.expm1(flat - levels[j]) / math.expm1(h), 0.0, 1.0)
-        finite = np.where(j == levels.size - 1, 0.0, (1.0 - w) * values[j] + w * values[nxt])
+        # linear in e^eps between lattice points; the 1 + 4u covers the interpolation
+        finite = np.where(
+            j == levels.size - 1, 0.0, ((1.0 - w) * values[j] + w * values[nxt]) * (1 + 4 * _UNIT)
+        )
         below = flat < levels[0]
         if np.any(below):
             probs = self.probs
             losses = (self.offset + np.arange(probs.size)) * h
             with np.errstate(over="ignore", divide="ignore"):
                 lq = np.log(np.sum(probs * np.exp(-(losses - losses.min())))) - losses.min()
-                finite = np.where(below, probs.sum() - np.exp(flat + lq), finite)
+                low_value = (probs.sum() - np.exp(flat + lq)) * (1.0 + 4.0 * probs.size * _UNIT)
+                finite = np.where(below, low_value, finite)
         # the floating-point allowance applies where lattice mass lies above eps
         total = self.inf_mass + finite + np.where(j < levels.size - 1, self.error, 0.0)
-        return np.clip(total, 0.0, 1.0).reshape(eps.shape)
+        return np.clip(total, 0.0, 1.0).reshape(np.shape(eps))
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
         """``E_{e^eps}(P || Q)`` for real ``epsilon`` (``inf`` allowed): an upper bound.
 
-        Exact for an exact PLD up to the floating-point allowance; for a rounded-up PLD an
-        upper bound on the profile of the underlying pair.
+        Exact for an exact PLD up to the floating-point allowances (which are added); for a
+        rounded-up PLD an upper bound on the profile of the underlying pair.
         """
         e, scalar = as_levels(epsilon, "epsilon")
         return out(self._delta(e), scalar)
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
-        """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none)."""
+        """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none), rounded up."""
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         return out(self._epsilon(d), scalar)
 
@@ -391,8 +503,8 @@ class PrivacyLossDistribution:
         flat = d.ravel()
         # on [l_j, l_{j+1}] the bound is inf + error + interp(D), non-increasing
         base = self.inf_mass + self.error
-        left = base + values[:-1]
-        right = base + values[1:]
+        left = base + values[:-1] * (1 + 4 * _UNIT)
+        right = base + values[1:] * (1 + 4 * _UNIT)
         # first segment (with l_{j+1} > 0) whose right end is at or below the target
         start = int(np.searchsorted(levels, 0.0, side="right")) - 1
         seg_right = right[start:]
@@ -408,13 +520,20 @@ class PrivacyLossDistribution:
             w = np.where(span > 0, (left[j] - target) / span, 0.0)
         w = np.clip(w, 0.0, 1.0)
         eps = np.where(left[j] <= target, lv, lv + np.log1p(w * math.expm1(h)))
-        eps = np.nextafter(np.maximum(eps, 0.0), np.inf)
-        eps[(j == start) & (left[j] <= target) & (lv <= 0)] = 0.0
-        result[ok] = eps
+        result[ok] = np.maximum(eps, 0.0)
         # at the top lattice point no mass lies above: delta = inf_mass there
         top = ~ok & (flat >= self.inf_mass)
         result[top] = max(float(levels[-1]), 0.0)
+        finite = np.isfinite(result)
+        result[finite] = np.nextafter(result[finite] + self.shift, np.inf)
         result[flat >= self._delta(np.zeros(1))[0]] = 0.0
+        # rounding of the inversion: step up until the reported profile is at the target
+        for _ in range(8):
+            finite = np.isfinite(result)
+            bad = finite & (self._delta(result) > flat)
+            if not np.any(bad):
+                break
+            result[bad] = np.nextafter(result[bad] * (1.0 + 4.0 * _UNIT) + 4.0 * _UNIT * h, np.inf)
         return result.reshape(d.shape)
 
     @property
@@ -428,7 +547,8 @@ class PrivacyLossDistribution:
         Requires the optional ``dp-accounting`` package. ``self`` is the remove-direction
         PMF and ``add`` (default: the same, i.e. a symmetric PLD) the add direction; both
         are marked pessimistic unless exact. dp-accounting's PLD of the same pair gives the
-        same profile (checked in the tests).
+        same profile (checked in the tests). The floating-point ``shift`` (below ``1e-12``
+        for exact lattices) has no counterpart there and is dropped.
         """
         try:
             from dp_accounting.pld import pld_pmf, privacy_loss_distribution

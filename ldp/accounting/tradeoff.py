@@ -1,9 +1,10 @@
 r"""Trade-off functions (f-DP) as objects, and conversions to and from privacy profiles.
 
 A trade-off function :math:`f = T(P, Q)` maps a type I error :math:`\alpha` of a test of
-``P`` against ``Q`` to the smallest achievable type II error (seed 000, Def. 2.1). It is
-convex, continuous, non-increasing and :math:`f(\alpha) \le 1 - \alpha`; larger means more
-private. Its privacy profile is (seed 000 §1.6; seed 002 Lemma 5.1)
+``P`` against ``Q`` to the smallest achievable type II error (Dong-Roth-Su (2022),
+Definition 2.1). It is convex, continuous, non-increasing and
+:math:`f(\alpha) \le 1 - \alpha`; larger means more private. Its privacy profile is
+(Dong-Roth-Su (2022), §2.4; Zheng-Dong-Long-Su (2020), Lemma 5.1)
 
 .. math:: \delta_f(\varepsilon) = 1 + f^*(-e^\varepsilon)
           = \sup_{\alpha} \,[1 - f(\alpha) - e^\varepsilon \alpha]
@@ -57,18 +58,14 @@ __all__ = [
 _BISECTION_STEPS = 200
 #: absolute rounding slack of ``1 - f(alpha)`` (a few ulps of 1)
 _ROUNDING = 4.0 * np.finfo(np.float64).eps
+_ULP = float(np.finfo(np.float64).eps)
 
 
 # --------------------------------------------------------------------------- helpers
-def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices of the lower convex hull of points (monotone chain), sorted by ``x``."""
-    order = np.lexsort((y, x))
-    x, y = x[order], y[order]
-    keep = np.ones(len(x), dtype=bool)
-    keep[1:] = x[1:] != x[:-1]  # same x: keep the smallest y (first after lexsort)
-    x, y = x[keep], y[keep]
+def _monotone_chain(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Andrew's monotone chain over the points ``idx`` (sorted by ``x``): the lower hull."""
     hull: list[int] = []
-    for i in range(len(x)):
+    for i in idx.tolist():
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
             cross = (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a])
@@ -77,23 +74,62 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             else:
                 break
         hull.append(i)
-    idx = np.array(hull)
+    return np.array(hull, dtype=np.int64)
+
+
+def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of the lower convex hull of points, sorted by ``x``: ``O(N log N)``.
+
+    After sorting, every point on or above the chord of its two neighbours is not a hull
+    vertex, so all of them are dropped at once (vectorised) until none is left; curves
+    that are convex up to rounding need one or two passes. More than 64 passes hand the
+    survivors to the monotone chain (linear after the sort).
+    """
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    keep = np.ones(len(x), dtype=bool)
+    keep[1:] = x[1:] != x[:-1]  # same x: keep the smallest y (first after lexsort)
+    x, y = x[keep], y[keep]
+    idx = np.arange(len(x))
+    for _ in range(64):
+        if idx.size <= 2:
+            break
+        xa, xb, xc = x[idx[:-2]], x[idx[1:-1]], x[idx[2:]]
+        ya, yb, yc = y[idx[:-2]], y[idx[1:-1]], y[idx[2:]]
+        drop = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa) <= 0.0
+        if not np.any(drop):
+            break
+        survive = np.ones(idx.size, dtype=bool)
+        survive[1:-1] = ~drop
+        idx = idx[survive]
+    else:
+        idx = _monotone_chain(x, y, idx)
     return x[idx], y[idx]
 
 
 def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices on ``[0, 1]`` of ``max(0, max_i slopes_i * x + intercepts_i)``."""
-    slopes = np.append(slopes, 0.0)
-    intercepts = np.append(intercepts, 0.0)
-    # the upper envelope of lines is the lower hull of the dual points (slope, -intercept)
-    grid = np.union1d([0.0, 1.0], np.array([]))
-    hx, hy = _lower_hull(slopes, -intercepts)
-    a, b = hx, -hy
-    if len(a) > 1:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cuts = (b[:-1] - b[1:]) / (a[1:] - a[:-1])
-        grid = np.union1d(grid, cuts[np.isfinite(cuts) & (cuts > 0.0) & (cuts < 1.0)])
-    values = np.max(slopes[None, :] * grid[:, None] + intercepts[None, :], axis=1)
+    """Vertices on ``[0, 1]`` of ``max(0, max_i slopes_i * x + intercepts_i)``.
+
+    The lines of the upper envelope are the lower hull of the dual points
+    ``(slope, -intercept)``, in order of increasing slope; consecutive ones cross at
+    increasing ``x``, and between two crossings one line is the maximum. ``O(N log N)``
+    time and ``O(N)`` memory.
+    """
+    slopes = np.append(np.asarray(slopes, dtype=np.float64), 0.0)
+    intercepts = np.append(np.asarray(intercepts, dtype=np.float64), 0.0)
+    a, minus_b = _lower_hull(slopes, -intercepts)
+    b = -minus_b
+    if a.size == 1:
+        grid = np.array([0.0, 1.0])
+        return grid, np.clip(a[0] * grid + b[0], 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cuts = (b[:-1] - b[1:]) / (a[1:] - a[:-1])
+    inside = np.isfinite(cuts) & (cuts > 0.0) & (cuts < 1.0)
+    grid = np.union1d([0.0, 1.0], cuts[inside])
+    j = np.clip(np.searchsorted(cuts, grid, side="left"), 0, a.size - 1)
+    values = a[j] * grid + b[j]
+    before = np.maximum(j - 1, 0)  # at a crossing both lines are the maximum
+    values = np.maximum(values, a[before] * grid + b[before])
     return grid, np.clip(values, 0.0, 1.0)
 
 
@@ -106,10 +142,10 @@ def check_tradeoff(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Check that ``(alphas, values)`` are the vertices of a valid trade-off function.
 
-    Requirements (seed 000 §2.1 characterisation): ``alphas`` strictly increasing from 0 to
-    1, ``values`` in ``[0, 1]``, non-increasing, convex (slopes non-decreasing) and
-    ``values <= 1 - alphas``, each up to an absolute tolerance ``tol``. The piecewise-linear
-    interpolation is then continuous, so it is a trade-off function.
+    Requirements (the characterisation of Dong-Roth-Su (2022), §2.1): ``alphas`` strictly
+    increasing from 0 to 1, ``values`` in ``[0, 1]``, non-increasing, convex (slopes
+    non-decreasing) and ``values <= 1 - alphas``, each up to an absolute tolerance ``tol``.
+    The piecewise-linear interpolation is then continuous, so it is a trade-off function.
 
     Parameters
     ----------
@@ -209,7 +245,7 @@ class TradeOffFunction(abc.ABC):
         """The privacy profile ``delta(eps) = 1 + f*(-e^eps)`` (any real ``eps``, ``inf`` ok).
 
         For a symmetric ``f`` an ``f``-DP mechanism is ``(eps, delta(eps))``-DP for all
-        ``eps >= 0`` (seed 000 §2.4); negative levels matter only for asymmetric curves.
+        ``eps >= 0`` (Dong-Roth-Su (2022), §2.4); negative levels matter only for asymmetric curves.
         """
         e, scalar = as_levels(epsilon, "epsilon")
         return out(np.clip(self._delta(e), 0.0, 1.0), scalar)
@@ -377,20 +413,27 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         with np.errstate(over="ignore", invalid="ignore"):
             for start in range(0, flat.size, step):
                 g = np.exp(flat[start : start + step])[:, None]
-                terms = np.where(self._a[None, :] > 0, c[None, :] - g * self._a[None, :], c)
+                ga = g * self._a[None, :]
+                # c - e^eps a, rounded up: exp within 2u, the product and the difference 1u
+                terms = np.where(
+                    self._a[None, :] > 0, (c[None, :] - ga) + _ULP * (c[None, :] + 2.0 * ga), c
+                )
                 result[start : start + step] = np.max(terms, axis=1)
         return np.clip(result, 0.0, 1.0).reshape(np.shape(epsilon))
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         c = 1.0 - self._b
         excess = c[None, :] - d.ravel()[:, None]
-        excess = np.where(excess > _ROUNDING, excess, 0.0)  # 1 - (1 - d) is not exactly d
+        # at alpha = 0 the vertex is the atom 1 - f(0) (delta at eps = inf), and 1 - (1 - d)
+        # is not exactly d: within 4 ulps the target is met there
+        at_zero = self._a[None, :] == 0
+        excess = np.where(at_zero & (excess <= _ROUNDING), 0.0, excess)
         with np.errstate(divide="ignore", invalid="ignore"):
-            levels = np.where(
-                excess > 0,
-                np.where(self._a[None, :] > 0, np.log(excess) - np.log(self._a[None, :]), np.inf),
-                -np.inf,
-            )
+            log_e = np.log(excess * (1.0 + 2.0 * _ULP))  # c - d rounded up
+            log_a = np.log(self._a[None, :])
+            # log(excess / alpha) rounded up: two logs within an ulp and a difference
+            level = (log_e - log_a) + _ULP * (np.abs(log_e) + np.abs(log_a) + 1.0)
+            levels = np.where(excess > 0, np.where(at_zero, np.inf, level), -np.inf)
         eps = np.maximum(np.max(levels, axis=1), 0.0)
         eps = np.where(np.isfinite(eps), np.nextafter(eps, np.inf), eps)
         eps[np.max(excess, axis=1) <= 0] = 0.0
@@ -433,23 +476,44 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         return f"<{type(self).__name__}{tag} with {len(self._a)} vertices>"
 
 
+def _outward_vertices(ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices ``(alpha, beta)`` of ``T(P, Q)`` from masses sorted by decreasing ``q/p``.
+
+    ``alpha_i`` is the forward cumulative sum of ``p`` and ``beta_i`` the backward sum of
+    the remaining ``q`` (not ``1 - cumsum(q)``, which loses the small tails), both divided
+    by their total; every interior vertex is then moved towards the origin by its rounding
+    bound (both coordinates down), so the curve lies below the exact one and its profile
+    ``1 - beta - e^eps alpha`` above. Works on the last axis (one row per ordered pair).
+    """
+    m = ps.shape[-1]
+    shape = (*ps.shape[:-1], 1)
+    alphas = np.concatenate((np.zeros(shape), np.cumsum(ps, axis=-1)), axis=-1)
+    tails = np.cumsum(qs[..., ::-1], axis=-1)[..., ::-1]
+    betas = np.concatenate((tails, np.zeros(shape)), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alphas = alphas / alphas[..., -1:]
+        betas = betas / betas[..., :1]
+    i = np.arange(m + 1)
+    alphas = alphas * (1.0 - (i + 3) * _ULP)
+    betas = betas * (1.0 - (m - i + 3) * _ULP)
+    alphas[..., -1], betas[..., 0] = 1.0, 1.0
+    return np.nan_to_num(alphas), np.clip(np.nan_to_num(betas), 0.0, 1.0)
+
+
 def _pair_vertices(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     used = (p > 0) | (q > 0)
     p, q = p[used], q[used]
     with np.errstate(divide="ignore"):
         score = np.log(q) - np.log(p)  # +inf where p = 0
     order = np.argsort(-score, kind="stable")
-    alphas = np.concatenate(([0.0], np.cumsum(p[order])))
-    betas = 1.0 - np.concatenate(([0.0], np.cumsum(q[order])))
-    alphas = alphas / alphas[-1]
-    return alphas, np.clip(betas, 0.0, 1.0)
+    return _outward_vertices(p[order], q[order])
 
 
 def tradeoff_from_pair(p: ArrayLike, q: ArrayLike) -> PiecewiseLinearTradeOff:
     """The exact trade-off function ``T(P, Q)`` of two finite distributions.
 
     Outcomes are sorted by the likelihood ratio ``q / p`` (decreasing; ``p = 0`` first) and
-    the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; seed 000 §7
+    the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; Dong-Roth-Su (2022), §2.1
     item 4).
 
     Examples
@@ -507,17 +571,17 @@ def tradeoff_from_channel(
     order = np.argsort(-score, axis=1, kind="stable")
     ps = np.take_along_axis(p, order, axis=1)
     qs = np.take_along_axis(q, order, axis=1)
-    alphas = np.concatenate((np.zeros((len(p), 1)), np.cumsum(ps, axis=1)), axis=1).ravel()
-    betas = 1.0 - np.concatenate((np.zeros((len(p), 1)), np.cumsum(qs, axis=1)), axis=1).ravel()
-    alphas = np.clip(alphas, 0.0, 1.0)
-    alphas = np.append(alphas, [0.0, 1.0])
-    betas = np.append(np.clip(betas, 0.0, 1.0), [1.0, 0.0])
+    alphas, betas = _outward_vertices(ps, qs)
+    alphas = np.append(alphas.ravel(), [0.0, 1.0])
+    betas = np.append(betas.ravel(), [1.0, 0.0])
     return PiecewiseLinearTradeOff._trusted(alphas, betas)
 
 
 # --------------------------------------------------------------------------- named curves
 class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
-    r"""``f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^{-eps}(1 - delta - a)}`` (seed 000 (5)).
+    r"""``f_{eps,delta}(a) = max{0, 1 - delta - e^eps a, e^{-eps}(1 - delta - a)}``.
+
+    Dong-Roth-Su (2022), eq. (5).
 
     Examples
     --------
@@ -547,7 +611,7 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
 
 
 class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
-    r"""``f_{eps,delta,eta}``: (eps, delta)-DP and eta-TV (seed 001 Cor. 1, §1.6).
+    r"""``f_{eps,delta,eta}``: (eps, delta)-DP and eta-TV (Ghazi-Issa (2023), Corollary 1).
 
     ``f(t) = max{0, 1 - delta - e^eps t, e^{-eps}(1 - delta - t), 1 - eta - t}`` after the
     normalisation ``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max(eps, delta))``; it
@@ -594,7 +658,7 @@ class GaussianTradeOff(TradeOffFunction):
     r"""``G_mu(a) = Phi(Phi^{-1}(1 - a) - mu)``, the trade-off of ``N(0,1)`` vs ``N(mu,1)``.
 
     Evaluated as ``ndtr(ndtri(1 - a) - mu)`` with ``1 - a`` formed exactly for small ``a``
-    (seed 000 §7 item 1). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
+    (Dong-Roth-Su (2022), eq. (6)). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
 
     Examples
     --------
@@ -622,9 +686,10 @@ class GaussianTradeOff(TradeOffFunction):
 
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=np.float64)
-        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))
+        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))  # rounded up
         with np.errstate(over="ignore", invalid="ignore"):
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos  # reflection for eps < 0
+            # reflection for eps < 0: a sum of two non-negative terms, rounded up
+            neg = (-np.expm1(e) + np.exp(e) * pos) * (1.0 + 4.0 * _ULP)
         return np.where(e >= 0, pos, neg)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
@@ -639,7 +704,7 @@ class GaussianTradeOff(TradeOffFunction):
 
 
 class LaplaceTradeOff(TradeOffFunction):
-    r"""``T(Lap(0, 1), Lap(mu, 1))`` (seed 000 Lemma A.6), symmetric and C^1.
+    r"""``T(Lap(0, 1), Lap(mu, 1))`` (Dong-Roth-Su (2022), Lemma A.6), symmetric and C^1.
 
     Profile (exact): ``delta(eps) = max(0, 1 - exp((eps - mu) / 2))`` for ``eps >= 0``.
 
@@ -674,14 +739,23 @@ class LaplaceTradeOff(TradeOffFunction):
         if math.isinf(self.mu):
             return np.where(np.isinf(e) & (e > 0), 1.0, 1.0)
         with np.errstate(over="ignore", invalid="ignore"):
-            pos = np.clip(-np.expm1((np.abs(e) - self.mu) / 2.0), 0.0, 1.0)
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos
+            a = np.abs(e)
+            pos = -np.expm1((a - self.mu) / 2.0)
+            # rounded up: expm1 within 2u, and |eps| - mu within u (|eps| + mu), which
+            # moves 1 - e^{x/2} by (1 - pos)/2 times that
+            pos = pos * (1.0 + 4.0 * _ULP) + (1.0 - pos) * _ULP * (a + self.mu)
+            pos = np.clip(np.where(a >= self.mu, 0.0, pos), 0.0, 1.0)
+            neg = (-np.expm1(e) + np.exp(e) * pos) * (1.0 + 4.0 * _ULP)
         return np.where(e >= 0, pos, neg)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            eps = np.maximum(self.mu + 2.0 * np.log1p(-d), 0.0)
-        return eps
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_term = 2.0 * np.log1p(-d)
+            eps = self.mu + log_term
+            # rounded up: log1p within 2u, the sum within u (mu + |log term|)
+            eps = eps + 4.0 * _ULP * (self.mu + np.abs(log_term))
+            eps = np.where(np.isfinite(eps), np.nextafter(np.maximum(eps, 0.0), np.inf), eps)
+        return np.where(d >= self._delta(np.zeros(1))[0], 0.0, np.maximum(eps, 0.0))
 
     def fixed_point(self) -> float:
         """``exp(-mu / 2) / 2``."""
@@ -695,11 +769,11 @@ class LaplaceTradeOff(TradeOffFunction):
 def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     """Symmetrise a trade-off function.
 
-    ``method="max"``: ``max{f, f^{-1}}`` (seed 000 §2.1): an ``f``-DP mechanism (both
+    ``method="max"``: ``max{f, f^{-1}}`` (Dong-Roth-Su (2022), §2.1): an ``f``-DP mechanism (both
     orders bounded by ``f``) is also ``max{f, f^{-1}}``-DP. ``method="convex_min"``:
     ``min{f, f^{-1}}**`` (the lower convex envelope), the symmetric guarantee implied by a
-    one-directional bound (seed 002 §2; seed 004 ``sym``). The two answer different
-    questions; the second is never larger.
+    one-directional bound (Zheng-Dong-Long-Su (2020), §2; Tran-Koskela-Räisä-Honkela
+    (2025), ``sym``). The two answer different questions; the second is never larger.
 
     Examples
     --------
@@ -769,8 +843,8 @@ def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> Piecewi
     """The trade-off function ``max_i f_{eps_i, delta_i}`` of a set of (eps, delta) pairs.
 
     A mechanism that is ``(eps_i, delta_i)``-DP for every ``i`` is exactly
-    ``max_i f_{eps_i,delta_i}``-DP (seed 000 Prop. 2.8); with a finite grid this is a valid
-    (conservative) curve, exact at the supporting lines.
+    ``max_i f_{eps_i,delta_i}``-DP (Dong-Roth-Su (2022), Proposition 2.8); with a finite grid
+    this is a valid (conservative) curve, exact at the supporting lines.
 
     Examples
     --------
@@ -823,4 +897,12 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
         return math.inf
     if not np.any(inner):
         return 0.0
-    return float(max(0.0, np.max(-ndtri(a[inner]) - ndtri(b[inner]))))
+    ai, bi = a[inner], b[inner]
+    za, zb = -ndtri(ai), -ndtri(bi)
+    # rounded up: ndtri within a few ulps, the sum one more, and an ulp of the vertex
+    # itself (the curve's vertices are rounded; d ndtri(a)/da = 1/phi(ndtri(a)))
+    root = math.sqrt(2.0 * math.pi)
+    with np.errstate(over="ignore"):
+        slope = root * (ai * np.exp(0.5 * za * za) + bi * np.exp(0.5 * zb * zb))
+    values = (za + zb) + 8.0 * _ULP * (np.abs(za) + np.abs(zb)) + 2.0 * _ULP * slope
+    return float(max(0.0, np.max(values)))

@@ -76,6 +76,19 @@ _LECAM_NAMES = {
 
 
 # ------------------------------------------------------------------------ Bernoulli mean
+#: The order of each route's bound, with the factor its value uses. With ``u = n f s^2``
+#: (``f`` the route's contraction factor) the KL route's TV bound is ``2 sqrt(u)`` and the
+#: Hellinger route's ``sqrt(2 (1 - e^{-2u}))``; maximising ``u (1 - TV)`` gives the
+#: constants ``1/27`` and ``1/23.7``.
+_BERNOULLI_RATES = {
+    "djw": "(high - low)^2 / (27 n (e^eps - 1)^2) once sqrt(n) (e^eps - 1) >= 2/3",
+    "kl": "(high - low)^2 / (27 n phi(eps, delta)), asymptotically",
+    "hellinger": "(high - low)^2 / (23.7 n phi(eps, delta)), asymptotically",
+    "kl-tanh": "(high - low)^2 / (27 n tanh^2(eps/2)), asymptotically",
+    "hellinger-tanh": "(high - low)^2 / (23.7 n tanh^2(eps/2)), asymptotically",
+}
+
+
 def _bernoulli_tv_routes(s: np.ndarray, n: int, priv: Privacy) -> dict[str, np.ndarray]:
     """TV(M0^n, M1^n) bounds for the pair Bern(1/2 -+ s), as in ``le_cam``."""
 
@@ -124,7 +137,9 @@ def bernoulli_mean(
     Returns
     -------
     Bound
-        ``params``: ``s`` (optimal half-gap), ``separation``, ``route``; ``rate``.
+        ``params``: ``s`` (optimal half-gap), ``separation``, ``route``, ``factor`` (the
+        contraction factor of that route: ``phi(eps, delta)``, ``tanh^2(eps/2)`` or
+        ``(e^eps - 1)^2``); ``rate``, the order of the bound with that same factor.
 
     Examples
     --------
@@ -168,10 +183,13 @@ def bernoulli_mean(
         name = "non-private Le Cam (seed 003 eq. (7))"
     else:
         name = "non-private Le Cam via Hellinger tensorization"
-    rate = (
-        "(high - low)^2 / (27 n (e^eps - 1)^2) once sqrt(n) (e^eps - 1) >= 2/3"
+    rate = _BERNOULLI_RATES[route]
+    factor = (
+        priv.djw_factor
         if route == "djw"
-        else "(high - low)^2 / (27 n phi(eps, delta)), asymptotically"
+        else priv.tanh_factor
+        if route.endswith("-tanh")
+        else priv.factor()
     )
     return Bound(
         max(0.0, value),
@@ -182,7 +200,7 @@ def bernoulli_mean(
             "separation": width**2 * 4 * s * s,
             "tv_bound": float(tv_s[0]),
             "route": route,
-            "factor": priv.factor(),
+            "factor": factor,
         },
         rate=rate,
     )
@@ -365,7 +383,8 @@ def ball_mean(
         return best
     factor_n = priv.factor(n)
     ks = np.arange(16, dim + 1, dtype=np.float64)
-    omega = np.ones_like(ks) if factor_n == 0 else np.minimum(1.0, ks / (50.0 * n * factor_n))
+    with np.errstate(over="ignore"):  # a subnormal factor: ks / (50 n factor) is inf, omega 1
+        omega = np.ones_like(ks) if factor_n == 0 else np.minimum(1.0, ks / (50.0 * n * factor_n))
     bracket = np.maximum(0.0, 1.0 - 16.0 * (1.0 + n * omega * factor_n) * math.log(2.0) / ks)
     values = radius**2 * omega**2 / (4.0 * ks) * bracket
     i = int(np.argmax(values))
