@@ -33,9 +33,11 @@ def check_target(estimator, X, y) -> np.ndarray:
     return y
 
 
-def resolve_classes(declared: object, y: np.ndarray, name: str) -> np.ndarray:
+def resolve_classes(declared: object, y: np.ndarray | None, name: str) -> np.ndarray:
     """The class set: declared (public), else the labels present in ``y`` (read from data)."""
     if declared is None:
+        if y is None:
+            raise ValueError(f"declare the {name} (the reports' schema cannot come from data)")
         classes = np.unique(y)
         warnings.warn(
             PrivacyLeakWarning(
@@ -123,6 +125,82 @@ class PrivateLearnerMixin:
                     raise ValueError("classes differs from the classes of the first call")
                 rows = self._encode(X, y, reset=False)
             getattr(self, self._statistic).partial_fit(rows)
+            self._refresh()
+        return self
+
+    # ----------------------------------------------------------------- devices and reports
+    def device_privatizer(self, X):
+        """Fix the model's public schema and return the privatizer its devices run.
+
+        Every domain (``categories`` or ``bounds``) and the ``classes`` must be declared:
+        only the column names and dtypes of ``X`` are read, never its values. A device then
+        sends ``privatizer.transform(model.device_rows(X_device, y_device))``, and the server
+        decodes the collected report tables with :meth:`fit_reports`.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Any table with the features' columns (its values are not read).
+
+        Returns
+        -------
+        Privatizer
+            Fitted; publish it (or its parameters) to the devices.
+        """
+        with atomic(self):
+            if self.classes is None:
+                raise ValueError("declare the classes (classes=) to publish a model's protocol")
+            self._setup(X, self.classes, None)
+            undeclared = [c.name for c in self.columns_ if c.source == "data"]
+            if undeclared:
+                raise ValueError(
+                    f"declare the {self._domain} of column(s) {undeclared} to publish a "
+                    "model's protocol"
+                )
+            self.device_privatizer_ = getattr(self, self._statistic)._declared_protocol()
+        return self.device_privatizer_
+
+    def device_rows(self, X, y):
+        """The rows a device privatizes with :meth:`device_privatizer` (they never leave it).
+
+        Returns
+        -------
+        ndarray
+            One row per user: the statistics the privatizer's columns take.
+        """
+        if not hasattr(self, "device_privatizer_"):
+            raise ValueError("call device_privatizer(X) first: it fixes the devices' schema")
+        return self._encode(X, y, reset=False)
+
+    def fit_reports(self, reports, privatizer=None):
+        """Estimate the model from the report tables devices sent (see
+        :meth:`device_privatizer`); ``reports`` as in
+        :meth:`estimators.FrequencyEstimator.fit_reports`.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "device_privatizer_"):
+                raise ValueError("call device_privatizer(X) first: it fixes the devices' schema")
+            inner = getattr(self, self._statistic)
+            inner.fit_reports(reports, privatizer or self.device_privatizer_)
+            self._refresh()
+        return self
+
+    def partial_fit_reports(self, reports):
+        """Add a chunk of report tables (the first call is :meth:`fit_reports`).
+
+        Returns
+        -------
+        self
+        """
+        inner = getattr(self, self._statistic, None)
+        if inner is None or not hasattr(inner, "statistics_"):
+            return self.fit_reports(reports)
+        with atomic(self):
+            inner.partial_fit_reports(reports)
             self._refresh()
         return self
 

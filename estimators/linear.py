@@ -122,16 +122,7 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     # ----------------------------------------------------------------- fitting
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
-        names, values, dtypes = read_table(self, X, reset=reset)
-        if reset:
-            self.columns_ = resolve_schema(
-                names,
-                values,
-                dtypes,
-                categories=None,
-                bounds=self.bounds,
-                default_kind=NUMERIC,
-            )
+        _, values, _ = read_table(self, X, reset=False)
         x = np.column_stack([encode_numeric(c, v) for c, v in zip(self.columns_, values)])
         labels = encode_labels(self.classes_, y)
         if self.classes_.size == 2:
@@ -140,23 +131,36 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
             t = 2.0 * (labels[:, None] == np.arange(self.classes_.size)[None, :]) - 1.0
         return _statistics(x, t)
 
-    def _start(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None) -> np.ndarray:
+    def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
+        """Parameters, classes, the features' schema and the (unfitted) statistics' estimator."""
         check_epsilon_param(self.epsilon)
         check_budget(self.budget)
         check_scalar(self.alpha, "alpha", low=0.0)
-        y_checked = check_target(self, X, y)
-        self.classes_ = resolve_classes(
-            self.classes if classes is None else classes, y_checked, "classes"
+        self.classes_ = resolve_classes(classes, y, "classes")
+        names, values, dtypes = read_table(self, X, reset=True)
+        self.columns_ = resolve_schema(
+            names,
+            values,
+            dtypes,
+            categories=None,
+            bounds=self.bounds,
+            default_kind=NUMERIC,
         )
-        rows = self._encode(X, y, reset=True)
+        d = len(self.columns_)
+        m = 1 if self.classes_.size == 2 else self.classes_.size
+        count = d + d * (d + 1) // 2 + m + m * d  # x, x_j x_l (j <= l), t, t_c x_j
         self.statistics_ = MeanEstimator(
             self.epsilon,
-            bounds=(-1.0, 1.0),
+            bounds=[(-1.0, 1.0)] * count,
             mechanism=self.mechanism,
             budget=self.budget,
-            random_state=self._rng,
+            random_state=getattr(self, "_rng", None),
         )
-        return rows
+
+    def _start(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None) -> np.ndarray:
+        y_checked = check_target(self, X, y)
+        self._setup(X, self.classes if classes is None else classes, y_checked)
+        return self._encode(X, y, reset=False)
 
     def _refresh(self) -> None:
         d = len(self.columns_)

@@ -112,30 +112,27 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------- fitting
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
-        names, values, dtypes = read_table(self, X, reset=reset)
-        if reset:
-            self.columns_ = resolve_schema(
-                names,
-                values,
-                dtypes,
-                categories=self.categories,
-                bounds=None,
-                default_kind=CATEGORICAL,
-            )
+        _, values, _ = read_table(self, X, reset=False)
         labels = encode_labels(self.classes_, y)
         return np.column_stack(
             [labels * c.k + encode_categorical(c, v) for c, v in zip(self.columns_, values)]
         )
 
-    def _start(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None) -> np.ndarray:
+    def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
+        """Parameters, classes, the features' schema and the (unfitted) joint estimator."""
         check_epsilon_param(self.epsilon)
         check_budget(self.budget)
         check_scalar(self.alpha, "alpha", low=0.0)
-        y_checked = check_target(self, X, y)
-        self.classes_ = resolve_classes(
-            self.classes if classes is None else classes, y_checked, "classes"
+        self.classes_ = resolve_classes(classes, y, "classes")
+        names, values, dtypes = read_table(self, X, reset=True)
+        self.columns_ = resolve_schema(
+            names,
+            values,
+            dtypes,
+            categories=self.categories,
+            bounds=None,
+            default_kind=CATEGORICAL,
         )
-        codes = self._encode(X, y, reset=True)
         n_classes = self.classes_.size
         mechanism = self.mechanism
         if isinstance(mechanism, dict):
@@ -149,9 +146,13 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
             categories=[list(range(n_classes * c.k)) for c in self.columns_],
             mechanism=mechanism,
             budget=self.budget,
-            random_state=self._rng,
+            random_state=getattr(self, "_rng", None),
         )
-        return codes
+
+    def _start(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None) -> np.ndarray:
+        y_checked = check_target(self, X, y)
+        self._setup(X, self.classes if classes is None else classes, y_checked)
+        return self._encode(X, y, reset=False)
 
     def _refresh(self) -> None:
         n_classes = self.classes_.size

@@ -39,6 +39,12 @@ def add_parser(commands) -> None:
     compose.add_argument(
         "--at-epsilon", type=float, nargs="+", default=[1.0], help="report delta at these levels"
     )
+    compose.add_argument(
+        "--adaptive",
+        action="store_true",
+        help="--mechanism: the worst case over a new input pair at every report (default: "
+        "the same answer reported every time)",
+    )
     compose.add_argument("--progress", action="store_true", help="show a progress bar (tqdm)")
     compose.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -74,6 +80,8 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
 def _compose(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import GaussianTradeOff, compose, compose_eps_delta_eta
 
+    if args.adaptive and args.mechanism is None:
+        raise UserError("--adaptive applies to --mechanism (the other inputs are adaptive)")
     if args.mechanism is None:
         for name in ("epsilon", "eta"):
             if getattr(args, name) is not None:
@@ -105,7 +113,7 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
                 eta=args.eta,
             )
         )
-        result = compose(channel, args.folds, progress=args.progress)
+        result = compose(channel, args.folds, adaptive=args.adaptive, progress=args.progress)
         name = f"{args.mechanism} (epsilon = {args.epsilon:g})"
         single = {"epsilon": channel.epsilon, "tv": channel.tv}
     data = {
@@ -113,6 +121,7 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
         "single": single,
         "folds": args.folds,
         "exact": result.exact,
+        "kind": result.kind,
         "tv": result.tv,
         "epsilon": {f"{d:g}": float(result.epsilon(d)) for d in args.delta},
         "delta": {f"{e:g}": float(result.delta(e)) for e in args.at_epsilon},
@@ -120,6 +129,7 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
     if result.mu is not None:
         data["mu"] = result.mu
     kind = "exact" if result.exact else "upper bound"
+    kind += ", same input every report" if result.kind == "same-input" else ", adaptive"
     lines = [f"{args.folds} reports of a {name}: {kind}"]
     if result.mu is not None:
         lines.append(row("GDP mu", result.mu))
