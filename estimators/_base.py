@@ -11,6 +11,7 @@ either completes or leaves the estimator exactly as it was.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -30,8 +31,15 @@ from estimators._schema import (
     encode_table,
     read_table,
 )
-from estimators.privatizer import Privatizer, atomic, check_epsilon_param, same_protocol
+from estimators.privatizer import (
+    NoSeedInPickles,
+    Privatizer,
+    atomic,
+    check_epsilon_param,
+    same_protocol,
+)
 from ldp._validation import check_random_state
+from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
 
@@ -49,7 +57,7 @@ def _same_param(a: object, b: object) -> bool:
         return repr(a) == repr(b)
 
 
-class ProtocolEstimator(BaseEstimator):
+class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
     """Base class: subclasses set ``_kind`` and implement ``_domain_param``, ``_extra`` and
     ``_update``."""
 
@@ -152,7 +160,9 @@ class ProtocolEstimator(BaseEstimator):
                     f"{param} of the estimator ({mine!r}) differs from the privatizer's "
                     f"({theirs!r}); the reports can only be decoded with the clients' protocol"
                 )
-        priv = copy.deepcopy(privatizer)
+        with warnings.catch_warnings():  # the seed is dropped on purpose
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            priv = copy.deepcopy(privatizer)
         priv.random_state = None
         return priv
 
@@ -323,6 +333,8 @@ class ProtocolEstimator(BaseEstimator):
                 self._rng = check_random_state(self.random_state)
                 self._fit_raw(X, self._rng, first=True)
             else:
+                if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
+                    self._rng = check_random_state(self.random_state)
                 self._fit_raw(X, self._rng, first=False)
         return self
 

@@ -14,7 +14,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from estimators.privatizer import atomic
+from estimators.privatizer import NoSeedInPickles, atomic
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
 
@@ -72,7 +72,7 @@ def encode_labels(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-class PrivateLearnerMixin:
+class PrivateLearnerMixin(NoSeedInPickles):
     """``fit``, ``partial_fit`` and ``merge`` of a classifier built on one mergeable statistic.
 
     A subclass names the statistic's attribute (``_statistic``), how rows are encoded

@@ -51,11 +51,29 @@ def atomic(estimator):
         raise
 
 
+class NoSeedInPickles:
+    """Pickles (and copies made through them) carry no randomness state.
+
+    A seed or a generator state that travels with an estimator lets whoever holds the pickle
+    predict the noise of later privatizations, and undo them. ``__getstate__`` drops the
+    internal generator and sets ``random_state`` to ``None`` (the operating system's
+    entropy); a restored object draws fresh noise.
+    """
+
+    def __getstate__(self):
+        state = super().__getstate__()  # type: ignore[misc]
+        state = dict(state)
+        state.pop("_rng", None)
+        if state.get("random_state") is not None and state.get("random_state") != "os":
+            state["random_state"] = None
+        return state
+
+
 def check_epsilon_param(epsilon: object) -> float:
     return check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
 
 
-class Privatizer(TransformerMixin, BaseEstimator):
+class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     """Privatize every column of a table on the client: one local randomizer per column.
 
     Categorical columns go through a frequency oracle (``mechanism="auto"`` picks the one with
@@ -86,7 +104,8 @@ class Privatizer(TransformerMixin, BaseEstimator):
     every call: ``None`` reads the operating system's CSPRNG (the setting for devices: no
     seed or generator state exists that a server could know); an int seed replays the *same*
     noise on every call and a Generator continues its stream, both for simulation and
-    reproducibility only (a server that can predict the noise can undo it).
+    reproducibility only (a server that can predict the noise can undo it). A seed never
+    travels: pickling a seeded privatizer warns and the pickle holds ``random_state=None``.
     ``sklearn.base.clone`` deep-copies a Generator, so a clone replays the noise of the
     original from the state it had when cloned. A seeded numpy generator is not a
     cryptographic source, and a seed shared with whatever generated the data correlates the
@@ -409,6 +428,18 @@ class Privatizer(TransformerMixin, BaseEstimator):
                 }
             )
         return pd.DataFrame(rows)
+
+    def __getstate__(self):
+        if self.random_state is not None and self.random_state != "os":
+            warnings.warn(
+                PrivacyLeakWarning(
+                    "a seeded Privatizer is being serialised: its seed stays behind (the copy "
+                    "uses the operating system's entropy), since a server that knows a "
+                    "device's seed can undo its privatization"
+                ),
+                stacklevel=2,
+            )
+        return super().__getstate__()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

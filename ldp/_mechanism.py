@@ -346,18 +346,42 @@ class Mechanism(abc.ABC):
         """The exact finite channel (input -> report), where the mechanism has one."""
         raise NotImplementedError(f"{type(self).__name__} has no finite channel")
 
+    #: Whether :meth:`privacy_channel` has exactly the mechanism's privacy profile (``True``)
+    #: or only dominates it (its profile is a certified upper bound).
+    privacy_exact: ClassVar[bool] = True
+
+    def privacy_channel(self):
+        """A small :class:`~ldp.Channel` with the mechanism's privacy profile.
+
+        Its delta profile ``max_{x != x'} E_{e^eps}(K_x || K_x')``, eta-TV, trade-off curve
+        and n-fold same-input composition are the mechanism's (where
+        :attr:`privacy_exact`), or upper bounds of them. Mechanisms reduce their worst pair of
+        inputs to the few likelihood-ratio classes of its outputs (a 2-row channel: every
+        other pair is a garbling of it); the default is :meth:`to_channel`.
+        """
+        return self.to_channel()
+
     @property
     def tv(self) -> float:
-        """The eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (from :meth:`to_channel`)."""
-        return self.to_channel().tv
+        """The eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (from :meth:`privacy_channel`)."""
+        return self.privacy_channel().tv
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
-        """The tight delta at level ``epsilon`` (from :meth:`to_channel`)."""
-        return self.to_channel().delta(epsilon)
+        """The tight delta at level ``epsilon`` (from :meth:`privacy_channel`)."""
+        return self.privacy_channel().delta(epsilon)
 
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """The smallest epsilon at which the delta profile is ``<= delta``."""
-        return self.to_channel().epsilon_for_delta(delta)
+        return self.privacy_channel().epsilon_for_delta(delta)
+
+    def audit_statistic(self, x0: object, x1: object) -> Callable[[np.ndarray], np.ndarray] | None:
+        """Reports -> one integer per report keeping the likelihood ratio of ``x0`` and ``x1``.
+
+        Empirical audits (:func:`ldp.audit.epsilon_lower_bound`) compare the two output laws
+        through this statistic; a sufficient statistic of the pair makes the audit tight.
+        ``None`` means the reports are already small integers (an output index).
+        """
+        return None
 
 
 def check_unit_values(domain: Domain, values: ArrayLike, name: str = "values") -> np.ndarray:

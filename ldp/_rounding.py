@@ -98,8 +98,11 @@ def log_ratio_upper_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def log_products_upper(numerators: list[float], denominators: list[float]) -> float:
     """An upper bound on ``max(0, log(prod(numerators) / prod(denominators)))``.
 
-    For positive doubles; the logarithms are summed exactly (:func:`math.fsum`), so the
-    margin is relative to their magnitudes, not to the product (which may overflow).
+    For positive doubles. The ratio is formed in floating point and widened by the rounding of
+    its ``m`` operations (relative ``m 2^-53``) before :func:`log_ratio_upper`, which keeps
+    the relative precision of small results; if the products overflow or underflow, the
+    logarithms are summed exactly (:func:`math.fsum`) with a margin relative to their
+    magnitudes.
 
     Examples
     --------
@@ -112,6 +115,13 @@ def log_products_upper(numerators: list[float], denominators: list[float]) -> fl
     values = [float(v) for v in (*numerators, *denominators)]
     if not all(v > 0.0 and math.isfinite(v) for v in values):
         raise ValueError(f"log_products_upper needs positive finite numbers, got {values}")
+    numerator, denominator = math.prod(numerators), math.prod(denominators)
+    if 0.0 < numerator < math.inf and 0.0 < denominator < math.inf:
+        ratio = numerator / denominator
+        if 0.0 < ratio < math.inf:
+            operations = len(values)  # each product and the division round once
+            widened = ratio * (1.0 + 2.0 * (operations + 1) * UNIT)
+            return log_ratio_upper(widened, 1.0)
     logs = [math.log(v) for v in numerators] + [-math.log(v) for v in denominators]
     value = math.fsum(logs)
     margin = math.fsum(abs(v) for v in logs) * _MARGIN

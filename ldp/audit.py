@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ldp._mechanism import Mechanism
 from ldp._progress import progress as _progress
 from ldp._validation import check_integer, check_random_state, check_scalar
 
@@ -210,93 +211,17 @@ def audit(
 
 
 # --------------------------------------------------------------------------- mechanisms
-def _bits(packed: np.ndarray, v: int) -> np.ndarray:
-    """Bit ``v`` of bit-packed rows (``np.packbits`` order)."""
-    return (np.asarray(packed)[:, v // 8] >> (7 - v % 8)) & 1
-
-
-def _bins(y: np.ndarray, low: float, high: float, n_bins: int = 8) -> np.ndarray:
-    """Bin index of ``y``: ``0`` below ``low``, ``n_bins + 1`` above ``high``."""
-    return np.digitize(y, np.linspace(low, high, n_bins + 1)).astype(np.int64)
-
-
 def _resolve(mechanism: object, x0: object, x1: object):
-    """``(privatize, statistic)`` for a mechanism object.
-
-    The statistic keeps the likelihood ratio of the two inputs: it is a sufficient
-    statistic for ``x0`` against ``x1`` for every finite mechanism here, and a
-    discretisation separating the inputs for the numeric ones.
-    """
-    from ldp.channel import Channel
-    from ldp.mechanisms import frequency, numeric
-    from ldp.mechanisms._hashing import parity
-    from ldp.mechanisms.base import MeanMechanism
-
-    if isinstance(mechanism, Channel):
-        return mechanism.privatize, None
-    if not hasattr(mechanism, "privatize"):
-        if callable(mechanism):
-            return mechanism, None
-        raise TypeError(
-            f"mechanism must be a mechanism with .privatize, a Channel or a callable, got "
-            f"{mechanism!r}"
-        )
-    statistic = None
-    if isinstance(mechanism, (frequency.UnaryEncoding, frequency.SubsetSelection)):
-        a, b = int(x0), int(x1)
-
-        def statistic(r):
-            return 2 * _bits(r, a).astype(np.int64) + _bits(r, b)
-
-    elif isinstance(mechanism, frequency.LocalHashing):
-        a, b = int(x0), int(x1)
-
-        def statistic(r):
-            words, bucket = r[:, :-1], r[:, -1]
-            hit_a = mechanism.hash_values(words, a) == bucket
-            hit_b = mechanism.hash_values(words, b) == bucket
-            return 2 * hit_a.astype(np.int64) + hit_b
-
-    elif isinstance(mechanism, frequency.HadamardResponse):
-        a, b = int(x0) + 1, int(x1) + 1
-
-        def statistic(r):
-            y = np.asarray(r, dtype=np.int64)
-            return 2 * (parity(a & y) == 0).astype(np.int64) + (parity(b & y) == 0)
-
-    elif isinstance(mechanism, numeric.Duchi) and mechanism.d > 1:
-        weights = 1 << np.arange(min(mechanism.d, 62), dtype=np.int64)
-        if mechanism.d <= 62:
-
-            def statistic(r):  # the sign pattern itself
-                return (np.asarray(r) > 0).astype(np.int64) @ weights
-
-        else:
-            direction = np.asarray(x0, dtype=float) - np.asarray(x1, dtype=float)
-
-            def statistic(r):
-                return np.sign(np.asarray(r) @ direction).astype(np.int64)
-
-    elif isinstance(mechanism, numeric.DuchiL2):
-        direction = np.asarray(x0, dtype=float) - np.asarray(x1, dtype=float)
-
-        def statistic(r):
-            return (np.asarray(r) @ direction > 0).astype(np.int64)
-
-    elif isinstance(mechanism, MeanMechanism) and not isinstance(mechanism, numeric.Duchi):
-        low, high = sorted((float(x0), float(x1)))
-        atoms = (
-            (mechanism._duchi.bound,) if isinstance(mechanism, numeric.Hybrid) else ()
-        )  # Hybrid's Duchi part: atoms at +-bound, coded apart from the continuous part
-
-        def statistic(r):
-            y = np.asarray(r, dtype=float)
-            codes = _bins(y, low, high)
-            for atom in atoms:
-                codes = np.where(y == atom, -1, np.where(y == -atom, -2, codes))
-            return codes
-
-    return mechanism.privatize, statistic
+    """``(privatize, statistic)``: a mechanism's own audit statistic
+    (:meth:`ldp.mechanisms.Mechanism.audit_statistic`), or a bare ``privatize`` callable."""
+    if isinstance(mechanism, Mechanism):
+        return mechanism.privatize, mechanism.audit_statistic(x0, x1)
+    if callable(mechanism):
+        return mechanism, None
+    raise TypeError(
+        f"mechanism must be a mechanism of ldp.mechanisms, a Channel or a callable, got "
+        f"{type(mechanism).__name__}"
+    )
 
 
 def epsilon_lower_bound(
@@ -334,13 +259,11 @@ def epsilon_lower_bound(
     delta : float, default 0.0
         Audit epsilon at this delta.
     statistic : callable, optional
-        Maps reports to one integer per report. By default a statistic suited to the
-        mechanism: the report itself for GRR and channels; the bits ``(x0, x1)`` of unary
-        encoding and subset selection; whether the bucket equals the hash of ``x0`` / of
-        ``x1`` for local hashing; membership in ``C_x0`` / ``C_x1`` for Hadamard response;
-        the sign pattern for Duchi's mechanism and the side of ``x0 - x1`` for its l2
-        version; bins between ``x0`` and ``x1`` (and the atoms of Hybrid) for the other
-        numeric mechanisms.
+        Maps reports to one integer per report. By default the mechanism's own
+        :meth:`~ldp.mechanisms.Mechanism.audit_statistic` (a sufficient statistic of the
+        pair for the finite mechanisms: the report itself for GRR and channels, the bits of
+        ``x0`` and ``x1`` for unary encoding and subset selection, ...; bins between ``x0``
+        and ``x1`` for the numeric ones).
     progress : bool, default False
         Show a progress bar (needs tqdm).
 

@@ -3,6 +3,7 @@ without echoing a raw row, and a failed update leaves the estimator exactly as i
 
 import pickle
 import struct
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -85,11 +86,41 @@ def test_pickled_estimators_hold_no_raw_value():
         _array_footprints(codes) + _array_footprints(codes[:, 0]) + _array_footprints(codes[:, 1])
     )
     for name, est in fitted.items():
-        blob = pickle.dumps(est)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)  # the seeded privatizer warns
+            blob = pickle.dumps(est)
         leaked = [f for f in incomes if f in blob]
         assert not leaked, f"{name} pickle holds {len(leaked)} raw incomes"
         assert not [r for r in rows if r in blob], f"{name} pickle holds the raw category codes"
-        assert pickle.loads(blob).get_params() == est.get_params()
+        restored = pickle.loads(blob)
+        assert {**restored.get_params(), "random_state": 1} == est.get_params()
+        assert restored.random_state is None  # the seed never travels
+
+
+def test_pickles_carry_no_seed_and_no_generator_state():
+    """A seed or a generator state in a pickle lets its holder predict the noise."""
+    frame = _table()
+    cats = frame[["city", "smoker"]]
+    est = FrequencyEstimator(1.0, categories=CITY, random_state=12345).fit(cats)
+    blob = pickle.dumps(est)
+    assert b"PCG64" not in blob and b"bit_generator" not in blob
+    restored = pickle.loads(blob)
+    assert restored.random_state is None and not hasattr(restored, "_rng")
+    restored.partial_fit(cats)  # continues with fresh operating-system entropy
+    assert restored.n_rows_ == 2 * len(frame)
+    generator = FrequencyEstimator(1.0, categories=CITY, random_state=np.random.default_rng(7))
+    assert b"PCG64" not in pickle.dumps(generator.fit(cats))
+    device = Privatizer(1.0, categories=CITY, random_state=3).fit(cats)
+    with pytest.warns(PrivacyLeakWarning, match="seed"):
+        copy = pickle.loads(pickle.dumps(device))
+    assert copy.random_state is None
+    quiet = Privatizer(1.0, categories=CITY).fit(cats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pickle.dumps(quiet)  # no seed, no warning
+    nb = LDPNaiveBayes(1.0, categories=CITY, classes=[0, 1], random_state=5)
+    nb.fit(cats, np.arange(len(frame)) % 2)
+    assert b"PCG64" not in pickle.dumps(nb)
 
 
 def test_auto_schema_is_flagged_and_rounded_outward():

@@ -5,6 +5,8 @@ a new mechanism is tested here without editing this file.
 """
 
 import io
+import itertools
+import math
 
 import numpy as np
 import pytest
@@ -136,3 +138,128 @@ def test_domains_check_values(mechanism):
     else:
         with pytest.raises(ValueError, match="ball"):
             mechanism.privatize(np.full((1, domain.d), domain.radius))
+
+
+# ----------------------------------------------------------------------------- privacy profile
+LEVELS = (0.0, 0.2, 0.5, 0.9)
+
+
+def test_privacy_channel_is_a_small_stochastic_channel(mechanism):
+    pair = mechanism.privacy_channel()
+    assert isinstance(pair, ldp.Channel) and pair.n_inputs <= 16
+    np.testing.assert_allclose(pair.matrix.sum(axis=1), 1.0, atol=1e-12)
+    assert pair.epsilon <= mechanism.epsilon * (1 + 1e-12) + 1e-15
+    for level in LEVELS:
+        assert mechanism.delta(level) == pytest.approx(float(pair.delta(level)), abs=1e-15) or (
+            not mechanism.privacy_exact and mechanism.delta(level) <= pair.delta(level)
+        )
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: ldp.mechanisms.GRR(6, 1.3),
+        lambda: ldp.mechanisms.SUE(5, 0.7),
+        lambda: ldp.mechanisms.OUE(6, 2.0),
+        lambda: ldp.mechanisms.UnaryEncoding(4, 1.0, p=0.7, q=0.2),
+        lambda: ldp.mechanisms.LocalHashing(5, 1.0, 3),
+        lambda: ldp.mechanisms.LocalHashing(3, 2.0, 6),
+        lambda: ldp.mechanisms.HadamardResponse(6, 1.5),
+        lambda: ldp.mechanisms.SubsetSelection(7, 1.0, d=3),
+        lambda: ldp.mechanisms.Duchi(1.0, d=3),
+        lambda: ldp.mechanisms.Duchi(2.0, d=1),
+    ],
+    ids=["GRR", "SUE", "OUE", "UE", "LH3", "LH6", "HR", "SS", "Duchi3", "Duchi1"],
+)
+def test_the_worst_pair_has_the_profile_of_the_whole_channel(factory):
+    mechanism = factory()
+    full, pair = mechanism.to_channel(), mechanism.privacy_channel()
+    assert mechanism.privacy_exact
+    assert pair.tv == pytest.approx(full.tv, abs=1e-12)
+    for level in (0.0, 0.1, 0.4, 0.8, 1.2):
+        assert float(pair.delta(level)) == pytest.approx(float(full.delta(level)), abs=1e-12)
+    composed_pair = ldp.accounting.compose(mechanism, 6)
+    composed_full = ldp.accounting.compose(full, 6)
+    for level in (0.5, 2.0):
+        assert composed_pair.delta(level) == pytest.approx(composed_full.delta(level), abs=1e-9)
+
+
+def _piecewise_density(mechanism, x: float):
+    """Breakpoints and the constant density of each piece (the paper's law)."""
+    c = mechanism.C
+    z = math.exp(mechanism.epsilon / 2)
+    left = (c + 1) * x / 2 - (c - 1) / 2
+    right = left + c - 1
+    tail, window = 1 / ((z + 1) * (c + 1)), z / ((z + 1) * (c - 1))
+    return np.array([-c, left, right, c]), np.array([tail, window, tail])
+
+
+def _square_wave_density(mechanism, v: float):
+    b = mechanism.b
+    return np.array([-b, v - b, v + b, 1 + b]), np.array(
+        [mechanism.q_density, mechanism.p_density, mechanism.q_density]
+    )
+
+
+def _hockey_stick(first, second, gamma: float) -> float:
+    """``int (p - gamma q)_+`` of two piecewise-constant densities, exactly."""
+    points = np.union1d(first[0], second[0])
+    total = 0.0
+    for a, b in itertools.pairwise(points):
+        mid = (a + b) / 2
+        p = first[1][np.searchsorted(first[0], mid) - 1] if first[0][0] < mid < first[0][-1] else 0
+        q = (
+            second[1][np.searchsorted(second[0], mid) - 1]
+            if second[0][0] < mid < second[0][-1]
+            else 0
+        )
+        total += max(0.0, p - gamma * q) * (b - a)
+    return total
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+def test_continuous_pairs_are_dominated_by_the_privacy_channel(epsilon):
+    cases = [
+        (ldp.mechanisms.Piecewise(epsilon), _piecewise_density, np.linspace(-1, 1, 9)),
+        (ldp.mechanisms.SquareWave(epsilon), _square_wave_density, np.linspace(0, 1, 9)),
+    ]
+    for mechanism, density, grid in cases:
+        pair = mechanism.privacy_channel()
+        for level in (0.0, 0.3 * epsilon, 0.7 * epsilon):
+            gamma = math.exp(level)
+            worst = 0.0
+            for x, y in itertools.permutations(grid, 2):
+                worst = max(
+                    worst, _hockey_stick(density(mechanism, x), density(mechanism, y), gamma)
+                )
+            assert worst == pytest.approx(float(pair.delta(level)), rel=1e-9, abs=1e-12)
+
+
+def test_laplace_profile_closed_forms_against_integration():
+    from scipy import integrate
+
+    lap = ldp.mechanisms.Laplace(1.5)
+    b = lap.scale
+
+    def density(y, x):
+        return math.exp(-abs(y - x) / b) / (2 * b)
+
+    for level in (0.0, 0.4, 1.0):
+        gamma = math.exp(level)
+        value = sum(
+            integrate.quad(lambda y, g=gamma: max(0.0, density(y, 1) - g * density(y, -1)), a, c)[0]
+            for a, c in ((-60, -1), (-1, 1), (1, 60))
+        )
+        assert lap.delta(level) == pytest.approx(value, abs=1e-9)
+        assert lap.delta(level) <= float(lap.privacy_channel().delta(level)) + 1e-15
+    assert lap.tv == pytest.approx(lap.delta(0.0), abs=1e-12)
+    assert lap.epsilon_for_delta(lap.delta(0.4)) == pytest.approx(0.4)
+    composed = ldp.accounting.compose(lap, 3)
+    assert not composed.exact and "upper bound" in composed.description
+
+
+def test_compose_takes_every_registered_mechanism(mechanism):
+    ten = ldp.accounting.compose(mechanism, 10)
+    one = ldp.accounting.compose(mechanism, 1)
+    assert ten.delta(1.0) >= one.delta(1.0) - 1e-12
+    assert ten.epsilon(0.0) <= 10 * mechanism.epsilon * (1 + 1e-9) + 1e-9

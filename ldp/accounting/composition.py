@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._mechanism import Mechanism
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability
 from ldp.accounting._common import as_levels, out
@@ -210,15 +211,18 @@ class Composition:
 
 
 def _as_curve(item: object) -> TradeOffFunction:
-    if isinstance(item, Channel):
-        return tradeoff_from_channel(item)
+    if isinstance(item, Mechanism):  # a Channel, or any mechanism's privacy channel
+        return tradeoff_from_channel(item.privacy_channel())
     if isinstance(item, TradeOffFunction):
         if item.approx:
             raise ValueError(
                 f"{item!r} is an approximation, not a guarantee; compose guarantees only"
             )
         return item if item.is_symmetric else symmetrize(item)
-    raise TypeError(f"mechanisms must be Channels or TradeOffFunctions, got {type(item).__name__}")
+    raise TypeError(
+        f"mechanisms must be mechanisms (Channels included) or TradeOffFunctions, got "
+        f"{type(item).__name__}"
+    )
 
 
 def _gaussian_pld(mu: float, interval: float) -> PrivacyLossDistribution:
@@ -314,6 +318,26 @@ def compose(
         raise TypeError(f"progress must be True or False, got {progress!r}")
     if adaptive is not None and not isinstance(adaptive, bool):
         raise TypeError(f"adaptive must be True, False or None, got {adaptive!r}")
+    if isinstance(mechanisms, Mechanism) and not isinstance(mechanisms, Channel):
+        # any mechanism composes through its privacy channel (the worst input pair reduced
+        # to its likelihood-ratio classes); a dominating one gives an upper bound
+        composed = compose(
+            mechanisms.privacy_channel(),
+            n,
+            adaptive=adaptive,
+            interval=interval,
+            progress=progress,
+        )
+        if mechanisms.privacy_exact:
+            return composed
+        return Composition(
+            pld=composed.pld,
+            plds=None if composed.pld is not None else composed.plds,
+            mu=composed.mu,
+            exact=False,
+            kind=composed.kind,
+            description=f"upper bound for {mechanisms.key}: {composed.description}",
+        )
     if n is not None:
         n = check_integer(n, "n", low=0)
         if isinstance(mechanisms, Channel) and not adaptive:
@@ -321,7 +345,7 @@ def compose(
         items = [mechanisms] * n if n < 2 else [mechanisms]
         counts = [n] if n >= 2 else [1] * n
     else:
-        if isinstance(mechanisms, (Channel, TradeOffFunction)):
+        if isinstance(mechanisms, (Mechanism, TradeOffFunction)):
             raise TypeError("pass a sequence of mechanisms, or a mechanism and n")
         if not isinstance(mechanisms, Sequence):
             raise TypeError(f"mechanisms must be a sequence, got {type(mechanisms).__name__}")

@@ -55,6 +55,16 @@ def _check_channel_size(entries: int, what: str) -> None:
         )
 
 
+def _pair(first: list[float], second: list[float]) -> Channel:
+    """The 2-row channel of a worst input pair reduced to its likelihood-ratio classes."""
+    return Channel(np.array([first, second], dtype=np.float64))
+
+
+def packed_bit(reports: np.ndarray, v: int) -> np.ndarray:
+    """Bit ``v`` of bit-packed rows (``np.packbits`` order), as int64."""
+    return ((np.asarray(reports)[:, v // 8] >> (7 - v % 8)) & 1).astype(np.int64)
+
+
 # --------------------------------------------------------------------------- GRR
 class GRR(FrequencyOracle):
     """Generalized randomized response (k-RR, direct encoding).
@@ -132,6 +142,11 @@ class GRR(FrequencyOracle):
         """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
         _check_channel_size(self._k**2, "GRR")
         return k_rr(self._k, self._eps_budget)
+
+    def privacy_channel(self) -> Channel:
+        """Outputs ``x``, ``x'``, anything else: every pair of inputs is alike."""
+        p, q = self._p, self._q
+        return _pair([p, q, 1.0 - p - q], [q, p, 1.0 - p - q])
 
 
 # --------------------------------------------------------------------------- unary encoding
@@ -252,6 +267,17 @@ class UnaryEncoding(FrequencyOracle):
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return _bit_counts(reports, self._k), reports.shape[0]
+
+    def privacy_channel(self) -> Channel:
+        """The bits of ``x`` and ``x'`` (11, 10, 01, 00); the other bits have one law."""
+        p1, p0 = self._own.probabilities()
+        q1, q0 = self._other.probabilities()
+        return _pair([p1 * q1, p1 * q0, p0 * q1, p0 * q0], [q1 * p1, q1 * p0, q0 * p1, q0 * p0])
+
+    def audit_statistic(self, x0: object, x1: object):
+        """``2 bit[x0] + bit[x1]``: sufficient for the pair."""
+        a, b = int(x0), int(x1)
+        return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
 
     def to_channel(self) -> Channel:
         """The ``k x 2^k`` channel, output ``z`` = the bit vector with bit ``v`` = bit
@@ -419,6 +445,28 @@ class LocalHashing(FrequencyOracle):
             self._family.support_counts(reports[:, :-1], reports[:, -1]),
             reports.shape[0],
         )
+
+    def privacy_channel(self) -> Channel:
+        """The hash collides on ``x, x'`` (probability ``1/g``, then both laws agree), or the
+        bucket is ``H(x)``, ``H(x')`` or another one."""
+        keep = self._keep
+        other = 1.0 / (self._odds + (self._g - 1))
+        apart = 1.0 - 1.0 / self._g
+        rest = apart * (self._g - 2) * other
+        first = [1.0 / self._g, apart * keep, apart * other, rest]
+        return _pair(first, [first[0], first[2], first[1], rest])
+
+    def audit_statistic(self, x0: object, x1: object):
+        """Whether the bucket is the hash of ``x0`` and whether it is the hash of ``x1``."""
+        a, b = int(x0), int(x1)
+
+        def statistic(reports: np.ndarray) -> np.ndarray:
+            words, bucket = reports[:, :-1], reports[:, -1]
+            hit_a = self.hash_values(words, a) == bucket
+            hit_b = self.hash_values(words, b) == bucket
+            return 2 * hit_a.astype(np.int64) + hit_b
+
+        return statistic
 
     def hash_functions(self) -> np.ndarray:
         """Every member of the hash family, as rows of words (small families only)."""
@@ -588,6 +636,22 @@ class HadamardResponse(FrequencyOracle):
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return self.histogram_counts(np.bincount(reports, minlength=self._K)), reports.size
 
+    def privacy_channel(self) -> Channel:
+        """Is the report in ``C_x`` and in ``C_x'`` (each class has ``K/4`` outputs)."""
+        p = self._p
+        q = 1.0 / (self._odds + 1.0)
+        return _pair([p / 2, p / 2, q / 2, q / 2], [p / 2, q / 2, p / 2, q / 2])
+
+    def audit_statistic(self, x0: object, x1: object):
+        """``2 [y in C_x0] + [y in C_x1]``: sufficient for the pair."""
+        a, b = int(x0) + 1, int(x1) + 1
+
+        def statistic(reports: np.ndarray) -> np.ndarray:
+            y = np.asarray(reports, dtype=np.int64)
+            return 2 * (parity(a & y) == 0).astype(np.int64) + (parity(b & y) == 0)
+
+        return statistic
+
     def to_channel(self) -> Channel:
         _check_channel_size(self._k * self._K, "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
@@ -746,6 +810,26 @@ class SubsetSelection(FrequencyOracle):
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return _bit_counts(reports, self._k), reports.shape[0]
+
+    def privacy_channel(self) -> Channel:
+        """Membership of ``x`` and ``x'`` in the subset (both, ``x`` only, ``x'`` only, none);
+        within a class every subset has the same probability under both inputs."""
+        inside, outside = self._law.probabilities()
+        k, d = self._k, self._d
+        others_in = (d - 1) / (k - 1)  # P(x' in S | x in S)
+        alone_in = d / (k - 1)  # P(x' in S | x not in S)
+        first = [
+            inside * others_in,
+            inside * (1 - others_in),
+            outside * alone_in,
+            outside * (1 - alone_in),
+        ]
+        return _pair(first, [first[0], first[2], first[1], first[3]])
+
+    def audit_statistic(self, x0: object, x1: object):
+        """``2 [x0 in S] + [x1 in S]``: sufficient for the pair."""
+        a, b = int(x0), int(x1)
+        return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
 
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""

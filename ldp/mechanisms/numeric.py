@@ -110,6 +110,25 @@ def _gaussian(gen, n: int) -> np.ndarray:
     return np.sqrt(-2.0 * np.log1p(-first)) * np.cos(TWO_PI * second)
 
 
+def _randomized_response(law: ExactLaw) -> Channel:
+    """The 2-row channel of a truthful coin with the odds of ``law``: outputs that agree with
+    the first input or with the second."""
+    truthful, lying = law.probabilities()
+    return Channel([[truthful, lying], [lying, truthful]])
+
+
+def _windows(near: float, far: float) -> Channel:
+    """Two inputs whose high-density windows are disjoint: mass ``near`` of each window under
+    its own input, ``far`` under the other, the rest alike."""
+    rest = max(0.0, 1.0 - near - far)
+    return Channel([[near, far, rest], [far, near, rest]])
+
+
+def _bins(y: np.ndarray, low: float, high: float, n_bins: int = 8) -> np.ndarray:
+    """Bin index of ``y``: ``0`` below ``low``, ``n_bins + 1`` above ``high``."""
+    return np.digitize(y, np.linspace(low, high, n_bins + 1)).astype(np.int64)
+
+
 def _coin_law(epsilon: float) -> ExactLaw:
     """Odds ``e^eps : 1``: the truthful side of a randomized-response coin."""
     return ExactLaw([math.exp(epsilon), 1.0])
@@ -233,6 +252,27 @@ class Duchi(MeanMechanism):
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return self.bound * self.codec.from_rows(reports).astype(np.float64)
+
+    @property
+    def privacy_exact(self) -> bool:  # type: ignore[override]
+        """Exact for odd ``d`` (opposite vertices are the worst pair); for even ``d`` the
+        padded coordinate makes randomized response a dominating bound (compute the exact
+        profile with :meth:`to_channel` for small ``d``)."""
+        return self._d % 2 == 1
+
+    def privacy_channel(self) -> Channel:
+        """Randomized response with the truthful coin's odds: the pair ``v, -v``."""
+        return _randomized_response(self._law)
+
+    def audit_statistic(self, x0: object, x1: object):
+        """The sign pattern (``d <= 62``), else the side of ``x0 - x1``."""
+        if self._d == 1:
+            return lambda reports: (np.asarray(reports) > 0).astype(np.int64)
+        if self._d <= 62:
+            weights = 1 << np.arange(self._d, dtype=np.int64)
+            return lambda reports: (np.asarray(reports) > 0).astype(np.int64) @ weights
+        direction = np.asarray(x0, dtype=float) - np.asarray(x1, dtype=float)
+        return lambda reports: np.sign(np.asarray(reports) @ direction).astype(np.int64)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self.bound**2 - x**2
@@ -385,6 +425,16 @@ class DuchiL2(MeanMechanism):
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return self.codec.from_rows(reports)
 
+    def privacy_channel(self) -> Channel:
+        """Randomized response: ``x`` and ``-x`` on the sphere of radius ``radius`` pick
+        opposite half-spheres with the truthful coin's odds."""
+        return _randomized_response(self._law)
+
+    def audit_statistic(self, x0: object, x1: object):
+        """The side of ``x0 - x1`` the report lies on."""
+        direction = np.asarray(x0, dtype=float) - np.asarray(x1, dtype=float)
+        return lambda reports: (np.asarray(reports) @ direction > 0).astype(np.int64)
+
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self._B**2 - (x**2).sum(axis=1)
 
@@ -443,6 +493,44 @@ class Laplace(MeanMechanism):
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return self.codec.from_rows(reports)
+
+    privacy_exact = False
+
+    def privacy_channel(self) -> Channel:
+        """Randomized response at ``epsilon``: it dominates every epsilon-LDP mechanism
+        (Kairouz-Oh-Viswanath, 2015), so its profile is an upper bound of the Laplace
+        mechanism's; :meth:`delta` and :attr:`tv` give the Laplace pair's own closed forms."""
+        odds = math.exp(self.epsilon)
+        return Channel([[odds / (odds + 1), 1 / (odds + 1)], [1 / (odds + 1), odds / (odds + 1)]])
+
+    @property
+    def tv(self) -> float:
+        """``1 - e^{-eps/2}``: the inputs ``-1`` and ``1`` (the grid rounding can only lower it)."""
+        return -math.expm1(-self.epsilon / 2)
+
+    def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
+        """``max(0, 1 - e^{(eps' - eps)/2})`` for the inputs ``-1, 1`` at distance ``2 / scale``
+        in noise units (the grid rounding is post-processing: it can only lower it)."""
+        levels = np.asarray(epsilon, dtype=np.float64)
+        if np.any(~(levels >= 0)):
+            raise ValueError("epsilon must be >= 0")
+        with np.errstate(over="ignore"):
+            out = np.maximum(0.0, -np.expm1((np.minimum(levels, self.epsilon) - self.epsilon) / 2))
+        return float(out) if out.ndim == 0 else out
+
+    def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
+        """The inverse of :meth:`delta`: ``eps + 2 log(1 - delta)`` (at least 0)."""
+        targets = np.asarray(delta, dtype=np.float64)
+        if np.any(~((targets >= 0) & (targets <= 1))):
+            raise ValueError("delta must lie in [0, 1]")
+        with np.errstate(divide="ignore"):
+            out = np.maximum(0.0, self.epsilon + 2 * np.log1p(-targets))
+        return float(out) if out.ndim == 0 else out
+
+    def audit_statistic(self, x0: object, x1: object):
+        """Bins of the report between ``x0`` and ``x1``."""
+        low, high = sorted((float(x0), float(x1)))
+        return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return np.full(x.shape, 2 * self.scale**2)
@@ -518,6 +606,18 @@ class Piecewise(MeanMechanism):
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return self.codec.from_rows(reports)
+
+    def privacy_channel(self) -> Channel:
+        """The inputs ``-1`` and ``1`` (disjoint windows): each window has mass ``z/(z+1)``
+        under its own input and ``1/(z(z+1))`` under the other; closer inputs overlap and are
+        garblings of this pair."""
+        z = self._law.weights[0]
+        return _windows(z / (z + 1), 1 / (z * (z + 1)))
+
+    def audit_statistic(self, x0: object, x1: object):
+        """Bins of the report between ``x0`` and ``x1``."""
+        low, high = sorted((float(x0), float(x1)))
+        return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         z, zm1 = self._z, self._zm1
@@ -627,6 +727,28 @@ class Hybrid(MeanMechanism):
     def decode(self, reports: ArrayLike) -> np.ndarray:
         return self.codec.from_rows(reports)
 
+    def privacy_channel(self) -> Channel:
+        """The inputs ``-1`` and ``1`` for both branches at once: the piecewise pair with weight
+        ``alpha`` beside Duchi's randomized response (atoms, apart from the densities)."""
+        duchi = self._duchi.privacy_channel().matrix
+        if self._law is None:
+            return Channel(duchi)
+        alpha = self.alpha
+        piecewise = self._pm.privacy_channel().matrix
+        return Channel(np.hstack([alpha * piecewise, (1 - alpha) * duchi]))
+
+    def audit_statistic(self, x0: object, x1: object):
+        """Bins of the report between ``x0`` and ``x1``, with Duchi's atoms coded apart."""
+        low, high = sorted((float(x0), float(x1)))
+        atom = self._duchi.bound
+
+        def statistic(reports: np.ndarray) -> np.ndarray:
+            y = np.asarray(reports, dtype=float)
+            codes = _bins(y, low, high)
+            return np.where(y == atom, -1, np.where(y == -atom, -2, codes))
+
+        return statistic
+
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         return self.alpha * self._pm.per_user_variance(x) + (1 - self.alpha) * (
             self._duchi.per_user_variance(x)
@@ -701,6 +823,17 @@ class SquareWave(MeanMechanism):
         y = self.codec.from_rows(reports)
         b, p, q = self.b, self.p_density, self.q_density
         return (y - q * (1 + 2 * b) / 2) / (2 * b * (p - q))
+
+    def privacy_channel(self) -> Channel:
+        """The inputs ``0`` and ``1`` (disjoint windows, ``b < 1/2``): mass ``2b p`` of each
+        window under its own input and ``2b q`` under the other."""
+        near, far = self._law.probabilities()
+        return _windows(near, far * 2 * self.b)
+
+    def audit_statistic(self, x0: object, x1: object):
+        """Bins of the report between ``x0`` and ``x1``."""
+        low, high = sorted((float(x0), float(x1)))
+        return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
         b, p, q = self.b, self.p_density, self.q_density
