@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -287,7 +289,38 @@ class Channel(Mechanism):
     @property
     def tv(self) -> float:
         """The eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (Dobrushin's coefficient)."""
-        return self._cached("tv", lambda: max_pairwise_tv(self._matrix)[0])
+        return self._cached("tv", lambda: self._outward(max_pairwise_tv(self._matrix)[0], True))
+
+    def _row_sums(self) -> tuple[float, float]:
+        """The smallest and largest row sum (:func:`math.fsum`, correctly rounded)."""
+
+        def compute() -> tuple[float, float]:
+            sums = [math.fsum(row) for row in self._matrix.tolist()]
+            return min(sums), max(sums)
+
+        return self._cached("sums", compute)
+
+    def _outward(self, value: float, spread: bool) -> float:
+        """A pairwise sum over the stored rows made an upper bound of the same sum over the
+        law :meth:`privatize` realises (each row divided by its exact sum): allows for the
+        rounding of the ``m`` terms and of the sums. ``spread``: also allow for rows whose
+        sums differ (the hockey stick does so through :meth:`_gamma_low` instead)."""
+        if value <= 0.0 and not spread:
+            return 0.0
+        low, high = self._row_sums()
+        m = self.n_outputs
+        widened = value * (1.0 + (m + 8) * UNIT) / (low * (1.0 - 2 * UNIT))
+        if spread:
+            widened += (high / low - 1.0) * (1.0 + 8 * UNIT)
+        return min(1.0, widened)
+
+    def _gamma_low(self, epsilon: float) -> float:
+        """``e^eps`` rounded down and reduced by the spread of the row sums: a hockey stick
+        at this gamma bounds the realised one from above."""
+        if math.isinf(epsilon):
+            return math.inf
+        low, high = self._row_sums()
+        return _exp(epsilon) * (1.0 - 8 * UNIT) * (low / high) * (1.0 - 4 * UNIT)
 
     def _delta_one(self, epsilon: float) -> float:
         if epsilon == 0.0:
@@ -295,11 +328,98 @@ class Channel(Mechanism):
         if self.n_inputs == 1:
             return 0.0
         if epsilon >= self.epsilon and not math.isinf(epsilon):
-            return 0.0
-        gamma = math.inf if math.isinf(epsilon) else _exp(epsilon)
+            return 0.0  # the epsilon is an upper bound: nothing is left above it
+        if math.isinf(epsilon):
+            return self._cached("delta_inf", self._delta_at_infinity)
+        k, m = self.shape
+        if k * k * m <= self._EXACT_DELTA_WORK:
+            return self._cached(("delta", epsilon), lambda: self._exact_delta(epsilon))
         return self._cached(
-            ("delta", epsilon), lambda: max_pairwise_hockey_stick(self._matrix, gamma)[0]
+            ("delta", epsilon),
+            lambda: self._outward(
+                max_pairwise_hockey_stick(self._matrix, self._gamma_low(epsilon))[0], False
+            ),
         )
+
+    #: Largest ``k^2 m`` whose delta profile is computed in exact rationals (tight to the
+    #: rounding of ``e^eps`` only); larger channels widen a floating-point sum.
+    _EXACT_DELTA_WORK = 1 << 12
+
+    def _exact_hockey_stick(self, epsilon: float) -> Fraction:
+        """``max_{x != x'} sum_z (K_x/S_x - g K_x'/S_x')_+`` with ``g <= e^eps`` (exact)."""
+        rows, sums = self._exact_rows()
+        # math.exp is within one unit in the last place: this rational is below e^eps (and
+        # beyond the double range the largest double is)
+        grown = _exp(epsilon)
+        gamma = Fraction(grown if math.isfinite(grown) else sys.float_info.max) * (
+            1 - Fraction(1, 2**52)
+        )
+        k, m = self.shape
+        best = Fraction(0)
+        for i in range(k):
+            for j in range(k):
+                if i != j:
+                    total = sum(
+                        (
+                            max(Fraction(0), rows[i][z] / sums[i] - gamma * rows[j][z] / sums[j])
+                            for z in range(m)
+                        ),
+                        Fraction(0),
+                    )
+                    best = max(best, total)
+        return best
+
+    def _exact_delta(self, epsilon: float) -> float:
+        best = self._exact_hockey_stick(epsilon)
+        value = float(best)
+        return value if Fraction(value) >= best else math.nextafter(value, math.inf)
+
+    #: Largest ``k^2 m`` for which boundary cases are decided in exact rationals.
+    _EXACT_WORK = 1 << 18
+
+    def _exact_rows(self) -> tuple[list[list[Fraction]], list[Fraction]]:
+        def compute():
+            rows = [[Fraction(v) for v in row] for row in self._matrix.tolist()]
+            return rows, [sum(row) for row in rows]
+
+        return self._cached("exact_rows", compute)
+
+    def _at_most(self, epsilon: float, delta: float) -> bool:
+        """Whether the realised ``delta(epsilon) <= delta``, never answering yes wrongly.
+
+        The rounded-up profile decides when it is clear; a boundary case (a delta profile that
+        plateaus exactly at the target, as with a disclosure mass) of a small channel is
+        decided in exact rationals with ``e^eps`` rounded down."""
+        if epsilon >= self.epsilon and not math.isinf(epsilon):
+            return True
+        if self._delta_one(epsilon) <= delta:
+            return True
+        k, m = self.shape
+        if k * k * m > self._EXACT_WORK or math.isinf(epsilon):
+            return False
+        raw = max_pairwise_hockey_stick(self._matrix, _exp(epsilon) * (1.0 + 8 * UNIT))[0]
+        if raw > delta * (1.0 + 8 * UNIT) + 4 * UNIT:
+            return False  # clearly above
+        return self._exact_hockey_stick(epsilon) <= Fraction(delta)
+
+    def _delta_at_infinity(self) -> float:
+        """``max_{x, x'} P_x(K_x' = 0)``, in exact rationals for small channels (it decides
+        whether a target delta is reachable at all, so a boundary case must not be lost to
+        rounding), rounded up."""
+        k, m = self.shape
+        if k * k * m > 1 << 18:
+            return self._outward(max_pairwise_hockey_stick(self._matrix, math.inf)[0], False)
+        rows = [[Fraction(v) for v in row] for row in self._matrix.tolist()]
+        sums = [sum(row) for row in rows]
+        zero = [[v == 0 for v in row] for row in rows]
+        best = Fraction(0)
+        for i in range(k):
+            for j in range(k):
+                if i != j:
+                    mass = sum((rows[i][z] for z in range(m) if zero[j][z]), Fraction(0))
+                    best = max(best, mass / sums[i])
+        value = float(best)
+        return value if Fraction(value) >= best else math.nextafter(value, math.inf)
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
         """The tight delta at level ``epsilon`` (the privacy profile).
@@ -358,14 +478,19 @@ class Channel(Mechanism):
             return self.epsilon
         if delta < self._delta_one(math.inf):
             return math.inf
-        level = 0.0
-        for _ in range(4 * self.n_inputs**2 + 64):
-            value, i, j = max_pairwise_hockey_stick(self._matrix, _exp(level))
-            if value <= delta:
+        level, step = 0.0, 8 * UNIT
+        for _ in range(4 * self.n_inputs**2 + 128):
+            if level >= self.epsilon:
+                return self.epsilon  # delta is 0 there
+            raw, i, j = max_pairwise_hockey_stick(self._matrix, self._gamma_low(level))
+            if self._outward(raw, False) <= delta or self._at_most(level, delta):
                 return level
             crossing = _pair_epsilon_for_delta(self._matrix[i], self._matrix[j], delta)
-            # rounding can leave the maximising pair a hair above delta at its own crossing
-            level = max(crossing, level + 8 * math.ulp(max(level, 1.0)))
+            if crossing > level * (1.0 + step):
+                level = crossing
+            else:  # at the pair's own crossing the outward rounding is left: step over it
+                level = level * (1.0 + step) + step
+                step *= 2.0
         raise RuntimeError("epsilon_for_delta did not converge")  # pragma: no cover
 
     def is_ldp(self, epsilon: float, delta: float = 0.0, *, rtol: float = 1e-9) -> bool:
@@ -378,6 +503,8 @@ class Channel(Mechanism):
         eps = check_epsilon(epsilon)
         bound = check_scalar(delta, "delta", low=0.0, high=1.0)
         tol = check_scalar(rtol, "rtol", low=0.0)
+        if tol == 0.0:
+            return self._at_most(eps, bound)
         return self._delta_one(eps + tol * max(1.0, eps)) <= bound * (1.0 + tol)
 
     # ----------------------------------------------------------------- use

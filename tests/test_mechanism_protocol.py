@@ -263,3 +263,21 @@ def test_compose_takes_every_registered_mechanism(mechanism):
     one = ldp.accounting.compose(mechanism, 1)
     assert ten.delta(1.0) >= one.delta(1.0) - 1e-12
     assert ten.epsilon(0.0) <= 10 * mechanism.epsilon * (1 + 1e-9) + 1e-9
+
+
+def test_statistics_of_the_wrong_shape_or_not_finite_are_refused():
+    grr = ldp.mechanisms.GRR(4, 1.0)
+    with pytest.raises(ValueError, match="4 entries"):
+        grr.estimate(ldp.mechanisms.SupportCounts(np.array([1, 2, 3]), 5, grr.key))
+    for total in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="finite"):
+            ldp.mechanisms.MeanSums(total, 3, "Laplace(epsilon=1.0)")
+    lap = ldp.mechanisms.Laplace(1.0)
+    with pytest.raises(ValueError, match="shape"):
+        lap.estimate(ldp.mechanisms.MeanSums(np.zeros(3), 3, lap.key))
+    # a report the mechanism cannot output moves nothing: it is refused, naming the row
+    honest = lap.privatize(np.zeros(999), rng=0)
+    with pytest.raises(ValueError, match=r"reports row 999\b"):
+        lap.aggregate(np.append(honest, 1e12))
+    with pytest.raises(ValueError, match=r"reports row 0\b.*grid"):
+        lap.aggregate(np.array([0.1]))

@@ -15,6 +15,7 @@ whose rounding (a few units of ``2^-53`` relative) the module notes of
 :mod:`ldp.mechanisms.numeric` describe.
 """
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -157,3 +158,48 @@ def test_grr_at_huge_k_and_tiny_epsilon_realises_its_epsilon():
     assert float(realised(grr)) == pytest.approx(1.41e-6, rel=1e-9)
     counts = np.bincount(grr.privatize(np.zeros(200_000, dtype=int), rng=0) == 0, minlength=2)
     assert counts[1] <= 5  # keeping x has probability ~1e-12 here
+
+
+def _exact_profile(channel, epsilon: float) -> mpmath.mpf:
+    """The realised delta(eps) of a channel at 60 digits (rows over their exact sums)."""
+    rows = [[Fraction(v) for v in row] for row in channel.matrix.tolist()]
+    sums = [sum(row) for row in rows]
+    gamma = mpmath.exp(mpmath.mpf(epsilon))
+    best = mpmath.mpf(0)
+    for i, j in itertools.permutations(range(len(rows)), 2):
+        total = mpmath.mpf(0)
+        for z in range(len(rows[0])):
+            p = rows[i][z] / sums[i]
+            q = rows[j][z] / sums[j]
+            total += max(
+                mpmath.mpf(0),
+                mpmath.mpf(p.numerator) / p.denominator
+                - gamma * mpmath.mpf(q.numerator) / q.denominator,
+            )
+        best = max(best, total)
+    return best
+
+
+@pytest.mark.parametrize(
+    "channel",
+    [
+        ldp.k_rr(4, 1e-6),
+        ldp.k_rr(4, 1.0),
+        ldp.k_rr(3, 30.0),
+        ldp.k_rr(4, 700.0),
+        ldp.binary_erasure(1.0, 0.1, 0.3),
+        ldp.binary_erasure(50.0, 1e-15, 0.3),
+        ldp.Channel([[0.5, 0.3, 0.2], [0.1, 0.6, 0.3], [0.25, 0.25, 0.5]]),
+    ],
+    ids=["krr-tiny", "krr-1", "krr-30", "krr-700", "erasure", "erasure-50", "random"],
+)
+def test_channel_profiles_are_never_below_the_exact_ones(channel):
+    """delta(eps) and epsilon_for_delta are rounded outward (60-digit references)."""
+    levels = [0.0, 1e-7, 0.5, 1.0, 5.0, 29.9, 699.0]
+    for level in levels:
+        assert mpmath.mpf(float(channel.delta(level))) >= _exact_profile(channel, level)
+    for target in (1e-300, 1e-15, 1e-8, 1e-3, 0.1):
+        eps = float(channel.epsilon_for_delta(target))
+        if math.isfinite(eps):
+            assert _exact_profile(channel, eps) <= target, (target, eps)
+    assert mpmath.mpf(channel.tv) >= _exact_profile(channel, 0.0)

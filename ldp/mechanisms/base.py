@@ -241,7 +241,13 @@ class MeanSums:
     mechanism: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "total", _freeze(np.asarray(self.total)))
+        try:
+            total = np.asarray(self.total, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("total must be a number or a vector of numbers") from None
+        if not np.all(np.isfinite(total)):
+            raise ValueError("total must be finite (a sum of decoded reports is never NaN or inf)")
+        object.__setattr__(self, "total", _freeze(total))
         object.__setattr__(self, "n", check_integer(self.n, "n", low=0))
 
     def __add__(self, other: MeanSums) -> MeanSums:
@@ -288,6 +294,11 @@ class FrequencyMechanism(Mechanism):
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         """``(C, n)`` of validated native reports."""
 
+    @property
+    def statistic_size(self) -> int:
+        """Entries of the mergeable statistic (the support counts: one per category)."""
+        return self.k
+
     def aggregate(self, reports: ArrayLike) -> SupportCounts:
         """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
 
@@ -303,6 +314,12 @@ class FrequencyMechanism(Mechanism):
             if reports_or_counts.mechanism != self.key:
                 raise ValueError(
                     f"counts come from {reports_or_counts.mechanism}, not from {self.key}"
+                )
+            expected = self.statistic_size
+            if reports_or_counts.counts.size != expected:
+                raise ValueError(
+                    f"counts must have {expected} entries for {self.key}, got "
+                    f"{reports_or_counts.counts.size}"
                 )
             return reports_or_counts
         return self.aggregate(reports_or_counts)
@@ -482,6 +499,11 @@ class MeanMechanism(Mechanism):
             sums = reports_or_sums
             if sums.mechanism != self.key:
                 raise ValueError(f"sums come from {sums.mechanism}, not from {self.key}")
+            shape = () if self.d == 1 else (self.d,)
+            if sums.total.shape != shape:
+                raise ValueError(
+                    f"total must have shape {shape} for {self.key}, got {sums.total.shape}"
+                )
         else:
             sums = self.aggregate(reports_or_sums)
         if sums.n == 0:

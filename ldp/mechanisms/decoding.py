@@ -156,6 +156,11 @@ class ChannelOracle(FrequencyMechanism):
         return self._channel.n_inputs
 
     @property
+    def statistic_size(self) -> int:
+        """One count per output of the channel."""
+        return self._channel.n_outputs
+
+    @property
     def params(self) -> dict[str, Any]:
         return self._channel.params
 

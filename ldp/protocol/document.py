@@ -160,8 +160,9 @@ def _privacy(mechanism: Mechanism, delta: float) -> dict[str, float | None]:
             )
         # the crossing is solved in floating point: move up until the profile is below delta
         epsilon = round_up(epsilon, 2)
+        holds = getattr(mechanism, "is_ldp", None)
         for _ in range(64):
-            if float(mechanism.delta(epsilon)) <= delta:
+            if holds(epsilon, delta, rtol=0.0) if holds else mechanism.delta(epsilon) <= delta:
                 break
             epsilon = round_up(epsilon * (1 + 1e-15) + 1e-300, 4)
         else:  # pragma: no cover - the profile is monotone
