@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._plain import PlainPrivacy, plain_privacy
 from ldp._validation import as_real_array
 
 __all__ = [
@@ -373,6 +374,22 @@ class Mechanism(abc.ABC):
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """The smallest epsilon at which the delta profile is ``<= delta``."""
         return self.privacy_channel().epsilon_for_delta(delta)
+
+    def summary(self, delta: float = 0.0) -> PlainPrivacy:
+        """The privacy of one report in plain terms (:class:`~ldp.mechanisms.PlainPrivacy`):
+        how often the true answer is sent, how far one report can move the odds, and how
+        well an observer can guess the answer.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> plain = ldp.k_rr(3, 1.0).summary()
+        >>> round(plain.p_true_report, 3), round(plain.odds_factor, 3)
+        (0.576, 2.718)
+        >>> plain.lines()[0]
+        'The true answer is sent with probability at least 0.576.'
+        """
+        return plain_privacy(self, delta)
 
     def audit_statistic(self, x0: object, x1: object) -> Callable[[np.ndarray], np.ndarray] | None:
         """Reports -> one integer per report keeping the likelihood ratio of ``x0`` and ``x1``.

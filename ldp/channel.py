@@ -41,6 +41,28 @@ from ldp._validation import (
 __all__ = ["Channel"]
 
 
+def _exp_lower(x: float) -> Fraction:
+    """A rational lower bound of ``e^x`` (``x >= 0``), tight to about ``1e-30`` relative.
+
+    Partial sums of the exponential series are below ``e^x``; beyond ``x = 50`` (or where
+    the series would be long) ``math.exp``, which is within one unit in the last place, is
+    lowered by one such unit.
+    """
+    if x <= 50.0:
+        value = Fraction(x)
+        term = Fraction(1)
+        total = Fraction(1)
+        for n in range(1, 400):
+            term = term * value / n
+            total += term
+            if n > value and term * 10**30 < total:
+                return total
+    grown = _exp(x)
+    return Fraction(grown if math.isfinite(grown) else sys.float_info.max) * (
+        1 - Fraction(1, 2**52)
+    )
+
+
 def _exp(x: float) -> float:
     """``e^x`` that returns ``inf`` instead of raising on overflow."""
     try:
@@ -348,12 +370,7 @@ class Channel(Mechanism):
     def _exact_hockey_stick(self, epsilon: float) -> Fraction:
         """``max_{x != x'} sum_z (K_x/S_x - g K_x'/S_x')_+`` with ``g <= e^eps`` (exact)."""
         rows, sums = self._exact_rows()
-        # math.exp is within one unit in the last place: this rational is below e^eps (and
-        # beyond the double range the largest double is)
-        grown = _exp(epsilon)
-        gamma = Fraction(grown if math.isfinite(grown) else sys.float_info.max) * (
-            1 - Fraction(1, 2**52)
-        )
+        gamma = _exp_lower(epsilon)
         k, m = self.shape
         best = Fraction(0)
         for i in range(k):

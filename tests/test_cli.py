@@ -473,6 +473,18 @@ def test_the_deploy_path_from_the_command_line(capfd, tmp_path):
         assert abs(row["estimate"] - share) < 3 * row["half_width"]  # ~3.4 sd at 95% halves
 
 
+def test_report_opens_in_plain_terms(capfd, files):
+    code, out, _ = run(capfd, ["report", "k-rr", "--k", "4", "--epsilon", "1", "--json"])
+    plain = json.loads(out)["plain"]
+    e = math.exp(1.0)
+    assert code == 0 and plain["p_true_report"] == pytest.approx(e / (e + 3))
+    assert plain["odds_factor"] == pytest.approx(e)
+    code, out, _ = run(capfd, ["report", "k-rr", "--k", "4", "--epsilon", "1"])
+    assert out.splitlines()[1] == "In plain terms:" and "2.718" in out
+    code, out, _ = run(capfd, ["report", files["protocol"], "--json"])
+    assert code == 0 and set(json.loads(out)["plain"]) >= {"p_true_report", "odds_factor"}
+
+
 def test_design_json_is_pure_even_with_the_solver(capfd):
     argv = ["design", "--k", "4", "--epsilon", "1", "--utility", "tv", "--json",
             "--hypotheses", "0.4,0.3,0.2,0.1;0.1,0.2,0.3,0.4"]  # fmt: skip

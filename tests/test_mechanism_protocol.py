@@ -281,3 +281,27 @@ def test_statistics_of_the_wrong_shape_or_not_finite_are_refused():
         lap.aggregate(np.append(honest, 1e12))
     with pytest.raises(ValueError, match=r"reports row 0\b.*grid"):
         lap.aggregate(np.array([0.1]))
+
+
+def test_plain_summary_against_closed_forms():
+    for k, eps in ((2, 1.0), (4, 0.5), (10, 3.0)):
+        plain = ldp.k_rr(k, eps).summary()
+        e = math.exp(eps)
+        assert plain.p_true_report == pytest.approx(e / (e + k - 1), rel=1e-12)
+        # k-RR: the best guess of a uniform answer is the report itself
+        assert plain.observer_accuracy == pytest.approx(e / (e + k - 1), rel=1e-12)
+        assert plain.odds_factor >= e and plain.odds_factor == pytest.approx(e, rel=1e-14)
+        assert plain.prior_accuracy == pytest.approx(1 / k)
+    rng = np.random.default_rng(4)
+    matrix = rng.dirichlet(np.ones(6), size=3)
+    channel = ldp.Channel(matrix)
+    brute = sum(max(matrix[x, z] for x in range(3)) for z in range(6)) / 3  # MAP, uniform prior
+    assert channel.summary().observer_accuracy == pytest.approx(brute)
+    assert channel.summary().p_true_report is None  # outputs are not answers
+    big = ldp.mechanisms.OLH(10_000, 1.0).summary()
+    assert not big.observer_accuracy_exact
+    assert big.observer_accuracy == pytest.approx(math.e / (math.e + 9999))
+    assert big.p_true_report == pytest.approx(ldp.mechanisms.OLH(10_000, 1.0).p)
+    assert ldp.mechanisms.Laplace(1.0).summary().observer_accuracy is None
+    erasure = ldp.binary_erasure(1.0, 0.1, 0.3).summary(delta=0.1)
+    assert erasure.delta == 0.1 and any("0.1" in line for line in erasure.lines())

@@ -82,6 +82,7 @@ def report(channel: Channel, epsilon: float) -> dict:
                 "theorem": bound.theorem,
             }
     return {
+        "plain": channel.summary().to_dict(),
         "shape": list(channel.shape),
         "epsilon": channel.epsilon,
         "tv": channel.tv,
@@ -90,12 +91,16 @@ def report(channel: Channel, epsilon: float) -> dict:
     }
 
 
+def _plain_lines(plain) -> list[str]:
+    return ["In plain terms:", *(f"  {line}" for line in plain.lines())]
+
+
 def _table(title: str, data: dict) -> list[str]:
-    lines = [title]
+    lines = [title, "In detail:"]
     lines.append(row("epsilon (tight, pure)", data["epsilon"]))
-    lines.append(row("eta-TV", data["tv"]))
+    lines.append(row("eta-TV (most any event can move)", data["tv"]))
     for level, value in data["delta"].items():
-        lines.append(row(f"delta({level})", value))
+        lines.append(row(f"delta at epsilon = {level}", value))
     if data["contraction"]:
         lines.append(f"  {'contraction coefficient':<34}{'exact':<10}{'bound':<10}theorem")
         for kind, value in data["contraction"].items():
@@ -115,7 +120,9 @@ def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
             raise UserError(f"--{name} describes a named mechanism; a protocol file states its own")
     protocol = load(path)
     level = protocol.epsilon if args.epsilon is None else args.epsilon
+    plain = protocol.summary()
     data: dict = {
+        "plain": plain.to_dict(),
         "protocol": path,
         "fingerprint": protocol.fingerprint,
         "question": protocol.question,
@@ -129,6 +136,8 @@ def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
     ]
     if protocol.question:
         lines.append(row("question", protocol.question))
+    lines += _plain_lines(plain)
+    lines.append("In detail:")
     lines.append(row("stated epsilon (>= recomputed)", protocol.epsilon))
     if protocol.delta:
         lines.append(row("stated delta", protocol.delta))
@@ -139,8 +148,9 @@ def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
         except (NotImplementedError, ValueError):
             channel = None
     if channel is not None:
-        data.update(report(channel, level))
-        lines += _table(f"  the channel ({channel.n_inputs} x {channel.n_outputs}):", data)[1:]
+        data.update({key: v for key, v in report(channel, level).items() if key != "plain"})
+        lines.append(f"  the channel ({channel.n_inputs} x {channel.n_outputs}):")
+        lines += _table("", data)[2:]
     else:
         data["epsilon"] = protocol.mechanism.epsilon
         lines.append(row("epsilon (recomputed)", data["epsilon"]))
@@ -157,6 +167,9 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         )
     if args.epsilon is None:
         raise UserError(f"{args.mechanism} needs --epsilon")
-    data = report(build_mechanism(args), args.epsilon)
+    channel = build_mechanism(args)
+    data = report(channel, args.epsilon)
     title = f"{args.mechanism}: {data['shape'][0]} inputs x {data['shape'][1]} outputs"
-    return data, "\n".join(_table(title, data))
+    plain = channel.summary(delta=args.delta if args.mechanism == "binary-erasure" else 0.0)
+    data["plain"] = plain.to_dict()
+    return data, "\n".join([title, *_plain_lines(plain), *_table("", data)[1:]])

@@ -2,6 +2,7 @@
 matrix (frequency oracles, mean mechanisms) behind one protocol (:mod:`ldp.mechanisms.base`)."""
 
 from ldp._mechanism import Ball, Categories, Field, Interval, Mechanism, ReportCodec
+from ldp._plain import PlainPrivacy
 from ldp.mechanisms.base import (
     FrequencyMechanism,
     FrequencyOracle,
@@ -67,6 +68,7 @@ __all__ = [
     "MeanSums",
     "Mechanism",
     "Piecewise",
+    "PlainPrivacy",
     "Recommendation",
     "ReportCodec",
     "SquareWave",

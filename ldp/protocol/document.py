@@ -550,6 +550,20 @@ class Protocol:
             total = total + decoder.aggregate(chunk)  # type: ignore[attr-defined]
         return total
 
+    def summary(self):
+        """The privacy of one report in plain terms (:class:`~ldp.mechanisms.PlainPrivacy`),
+        at the protocol's stated delta.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> from ldp.protocol import Protocol
+        >>> plain = Protocol.from_mechanism(ldp.k_rr(3, 1.0)).summary()
+        >>> round(plain.odds_factor, 3)
+        2.718
+        """
+        return self._mechanism.summary(delta=self.delta)
+
     def is_frequency(self) -> bool:
         """Whether the reports estimate frequencies (a categorical protocol)."""
         return isinstance(self.decoder, FrequencyMechanism)
