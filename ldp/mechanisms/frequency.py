@@ -784,24 +784,29 @@ class SubsetSelection(FrequencyOracle):
         gen = check_random_state(rng)
         k, d = self._k, self._d
         out = np.empty((x.size, (k + 7) // 8), dtype=np.uint8)
-        for rows in chunk_rows(x.size, 2 * k):
+        small = np.int16 if k <= 1 << 15 else np.int64
+        for rows in chunk_rows(x.size, max(1, k // 8)):
             m = rows.stop - rows.start
             xs = x[rows]
             include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
             # a partial Fisher-Yates shuffle of the k - 1 other values (index o is value
-            # o + (o >= x)): d - 1 draws if x is included, d otherwise
-            others = np.broadcast_to(np.arange(k - 1, dtype=np.int64), (m, k - 1)).copy()
+            # o + (o >= x)): d - 1 draws if x is included, d otherwise; flat indices keep the
+            # d vectorised swaps cheap
+            others = np.tile(np.arange(k - 1, dtype=small), m)
+            base = np.arange(m, dtype=np.int64) * (k - 1)
+            last = np.flatnonzero(~include)
             for i in range(d):
-                users = np.flatnonzero(~include) if i == d - 1 else np.arange(m)
-                j = i + randint(gen, k - 1 - i, users.size)
-                first = others[users, i].copy()
-                others[users, i] = others[users, j]
-                others[users, j] = first
-            bits = np.zeros((m, k), dtype=bool)
-            chosen = others[:, :d]
+                at = base if i < d - 1 else base[last]
+                j = randint(gen, k - 1 - i, at.size)
+                here, there = at + i, at + i + j
+                first = others[here]
+                others[here] = others[there]
+                others[there] = first
+            chosen = others.reshape(m, k - 1)[:, :d].astype(np.int64)
             values = chosen + (chosen >= xs[:, None])
             picked = np.ones((m, d), dtype=bool)
             picked[include, d - 1] = False
+            bits = np.zeros((m, k), dtype=bool)
             row_index = np.broadcast_to(np.arange(m)[:, None], (m, d))
             bits[row_index[picked], values[picked]] = True
             bits[np.arange(m), xs] |= include
