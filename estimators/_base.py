@@ -43,6 +43,9 @@ from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
 
+#: Report-table cells privatized at once by a simulation (``fit`` / ``partial_fit``).
+SIMULATION_CHUNK = 1 << 20
+
 
 def _combine(first: tuple, second: tuple) -> tuple:
     """Add two ``(statistics, extras, n_rows)`` triples (one per chunk or partition)."""
@@ -184,6 +187,29 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         n_rows = int(np.shape(reports)[0])
         return stats, np.asarray(extras, dtype=np.float64), n_rows
 
+    def _simulated_statistics(self, priv: Privatizer, values: list, rng, used: list[int]):
+        """Privatize raw columns and aggregate their native reports, one chunk of rows at a
+        time: the float64 report table is never built (a packed report of 128 bytes would be
+        1 KiB per row in it)."""
+        n = len(values[0]) if values else 0
+        stats = [
+            None if priv.mechanisms_[j] is None else priv.mechanisms_[j].empty_statistic()
+            for j in used
+        ]
+        extras = np.zeros(len(used))
+        position = {j: i for i, j in enumerate(used)}
+        step = max(1, SIMULATION_CHUNK // max(1, int(priv._offsets[-1])))
+        for start in range(0, n, step):
+            part = [column[start : start + step] for column in values]
+            encoded = encode_table(priv.columns_, part)
+            for j, _, reports in priv._native_reports(encoded, rng):
+                if j not in position:
+                    continue
+                i, mech = position[j], priv.mechanisms_[j]
+                stats[i] = stats[i] + mech.aggregate(reports)
+                extras[i] += self._extra(mech, reports, priv.columns_[j].name)
+        return stats, extras, n
+
     def _gather(self, priv: Privatizer, reports: object, used: list[int]):
         """Statistics of reports in memory, in an iterator of chunks, or in Dask.
 
@@ -273,8 +299,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 )
             check_same_columns(priv.columns_, names)
             used = self._used
-        reports = priv._privatize(encode_table(priv.columns_, values), rng)
-        stats, extras, n_rows = self._statistics(priv, reports, used)
+        stats, extras, n_rows = self._simulated_statistics(priv, values, rng, used)
         if first:
             self._commit(priv, used, stats, extras, n_rows)
         else:

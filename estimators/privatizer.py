@@ -291,21 +291,29 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
         encoded = encode_table(self.columns_, values)
         return self._privatize(encoded, rng)
 
-    def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
-        n = encoded[0].shape[0]
-        out = np.full((n, int(self._offsets[-1])), np.nan)
+    def _rows_per_column(self, n: int, rng) -> list[tuple[int, np.ndarray | slice]]:
+        """``(column, rows)`` for every informative column: all rows under ``"split"``, the
+        rows that drew the column under ``"sample"``."""
         active = [j for j, m in enumerate(self.mechanisms_) if m is not None]
         if self.budget == "sample" and active:
             choice = randint(rng, len(active), n)
-            rows = [np.flatnonzero(choice == i) for i in range(len(active))]
-        else:
-            rows = [slice(None)] * len(active)
-        for j, sel in zip(active, rows):
+            return [(j, np.flatnonzero(choice == i)) for i, j in enumerate(active)]
+        return [(j, slice(None)) for j in active]
+
+    def _native_reports(self, encoded: list[np.ndarray], rng):
+        """``(column, rows, native reports)`` of every column that reports something."""
+        n = encoded[0].shape[0]
+        for j, sel in self._rows_per_column(n, rng):
             if isinstance(sel, np.ndarray) and sel.size == 0:
-                continue  # Duchi.privatize rejects an empty input; nothing to report anyway
+                continue  # nothing to report (and some mechanisms refuse an empty input)
             mech = self.mechanisms_[j]
-            reports = mech.privatize(to_unit(mech, encoded[j][sel]), rng)
-            out[sel, self._block(j)] = encode_reports(mech, reports)
+            yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng)
+
+    def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+        n = encoded[0].shape[0]
+        out = np.full((n, int(self._offsets[-1])), np.nan)
+        for j, sel, reports in self._native_reports(encoded, rng):
+            out[sel, self._block(j)] = encode_reports(self.mechanisms_[j], reports)
         return out
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
