@@ -7,9 +7,9 @@ broadcast leading shape.
 
 Conventions
 -----------
-* ``tv`` is half the L1 distance, ``sup_A |P(A) - Q(A)|``, so that ``tv = E_1``. Seed 003
-  (Asoodeh et al.) writes the TV generator as ``|t - 1|``, which is ``2 * tv``; contraction
-  coefficients are unaffected by the factor.
+* ``tv`` is half the L1 distance, ``sup_A |P(A) - Q(A)|``, so that ``tv = E_1``.
+  Asoodeh-Aliakbarpour-Calmon (2021) write the TV generator as ``|t - 1|``, which is
+  ``2 * tv``; contraction coefficients are unaffected by the factor.
 * ``hellinger`` is the *squared* Hellinger distance ``sum (sqrt p - sqrt q)^2`` in ``[0, 2]``.
 * ``kl`` and ``chi2`` are ``inf`` when ``p`` puts mass where ``q`` has none (the honest value,
   never NaN). Logarithms are natural (nats).
@@ -60,7 +60,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
     as :math:`\sum_z (\gamma q_z - p_z)_+`, the same number without the cancellation of the
     first form. ``E_1 = tv``, ``E_0 = 0`` and ``E_inf = P(q = 0)``. A channel is
     :math:`(\varepsilon, \delta)`-LDP exactly when ``E_{e^eps}`` between every ordered pair
-    of its rows is at most ``delta`` (seed 003, Theorem 1).
+    of its rows is at most ``delta`` (Asoodeh-Aliakbarpour-Calmon (2021), Theorem 1).
 
     Parameters
     ----------
@@ -145,7 +145,8 @@ def chi2(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
 def hellinger(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """Squared Hellinger distance ``sum (sqrt p - sqrt q)^2``, in ``[0, 2]``.
 
-    This is the convention of seed 003's proof of Corollary 1 (no factor 1/2).
+    This is the convention of the proof of Corollary 1 in Asoodeh-Aliakbarpour-Calmon (2021)
+    (no factor 1/2).
 
     Examples
     --------
