@@ -84,7 +84,9 @@ def k_rr_probabilities(k: int, epsilon: float) -> tuple[float, float, float]:
     tail = math.exp(-epsilon)  # 0.0 at eps = inf
     scale = 1.0 + (k - 1) * tail
     keep = 1.0 / scale
-    return keep, tail * keep, -math.expm1(-epsilon) / scale
+    # 1 / (e^eps + k - 1) in one division where e^eps is a finite double
+    other = 1.0 / (math.exp(epsilon) + (k - 1)) if epsilon <= 700.0 else tail * keep
+    return keep, other, -math.expm1(-epsilon) / scale
 
 
 # ---------------------------------------------------------------- subset selection

@@ -248,7 +248,7 @@ class TradeOffDisplay:
             raise ValueError("alphas must be a 1-D array of at least two values in [0, 1]")
         first = next(iter(named.values()))
         if epsilon is None:
-            eps = float(first.epsilon(0.0 if delta is None else delta))
+            eps = float(first.epsilon_for_delta(0.0 if delta is None else delta))
             d = 0.0 if delta is None else float(delta)
             if math.isinf(eps):
                 eps, d = 1.0, float(first.delta(1.0))

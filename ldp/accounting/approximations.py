@@ -113,7 +113,7 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
 
     A :class:`PiecewiseLinearTradeOff` with ``approx = True`` that also knows, for each
     vertex, the relative size of the Edgeworth correction there
-    (``relative_correction``). :meth:`delta` and :meth:`epsilon` warn with
+    (``relative_correction``). :meth:`delta` and :meth:`epsilon_for_delta` warn with
     :class:`ApproximationWarning` when the vertex that decides the answer has a correction
     above :data:`EDGEWORTH_RELIABLE`. Built by :func:`edgeworth_tradeoff_approx`.
     """
@@ -128,6 +128,7 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
         PiecewiseLinearTradeOff._init_trusted(obj, alphas, betas, True)
         where = np.clip(np.searchsorted(alphas, obj._a), 0, alphas.size - 1)
         obj.relative_correction = correction[where]
+        obj._freeze()
         return obj
 
     def delta(self, epsilon):
@@ -143,9 +144,9 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
             _warn_unreliable(f"epsilon = {epsilon!r}", worst)
         return value
 
-    def epsilon(self, delta):
+    def epsilon_for_delta(self, delta):
         """The approximate epsilon; warns where the deciding vertex is unreliable."""
-        value = super().epsilon(delta)
+        value = super().epsilon_for_delta(delta)
         d = np.atleast_1d(np.asarray(delta, dtype=np.float64)).ravel()
         excess = (1.0 - self._b)[None, :] - d[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
