@@ -104,6 +104,17 @@ def check_n(n: object) -> int:
     return check_integer(n, "n", low=1)
 
 
+def check_support(support: object) -> tuple[float, float, float]:
+    """``(low, high, high - low)`` of a finite support ``(low, high)`` with ``low < high``."""
+    try:
+        low, high = (float(x) for x in support)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        raise ValueError(f"support must be finite with low < high, got {support!r}")
+    return low, high, high - low
+
+
 def check_positive(value: object, name: str) -> float:
     return check_scalar(value, name, low=0.0, low_open=True)
 
