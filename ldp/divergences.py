@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import as_levels, check_pmf, check_scalar
+from ldp._validation import as_levels, check_pmf, check_scalar, scalar_or_array
 
 __all__ = ["chi2", "f_divergence", "hellinger", "hockey_stick", "kl", "tv"]
 
@@ -44,10 +44,6 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             f"the leading axes of p {p.shape} and q {q.shape} do not broadcast"
         ) from None
     return p, q
-
-
-def _out(values: np.ndarray) -> float | np.ndarray:
-    return float(values) if np.ndim(values) == 0 else values
 
 
 def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
@@ -88,7 +84,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
         gq = np.where(q > 0, g * q, 0.0)
         gp_side = np.where(g >= 1, p - gq, gq - p)
     values = np.maximum(gp_side, 0.0).sum(axis=-1)
-    return _out(np.clip(values, 0.0, 1.0))
+    return scalar_or_array(np.clip(values, 0.0, 1.0))
 
 
 def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -101,7 +97,7 @@ def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     0.5
     """
     p, q = _pair(p, q)
-    return _out(np.clip(0.5 * np.abs(p - q).sum(axis=-1), 0.0, 1.0))
+    return scalar_or_array(np.clip(0.5 * np.abs(p - q).sum(axis=-1), 0.0, 1.0))
 
 
 def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -122,7 +118,7 @@ def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         # p = 0 entries give 0 * (-inf - log q) = NaN here and are replaced by 0 (0 log 0 = 0)
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
-    return _out(np.maximum(terms.sum(axis=-1), 0.0))
+    return scalar_or_array(np.maximum(terms.sum(axis=-1), 0.0))
 
 
 def chi2(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -139,7 +135,7 @@ def chi2(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
         terms = np.where(q > 0, (p - q) ** 2 / np.where(q > 0, q, 1.0), 0.0)
         uncovered = np.any((q == 0) & (p > 0), axis=-1)
         values = np.where(uncovered, np.inf, terms.sum(axis=-1))
-    return _out(values)
+    return scalar_or_array(values)
 
 
 def hellinger(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -156,7 +152,7 @@ def hellinger(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """
     p, q = _pair(p, q)
     values = ((np.sqrt(p) - np.sqrt(q)) ** 2).sum(axis=-1)
-    return _out(np.clip(values, 0.0, 2.0))
+    return scalar_or_array(np.clip(values, 0.0, 2.0))
 
 
 def check_generator(f: Callable[[np.ndarray], ArrayLike], name: str = "f") -> None:
@@ -244,4 +240,4 @@ def f_divergence(
         total = terms.sum(axis=-1) + extra
     if np.any(np.isnan(total)):
         raise ValueError("f returned NaN on the likelihood ratios of p and q")
-    return _out(np.maximum(total, 0.0))
+    return scalar_or_array(np.maximum(total, 0.0))

@@ -60,7 +60,7 @@ from ldp._mechanism import (
     Mechanism,
     check_unit_values,
 )
-from ldp._validation import as_real_array, check_epsilon, check_integer
+from ldp._validation import as_real_array, check_epsilon, check_integer, scalar_or_array
 
 __all__ = [
     "FrequencyMechanism",
@@ -418,7 +418,7 @@ class FrequencyOracle(FrequencyMechanism):
         else:
             t = q + freq * gap
             out = t * (1 - t) / (users * gap**2)
-        return float(out) if scalar else out
+        return scalar_or_array(out, scalar)
 
 
 class MeanMechanism(Frozen, Mechanism):
@@ -488,7 +488,7 @@ class MeanMechanism(Frozen, Mechanism):
         if sums.n == 0:
             raise ValueError("cannot estimate a mean from zero reports")
         out = sums.total / sums.n
-        return float(out) if np.ndim(out) == 0 else out
+        return scalar_or_array(out)
 
     @abc.abstractmethod
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
@@ -526,7 +526,7 @@ class MeanMechanism(Frozen, Mechanism):
         if conv == "iid":
             v = v + x.var(axis=0)
         v = v / users
-        return float(v) if np.ndim(v) == 0 else v
+        return scalar_or_array(v)
 
 
 def log_ratio(a: float, b: float) -> float:
