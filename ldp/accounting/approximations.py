@@ -37,7 +37,9 @@ from ldp.accounting.tradeoff import (
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
+    SubsampledTradeOff,
     TradeOffFunction,
+    tradeoff_from_channel,
 )
 from ldp.channel import Channel
 
@@ -63,7 +65,7 @@ class ApproximationWarning(UserWarning):
     against the normal tail it corrects (see :data:`EDGEWORTH_RELIABLE`): typically at the
     small deltas (far tails) that privacy accounting asks for, where the expansion's
     relative error is unbounded. Use an exact accountant there
-    (:class:`~ldp.accounting.PoissonSubsampledGaussian.epsilon`,
+    (:meth:`~ldp.accounting.PoissonSubsampledGaussian.epsilon_for_delta`,
     :func:`~ldp.accounting.compose`).
     """
 
@@ -331,8 +333,6 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     >>> round(tradeoff_functionals(GaussianTradeOff(1.0))["kappa3"], 6)  # E|N(-1/2, 1)|^3
     2.206547
     """
-    from ldp.accounting.subsampling import SubsampledTradeOff
-
     if isinstance(f, GaussianTradeOff):
         return _gaussian_functionals(f.mu)
     if isinstance(f, LaplaceTradeOff):
@@ -364,8 +364,6 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
 
 
 def _functionals(items: Sequence[object]) -> list[dict]:
-    from ldp.accounting.tradeoff import tradeoff_from_channel
-
     out = []
     for item in items:
         f = tradeoff_from_channel(item) if isinstance(item, Channel) else item

@@ -44,8 +44,8 @@ from ldp.accounting.tradeoff import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
+    SubsampledTradeOff,
     TradeOffFunction,
-    left_inverse,
     symmetrize,
 )
 
@@ -62,58 +62,6 @@ __all__ = [
 
 def _check_p(p: float) -> float:
     return check_probability(p, "p")
-
-
-class SubsampledTradeOff(TradeOffFunction):
-    """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
-
-    ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
-    ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
-    ``delta(eps') = p delta_f(log(1 + (e^{eps'} - 1)/p))`` for ``eps' >= 0``
-    (Dong-Roth-Su (2022), §3.3).
-    """
-
-    is_symmetric = True
-
-    def __init__(self, f: TradeOffFunction, p: float) -> None:
-        if not f.is_symmetric:
-            raise ValueError("SubsampledTradeOff needs a symmetric f; use subsample_tradeoff")
-        self.f, self.p = f, _check_p(p)
-        self.approx = f.approx
-        self._x = f.fixed_point()
-        self._y = float(self._fp(np.array([self._x]))[0])
-
-    def _fp(self, alpha: np.ndarray) -> np.ndarray:
-        return self.p * self.f._evaluate(alpha) + (1.0 - self.p) * (1.0 - alpha)
-
-    def _fp_inverse(self, alpha: np.ndarray) -> np.ndarray:
-        return left_inverse(self._fp, alpha)
-
-    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
-        x, y = self._x, self._y
-        result = np.where(alpha <= x, self._fp(alpha), x + y - alpha)
-        late = alpha > y
-        if np.any(late):
-            result[late] = self._fp_inverse(alpha[late])
-        return result
-
-    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
-        e = np.asarray(epsilon, dtype=np.float64)
-        if self.p == 0.0:
-            return np.where(e >= 0, 0.0, -np.expm1(e))
-        with np.errstate(over="ignore"):
-            inner = np.log1p(np.expm1(np.abs(e)) / self.p)
-        pos = self.p * self.f._delta(inner)
-        with np.errstate(over="ignore", invalid="ignore"):
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos
-        return np.where(e >= 0, pos, neg)
-
-    def fixed_point(self) -> float:
-        """``(x* + f_p(x*)) / 2``."""
-        return 0.5 * (self._x + self._y)
-
-    def __repr__(self) -> str:
-        return f"SubsampledTradeOff({self.f!r}, p={self.p!r})"
 
 
 def subsample_tradeoff(f: TradeOffFunction, p: float) -> TradeOffFunction:
