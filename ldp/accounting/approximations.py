@@ -178,6 +178,15 @@ def _cumulants_from_moments(m: np.ndarray) -> np.ndarray:
     )
 
 
+#: The functionals of a curve (see :func:`tradeoff_functionals`).
+FUNCTIONALS = ("kl", "kappa2", "kappa3", "kappa3_bar")
+
+
+def _constant_functionals(value: float) -> dict:
+    """All four functionals equal: 0 for the identity curve, inf where a CLT cannot apply."""
+    return dict.fromkeys(FUNCTIONALS, value)
+
+
 def _gaussian_functionals(mu: float) -> dict:
     """Closed forms for ``G_mu``.
 
@@ -190,9 +199,9 @@ def _gaussian_functionals(mu: float) -> dict:
     ``a = mu/2`` (checked against numerical integration in mpmath in the tests).
     """
     if mu == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     if math.isinf(mu):
-        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        return _constant_functionals(math.inf)
     a = mu / 2.0
     phi = math.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
     return {
@@ -218,9 +227,9 @@ def _laplace_functionals(theta: float) -> dict:
     ``e^{-(l + theta)/2} / 4`` on ``(-theta, theta)`` (Zheng-Dong-Long-Su (2020), §5);
     ``kl`` and ``kappa2`` in closed form, the absolute third moments by quadrature."""
     if theta == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     if math.isinf(theta):
-        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        return _constant_functionals(math.inf)
     e = math.exp(-theta)
     if theta < 0.5:  # both closed forms cancel for small theta: their Taylor series
         powers = [(-theta) ** j / math.factorial(j) for j in range(2, 40)]
@@ -256,15 +265,15 @@ def _subsampled_functionals(f) -> dict:
     p = f.p
     base = f.f
     if p == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     x_star = base.fixed_point()
     y_star = p * x_star + (1.0 - p) * (1.0 - x_star)
     if isinstance(base, GaussianTradeOff):
         mu = base.mu
         if mu == 0.0:
-            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+            return _constant_functionals(0.0)
         if math.isinf(mu):
-            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+            return _constant_functionals(math.inf)
         root = math.sqrt(2.0 * math.pi)
 
         def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
@@ -283,9 +292,9 @@ def _subsampled_functionals(f) -> dict:
     elif isinstance(base, LaplaceTradeOff):
         theta = base.mu
         if theta == 0.0:
-            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+            return _constant_functionals(0.0)
         if math.isinf(theta):
-            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+            return _constant_functionals(math.inf)
         edge = math.exp(-theta) / 2.0
 
         def folded(g):  # |f'| = e^theta below e^-theta/2, then e^-theta / (4 alpha^2)
@@ -346,13 +355,11 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
         )
     a, b = f.vertices
     if b[0] < 1.0:
-        inf = math.inf
-        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+        return _constant_functionals(math.inf)
     width = np.diff(a)
     slope = -np.diff(b) / width
     if np.any(slope <= 0):  # f reaches 0 before alpha = 1: log|f'| = -inf there
-        inf = math.inf
-        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+        return _constant_functionals(math.inf)
     log_s = np.log(slope)
     kl = float(-(width * log_s).sum())
     return {
