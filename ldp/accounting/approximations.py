@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
@@ -529,14 +530,29 @@ def _edgeworth_cdf(h: np.ndarray, k3: float, k4: float, degree: int) -> np.ndarr
     return ndtr(h) - phi * corr
 
 
-def _scalar_cdf(h: float, k3: float, k4: float, degree: int) -> float:
-    phi = math.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
-    corr = 0.0
-    if degree >= 1:
-        corr += k3 / 6 * (h * h - 1)
-    if degree >= 2:
-        corr += k4 / 24 * (h**3 - 3 * h) + k3 * k3 / 72 * (h**5 - 10 * h**3 + 15 * h)
-    return 0.5 * math.erfc(-h / math.sqrt(2)) - phi * corr
+def _edgeworth_quantile(
+    upper: np.ndarray, a3: float, a4: float, degree: int, method: str
+) -> np.ndarray:
+    """The ``h`` with ``1 - F(h) = upper`` for the Edgeworth CDF ``F`` of :func:`_edgeworth_cdf`:
+    Cornish-Fisher's closed form, or the root by bisection on ``[-40, 40]``."""
+    z = ndtri(1.0 - upper)
+    if method == "cornish_fisher" or degree == 0:
+        h = z.copy()
+        if degree >= 1:
+            h += a3 / 6 * (z * z - 1)
+        if degree >= 2:
+            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
+        return h
+    return inverse_monotone(
+        lambda h: _edgeworth_cdf(h, a3, a4, degree),
+        1.0 - upper,
+        np.full(z.shape, -40.0),
+        np.full(z.shape, 40.0),
+        increasing=True,
+        max_expansions=0,
+        steps=100,
+        rtol=1e-13,
+    )
 
 
 def edgeworth_value_approx(
@@ -576,24 +592,7 @@ def edgeworth_value_approx(
     kq = [float(v) * n for v in cumulants_q]
     sp, sq = math.sqrt(kp[1]), math.sqrt(kq[1])
     a3, a4, b3, b4 = kp[2] / sp**3, kp[3] / sp**4, kq[2] / sq**3, kq[3] / sq**4
-    z = float(ndtri(1.0 - a))
-    if method == "cornish_fisher" or degree == 0:
-        h = z
-        if degree >= 1:
-            h += a3 / 6 * (z * z - 1)
-        if degree >= 2:
-            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
-    else:
-        lo, hi = -40.0, 40.0
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            if _scalar_cdf(mid, a3, a4, degree) < 1.0 - a:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-13:
-                break
-        h = 0.5 * (lo + hi)
+    h = float(_edgeworth_quantile(np.array([a]), a3, a4, degree, method)[0])
     mu_n = (kq[0] - kp[0]) / sp
     g = (h - mu_n) * sp / sq
     worst = max(
@@ -602,7 +601,7 @@ def edgeworth_value_approx(
     )
     if worst > EDGEWORTH_RELIABLE:
         _warn_unreliable(f"alpha = {a!r}", worst)
-    return _scalar_cdf(g, b3, b4, degree)
+    return float(_edgeworth_cdf(np.array([g]), b3, b4, degree)[0])
 
 
 def edgeworth_tradeoff_approx(
@@ -663,20 +662,7 @@ def edgeworth_tradeoff_approx(
     alpha = np.concatenate(([0.0], np.geomspace(1e-12, 1e-3, 200), np.linspace(1e-3, 1, grid)))
     alpha = np.unique(np.clip(alpha, 0.0, 1.0))
     inner = alpha[(alpha > 0) & (alpha < 1)]
-    z = ndtri(1.0 - inner)
-    if method == "cornish_fisher" or degree == 0:
-        h = z.copy()
-        if degree >= 1:
-            h += a3 / 6 * (z * z - 1)
-        if degree >= 2:
-            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
-    else:
-        lo, hi = np.full(z.shape, -40.0), np.full(z.shape, 40.0)
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            below = _edgeworth_cdf(mid, a3, a4, degree) < 1.0 - inner
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-        h = 0.5 * (lo + hi)
+    h = _edgeworth_quantile(inner, a3, a4, degree, method)
     g = (h - mu_n) * sp / sq
     values = _edgeworth_cdf(g, b3, b4, degree)
     beta = np.empty(alpha.shape)

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
+from ldp._formulas import eta_max
 from ldp._validation import (
     check_epsilon,
     check_integer,
@@ -145,7 +146,7 @@ class Privacy:
         Hellinger by at most this (seed 001 Thm 5 with ``eta_TV <= tanh(eps/2)``, eq. 26
         corrected; KL, chi^2 and Hellinger share one coefficient, Choi-Ruskai-Seneta). It is
         below ``phi(eps, 0) = 1 - e^-eps`` for every ``eps > 0``. Pure LDP only."""
-        return math.tanh(self.epsilon / 2.0) ** 2
+        return eta_max(self.epsilon) ** 2
 
     @property
     def djw(self) -> bool:
