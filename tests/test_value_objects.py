@@ -31,7 +31,7 @@ from ldp.accounting import (
     tradeoff_from_pair,
 )
 from ldp.contraction import best_bound, coefficient
-from ldp.design import optimal_channel
+from ldp.design import optimal_channel, optimal_frequency_channel
 from ldp.mechanisms import GRR, OLH, SquareWave, SubsetSelection
 
 
@@ -155,6 +155,11 @@ def test_results_are_frozen():
         design.extras["kept_outputs"] = None
     with pytest.raises(AttributeError):
         channel.matrix = np.eye(3)
+    best = optimal_frequency_channel(4, 1.0, n=10)
+    with pytest.raises(AttributeError):
+        best.risk = 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        best.decoder[0, 0] = 1.0
 
 
 def test_pickled_curves_and_compositions_stay_frozen():

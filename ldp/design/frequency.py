@@ -89,6 +89,11 @@ class FrequencyDesign:
     name: str
     table: object = field(compare=False)
 
+    def __post_init__(self) -> None:
+        decoder = np.array(self.decoder, dtype=np.float64)
+        decoder.setflags(write=False)
+        object.__setattr__(self, "decoder", decoder)
+
 
 def optimal_frequency_channel(
     k: int,
