@@ -269,12 +269,13 @@ def _subsampled_functionals(f) -> dict:
         return _constant_functionals(0.0)
     x_star = base.fixed_point()
     y_star = p * x_star + (1.0 - p) * (1.0 - x_star)
+    mu = getattr(base, "mu", None)  # G_mu and Lap(mu); other curves raise below
+    if mu == 0.0:  # the identity curve
+        return _constant_functionals(0.0)
+    if mu is not None and math.isinf(mu):
+        return _constant_functionals(math.inf)
     if isinstance(base, GaussianTradeOff):
         mu = base.mu
-        if mu == 0.0:
-            return _constant_functionals(0.0)
-        if math.isinf(mu):
-            return _constant_functionals(math.inf)
         root = math.sqrt(2.0 * math.pi)
 
         def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
@@ -292,10 +293,6 @@ def _subsampled_functionals(f) -> dict:
 
     elif isinstance(base, LaplaceTradeOff):
         theta = base.mu
-        if theta == 0.0:
-            return _constant_functionals(0.0)
-        if math.isinf(theta):
-            return _constant_functionals(math.inf)
         edge = math.exp(-theta) / 2.0
 
         def folded(g):  # |f'| = e^theta below e^-theta/2, then e^-theta / (4 alpha^2)

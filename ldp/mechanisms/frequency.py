@@ -361,7 +361,7 @@ class LocalHashing(FrequencyOracle):
             raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
         self._odds = math.exp(self._eps_budget)
         self._law = ExactLaw([self._odds, float(self._g - 1)])  # keep : change
-        self._keep = self._odds / (self._odds + (self._g - 1))
+        self._keep, self._other, _ = k_rr_probabilities(self._g, self._eps_budget)
         self._family = hash_family(self._k, self._g)
         self._packing = self._family.packing
 
@@ -441,8 +441,7 @@ class LocalHashing(FrequencyOracle):
         members = self._packing.enumerate()
         size = members.shape[0]
         _check_channel_size(self._k * size * self._g, type(self).__name__)
-        keep = self._keep
-        other = 1.0 / (self._odds + (self._g - 1))
+        keep, other = self._keep, self._other
         matrix = np.empty((self._k, size, self._g))
         for x in range(self._k):
             hashed = self._family.evaluate(members, np.full(size, x, dtype=np.int64))
@@ -541,7 +540,7 @@ class HadamardResponse(FrequencyOracle):
         self._K = 1 << (self._k).bit_length()  # smallest power of two > k
         self._odds = math.exp(self._eps_budget)
         self._law = ExactLaw([self._odds, 1.0])  # inside C_x : outside
-        self._p = self._odds / (self._odds + 1.0)
+        self._p, self._outside, _ = k_rr_probabilities(2, self._eps_budget)
 
     @property
     def K(self) -> int:
@@ -596,8 +595,7 @@ class HadamardResponse(FrequencyOracle):
         _check_channel_size(self._k * self._K, "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
-        outside = 1.0 / (self._odds + 1.0)
-        return Channel(np.where(inside, 2 * self._p, 2 * outside) / self._K)
+        return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
 
 
 # --------------------------------------------------------------------------- subset selection
