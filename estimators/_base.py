@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -38,7 +39,7 @@ from estimators.privatizer import (
     check_epsilon_param,
     same_protocol,
 )
-from ldp._validation import check_random_state
+from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
@@ -58,6 +59,12 @@ def _same_param(a: object, b: object) -> bool:
         return bool(np.all(a == b)) if type(a) is type(b) else False
     except (TypeError, ValueError):
         return repr(a) == repr(b)
+
+
+def normal_quantile(alpha: object) -> float:
+    """``z_{1 - alpha/2}``: the normal quantile of a two-sided ``1 - alpha`` interval."""
+    level = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    return float(norm.ppf(1.0 - level / 2.0))
 
 
 class ProtocolEstimator(NoSeedInPickles, BaseEstimator):

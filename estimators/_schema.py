@@ -82,6 +82,28 @@ class Column:
 
 
 # ----------------------------------------------------------------------------- reading tables
+def check_input_features(estimator, input_features: object) -> np.ndarray | None:
+    """``input_features`` of ``get_feature_names_out``, checked against the fitted names.
+
+    As scikit-learn's convention asks: given names must equal ``feature_names_in_`` (when
+    the estimator saw a DataFrame) and number ``n_features_in_``; ``None`` gives
+    ``feature_names_in_``, or ``None`` when the estimator saw no names.
+    """
+    known = getattr(estimator, "feature_names_in_", None)
+    if input_features is None:
+        return known
+    names = np.asarray(input_features, dtype=object)
+    if known is not None and not np.array_equal(known, names):
+        raise ValueError("input_features is not equal to feature_names_in_")
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and len(names) != expected:
+        raise ValueError(
+            f"input_features should have length equal to number of features ({expected}), "
+            f"got {len(names)}"
+        )
+    return names
+
+
 def is_frame(X: object) -> bool:
     return isinstance(X, pd.DataFrame)
 

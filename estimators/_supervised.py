@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _assert_all_finite,
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
@@ -27,7 +27,7 @@ def check_target(estimator, X, y) -> np.ndarray:
         )
     y = column_or_1d(y, warn=True)
     if y.dtype.kind in "fc":
-        _assert_all_finite(y, input_name="y", estimator_name=type(estimator).__name__)
+        assert_all_finite(y, input_name="y", estimator_name=type(estimator).__name__)
     check_consistent_length(X, y)
     check_classification_targets(y)
     return y

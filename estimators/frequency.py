@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
-from estimators._base import ProtocolEstimator
+from estimators._base import ProtocolEstimator, normal_quantile
 from estimators._schema import CATEGORICAL
-from ldp._validation import check_scalar
 from ldp.mechanisms import ibu, norm_sub, project_simplex
 from ldp.risk import Bound, distribution_estimation
 
 __all__ = ["FrequencyEstimator"]
 
 CONSISTENCY = ("none", "project", "norm_sub", "ibu")
-
-
-def _alpha(alpha: object) -> float:
-    return check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 class FrequencyEstimator(ProtocolEstimator):
@@ -187,7 +181,7 @@ class FrequencyEstimator(ProtocolEstimator):
         The counts are sums of independent reports, so the normal approximation is the
         central limit theorem's.
         """
-        z = float(norm.ppf(1.0 - _alpha(alpha) / 2.0))
+        z = normal_quantile(alpha)
         out = []
         for est, var in zip(self.unbiased_frequencies_, self.variance(convention)):
             half = z * np.sqrt(var)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
-from estimators._base import ProtocolEstimator
+from estimators._base import ProtocolEstimator, normal_quantile
 from estimators._protocol import decoded_square_sum, unit_scale
 from estimators._schema import NUMERIC
-from estimators.frequency import _alpha
 from ldp.risk import Bound, bernoulli_mean
 
 __all__ = ["MeanEstimator"]
@@ -142,7 +140,7 @@ class MeanEstimator(ProtocolEstimator):
         ``kind="worst"`` uses the exact worst-case variance (conservative); ``"empirical"``
         the sample variance of the decoded reports.
         """
-        z = float(norm.ppf(1.0 - _alpha(alpha) / 2.0))
+        z = normal_quantile(alpha)
         half = z * np.sqrt(self.variance(kind))
         low = np.array([b[0] for b in self.bounds_])
         high = np.array([b[1] for b in self.bounds_])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from estimators._deployed import as_protocol, protocol_column, single_column_values
 from estimators._protocol import (
@@ -26,12 +26,13 @@ from estimators._protocol import (
 from estimators._schema import (
     CATEGORICAL,
     Column,
+    check_input_features,
     encode_table,
     read_table,
     resolve_schema,
 )
 from ldp._sampling import randint
-from ldp._validation import check_random_state, check_scalar
+from ldp._validation import check_epsilon, check_random_state
 from ldp._warnings import PrivacyLeakWarning
 from ldp.mechanisms import MeanSums, SupportCounts
 from ldp.protocol import Protocol
@@ -70,7 +71,8 @@ class NoSeedInPickles:
 
 
 def check_epsilon_param(epsilon: object) -> float:
-    return check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+    """The ``epsilon`` parameter of an estimator: finite and ``> 0``."""
+    return check_epsilon(epsilon, positive=True, allow_inf=False)
 
 
 class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
@@ -319,7 +321,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the report columns: the column name, or ``name_i`` for wider reports."""
         check_is_fitted(self)
-        names = _check_feature_names_in(self, input_features, generate_names=False)
+        names = check_input_features(self, input_features)
         if names is None:
             names = [c.name for c in self.columns_]
         out = []

@@ -1,14 +1,14 @@
 """Exact contraction coefficients of common LDP mechanisms beside every theorem bound.
 
 For randomized response, k-RR (k = 4, 16) and the dominating binary mechanism with erasure
-of seed 001 (here with delta = 0.01 and half of the largest useful TV level), at
+of Ghazi-Issa (2023) (here with delta = 0.01 and half of the largest useful TV level), at
 eps in {0.5, 1, 2, 4}, the script prints the exact KL, chi^2, TV and E_gamma
-(gamma = e^{eps/2}) coefficients and, beside each, every bound of seeds 001 and 003 that
-applies, computed from the mechanism's own epsilon, delta profile and TV. The best bound is
-marked with ``*``.
+(gamma = e^{eps/2}) coefficients and, beside each, every bound of Ghazi-Issa (2023) and
+Asoodeh-Aliakbarpour-Calmon (2021) that applies, computed from the mechanism's own epsilon,
+delta profile and TV. The best bound is marked with ``*``.
 
-With matplotlib installed it also plots exact KL against the best bound and seed 003's
-Lemma 1 factor. Usage::
+With matplotlib installed it also plots exact KL against the best bound and the Lemma 1 factor
+of Asoodeh-Aliakbarpour-Calmon (2021). Usage::
 
     python examples/contraction_table.py [output.png]
 
@@ -26,14 +26,15 @@ from ldp import binary_erasure, eta_max, k_rr, randomized_response
 from ldp.contraction import best_bound, coefficient
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
+LEMMA_1 = "Asoodeh-Aliakbarpour-Calmon (2021), Lemma 1"
 COLUMNS = {
     "Dobrushin (eta_f <= eta_TV)": "Dobrushin",
-    "seed 003 Lemma 1": "Lemma1",
+    "Asoodeh-Aliakbarpour-Calmon (2021), Lemma 1": "Lemma1",
     "tight sup over Q_{eps,delta}": "tight",
-    "seed 003 Theorem 1": "Thm1",
-    "seed 001 Thm 5": "Thm5",
-    "seed 001 eq. (34)": "eq34",
-    "seed 001 Thm 5, (eps, delta) extension [derived]": "Thm5(d)",
+    "Asoodeh-Aliakbarpour-Calmon (2021), Theorem 1": "Thm1",
+    "Ghazi-Issa (2023), Theorem 5": "Thm5",
+    "Ghazi-Issa (2023), eq. (34)": "eq34",
+    "Ghazi-Issa (2023), Theorem 5, (eps, delta) extension (derived)": "Thm5(d)",
 }
 
 
@@ -100,10 +101,8 @@ def plot(records, path: Path) -> Path | None:
         eps = [r[1] for r in kl]
         ax.plot(eps, [r[3] for r in kl], "o-", label="exact eta_KL")
         ax.plot(eps, [r[4].value for r in kl], "s--", label="best bound")
-        lemma = [
-            next(c.value for c in r[4].candidates if c.theorem == "seed 003 Lemma 1") for r in kl
-        ]
-        ax.plot(eps, lemma, "^:", label="seed 003 Lemma 1")
+        lemma = [next(c.value for c in r[4].candidates if c.theorem == LEMMA_1) for r in kl]
+        ax.plot(eps, lemma, "^:", label=LEMMA_1)
         ax.set_title(name)
         ax.set_xlabel("epsilon")
     axes[0].set_ylabel("KL contraction")

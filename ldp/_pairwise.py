@@ -1,11 +1,11 @@
 """Maxima of divergences over all ordered pairs of rows of a row-stochastic matrix.
 
-These reductions are the exact privacy of a finite channel (seed 003, Theorem 1 and
-Theorem 3): ``delta(eps) = max_{x, x'} E_{e^eps}(K_x || K_x')`` and the Dobrushin coefficient
-``tv = max_{x, x'} TV(K_x, K_x')``. They are computed tile by tile so that memory stays
-``O(tile)`` whatever the number of inputs, with every pair evaluated exactly (positive parts
-summed, no cancellation). Large matrices are split over threads (numpy and scipy release the
-GIL inside the kernels).
+These reductions are the exact privacy of a finite channel (Asoodeh-Aliakbarpour-Calmon
+(2021), Theorem 1 and Theorem 3): ``delta(eps) = max_{x, x'} E_{e^eps}(K_x || K_x')`` and the
+Dobrushin coefficient ``tv = max_{x, x'} TV(K_x, K_x')``. They are computed tile by tile so
+that memory stays ``O(tile)`` whatever the number of inputs, with every pair evaluated
+exactly (positive parts summed, no cancellation). Large matrices are split over threads
+(numpy and scipy release the GIL inside the kernels).
 """
 
 from __future__ import annotations

@@ -51,14 +51,45 @@ def check_scalar(
     return out
 
 
-def check_epsilon(value: object, name: str = "epsilon", *, allow_inf: bool = True) -> float:
-    """An epsilon in ``[0, inf]`` (``inf`` only when ``allow_inf``)."""
-    return check_scalar(value, name, low=0.0, allow_inf=allow_inf)
+def check_epsilon(
+    value: object,
+    name: str = "epsilon",
+    *,
+    allow_inf: bool = True,
+    positive: bool = False,
+    low: float = 0.0,
+    high: float | None = None,
+) -> float:
+    """An epsilon: the one validator of privacy levels.
+
+    In ``[low, high]`` (by default ``[0, inf]``); ``inf`` only when ``allow_inf``;
+    ``positive=True`` excludes ``low`` itself (``epsilon > 0``). Mechanisms, designs and
+    estimators pass their own range (for example ``[MIN_EPSILON, MAX_EPSILON]``).
+    """
+    return check_scalar(value, name, low=low, high=high, low_open=positive, allow_inf=allow_inf)
 
 
 def check_probability(value: object, name: str) -> float:
     """A number in ``[0, 1]`` (a delta, an eta, a probability)."""
     return check_scalar(value, name, low=0.0, high=1.0)
+
+
+#: Relative slack allowed when ``eta`` sits on an end of its range after rounding (for
+#: example ``eta=eta_max(eps, delta)`` recomputed by the caller).
+ETA_SLACK = 1e-12
+
+
+def check_eta_range(value: object, low: float, high: float, context: str) -> float:
+    """A TV level ``eta`` in ``[low, high]``, clamped there within a relative ``ETA_SLACK``.
+
+    Nothing further out is clamped: the ``ValueError`` names ``eta``, the range and
+    ``context`` (the parameters that set the range).
+    """
+    eta = check_probability(value, "eta")
+    slack = ETA_SLACK * max(1.0, high)
+    if not (low - slack <= eta <= high + slack):
+        raise ValueError(f"eta must lie in [{low!r}, {high!r}] for {context}, got {eta!r}")
+    return min(max(eta, low), high)
 
 
 def check_integer(value: object, name: str, *, low: int | None = None) -> int:
@@ -192,6 +223,13 @@ def as_levels(
     return arr, scalar or arr.ndim == 0
 
 
-def scalar_or_array(values: np.ndarray, scalar: bool) -> float | np.ndarray:
-    """A Python float for scalar input, else the array (scalar in, scalar out)."""
-    return float(np.asarray(values).reshape(())) if scalar else np.asarray(values)
+def scalar_or_array(values: ArrayLike, scalar: bool | None = None) -> float | np.ndarray:
+    """The one scalar-in, scalar-out rule: a Python float for scalar input, else the array.
+
+    ``scalar`` is the flag returned by :func:`as_levels` for the input; ``None`` reads it off
+    the result (a 0-d result is a scalar).
+    """
+    values = np.asarray(values)
+    if scalar is None:
+        scalar = values.ndim == 0
+    return float(values.reshape(())) if scalar else values

@@ -7,9 +7,9 @@ broadcast leading shape.
 
 Conventions
 -----------
-* ``tv`` is half the L1 distance, ``sup_A |P(A) - Q(A)|``, so that ``tv = E_1``. Seed 003
-  (Asoodeh et al.) writes the TV generator as ``|t - 1|``, which is ``2 * tv``; contraction
-  coefficients are unaffected by the factor.
+* ``tv`` is half the L1 distance, ``sup_A |P(A) - Q(A)|``, so that ``tv = E_1``.
+  Asoodeh-Aliakbarpour-Calmon (2021) write the TV generator as ``|t - 1|``, which is
+  ``2 * tv``; contraction coefficients are unaffected by the factor.
 * ``hellinger`` is the *squared* Hellinger distance ``sum (sqrt p - sqrt q)^2`` in ``[0, 2]``.
 * ``kl`` and ``chi2`` are ``inf`` when ``p`` puts mass where ``q`` has none (the honest value,
   never NaN). Logarithms are natural (nats).
@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import as_levels, check_pmf, check_scalar
+from ldp._validation import as_levels, check_pmf, check_scalar, scalar_or_array
 
 __all__ = ["chi2", "f_divergence", "hellinger", "hockey_stick", "kl", "tv"]
 
@@ -46,10 +46,6 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return p, q
 
 
-def _out(values: np.ndarray) -> float | np.ndarray:
-    return float(values) if np.ndim(values) == 0 else values
-
-
 def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
     r"""The hockey-stick divergence :math:`E_\gamma(P \| Q)` for any :math:`\gamma \ge 0`.
 
@@ -60,7 +56,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
     as :math:`\sum_z (\gamma q_z - p_z)_+`, the same number without the cancellation of the
     first form. ``E_1 = tv``, ``E_0 = 0`` and ``E_inf = P(q = 0)``. A channel is
     :math:`(\varepsilon, \delta)`-LDP exactly when ``E_{e^eps}`` between every ordered pair
-    of its rows is at most ``delta`` (seed 003, Theorem 1).
+    of its rows is at most ``delta`` (Asoodeh-Aliakbarpour-Calmon (2021), Theorem 1).
 
     Parameters
     ----------
@@ -88,7 +84,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
         gq = np.where(q > 0, g * q, 0.0)
         gp_side = np.where(g >= 1, p - gq, gq - p)
     values = np.maximum(gp_side, 0.0).sum(axis=-1)
-    return _out(np.clip(values, 0.0, 1.0))
+    return scalar_or_array(np.clip(values, 0.0, 1.0))
 
 
 def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -101,7 +97,7 @@ def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     0.5
     """
     p, q = _pair(p, q)
-    return _out(np.clip(0.5 * np.abs(p - q).sum(axis=-1), 0.0, 1.0))
+    return scalar_or_array(np.clip(0.5 * np.abs(p - q).sum(axis=-1), 0.0, 1.0))
 
 
 def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -122,7 +118,7 @@ def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         # p = 0 entries give 0 * (-inf - log q) = NaN here and are replaced by 0 (0 log 0 = 0)
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
-    return _out(np.maximum(terms.sum(axis=-1), 0.0))
+    return scalar_or_array(np.maximum(terms.sum(axis=-1), 0.0))
 
 
 def chi2(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
@@ -139,13 +135,14 @@ def chi2(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
         terms = np.where(q > 0, (p - q) ** 2 / np.where(q > 0, q, 1.0), 0.0)
         uncovered = np.any((q == 0) & (p > 0), axis=-1)
         values = np.where(uncovered, np.inf, terms.sum(axis=-1))
-    return _out(values)
+    return scalar_or_array(values)
 
 
 def hellinger(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """Squared Hellinger distance ``sum (sqrt p - sqrt q)^2``, in ``[0, 2]``.
 
-    This is the convention of seed 003's proof of Corollary 1 (no factor 1/2).
+    This is the convention of the proof of Corollary 1 in Asoodeh-Aliakbarpour-Calmon (2021)
+    (no factor 1/2).
 
     Examples
     --------
@@ -155,7 +152,7 @@ def hellinger(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     """
     p, q = _pair(p, q)
     values = ((np.sqrt(p) - np.sqrt(q)) ** 2).sum(axis=-1)
-    return _out(np.clip(values, 0.0, 2.0))
+    return scalar_or_array(np.clip(values, 0.0, 2.0))
 
 
 def check_generator(f: Callable[[np.ndarray], ArrayLike], name: str = "f") -> None:
@@ -243,4 +240,4 @@ def f_divergence(
         total = terms.sum(axis=-1) + extra
     if np.any(np.isnan(total)):
         raise ValueError("f returned NaN on the likelihood ratios of p and q")
-    return _out(np.maximum(total, 0.0))
+    return scalar_or_array(np.maximum(total, 0.0))

@@ -218,7 +218,7 @@ def test_report_table(capsys):
     out = capsys.readouterr().out
     assert "4 inputs x 4 outputs" in out
     assert "epsilon" in out and "eta-TV" in out and "contraction" in out
-    assert "seed 001 Thm 5" in out  # the bound that is tight for k-RR's KL coefficient
+    assert "Ghazi-Issa (2023), Theorem 5" in out  # tight for the KL coefficient of k-RR
 
 
 def test_report_json_matches_the_channel(capsys):

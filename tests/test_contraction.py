@@ -507,25 +507,25 @@ def test_every_exact_value_below_every_bound(matrix, data):
 def test_best_bound_names_the_theorem():
     krr = k_rr(3, 1.0)
     b = krr.contraction_bound("kl")
-    assert b.theorem == "seed 001 Thm 5"
+    assert b.theorem == "Ghazi-Issa (2023), Theorem 5"
     assert b.value == pytest.approx(krr.contraction("kl").value, abs=1e-12)  # tight for k-RR
     names = {c.theorem for c in b.candidates}
     assert {
         "Dobrushin (eta_f <= eta_TV)",
-        "seed 003 Lemma 1",
+        "Asoodeh-Aliakbarpour-Calmon (2021), Lemma 1",
         "tight sup over Q_{eps,delta}",
-        "seed 001 eq. (34)",
+        "Ghazi-Issa (2023), eq. (34)",
     } <= names
     # an (eps, delta) channel with infinite pure epsilon: the profile gives the bound
     chan = binary_erasure(1.0, 0.1, 0.3)
     assert chan.epsilon == math.inf
     b = best_bound(chan, "kl")
-    assert b.theorem == "seed 001 Thm 5, (eps, delta) extension [derived]"
+    assert b.theorem == "Ghazi-Issa (2023), Theorem 5, (eps, delta) extension (derived)"
     assert b.value == pytest.approx(max_kl_contraction(1.0, 0.3, 0.1), abs=1e-12)
     assert b.value == pytest.approx(chan.contraction("kl").value, abs=1e-12)
     hs = best_bound(chan, "hockey_stick", gamma=math.e)
     assert hs.value == pytest.approx(0.1, abs=1e-12)
-    assert hs.theorem == "seed 003 Theorem 1"
+    assert hs.theorem == "Asoodeh-Aliakbarpour-Calmon (2021), Theorem 1"
     with pytest.raises(ValueError, match="gamma"):
         chan.contraction_bound("hockey_stick")
 

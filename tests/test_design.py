@@ -13,11 +13,11 @@ from ldp import divergences as dv
 from ldp.design import (
     DesignError,
     LinearDesign,
-    _certify,
     compare,
     optimal_channel,
     utility_value,
 )
+from ldp.design.certify import certify
 
 
 def mi_rr_uniform(k, eps):
@@ -187,26 +187,26 @@ def test_certification_drops_numerically_empty_outputs():
     raw = np.hstack([krr, np.array([[1e-10], [0.0], [3e-11]])])
     raw /= raw.sum(axis=1, keepdims=True)
     assert ldp.Channel(raw).epsilon == math.inf  # what a raw solver output would claim
-    channel, weight, kept = _certify(raw, 1.0, 0.0, None)
+    channel, weight, kept = certify(raw, 1.0, 0.0, None)
     assert channel.n_outputs == 3 and list(kept) == [0, 1, 2]
     assert channel.is_ldp(1.0, rtol=0.0)
     # an output just above the threshold is kept and lifted into eps-LDP, not dropped
     raw = np.hstack([krr, np.array([[1e-8], [0.0], [3e-9]])])
     raw /= raw.sum(axis=1, keepdims=True)
-    channel, weight, kept = _certify(raw, 1.0, 0.0, None)
+    channel, weight, kept = certify(raw, 1.0, 0.0, None)
     assert channel.n_outputs == 4 and weight < 1e-7
     assert channel.is_ldp(1.0, rtol=0.0)
 
 
 def test_certification_repairs_small_violations_and_refuses_large_ones():
     slightly = ldp.k_rr(3, 1.0 + 1e-8).matrix
-    channel, weight, _ = _certify(slightly, 1.0, 0.0, None)
+    channel, weight, _ = certify(slightly, 1.0, 0.0, None)
     assert 0 < weight < 1e-6
     assert channel.epsilon <= 1.0
     with pytest.raises(DesignError, match="misses the budget"):
-        _certify(ldp.k_rr(3, 1.5).matrix, 1.0, 0.0, None)
+        certify(ldp.k_rr(3, 1.5).matrix, 1.0, 0.0, None)
     with pytest.raises(DesignError, match="misses the budget"):
-        _certify(ldp.binary_erasure(1.0, 0.2).matrix, 1.0, 0.1, None)
+        certify(ldp.binary_erasure(1.0, 0.2).matrix, 1.0, 0.1, None)
 
 
 # ----------------------------------------------------------------- bad input

@@ -60,7 +60,7 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
 
     table = _run([bin_dir / "ldp", "report", "k-rr", "--k", "4", "--epsilon", "1"], tmp_path)
     assert "4 inputs x 4 outputs" in table
-    assert "seed 001 Thm 5" in table
+    assert "Ghazi-Issa (2023), Theorem 5" in table
     data = json.loads(_run([python, "-m", "ldp", "report", "k-rr", "--k", "4", "--epsilon", "1",
                             "--json"], tmp_path))  # fmt: skip
     assert 1.0 <= data["epsilon"] < 1.0 + 1e-12  # rounded up, never down

@@ -32,12 +32,15 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
+    SubsampledTradeOff,
     TradeOffFunction,
+    tradeoff_from_channel,
 )
 from ldp.channel import Channel
 
@@ -63,7 +66,7 @@ class ApproximationWarning(UserWarning):
     against the normal tail it corrects (see :data:`EDGEWORTH_RELIABLE`): typically at the
     small deltas (far tails) that privacy accounting asks for, where the expansion's
     relative error is unbounded. Use an exact accountant there
-    (:class:`~ldp.accounting.PoissonSubsampledGaussian.epsilon`,
+    (:meth:`~ldp.accounting.PoissonSubsampledGaussian.epsilon_for_delta`,
     :func:`~ldp.accounting.compose`).
     """
 
@@ -113,7 +116,7 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
 
     A :class:`PiecewiseLinearTradeOff` with ``approx = True`` that also knows, for each
     vertex, the relative size of the Edgeworth correction there
-    (``relative_correction``). :meth:`delta` and :meth:`epsilon` warn with
+    (``relative_correction``). :meth:`delta` and :meth:`epsilon_for_delta` warn with
     :class:`ApproximationWarning` when the vertex that decides the answer has a correction
     above :data:`EDGEWORTH_RELIABLE`. Built by :func:`edgeworth_tradeoff_approx`.
     """
@@ -128,6 +131,7 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
         PiecewiseLinearTradeOff._init_trusted(obj, alphas, betas, True)
         where = np.clip(np.searchsorted(alphas, obj._a), 0, alphas.size - 1)
         obj.relative_correction = correction[where]
+        obj._freeze()
         return obj
 
     def delta(self, epsilon):
@@ -143,9 +147,9 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
             _warn_unreliable(f"epsilon = {epsilon!r}", worst)
         return value
 
-    def epsilon(self, delta):
+    def epsilon_for_delta(self, delta):
         """The approximate epsilon; warns where the deciding vertex is unreliable."""
-        value = super().epsilon(delta)
+        value = super().epsilon_for_delta(delta)
         d = np.atleast_1d(np.asarray(delta, dtype=np.float64)).ravel()
         excess = (1.0 - self._b)[None, :] - d[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -175,6 +179,15 @@ def _cumulants_from_moments(m: np.ndarray) -> np.ndarray:
     )
 
 
+#: The functionals of a curve (see :func:`tradeoff_functionals`).
+FUNCTIONALS = ("kl", "kappa2", "kappa3", "kappa3_bar")
+
+
+def _constant_functionals(value: float) -> dict:
+    """All four functionals equal: 0 for the identity curve, inf where a CLT cannot apply."""
+    return dict.fromkeys(FUNCTIONALS, value)
+
+
 def _gaussian_functionals(mu: float) -> dict:
     """Closed forms for ``G_mu``.
 
@@ -187,9 +200,9 @@ def _gaussian_functionals(mu: float) -> dict:
     ``a = mu/2`` (checked against numerical integration in mpmath in the tests).
     """
     if mu == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     if math.isinf(mu):
-        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        return _constant_functionals(math.inf)
     a = mu / 2.0
     phi = math.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
     return {
@@ -215,9 +228,9 @@ def _laplace_functionals(theta: float) -> dict:
     ``e^{-(l + theta)/2} / 4`` on ``(-theta, theta)`` (Zheng-Dong-Long-Su (2020), §5);
     ``kl`` and ``kappa2`` in closed form, the absolute third moments by quadrature."""
     if theta == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     if math.isinf(theta):
-        return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
+        return _constant_functionals(math.inf)
     e = math.exp(-theta)
     if theta < 0.5:  # both closed forms cancel for small theta: their Taylor series
         powers = [(-theta) ** j / math.factorial(j) for j in range(2, 40)]
@@ -253,15 +266,16 @@ def _subsampled_functionals(f) -> dict:
     p = f.p
     base = f.f
     if p == 0.0:
-        return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
+        return _constant_functionals(0.0)
     x_star = base.fixed_point()
     y_star = p * x_star + (1.0 - p) * (1.0 - x_star)
+    mu = getattr(base, "mu", None)  # G_mu and Lap(mu); other curves raise below
+    if mu == 0.0:  # the identity curve
+        return _constant_functionals(0.0)
+    if mu is not None and math.isinf(mu):
+        return _constant_functionals(math.inf)
     if isinstance(base, GaussianTradeOff):
         mu = base.mu
-        if mu == 0.0:
-            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
-        if math.isinf(mu):
-            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
         root = math.sqrt(2.0 * math.pi)
 
         def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
@@ -279,10 +293,6 @@ def _subsampled_functionals(f) -> dict:
 
     elif isinstance(base, LaplaceTradeOff):
         theta = base.mu
-        if theta == 0.0:
-            return {"kl": 0.0, "kappa2": 0.0, "kappa3": 0.0, "kappa3_bar": 0.0}
-        if math.isinf(theta):
-            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), math.inf)
         edge = math.exp(-theta) / 2.0
 
         def folded(g):  # |f'| = e^theta below e^-theta/2, then e^-theta / (4 alpha^2)
@@ -330,8 +340,6 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     >>> round(tradeoff_functionals(GaussianTradeOff(1.0))["kappa3"], 6)  # E|N(-1/2, 1)|^3
     2.206547
     """
-    from ldp.accounting.subsampling import SubsampledTradeOff
-
     if isinstance(f, GaussianTradeOff):
         return _gaussian_functionals(f.mu)
     if isinstance(f, LaplaceTradeOff):
@@ -345,13 +353,11 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
         )
     a, b = f.vertices
     if b[0] < 1.0:
-        inf = math.inf
-        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+        return _constant_functionals(math.inf)
     width = np.diff(a)
     slope = -np.diff(b) / width
     if np.any(slope <= 0):  # f reaches 0 before alpha = 1: log|f'| = -inf there
-        inf = math.inf
-        return {"kl": inf, "kappa2": inf, "kappa3": inf, "kappa3_bar": inf}
+        return _constant_functionals(math.inf)
     log_s = np.log(slope)
     kl = float(-(width * log_s).sum())
     return {
@@ -363,8 +369,6 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
 
 
 def _functionals(items: Sequence[object]) -> list[dict]:
-    from ldp.accounting.tradeoff import tradeoff_from_channel
-
     out = []
     for item in items:
         f = tradeoff_from_channel(item) if isinstance(item, Channel) else item
@@ -523,14 +527,29 @@ def _edgeworth_cdf(h: np.ndarray, k3: float, k4: float, degree: int) -> np.ndarr
     return ndtr(h) - phi * corr
 
 
-def _scalar_cdf(h: float, k3: float, k4: float, degree: int) -> float:
-    phi = math.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
-    corr = 0.0
-    if degree >= 1:
-        corr += k3 / 6 * (h * h - 1)
-    if degree >= 2:
-        corr += k4 / 24 * (h**3 - 3 * h) + k3 * k3 / 72 * (h**5 - 10 * h**3 + 15 * h)
-    return 0.5 * math.erfc(-h / math.sqrt(2)) - phi * corr
+def _edgeworth_quantile(
+    upper: np.ndarray, a3: float, a4: float, degree: int, method: str
+) -> np.ndarray:
+    """The ``h`` with ``1 - F(h) = upper`` for the Edgeworth CDF ``F`` of :func:`_edgeworth_cdf`:
+    Cornish-Fisher's closed form, or the root by bisection on ``[-40, 40]``."""
+    z = ndtri(1.0 - upper)
+    if method == "cornish_fisher" or degree == 0:
+        h = z.copy()
+        if degree >= 1:
+            h += a3 / 6 * (z * z - 1)
+        if degree >= 2:
+            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
+        return h
+    return inverse_monotone(
+        lambda h: _edgeworth_cdf(h, a3, a4, degree),
+        1.0 - upper,
+        np.full(z.shape, -40.0),
+        np.full(z.shape, 40.0),
+        increasing=True,
+        max_expansions=0,
+        steps=100,
+        rtol=1e-13,
+    )
 
 
 def edgeworth_value_approx(
@@ -570,24 +589,7 @@ def edgeworth_value_approx(
     kq = [float(v) * n for v in cumulants_q]
     sp, sq = math.sqrt(kp[1]), math.sqrt(kq[1])
     a3, a4, b3, b4 = kp[2] / sp**3, kp[3] / sp**4, kq[2] / sq**3, kq[3] / sq**4
-    z = float(ndtri(1.0 - a))
-    if method == "cornish_fisher" or degree == 0:
-        h = z
-        if degree >= 1:
-            h += a3 / 6 * (z * z - 1)
-        if degree >= 2:
-            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
-    else:
-        lo, hi = -40.0, 40.0
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            if _scalar_cdf(mid, a3, a4, degree) < 1.0 - a:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-13:
-                break
-        h = 0.5 * (lo + hi)
+    h = float(_edgeworth_quantile(np.array([a]), a3, a4, degree, method)[0])
     mu_n = (kq[0] - kp[0]) / sp
     g = (h - mu_n) * sp / sq
     worst = max(
@@ -596,7 +598,7 @@ def edgeworth_value_approx(
     )
     if worst > EDGEWORTH_RELIABLE:
         _warn_unreliable(f"alpha = {a!r}", worst)
-    return _scalar_cdf(g, b3, b4, degree)
+    return float(_edgeworth_cdf(np.array([g]), b3, b4, degree)[0])
 
 
 def edgeworth_tradeoff_approx(
@@ -657,20 +659,7 @@ def edgeworth_tradeoff_approx(
     alpha = np.concatenate(([0.0], np.geomspace(1e-12, 1e-3, 200), np.linspace(1e-3, 1, grid)))
     alpha = np.unique(np.clip(alpha, 0.0, 1.0))
     inner = alpha[(alpha > 0) & (alpha < 1)]
-    z = ndtri(1.0 - inner)
-    if method == "cornish_fisher" or degree == 0:
-        h = z.copy()
-        if degree >= 1:
-            h += a3 / 6 * (z * z - 1)
-        if degree >= 2:
-            h += a4 / 24 * (z**3 - 3 * z) - a3 * a3 / 36 * (2 * z**3 - 5 * z)
-    else:
-        lo, hi = np.full(z.shape, -40.0), np.full(z.shape, 40.0)
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            below = _edgeworth_cdf(mid, a3, a4, degree) < 1.0 - inner
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-        h = 0.5 * (lo + hi)
+    h = _edgeworth_quantile(inner, a3, a4, degree, method)
     g = (h - mu_n) * sp / sq
     values = _edgeworth_cdf(g, b3, b4, degree)
     beta = np.empty(alpha.shape)

@@ -1,7 +1,8 @@
 r"""Composition of repeated reports: same-input and adaptive, exact where it can be.
 
-* :func:`compose` returns a :class:`Composition` with ``delta(epsilon)``,
-  ``epsilon(delta)``, ``tv`` and ``tradeoff``; its ``kind`` says what was composed:
+* :func:`compose` returns an immutable :class:`Composition` with ``delta(epsilon)``,
+  ``epsilon_for_delta(delta)`` (``epsilon(delta)`` is a synonym), ``tv`` and ``tradeoff``;
+  its ``kind`` says what was composed:
 
   - ``"same-input"``: ``compose(channel, n)`` for one finite :class:`~ldp.Channel` is a
     client answering the same question ``n`` times from the same input. The exact privacy
@@ -36,6 +37,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._formulas import normalise_erasure
+from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability
@@ -43,8 +46,8 @@ from ldp.accounting._common import as_levels, out
 from ldp.accounting.pld import (
     DEFAULT_INTERVAL,
     PrivacyLossDistribution,
-    _find_lattice,
-    _loss_slack,
+    find_lattice,
+    loss_slack,
 )
 from ldp.accounting.tradeoff import (
     EpsDeltaEtaTradeOff,
@@ -66,8 +69,10 @@ _UNIT = float(np.finfo(np.float64).eps) / 2.0
 KINDS = ("same-input", "adaptive")
 
 
-class Composition:
+class Composition(Frozen):
     """The privacy of a composition: profile, its inverse, TV and trade-off curve.
+
+    Immutable: every attribute is fixed when the composition is computed.
 
     Attributes
     ----------
@@ -134,15 +139,19 @@ class Composition:
             value = np.maximum(value, pld._delta(e))
         return out(value, scalar)
 
-    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+    def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """Smallest ``epsilon >= 0`` whose (upper-bound) delta is at most ``delta``."""
         if self.mu is not None:
-            return GaussianTradeOff(self.mu).epsilon(delta)
+            return GaussianTradeOff(self.mu).epsilon_for_delta(delta)
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         value = self.plds[0]._epsilon(d)
         for pld in self.plds[1:]:  # each profile is non-increasing: the largest eps works
             value = np.maximum(value, pld._epsilon(d))
         return out(value, scalar)
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        """Synonym of :meth:`epsilon_for_delta` (the older spelling)."""
+        return self.epsilon_for_delta(delta)
 
     @property
     def tv(self) -> float:
@@ -433,11 +442,11 @@ def _common_lattice(
         keep = (p > 0) & (q > 0)
         log_q, log_p = np.log(q[keep]), np.log(p[keep])
         finite.append(log_q - log_p)
-        slacks.append(_loss_slack(log_q, log_p, finite[-1], len(p)))
+        slacks.append(loss_slack(log_q, log_p, finite[-1], len(p)))
     losses = np.concatenate(finite) if finite else np.zeros(0)
     found = None
     if not any(isinstance(c, (GaussianTradeOff, LaplaceTradeOff)) for c in curves):
-        found = _find_lattice(losses, np.concatenate(slacks)) if losses.size else (1.0, 0.0)
+        found = find_lattice(losses, np.concatenate(slacks)) if losses.size else (1.0, 0.0)
     if found is None:
         h, h_slack = (interval if interval is not None else DEFAULT_INTERVAL), 0.0
     else:
@@ -466,20 +475,6 @@ def _group(plds: list[PrivacyLossDistribution], counts: list[int]):
 
 
 # ------------------------------------------------------- Ghazi-Issa (2023), Theorem 2
-def _normalise(eps: float, delta: float, eta: float | None) -> tuple[float, float, float]:
-    """Ghazi-Issa (2023), §III: delta <- min(delta, eta); eta <- min(eta, eta_max); alpha."""
-    top = delta + (1.0 - delta) * math.tanh(eps / 2.0) if math.isfinite(eps) else 1.0
-    h = top if eta is None else eta
-    d = min(delta, h)
-    top = d + (1.0 - d) * math.tanh(eps / 2.0) if math.isfinite(eps) else 1.0
-    h = min(h, top)
-    if eps == 0.0 or h <= d or d >= 1.0:
-        alpha = 1.0
-    else:
-        alpha = 1.0 - (h - d) / ((1.0 - d) * math.tanh(eps / 2.0))
-    return d, h, min(1.0, max(0.0, alpha))  # clamp the KOV round-off (alpha ~ -1e-17)
-
-
 def _log_trinomial_sum(
     k: int, log_u: float, log_w: float, log_v: float, progress: bool = False
 ) -> np.ndarray:
@@ -577,7 +572,7 @@ def compose_eps_delta_eta(
     Returns
     -------
     Composition
-        ``delta(eps')``, ``epsilon(delta')``, ``tv``; for the homogeneous case also
+        ``delta(eps')``, ``epsilon_for_delta(delta')``, ``tv``; for the homogeneous case also
         ``deltas`` (the values at ``j * eps``).
 
     Examples
@@ -602,7 +597,7 @@ def compose_eps_delta_eta(
             f"k must be <= {MAX_FOLDS} for the exact Theorem 2 recurrence (its cost grows as "
             f"k^2), got {k}; for more folds use clt_mu_approx or a PLD composition"
         )
-    d, h, alpha = _normalise(eps, d0, h0)
+    d, h, alpha = normalise_erasure(eps, d0, h0)
     params = (eps, d, h)
     if k == 0 or eps == 0.0 or alpha == 1.0 or math.isinf(eps):
         # all finite mass at loss 0 (alpha = 1), or everything revealed (eps = inf)

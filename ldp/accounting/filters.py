@@ -425,4 +425,4 @@ class ApproxGDPFilter:
 
     def epsilon_approx(self, delta: float) -> float:
         """Epsilon of ``G_{mu_approx}`` at ``delta``: an approximation, not a bound."""
-        return float(GaussianTradeOff(self.mu_approx).epsilon(delta))
+        return float(GaussianTradeOff(self.mu_approx).epsilon_for_delta(delta))

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import erf, erfcx, ndtr, ndtri
 
+from ldp._numerics import inverse_monotone
 from ldp.accounting._common import as_levels, out
 
 __all__ = [
@@ -48,7 +49,6 @@ __all__ = [
     "get_tv_from_gdp",
 ]
 
-_BISECTION_STEPS = 200
 _U = float(np.finfo(np.float64).eps) / 2.0  # unit round-off
 _SQRT_HALF_PI = float(np.sqrt(np.pi / 2.0))
 _INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
@@ -273,21 +273,17 @@ def get_epsilon_from_gdp(mu: ArrayLike, delta: ArrayLike) -> float | np.ndarray:
     work = need & (d > 0.0) & np.isfinite(m)
     if np.any(work):
         mm, dd = m[work], d[work]
-        lo = -mm / 2.0  # epsilon = 0, where the profile exceeds the target
-        hi = np.maximum(-ndtri(dd), 0.0) + 1.0  # delta <= Phi(-t) <= target, up to rounding
-        for _ in range(64):
-            big = _profile_t(mm, hi) > dd
-            if not np.any(big):
-                break
-            hi = np.where(big, hi + 2.0 * (np.abs(hi) + 1.0), hi)
-        for _ in range(_BISECTION_STEPS):
-            mid = lo + 0.5 * (hi - lo)
-            ok = _profile_t(mm, mid) <= dd
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid)
-            if np.all(hi - lo <= 2.0 * _U * np.maximum(np.abs(hi), 1e-300)):
-                break
-        result[work] = _epsilon_from_t(mm, hi)
+        t = inverse_monotone(
+            lambda t: _profile_t(mm, t),
+            dd,
+            -mm / 2.0,  # epsilon = 0, where the profile exceeds the target
+            np.maximum(-ndtri(dd), 0.0) + 1.0,  # delta <= Phi(-t) <= target, up to rounding
+            expand=lambda t: t + 2.0 * (np.abs(t) + 1.0),
+            max_expansions=64,
+            rtol=2.0 * _U,
+            scale=1e-300,
+        )
+        result[work] = _epsilon_from_t(mm, t)
     return out(result, m_scalar and d_scalar)
 
 
@@ -333,19 +329,12 @@ def get_mu_from_epsilon_delta(epsilon: ArrayLike, delta: ArrayLike) -> float | n
     work = (d > 0) & (d < 1.0) & np.isfinite(e)
     if np.any(work):
         ee, dd = e[work], d[work]
-        hi = np.ones_like(ee)
-        for _ in range(1100):  # grow until delta_hi > delta (delta_mu -> 1 as mu -> inf)
-            small = _delta_gdp(hi, ee) <= dd
-            if not np.any(small):
-                break
-            hi = np.where(small, 2.0 * hi, hi)
-        lo = np.zeros_like(ee)
-        for _ in range(_BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            ok = _delta_gdp(mid, ee) <= dd
-            lo = np.where(ok, mid, lo)
-            hi = np.where(ok, hi, mid)
-            if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
-                break
-        result[work] = lo
+        # delta_mu -> 1 as mu -> inf: the bracket [0, 1] doubles until it holds the answer
+        result[work] = inverse_monotone(
+            lambda mu: _delta_gdp(mu, ee),
+            dd,
+            np.zeros_like(ee),
+            np.ones_like(ee),
+            increasing=True,
+        )
     return out(result, e_scalar and d_scalar)

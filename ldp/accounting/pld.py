@@ -50,6 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.signal import fftconvolve, lfilter
 
+from ldp._frozen import Frozen
 from ldp._validation import check_integer, check_pmf, check_scalar
 from ldp.accounting._common import as_levels, out
 
@@ -65,18 +66,14 @@ _DIRECT = 1 << 18  # len(a) * len(b) below which convolution is direct
 _DENOMINATOR = 64
 
 
-def _loss_slack(
-    log_p: np.ndarray, log_q: np.ndarray, loss: np.ndarray, size: int = 2
-) -> np.ndarray:
+def loss_slack(log_p: np.ndarray, log_q: np.ndarray, loss: np.ndarray, size: int = 2) -> np.ndarray:
     """A bound on ``|fl(log p) - fl(log q) - log(p/q)|``: ``log`` within one ulp (``2u``
     relative), one subtraction, and room for ``p`` and ``q`` themselves carrying a relative
     error of ``(size + 1) u`` (a normalisation by a sum of ``size`` terms)."""
     return _UNIT * (2.0 * (np.abs(log_p) + np.abs(log_q) + np.abs(loss)) + 4.0 * (size + 2))
 
 
-def _find_lattice(
-    losses: np.ndarray, slack: np.ndarray | None = None
-) -> tuple[float, float] | None:
+def find_lattice(losses: np.ndarray, slack: np.ndarray | None = None) -> tuple[float, float] | None:
     """``(h, h_slack)`` with every loss within its slack of a multiple of ``h``, or ``None``.
 
     ``h`` is the smallest non-zero ``|loss|`` divided by the least common denominator of the
@@ -127,7 +124,7 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     return np.clip(c, 0.0, None), bound
 
 
-class PrivacyLossDistribution:
+class PrivacyLossDistribution(Frozen):
     """The ``P``-law of the privacy loss ``log(p/q)`` of an ordered pair, on a lattice.
 
     Build one with :meth:`from_pair`, :meth:`from_tradeoff` or :meth:`from_loss_cdf`;
@@ -232,7 +229,7 @@ class PrivacyLossDistribution:
         keep = (first > 0) & (second > 0)
         log_p, log_q = np.log(first[keep]), np.log(second[keep])
         losses = log_p - log_q
-        slack = _loss_slack(log_p, log_q, losses, first.size)
+        slack = loss_slack(log_p, log_q, losses, first.size)
         # the masses may be a relative (len + 1) u off: round them up (and the +inf atom)
         up = 1.0 + (first.size + 2) * _UNIT
         return cls._from_atoms(
@@ -258,7 +255,7 @@ class PrivacyLossDistribution:
     ) -> PrivacyLossDistribution:
         if losses.size == 0:
             return cls(np.zeros(1), 0, interval or 1.0, inf_mass, exact=True)
-        found = _find_lattice(losses, slack) if interval is None else None
+        found = find_lattice(losses, slack) if interval is None else None
         if found is not None:
             h, h_slack = found
         elif interval is None:
@@ -492,10 +489,14 @@ class PrivacyLossDistribution:
         e, scalar = as_levels(epsilon, "epsilon")
         return out(self._delta(e), scalar)
 
-    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+    def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none), rounded up."""
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         return out(self._epsilon(d), scalar)
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        """Synonym of :meth:`epsilon_for_delta` (the older spelling)."""
+        return self.epsilon_for_delta(delta)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         levels, values = self._lattice()

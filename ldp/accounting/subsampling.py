@@ -33,15 +33,19 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import ndtr
 
+from ldp._formulas import eta_max
+from ldp._frozen import Frozen
+from ldp._numerics import pointwise_max
 from ldp._validation import check_epsilon, check_integer, check_probability, check_scalar
 from ldp.accounting._common import as_levels, out
+from ldp.accounting.gdp import get_epsilon_from_gdp
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.accounting.tradeoff import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
+    SubsampledTradeOff,
     TradeOffFunction,
-    get_epsilon_from_gdp,
     symmetrize,
 )
 
@@ -58,63 +62,6 @@ __all__ = [
 
 def _check_p(p: float) -> float:
     return check_probability(p, "p")
-
-
-class SubsampledTradeOff(TradeOffFunction):
-    """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
-
-    ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
-    ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
-    ``delta(eps') = p delta_f(log(1 + (e^{eps'} - 1)/p))`` for ``eps' >= 0``
-    (Dong-Roth-Su (2022), §3.3).
-    """
-
-    is_symmetric = True
-
-    def __init__(self, f: TradeOffFunction, p: float) -> None:
-        if not f.is_symmetric:
-            raise ValueError("SubsampledTradeOff needs a symmetric f; use subsample_tradeoff")
-        self.f, self.p = f, _check_p(p)
-        self.approx = f.approx
-        self._x = f.fixed_point()
-        self._y = float(self._fp(np.array([self._x]))[0])
-
-    def _fp(self, alpha: np.ndarray) -> np.ndarray:
-        return self.p * self.f._evaluate(alpha) + (1.0 - self.p) * (1.0 - alpha)
-
-    def _fp_inverse(self, alpha: np.ndarray) -> np.ndarray:
-        lo, hi = np.zeros_like(alpha), np.ones_like(alpha)
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            below = self._fp(mid) <= alpha
-            hi, lo = np.where(below, mid, hi), np.where(below, lo, mid)
-        return hi
-
-    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
-        x, y = self._x, self._y
-        result = np.where(alpha <= x, self._fp(alpha), x + y - alpha)
-        late = alpha > y
-        if np.any(late):
-            result[late] = self._fp_inverse(alpha[late])
-        return result
-
-    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
-        e = np.asarray(epsilon, dtype=np.float64)
-        if self.p == 0.0:
-            return np.where(e >= 0, 0.0, -np.expm1(e))
-        with np.errstate(over="ignore"):
-            inner = np.log1p(np.expm1(np.abs(e)) / self.p)
-        pos = self.p * self.f._delta(inner)
-        with np.errstate(over="ignore", invalid="ignore"):
-            neg = 1.0 - np.exp(e) + np.exp(e) * pos
-        return np.where(e >= 0, pos, neg)
-
-    def fixed_point(self) -> float:
-        """``(x* + f_p(x*)) / 2``."""
-        return 0.5 * (self._x + self._y)
-
-    def __repr__(self) -> str:
-        return f"SubsampledTradeOff({self.f!r}, p={self.p!r})"
 
 
 def subsample_tradeoff(f: TradeOffFunction, p: float) -> TradeOffFunction:
@@ -137,8 +84,9 @@ def subsample_tradeoff(f: TradeOffFunction, p: float) -> TradeOffFunction:
     p = _check_p(p)
     if isinstance(f, PiecewiseLinearTradeOff):
         a, b = f.vertices
-        mixed = PiecewiseLinearTradeOff._trusted(a, p * b + (1.0 - p) * (1.0 - a), f.approx)
-        mixed.is_symmetric = False
+        mixed = PiecewiseLinearTradeOff._trusted(
+            a, p * b + (1.0 - p) * (1.0 - a), f.approx, symmetric=False
+        )
         return symmetrize(mixed, "convex_min") if p < 1.0 else symmetrize(f, "max")
     if f.is_symmetric:
         return SubsampledTradeOff(f, p)
@@ -168,20 +116,13 @@ def subsampled_eps_delta_tradeoff(
     eps1, d1 = subsample_eps_delta(eps, d, p)
     base = EpsDeltaTradeOff(eps1, d1)
     a, _ = base.vertices
-    if math.isfinite(eps):
-        level = 1.0 - p * (1.0 - 2.0 * (1.0 - d) / (1.0 + math.exp(eps)))
-    else:
-        level = 1.0 - p
-    grid = np.union1d(a, [min(max(level, 0.0), 1.0)])
-    line = np.clip(level - grid, 0.0, None)
-    diff = base._evaluate(grid) - line
-    s = np.nonzero(diff[:-1] * diff[1:] < 0)[0]
-    cross = grid[s] + diff[s] / (diff[s] - diff[s + 1]) * (grid[s + 1] - grid[s])
-    grid = np.union1d(grid, cross)
-    values = np.maximum(base._evaluate(grid), np.clip(level - grid, 0.0, None))
-    f = PiecewiseLinearTradeOff._trusted(grid, values)
-    f.is_symmetric = True
-    return f
+    level = 1.0 - p * eta_max(eps, d)  # 1 - p (e^eps - 1 + 2 delta) / (e^eps + 1)
+    grid, values = pointwise_max(
+        base._evaluate,
+        lambda x: np.clip(level - x, 0.0, None),
+        np.union1d(a, [min(max(level, 0.0), 1.0)]),
+    )
+    return PiecewiseLinearTradeOff._trusted(grid, values, symmetric=True)
 
 
 def subsample_eps_delta(epsilon: float, delta: float, p: float) -> tuple[float, float]:
@@ -336,7 +277,7 @@ def _sg_loss(y: float, q: float, mu: float) -> float:
     return math.log1p(q * math.expm1(mu * y - mu * mu / 2.0))
 
 
-class PoissonSubsampledGaussian:
+class PoissonSubsampledGaussian(Frozen):
     r"""NoisySGD with Poisson sampling: ``T`` steps of rate ``q``, noise multiplier ``sigma``.
 
     One step compares ``P = (1-q) N(0,1) + q N(mu,1)`` with ``Q = N(0,1)`` (``mu =
@@ -374,7 +315,7 @@ class PoissonSubsampledGaussian:
         self.sigma = check_scalar(sigma, "sigma", low=0.0, low_open=True)
         self.steps = check_integer(steps, "steps", low=0)
         self.interval = check_scalar(interval, "interval", low=0.0, low_open=True)
-        self._plds: tuple[PrivacyLossDistribution, PrivacyLossDistribution] | None = None
+        self._cache: dict[str, tuple[PrivacyLossDistribution, PrivacyLossDistribution]] = {}
 
     def step_plds(self) -> tuple[PrivacyLossDistribution, PrivacyLossDistribution]:
         """Single-step PLDs ``(remove, add)``: connect-the-dots, dominating (upper bounds).
@@ -441,10 +382,13 @@ class PoissonSubsampledGaussian:
         return remove, add
 
     def _composed(self) -> tuple[PrivacyLossDistribution, PrivacyLossDistribution]:
-        if self._plds is None:
+        if "composed" not in self._cache:
             remove, add = self.step_plds()
-            self._plds = (remove.self_compose(self.steps), add.self_compose(self.steps))
-        return self._plds
+            self._cache["composed"] = (
+                remove.self_compose(self.steps),
+                add.self_compose(self.steps),
+            )
+        return self._cache["composed"]
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
         """Upper bound on the tight delta after ``T`` steps (max of both directions)."""
@@ -452,11 +396,15 @@ class PoissonSubsampledGaussian:
         remove, add = self._composed()
         return out(np.maximum(remove._delta(e), add._delta(e)), scalar)
 
-    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+    def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """Upper bound on the smallest epsilon at ``delta`` (max of both directions)."""
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         remove, add = self._composed()
         return out(np.maximum(remove._epsilon(d), add._epsilon(d)), scalar)
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        """Synonym of :meth:`epsilon_for_delta` (the older spelling)."""
+        return self.epsilon_for_delta(delta)
 
     @property
     def mu_clt_approx(self) -> float:
@@ -473,14 +421,14 @@ class PoissonSubsampledGaussian:
         Zheng-Dong-Long-Su (2020). Where the answer comes from tails the expansion cannot
         follow (small deltas) it warns with
         :class:`~ldp.accounting.ApproximationWarning`: at ``q = 0.188``, ``sigma = 1``,
-        ``T = 50``, ``delta = 1e-5`` it says 16.6 against a certified 9.53. :meth:`epsilon`
-        is the certified value, and cheap.
+        ``T = 50``, ``delta = 1e-5`` it says 16.6 against a certified 9.53.
+        :meth:`epsilon_for_delta` is the certified value, and cheap.
         """
         from ldp.accounting.approximations import edgeworth_tradeoff_approx, sg_cumulants
 
         kp, kq = sg_cumulants(self.q, self.sigma)
         f = edgeworth_tradeoff_approx(kp, kq, self.steps)
-        return f.epsilon(delta)
+        return f.epsilon_for_delta(delta)
 
     def __repr__(self) -> str:
         return (

@@ -12,9 +12,15 @@ Definition 2.1). It is convex, continuous, non-increasing and
 
 so a mechanism is ``f``-DP for a symmetric ``f`` iff it is ``(eps, delta_f(eps))``-DP for
 every ``eps >= 0``. Every object here has ``__call__`` (vectorised over ``alpha``),
-``delta(epsilon)``, ``epsilon(delta)``, ``tv``, ``inverse()``, ``symmetrize()`` and
-``fixed_point()``; the ``approx`` attribute is ``True`` only for curves built by an
-approximation (CLT, Edgeworth), which are not guarantees.
+``delta(epsilon)``, ``epsilon_for_delta(delta)`` (the privacy-profile spelling shared with
+:class:`~ldp.Channel`, the mechanisms, compositions and privacy-loss distributions;
+``epsilon(delta)`` is a synonym kept for older code), ``tv``, ``inverse()``,
+``symmetrize()`` and ``fixed_point()``; the ``approx`` attribute is ``True`` only for curves
+built by an approximation (CLT, Edgeworth), which are not guarantees.
+
+Curves are immutable: ``is_symmetric`` and ``approx`` are decided when a curve is built
+(setting any attribute afterwards raises ``AttributeError``), so what ``inverse()`` and
+``symmetrize()`` return cannot be changed by a caller.
 
 Conventions: ``tradeoff_from_pair(p, q)`` is ``T(P, Q)`` (null ``P``, alternative ``Q``); its
 profile is the hockey-stick ``E_{e^eps}(Q || P)``. Piecewise-linear curves (finite
@@ -31,11 +37,14 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import ndtr, ndtri
 
+from ldp._formulas import k_rr_probabilities, normalise_erasure
+from ldp._frozen import Frozen
+from ldp._numerics import inverse_monotone, pointwise_max
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
-from ldp.accounting.gdp import _delta_gdp, get_epsilon_from_gdp
+from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
 from ldp.channel import Channel
 
 __all__ = [
@@ -44,6 +53,7 @@ __all__ = [
     "GaussianTradeOff",
     "LaplaceTradeOff",
     "PiecewiseLinearTradeOff",
+    "SubsampledTradeOff",
     "TradeOffFunction",
     "check_tradeoff",
     "get_delta_from_tradeoff",
@@ -55,13 +65,18 @@ __all__ = [
     "tradeoff_from_pair",
 ]
 
-_BISECTION_STEPS = 200
 #: absolute rounding slack of ``1 - f(alpha)`` (a few ulps of 1)
 _ROUNDING = 4.0 * np.finfo(np.float64).eps
 _ULP = float(np.finfo(np.float64).eps)
 
 
 # --------------------------------------------------------------------------- helpers
+def _read_only(array: np.ndarray) -> np.ndarray:
+    out = np.array(array, dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
+
 def _monotone_chain(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Andrew's monotone chain over the points ``idx`` (sorted by ``x``): the lower hull."""
     hull: list[int] = []
@@ -215,13 +230,15 @@ def check_tradeoff(
 
 
 # --------------------------------------------------------------------------- base class
-class TradeOffFunction(abc.ABC):
+class TradeOffFunction(Frozen, abc.ABC):
     """Base class of trade-off functions; subclasses implement ``_evaluate`` and ``_delta``.
+
+    Instances are immutable (attributes are set in ``__init__`` only).
 
     Attributes
     ----------
     is_symmetric : bool
-        Whether ``f = f^{-1}`` is known to hold.
+        Whether ``f = f^{-1}`` is known to hold; decided at construction.
     approx : bool
         ``True`` for approximations (CLT, Edgeworth): not a privacy guarantee.
     """
@@ -250,10 +267,17 @@ class TradeOffFunction(abc.ABC):
         e, scalar = as_levels(epsilon, "epsilon")
         return out(np.clip(self._delta(e), 0.0, 1.0), scalar)
 
-    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
-        """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (upper end of a bisection)."""
+    def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
+        """Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (upper end of a bisection).
+
+        The inverse of the privacy profile, spelled as on :class:`~ldp.Channel`.
+        """
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         return out(self._epsilon(d), scalar)
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        """Synonym of :meth:`epsilon_for_delta` (the older spelling)."""
+        return self.epsilon_for_delta(delta)
 
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         result = np.zeros(d.shape)
@@ -263,20 +287,7 @@ class TradeOffFunction(abc.ABC):
         work = need & (d >= tail)
         if np.any(work):
             dd = d[work]
-            hi = np.ones_like(dd)
-            for _ in range(1100):
-                big = self._delta(hi) > dd
-                if not np.any(big):
-                    break
-                hi = np.where(big, 2.0 * hi, hi)
-            lo = np.zeros_like(dd)
-            for _ in range(_BISECTION_STEPS):
-                mid = 0.5 * (lo + hi)
-                ok = self._delta(mid) <= dd
-                hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
-                if np.all(hi - lo <= 4e-16 * np.maximum(hi, 1.0)):
-                    break
-            result[work] = hi
+            result[work] = inverse_monotone(self._delta, dd, np.zeros_like(dd), np.ones_like(dd))
         return result
 
     @property
@@ -305,18 +316,20 @@ class TradeOffFunction(abc.ABC):
         return f"<{type(self).__name__}{' (approximation)' if self.approx else ''}>"
 
 
+def left_inverse(f, alpha: np.ndarray) -> np.ndarray:
+    """``inf{t in [0, 1] : f(t) <= alpha}`` for a non-increasing ``f`` on ``[0, 1]``, to
+    ``2^-60`` (the upper end of a bisection)."""
+    start = np.zeros_like(alpha)
+    return inverse_monotone(f, alpha, start, start + 1.0, max_expansions=0, steps=60, rtol=0.0)
+
+
 class _InverseTradeOff(TradeOffFunction):
     def __init__(self, f: TradeOffFunction) -> None:
         self._f = f
         self.approx = f.approx
 
     def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
-        lo, hi = np.zeros_like(alpha), np.ones_like(alpha)
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            below = self._f._evaluate(mid) <= alpha
-            hi, lo = np.where(below, mid, hi), np.where(below, lo, mid)
-        return hi
+        return left_inverse(self._f._evaluate, alpha)
 
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         # delta_{f^-1}(eps) = 1 - e^eps + e^eps delta_f(-eps) (reflection identity)
@@ -369,25 +382,40 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
 
     def __init__(self, alphas: ArrayLike, values: ArrayLike, *, approx: bool = False) -> None:
         a, b = check_tradeoff(alphas, values)
-        self._a, self._b = a, b
+        self._a, self._b = _read_only(a), _read_only(b)
         self.approx = bool(approx)
         self.is_symmetric = self._check_symmetric()
 
     @classmethod
     def _trusted(
-        cls, a: np.ndarray, b: np.ndarray, approx: bool = False
+        cls,
+        a: np.ndarray,
+        b: np.ndarray,
+        approx: bool = False,
+        *,
+        symmetric: bool | None = None,
     ) -> PiecewiseLinearTradeOff:
+        """A curve from vertices known to be valid; ``symmetric=None`` checks the symmetry,
+        ``True`` states it (for curves symmetric by construction). The result is frozen."""
         obj = cls.__new__(cls)
-        PiecewiseLinearTradeOff._init_trusted(obj, a, b, approx)
+        PiecewiseLinearTradeOff._init_trusted(obj, a, b, approx, symmetric=symmetric)
+        obj._freeze()
         return obj
 
-    def _init_trusted(self, a: np.ndarray, b: np.ndarray, approx: bool = False) -> None:
+    def _init_trusted(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        approx: bool = False,
+        *,
+        symmetric: bool | None = None,
+    ) -> None:
         a = np.asarray(a, dtype=np.float64)
         b = np.clip(np.asarray(b, dtype=np.float64), 0.0, np.minimum(1.0, 1.0 - a))
         a, b = _lower_hull(a, b)
-        self._a, self._b = a, b
+        self._a, self._b = _read_only(a), _read_only(b)
         self.approx = approx
-        self.is_symmetric = self._check_symmetric()
+        self.is_symmetric = self._check_symmetric() if symmetric is None else bool(symmetric)
 
     def _check_symmetric(self) -> bool:
         inv_a, inv_b = self._inverse_vertices()
@@ -600,11 +628,10 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
         if math.isinf(eps) or d == 1.0:
             a, b = np.array([0.0, 1.0]), np.array([0.0, 0.0])
         else:
-            star = (1.0 - d) * float(expit(-eps))
+            star = (1.0 - d) * k_rr_probabilities(2, eps)[1]  # (1 - delta) / (1 + e^eps)
             a = np.array([0.0, star, 1.0 - d, 1.0])
             b = np.array([1.0 - d, star, 0.0, 0.0])
-        self._init_trusted(a, b)
-        self.is_symmetric = True
+        self._init_trusted(a, b, symmetric=True)
 
     def __repr__(self) -> str:
         return f"EpsDeltaTradeOff(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
@@ -627,11 +654,9 @@ class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
 
     def __init__(self, epsilon: float, delta: float = 0.0, eta: float = 1.0) -> None:
         eps = check_epsilon(epsilon)
-        d = check_probability(delta, "delta")
-        h = check_probability(eta, "eta")
-        d = min(d, h)
-        top = d + (1.0 - d) * math.tanh(eps / 2.0) if math.isfinite(eps) else 1.0
-        h = min(h, top)
+        d, h, _ = normalise_erasure(
+            eps, check_probability(delta, "delta"), check_probability(eta, "eta")
+        )
         self.epsilon_, self.delta_, self.eta_ = eps, d, h
         if d >= 1.0 or h >= 1.0:
             a, b = np.array([0.0, 1.0]), np.array([0.0, 0.0])
@@ -644,8 +669,7 @@ class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
             hi = ((1.0 - h) - (1.0 - d) * math.exp(-eps)) / shrink
             a = np.array([0.0, lo, hi, 1.0 - d, 1.0])
             b = np.array([1.0 - d, 1.0 - h - lo, 1.0 - h - hi, 0.0, 0.0])
-        self._init_trusted(a, np.maximum(b, 0.0))
-        self.is_symmetric = True
+        self._init_trusted(a, np.maximum(b, 0.0), symmetric=True)
 
     def __repr__(self) -> str:
         return (
@@ -686,7 +710,7 @@ class GaussianTradeOff(TradeOffFunction):
 
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=np.float64)
-        pos = _delta_gdp(np.full(e.shape, self.mu), np.abs(e))  # rounded up
+        pos = get_delta_from_gdp(self.mu, np.abs(e))  # rounded up
         with np.errstate(over="ignore", invalid="ignore"):
             # reflection for eps < 0: a sum of two non-negative terms, rounded up
             neg = (-np.expm1(e) + np.exp(e) * pos) * (1.0 + 4.0 * _ULP)
@@ -765,6 +789,62 @@ class LaplaceTradeOff(TradeOffFunction):
         return f"LaplaceTradeOff(mu={self.mu!r})"
 
 
+class SubsampledTradeOff(TradeOffFunction):
+    """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
+
+    Built by :func:`ldp.accounting.subsample_tradeoff`; it lives here with the other curve
+    classes so that :mod:`ldp.accounting.approximations` can recognise it without importing
+    :mod:`ldp.accounting.subsampling`.
+
+    ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
+    ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
+    ``delta(eps') = p delta_f(log(1 + (e^{eps'} - 1)/p))`` for ``eps' >= 0``
+    (Dong-Roth-Su (2022), §3.3).
+    """
+
+    is_symmetric = True
+
+    def __init__(self, f: TradeOffFunction, p: float) -> None:
+        if not f.is_symmetric:
+            raise ValueError("SubsampledTradeOff needs a symmetric f; use subsample_tradeoff")
+        self.f, self.p = f, check_probability(p, "p")
+        self.approx = f.approx
+        self._x = f.fixed_point()
+        self._y = float(self._fp(np.array([self._x]))[0])
+
+    def _fp(self, alpha: np.ndarray) -> np.ndarray:
+        return self.p * self.f._evaluate(alpha) + (1.0 - self.p) * (1.0 - alpha)
+
+    def _fp_inverse(self, alpha: np.ndarray) -> np.ndarray:
+        return left_inverse(self._fp, alpha)
+
+    def _evaluate(self, alpha: np.ndarray) -> np.ndarray:
+        x, y = self._x, self._y
+        result = np.where(alpha <= x, self._fp(alpha), x + y - alpha)
+        late = alpha > y
+        if np.any(late):
+            result[late] = self._fp_inverse(alpha[late])
+        return result
+
+    def _delta(self, epsilon: np.ndarray) -> np.ndarray:
+        e = np.asarray(epsilon, dtype=np.float64)
+        if self.p == 0.0:
+            return np.where(e >= 0, 0.0, -np.expm1(e))
+        with np.errstate(over="ignore"):
+            inner = np.log1p(np.expm1(np.abs(e)) / self.p)
+        pos = self.p * self.f._delta(inner)
+        with np.errstate(over="ignore", invalid="ignore"):
+            neg = 1.0 - np.exp(e) + np.exp(e) * pos
+        return np.where(e >= 0, pos, neg)
+
+    def fixed_point(self) -> float:
+        """``(x* + f_p(x*)) / 2``."""
+        return 0.5 * (self._x + self._y)
+
+    def __repr__(self) -> str:
+        return f"SubsampledTradeOff({self.f!r}, p={self.p!r})"
+
+
 # --------------------------------------------------------------------------- operations
 def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     """Symmetrise a trade-off function.
@@ -795,17 +875,9 @@ def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
         if method == "convex_min":
             x = np.concatenate((f._a, g._a))
             y = np.concatenate((f._b, g._b))
-            out_f = PiecewiseLinearTradeOff._trusted(x, y, approx=f.approx)
-        else:
-            grid = np.union1d(f._a, g._a)
-            diff = f._evaluate(grid) - g._evaluate(grid)
-            s = np.nonzero(diff[:-1] * diff[1:] < 0)[0]
-            cross = grid[s] + diff[s] / (diff[s] - diff[s + 1]) * (grid[s + 1] - grid[s])
-            grid = np.union1d(grid, cross)
-            vals = np.maximum(f._evaluate(grid), g._evaluate(grid))
-            out_f = PiecewiseLinearTradeOff._trusted(grid, vals, approx=f.approx)
-        out_f.is_symmetric = True
-        return out_f
+            return PiecewiseLinearTradeOff._trusted(x, y, approx=f.approx, symmetric=True)
+        grid, vals = pointwise_max(f._evaluate, g._evaluate, np.union1d(f._a, g._a))
+        return PiecewiseLinearTradeOff._trusted(grid, vals, approx=f.approx, symmetric=True)
     if method == "convex_min":
         raise NotImplementedError("convex_min symmetrisation needs a piecewise-linear curve")
     return _MaxTradeOff((f, g), symmetric=True)
@@ -836,7 +908,7 @@ def get_epsilon_from_tradeoff(f: TradeOffFunction, delta: ArrayLike) -> float | 
     """
     if not isinstance(f, TradeOffFunction):
         raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
-    return f.epsilon(delta)
+    return f.epsilon_for_delta(delta)
 
 
 def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> PiecewiseLinearTradeOff:
@@ -861,9 +933,7 @@ def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> Piecewi
     slopes = np.concatenate((-np.exp(e), -np.exp(-e)))
     intercepts = np.concatenate((1.0 - d, (1.0 - d) * np.exp(-e)))
     x, y = _upper_envelope(slopes, intercepts)
-    f = PiecewiseLinearTradeOff._trusted(x, y)
-    f.is_symmetric = True
-    return f
+    return PiecewiseLinearTradeOff._trusted(x, y, symmetric=True)
 
 
 def get_mu_from_tradeoff(f: TradeOffFunction) -> float:

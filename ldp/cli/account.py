@@ -123,7 +123,7 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
         "exact": result.exact,
         "kind": result.kind,
         "tv": result.tv,
-        "epsilon": {f"{d:g}": float(result.epsilon(d)) for d in args.delta},
+        "epsilon": {f"{d:g}": float(result.epsilon_for_delta(d)) for d in args.delta},
         "delta": {f"{e:g}": float(result.delta(e)) for e in args.at_epsilon},
     }
     if result.mu is not None:

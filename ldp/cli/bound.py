@@ -61,7 +61,7 @@ def add_parser(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
-    from ldp.plotting import _preset_risk
+    from ldp.risk import preset
 
     if args.preset not in BOUND_PRESETS[args.method]:
         valid = ", ".join(BOUND_PRESETS[args.method])
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         if len(options["support"]) != 2:
             raise UserError(f"--support must be LOW,HIGH, got {args.support}")
         options["support"] = tuple(options["support"])
-    lower, achieved = _preset_risk(args.preset, args.n, args.epsilon, args.delta, **options)
+    lower, achieved = preset(args.preset, args.n, args.epsilon, args.delta, **options)
     data = {
         "method": args.method,
         "preset": args.preset,

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._frozen import Frozen
 from ldp._mechanism import (
     Ball,
     Categories,
@@ -59,7 +60,7 @@ from ldp._mechanism import (
     Mechanism,
     check_unit_values,
 )
-from ldp._validation import as_real_array, check_integer, check_scalar
+from ldp._validation import as_real_array, check_epsilon, check_integer, scalar_or_array
 
 __all__ = [
     "FrequencyMechanism",
@@ -80,7 +81,7 @@ MAX_EPSILON = 700.0
 
 def check_mechanism_epsilon(epsilon: object) -> float:
     """An epsilon in ``[MIN_EPSILON, MAX_EPSILON]``."""
-    return check_scalar(epsilon, "epsilon", low=MIN_EPSILON, high=MAX_EPSILON)
+    return check_epsilon(epsilon, low=MIN_EPSILON, high=MAX_EPSILON, allow_inf=False)
 
 
 #: Largest alphabet of a frequency oracle (category indices and report sizes stay in int64).
@@ -272,7 +273,7 @@ def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool
     return arr, arr.ndim == 0
 
 
-class FrequencyMechanism(Mechanism):
+class FrequencyMechanism(Frozen, Mechanism):
     """A mechanism on the categories ``0 .. k - 1`` whose reports estimate frequencies.
 
     Subclasses implement :meth:`_support_counts` (the mergeable statistic of validated
@@ -434,10 +435,10 @@ class FrequencyOracle(FrequencyMechanism):
         else:
             t = q + freq * gap
             out = t * (1 - t) / (users * gap**2)
-        return float(out) if scalar else out
+        return scalar_or_array(out, scalar)
 
 
-class MeanMechanism(Mechanism):
+class MeanMechanism(Frozen, Mechanism):
     """An unbiased randomizer of bounded numbers (or vectors) for mean estimation."""
 
     #: bounds of each input coordinate
@@ -509,7 +510,7 @@ class MeanMechanism(Mechanism):
         if sums.n == 0:
             raise ValueError("cannot estimate a mean from zero reports")
         out = sums.total / sums.n
-        return float(out) if np.ndim(out) == 0 else out
+        return scalar_or_array(out)
 
     @abc.abstractmethod
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
@@ -547,7 +548,7 @@ class MeanMechanism(Mechanism):
         if conv == "iid":
             v = v + x.var(axis=0)
         v = v / users
-        return float(v) if np.ndim(v) == 0 else v
+        return scalar_or_array(v)
 
 
 def log_ratio(a: float, b: float) -> float:

@@ -1,6 +1,6 @@
 """Mechanisms small enough to hold as a matrix: randomized response, k-RR and the dominating
-binary mechanisms with erasure of seed 001 (Ghazi & Issa, "Total variation meets
-differential privacy").
+binary mechanisms with erasure of Ghazi-Issa (2023), "Total Variation Meets Differential
+Privacy".
 
 Every constructor returns a :class:`~ldp.Channel`; its privacy is then recomputed from the
 matrix, so the parameters here are a recipe, not a claim.
@@ -12,9 +12,16 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import expit
 
-from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
+from ldp import _formulas
+from ldp._formulas import erasure_weight, k_rr_probabilities
+from ldp._validation import (
+    check_epsilon,
+    check_eta_range,
+    check_integer,
+    check_pmf,
+    check_probability,
+)
 from ldp.channel import Channel
 
 __all__ = [
@@ -24,11 +31,6 @@ __all__ = [
     "k_rr",
     "randomized_response",
 ]
-
-#: Relative slack allowed when ``eta`` sits on an end of its range after rounding
-#: (for example ``eta=eta_max(eps, delta)`` recomputed by the caller).
-_ETA_SLACK = 1e-12
-
 
 #: Largest ``k`` of :func:`k_rr` (a ``k x k`` float64 matrix of 128 MiB).
 MAX_K = 1 << 12
@@ -67,16 +69,15 @@ def k_rr(k: int, epsilon: float) -> Channel:
             f"k must be <= {MAX_K} for a k x k channel matrix, got {k} (use ldp.mechanisms.GRR)"
         )
     eps = check_epsilon(epsilon)
-    other = math.exp(-eps)  # 0.0 for eps = inf
-    keep = 1.0 / (1.0 + (k - 1) * other)
-    matrix = np.full((k, k), other * keep)
+    keep, other, _ = k_rr_probabilities(k, eps)
+    matrix = np.full((k, k), other)
     np.fill_diagonal(matrix, keep)
     return Channel(matrix)
 
 
 def randomized_response(epsilon: float) -> Channel:
     """Binary randomized response, the binary symmetric channel with crossover
-    ``1 / (1 + e^eps)`` (seed 003, Example 1).
+    ``1 / (1 + e^eps)`` (Asoodeh-Aliakbarpour-Calmon (2021), Example 1).
 
     Examples
     --------
@@ -93,8 +94,8 @@ def eta_max(epsilon: float, delta: float = 0.0) -> float:
     """The largest useful eta-TV level of an ``(epsilon, delta)`` mechanism.
 
     ``eta_max = delta + (1 - delta) tanh(epsilon / 2) = (e^eps - 1 + 2 delta) / (e^eps + 1)``
-    (seed 001, Corollary 1 and Remark 1): every ``(eps, delta)``-LDP channel already has
-    ``tv <= eta_max``, and randomized response with delta-disclosure attains it.
+    (Ghazi-Issa (2023), Corollary 1 and Remark 1): every ``(eps, delta)``-LDP channel already
+    has ``tv <= eta_max``, and randomized response with delta-disclosure attains it.
 
     Examples
     --------
@@ -104,22 +105,14 @@ def eta_max(epsilon: float, delta: float = 0.0) -> float:
     """
     eps = check_epsilon(epsilon)
     d = check_probability(delta, "delta")
-    return d + (1.0 - d) * math.tanh(eps / 2.0)
-
-
-def _check_eta(eta: float, low: float, high: float, context: str) -> float:
-    value = check_probability(eta, "eta")
-    slack = _ETA_SLACK * max(1.0, high)
-    if not (low - slack <= value <= high + slack):
-        raise ValueError(f"eta must lie in [{low!r}, {high!r}] for {context}, got {value!r}")
-    return min(max(value, low), high)
+    return _formulas.eta_max(eps, d)
 
 
 def binary_erasure(epsilon: float, delta: float = 0.0, eta: float | None = None) -> Channel:
-    r"""The dominating binary mechanism :math:`M_{\varepsilon,\delta,\eta}` of seed 001.
+    r"""The dominating binary mechanism :math:`M_{\varepsilon,\delta,\eta}` of Ghazi-Issa (2023).
 
     Every binary-input ``(eps, delta)``-LDP, eta-TV pair of output laws is a post-processing
-    of this one (seed 001, eqs. 7 and 43-44, Theorem 2). With erasure weight
+    of this one (Ghazi-Issa (2023), eqs. (7) and (43)-(44), Theorem 2). With erasure weight
     :math:`\alpha = 1 - (\eta - \delta) / ((1 - \delta)\tanh(\varepsilon/2))`:
 
     * ``delta = 0``: three outputs ``(plus, erased, minus)``,
@@ -154,22 +147,16 @@ def binary_erasure(epsilon: float, delta: float = 0.0, eta: float | None = None)
     """
     eps = check_epsilon(epsilon)
     d = check_probability(delta, "delta")
-    half = math.tanh(eps / 2.0)
-    top = d + (1.0 - d) * half
+    top = _formulas.eta_max(eps, d)
     level = (
         top
         if eta is None
-        else _check_eta(
+        else check_eta_range(
             eta, d, top, f"epsilon={eps!r}, delta={d!r} (eta_max = delta + (1 - delta) tanh(eps/2))"
         )
     )
-    if level <= d:
-        alpha = 1.0
-    elif d == 1.0:
-        alpha = 0.0
-    else:
-        alpha = min(1.0, max(0.0, 1.0 - (level - d) / ((1.0 - d) * half)))
-    stay, flip = float(expit(eps)), float(expit(-eps))
+    alpha = erasure_weight(eps, d, level)
+    stay, flip, _ = k_rr_probabilities(2, eps)
     core = np.array([(1.0 - alpha) * stay, alpha, (1.0 - alpha) * flip])
     if d == 0.0:
         matrix = np.vstack([core, core[::-1]])
@@ -184,7 +171,7 @@ def binary_mechanism_with_erasure(
 ) -> Channel:
     r"""The binary mechanism with erasure :math:`Q^{(be)}` for a pair of input laws.
 
-    Seed 001, eq. (31): input ``x`` is sent through the dominating channel
+    Ghazi-Issa (2023), eq. (31): input ``x`` is sent through the dominating channel
     :math:`Q^*_{\varepsilon,\eta}` (eq. 28) on the bit ``1[p1(x) > p0(x)]``:
 
     .. math:: Q^*(\cdot|0) = \Big(\tfrac{\eta e^\varepsilon}{e^\varepsilon - 1},
@@ -193,7 +180,7 @@ def binary_mechanism_with_erasure(
               Q^*(\cdot|1) = \text{first two entries swapped}.
 
     It is eps-LDP and eta-TV, and it maximises the output TV between ``p0 K`` and ``p1 K``
-    over all such channels (value ``eta * TV(p0, p1)``, seed 001 Proposition 2).
+    over all such channels (value ``eta * TV(p0, p1)``, Ghazi-Issa (2023), Proposition 2).
 
     Parameters
     ----------
@@ -216,8 +203,9 @@ def binary_mechanism_with_erasure(
     if first.shape != second.shape:
         raise ValueError(f"p0 and p1 must have the same length, got {first.size} and {second.size}")
     eps = check_epsilon(epsilon)
-    half = math.tanh(eps / 2.0)
-    level = _check_eta(eta, 0.0, half, f"epsilon={eps!r} (eta <= tanh(epsilon/2))")
+    level = check_eta_range(
+        eta, 0.0, _formulas.eta_max(eps), f"epsilon={eps!r} (eta <= tanh(epsilon/2))"
+    )
     if level == 0.0:
         up = down = 0.0
     else:

@@ -16,6 +16,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._formulas import (
+    k_rr_probabilities,
+    subset_selection_matrix,
+    subset_selection_probabilities,
+)
 from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._rounding import log_products_upper, log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
@@ -99,8 +104,7 @@ class GRR(FrequencyOracle):
         super().__init__(k, epsilon)
         self._odds = math.exp(self._eps_budget)  # P(keep) / P(one given other value)
         self._law = ExactLaw([self._odds, float(self._k - 1)])  # keep : change
-        self._p = self._odds / (self._odds + (self._k - 1))
-        self._q = 1.0 / (self._odds + (self._k - 1))
+        self._p, self._q, _ = k_rr_probabilities(self._k, self._eps_budget)
 
     @property
     def p(self) -> float:
@@ -383,7 +387,7 @@ class LocalHashing(FrequencyOracle):
             raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
         self._odds = math.exp(self._eps_budget)
         self._law = ExactLaw([self._odds, float(self._g - 1)])  # keep : change
-        self._keep = self._odds / (self._odds + (self._g - 1))
+        self._keep, self._other, _ = k_rr_probabilities(self._g, self._eps_budget)
         self._family = hash_family(self._k, self._g)
         self._packing = self._family.packing
 
@@ -485,8 +489,7 @@ class LocalHashing(FrequencyOracle):
         members = self._packing.enumerate()
         size = members.shape[0]
         _check_channel_size(self._k * size * self._g, type(self).__name__)
-        keep = self._keep
-        other = 1.0 / (self._odds + (self._g - 1))
+        keep, other = self._keep, self._other
         matrix = np.empty((self._k, size, self._g))
         for x in range(self._k):
             hashed = self._family.evaluate(members, np.full(size, x, dtype=np.int64))
@@ -585,7 +588,7 @@ class HadamardResponse(FrequencyOracle):
         self._K = 1 << (self._k).bit_length()  # smallest power of two > k
         self._odds = math.exp(self._eps_budget)
         self._law = ExactLaw([self._odds, 1.0])  # inside C_x : outside
-        self._p = self._odds / (self._odds + 1.0)
+        self._p, self._outside, _ = k_rr_probabilities(2, self._eps_budget)
 
     @property
     def K(self) -> int:
@@ -656,25 +659,16 @@ class HadamardResponse(FrequencyOracle):
         _check_channel_size(self._k * self._K, "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
-        outside = 1.0 / (self._odds + 1.0)
-        return Channel(np.where(inside, 2 * self._p, 2 * outside) / self._K)
+        return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
 
 
 # --------------------------------------------------------------------------- subset selection
-def _ss_probabilities(k: int, d: int, eps: float) -> tuple[float, float]:
-    """``p = d e^eps / (d e^eps + k - d)`` and
-    ``q = d((d-1)e^eps + k - d) / ((k-1)(d e^eps + k - d))``."""
-    big = math.exp(min(eps, 700.0))
-    denom = d * big + k - d
-    return d * big / denom, d * ((d - 1) * big + k - d) / ((k - 1) * denom)
-
-
 def optimal_subset_size(k: int, epsilon: float) -> int:
     """The better of ``floor`` and ``ceil`` of ``k / (e^eps + 1)`` (clipped to ``[1, k-1]``),
     by the worst-case (uniform) i.i.d. l2 risk of Ye and Barg (2018)."""
 
     def risk(d: int) -> float:
-        p, q = _ss_probabilities(k, d, epsilon)
+        p, q = subset_selection_probabilities(k, d, epsilon)
         t = q + (p - q) / k
         return k * t * (1 - t) / (p - q) ** 2
 
@@ -712,7 +706,7 @@ class SubsetSelection(FrequencyOracle):
         self._d = check_integer(d, "d", low=1)
         if self._d >= self._k:
             raise ValueError(f"d must be < k = {self._k}, got {self._d}")
-        self._p, self._q = _ss_probabilities(self._k, self._d, self._eps_budget)
+        self._p, self._q = subset_selection_probabilities(self._k, self._d, self._eps_budget)
         k, d, eps = self._k, self._d, self._eps_budget
         # odds of x in the subset: d e^eps : k - d (scaled down where d e^eps would overflow)
         if eps > 600.0:
@@ -737,15 +731,6 @@ class SubsetSelection(FrequencyOracle):
     @property
     def q(self) -> float:
         return self._q
-
-    def _log_output_probabilities(self) -> tuple[float, float]:
-        """``log P(S | x)`` for ``x in S`` and for ``x not in S``."""
-        k, d = self._k, self._d
-        inside, outside = self._law.weights
-        log_total = math.log(inside) + math.log1p(outside / inside)
-        log_in = math.log(inside) - log_total - (gammaln(k) - gammaln(d) - gammaln(k - d + 1))
-        log_out = math.log(outside) - log_total - (gammaln(k) - gammaln(d + 1) - gammaln(k - d))
-        return float(log_in), float(log_out)
 
     @property
     def epsilon(self) -> float:
@@ -838,12 +823,5 @@ class SubsetSelection(FrequencyOracle):
 
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""
-        from itertools import combinations
-
-        n_subsets = math.comb(self._k, self._d)
-        _check_channel_size(self._k * n_subsets, "SubsetSelection")
-        subsets = np.array(list(combinations(range(self._k), self._d)))
-        member = np.zeros((self._k, n_subsets), dtype=bool)
-        member[subsets.T, np.arange(n_subsets)[None, :]] = True
-        log_in, log_out = self._log_output_probabilities()
-        return Channel(np.where(member, math.exp(log_in), math.exp(log_out)))
+        _check_channel_size(self._k * math.comb(self._k, self._d), "SubsetSelection")
+        return Channel(subset_selection_matrix(self._k, self._d, self._eps_budget))

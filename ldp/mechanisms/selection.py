@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ldp._validation import check_integer, check_scalar
+from ldp._validation import check_epsilon, check_integer, check_scalar
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.frequency import (
     BLH,
@@ -96,7 +96,7 @@ def recommend(
     OLH(k=1024, epsilon=1.0, g=4)
     """
     size = check_integer(k, "k", low=2)
-    eps = check_scalar(epsilon, "epsilon", low=0.0, low_open=True)
+    eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     users = 1 if n is None else check_integer(n, "n", low=1)
     budget = math.inf if communication is None else check_scalar(communication, "communication")
     names = tuple(FREQUENCY_ORACLES) if candidates is None else tuple(candidates)

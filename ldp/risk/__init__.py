@@ -21,7 +21,8 @@ Generic calculators (explicit finite hypotheses; a worst case over all
 Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1 repaired, erratum E9),
 :func:`ball_mean` (Corollary 2, erratum E12), :func:`distribution_estimation`,
 :func:`beta_bernoulli_bayes` (Example 4 / Fig. 1). Achieved risk: :func:`rr_mean_risk`,
-:func:`krr_distribution_risk`.
+:func:`krr_distribution_risk`. :func:`preset` evaluates a problem by name (one of
+:data:`PRESETS`): its lower bound and, where there is one, the achieved risk.
 
 Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared
 Hellinger distance lies in ``[0, 2]``; ``epsilon=inf`` gives the non-private bound.
@@ -53,16 +54,19 @@ from ldp.risk.fano import family_information, fano
 from ldp.risk.information import entropy, mutual_information, mutual_information_bound
 from ldp.risk.lecam import le_cam, product_tv
 from ldp.risk.presets import (
+    PRESETS,
     ball_mean,
     bernoulli_mean,
     distribution_estimation,
     moment_mean,
     moment_mean_paper_rate,
     paninski_family,
+    preset,
 )
 from ldp.risk.testing import min_sample_size, stein_exponent
 
 __all__ = [
+    "PRESETS",
     "Bound",
     "assouad",
     "ball_mean",
@@ -86,6 +90,7 @@ __all__ = [
     "mutual_information",
     "mutual_information_bound",
     "paninski_family",
+    "preset",
     "product_tv",
     "rr_mean_risk",
     "stein_exponent",

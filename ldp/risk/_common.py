@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
+from ldp._formulas import eta_max
 from ldp._validation import (
     check_epsilon,
     check_integer,
@@ -104,6 +105,17 @@ def check_n(n: object) -> int:
     return check_integer(n, "n", low=1)
 
 
+def check_support(support: object) -> tuple[float, float, float]:
+    """``(low, high, high - low)`` of a finite support ``(low, high)`` with ``low < high``."""
+    try:
+        low, high = (float(x) for x in support)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        raise ValueError(f"support must be finite with low < high, got {support!r}")
+    return low, high, high - low
+
+
 def check_positive(value: object, name: str) -> float:
     return check_scalar(value, name, low=0.0, low_open=True)
 
@@ -134,7 +146,7 @@ class Privacy:
         Hellinger by at most this (seed 001 Thm 5 with ``eta_TV <= tanh(eps/2)``, eq. 26
         corrected; KL, chi^2 and Hellinger share one coefficient, Choi-Ruskai-Seneta). It is
         below ``phi(eps, 0) = 1 - e^-eps`` for every ``eps > 0``. Pure LDP only."""
-        return math.tanh(self.epsilon / 2.0) ** 2
+        return eta_max(self.epsilon) ** 2
 
     @property
     def djw(self) -> bool:

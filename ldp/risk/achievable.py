@@ -18,24 +18,15 @@ import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
-from ldp._validation import check_epsilon, check_integer, check_probability
-from ldp.risk._common import Bound, as_pmf, check_n
+from ldp._formulas import k_rr_probabilities
+from ldp._validation import check_epsilon, check_integer, check_probability, scalar_or_array
+from ldp.risk._common import Bound, as_pmf, check_n, check_support
 
 __all__ = ["binomial_mean_absolute_deviation", "krr_distribution_risk", "rr_mean_risk"]
 
 ACHIEVED = "risk of estimator"
-
-
-def _support(support: object) -> tuple[float, float, float]:
-    try:
-        low, high = (float(x) for x in support)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        raise ValueError(f"support must be finite with low < high, got {support!r}")
-    return low, high, high - low
 
 
 def rr_mean_risk(
@@ -65,9 +56,8 @@ def rr_mean_risk(
     n = check_n(n)
     eps = check_epsilon(epsilon)
     th = check_probability(theta, "theta")
-    _, _, width = _support(support)
-    flip = float(expit(-eps))  # 1 / (1 + e^eps)
-    gap = 1.0 - 2.0 * flip  # tanh(eps / 2)
+    _, _, width = check_support(support)
+    _, flip, gap = k_rr_probabilities(2, eps)  # 1 / (1 + e^eps) and tanh(eps / 2)
     t = flip + th * gap
     value = math.inf if gap == 0 else width**2 * t * (1.0 - t) / (n * gap * gap)
     return Bound(
@@ -107,8 +97,7 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
         + safe_m * np.log(safe_p)
         + (n - safe_m + 1.0) * np.log1p(-safe_p)
     )
-    out = np.where(inside, np.exp(log_value), 0.0)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(np.where(inside, np.exp(log_value), 0.0))
 
 
 def krr_distribution_risk(
@@ -150,16 +139,7 @@ def krr_distribution_risk(
     eps = check_epsilon(epsilon)
     if loss not in ("l2sq", "l1"):
         raise ValueError(f"loss must be 'l2sq' or 'l1', got {loss!r}")
-    if math.isinf(eps):
-        gap, q = 1.0, 0.0
-    elif eps > 700.0:  # e^eps overflows; in terms of e^-eps (q = e^-eps / (1 + k e^-eps))
-        tiny = math.exp(-eps)
-        q = tiny / (1.0 + (k - 1) * tiny)
-        gap = (1.0 - tiny) / (1.0 + (k - 1) * tiny)
-    else:
-        grow = math.expm1(eps)
-        gap = grow / (grow + k)  # p - q = (e^eps - 1) / (e^eps + k - 1)
-        q = 1.0 / (grow + k)
+    _, q, gap = k_rr_probabilities(k, eps)  # p - q = (e^eps - 1) / (e^eps + k - 1)
     t = np.clip(q + probs * gap, 0.0, 1.0)
     if gap * gap == 0.0:  # eps = 0, or so small that gap^2 underflows: unbounded risk
         value = math.inf

@@ -1,0 +1,135 @@
+r"""Closed forms shared across the library: one home for each.
+
+A leaf module: it imports nothing from ``ldp``. Every function takes arguments that the
+caller has already validated (epsilon in ``[0, inf]``, probabilities in ``[0, 1]``,
+integer sizes in range) and returns plain floats or arrays; the public functions that
+validate and document them live in the modules that use them (for example
+:func:`ldp.mechanisms.eta_max`).
+
+Sources: the largest useful TV level and the erasure mechanism are Ghazi-Issa (2023),
+Corollary 1, Remark 1 and Theorem 2; k-ary randomized response and subset selection are the
+textbook mechanisms (Kairouz-Oh-Viswanath 2016; Wang et al. 2016; Ye-Barg 2018).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+__all__ = [
+    "erasure_weight",
+    "eta_max",
+    "k_rr_probabilities",
+    "normalise_erasure",
+    "subset_membership",
+    "subset_selection_entries",
+    "subset_selection_matrix",
+    "subset_selection_probabilities",
+]
+
+
+# ---------------------------------------------------------------- TV level and erasure
+def eta_max(epsilon: float, delta: float = 0.0) -> float:
+    """``delta + (1 - delta) tanh(epsilon / 2) = (e^eps - 1 + 2 delta) / (e^eps + 1)``.
+
+    The largest TV level of an ``(epsilon, delta)``-LDP channel (Ghazi-Issa (2023),
+    Corollary 1 and Remark 1); exactly 1 at ``epsilon = inf``.
+    """
+    if not math.isfinite(epsilon):
+        return 1.0
+    return delta + (1.0 - delta) * math.tanh(epsilon / 2.0)
+
+
+def erasure_weight(epsilon: float, delta: float, eta: float) -> float:
+    r"""The erasure probability :math:`\alpha` of the dominating mechanism
+    :math:`M_{\varepsilon,\delta,\eta}`: ``1 - (eta - delta) / ((1 - delta) tanh(eps / 2))``.
+
+    ``eta`` must already lie in ``[delta, eta_max(epsilon, delta)]``; ``eta <= delta``
+    (which covers ``epsilon = 0`` and ``delta = 1``) erases everything (``alpha = 1``). The
+    result is clamped into ``[0, 1]`` against rounding (``alpha ~ -1e-17`` at ``eta_max``).
+    """
+    if eta <= delta:
+        return 1.0
+    alpha = 1.0 - (eta - delta) / ((1.0 - delta) * math.tanh(epsilon / 2.0))
+    return min(1.0, max(0.0, alpha))
+
+
+def normalise_erasure(
+    epsilon: float, delta: float, eta: float | None = None
+) -> tuple[float, float, float]:
+    """Ghazi-Issa (2023), §III: ``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max)``.
+
+    ``eta=None`` means no TV constraint beyond ``eta_max(epsilon, delta)``. Returns
+    ``(delta, eta, alpha)`` with ``alpha`` the :func:`erasure_weight` of the normalised pair.
+    """
+    level = eta_max(epsilon, delta) if eta is None else eta
+    d = min(delta, level)
+    level = min(level, eta_max(epsilon, d))
+    return d, level, erasure_weight(epsilon, d, level)
+
+
+# ---------------------------------------------------------------- k-ary randomized response
+def k_rr_probabilities(k: int, epsilon: float) -> tuple[float, float, float]:
+    """``(keep, other, gap)`` of k-ary randomized response.
+
+    ``keep = e^eps / (e^eps + k - 1)`` (report the input), ``other = 1 / (e^eps + k - 1)``
+    (each of the ``k - 1`` other values) and ``gap = keep - other = (e^eps - 1) /
+    (e^eps + k - 1)``, formed from ``e^-eps`` so that nothing overflows at large
+    ``epsilon`` (``epsilon = inf`` gives ``(1, 0, 1)``) and ``gap`` keeps its relative
+    precision at small ``epsilon``.
+    """
+    tail = math.exp(-epsilon)  # 0.0 at eps = inf
+    scale = 1.0 + (k - 1) * tail
+    keep = 1.0 / scale
+    # 1 / (e^eps + k - 1) in one division where e^eps is a finite double
+    other = 1.0 / (math.exp(epsilon) + (k - 1)) if epsilon <= 700.0 else tail * keep
+    return keep, other, -math.expm1(-epsilon) / scale
+
+
+# ---------------------------------------------------------------- subset selection
+def subset_selection_probabilities(k: int, d: int, epsilon: float) -> tuple[float, float]:
+    """``(p, q)``: the chance that a ``d``-subset report contains the true value, and that it
+    contains a given other value.
+
+    ``p = d e^eps / (d e^eps + k - d)`` and
+    ``q = d((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d))`` (Wang et al. 2016;
+    Ye-Barg 2018); ``e^eps`` is capped at ``e^700`` so that it stays finite.
+    """
+    big = math.exp(min(epsilon, 700.0))
+    denom = d * big + k - d
+    return d * big / denom, d * ((d - 1) * big + k - d) / ((k - 1) * denom)
+
+
+def subset_selection_entries(k: int, d: int, epsilon: float) -> tuple[float, float]:
+    """``(P(S | x), P(S | x'))`` for one ``d``-subset ``S`` with ``x in S`` and ``x' not in S``.
+
+    Every subset holding the input is ``e^eps`` times as likely as every other one, so
+    ``P(S | x') = 1 / (C(k-1, d-1) e^eps + C(k-1, d))``; computed in log space (finite for
+    every ``epsilon``, ``inf`` included).
+    """
+    log_inside = float(gammaln(k) - gammaln(d) - gammaln(k - d + 1))  # log C(k-1, d-1)
+    log_outside = float(gammaln(k) - gammaln(d + 1) - gammaln(k - d))  # log C(k-1, d)
+    if math.isinf(epsilon):
+        return math.exp(-log_inside), 0.0
+    log_out = -float(np.logaddexp(log_inside + epsilon, log_outside))
+    return math.exp(log_out + epsilon), math.exp(log_out)
+
+
+def subset_membership(k: int, d: int) -> np.ndarray:
+    """The ``(k, C(k, d))`` boolean matrix ``[x in S]`` over the ``d``-subsets ``S`` of
+    ``range(k)`` in lexicographic order."""
+    n_subsets = math.comb(k, d)
+    subsets = np.array(list(itertools.combinations(range(k), d)), dtype=np.int64)
+    member = np.zeros((k, n_subsets), dtype=bool)
+    member[subsets.T, np.arange(n_subsets)[None, :]] = True
+    return member
+
+
+def subset_selection_matrix(k: int, d: int, epsilon: float) -> np.ndarray:
+    """The ``(k, C(k, d))`` channel matrix of subset selection (subsets in lexicographic
+    order); ``d = 1`` is k-ary randomized response."""
+    inside, outside = subset_selection_entries(k, d, epsilon)
+    return np.where(subset_membership(k, d), inside, outside)

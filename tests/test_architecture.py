@@ -1,0 +1,317 @@
+"""The import graph of ``ldp`` and ``estimators`` flows one way, and private names stay home.
+
+Every module of both packages is parsed with :mod:`ast` (nothing is imported), so the test
+sees lazy imports inside functions as well as module-level ones; imports under
+``if TYPE_CHECKING:`` are for type checkers only and are skipped.
+
+Layers, lowest first (a module may import its own component and lower layers only)::
+
+    ldp/_*.py (leaves) <- divergences <- channel <- {mechanisms, contraction}
+      <- {risk, design, accounting, audit, protocol, datasets, distributed}
+      <- ldp (the package itself) <- plotting <- cli <- __main__ <- estimators
+
+The one exception is :meth:`ldp.Channel.contraction` / ``contraction_bound``: a documented
+lazy delegation from ``channel`` up to ``contraction``, which owns the math.
+
+No ``_``-prefixed *name* is imported from another module (a public name from a private
+module such as ``ldp._validation`` is fine), from ``ldp``, ``estimators`` or scikit-learn.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("ldp", "estimators")
+
+#: Layer of each component (the first two dotted parts of a module, or the package).
+LAYERS = {
+    "ldp._": 0,  # every leaf helper module ldp/_*.py
+    "ldp.divergences": 1,
+    "ldp.channel": 2,
+    "ldp.mechanisms": 3,
+    "ldp.contraction": 3,
+    "ldp.risk": 4,
+    "ldp.design": 4,
+    "ldp.accounting": 4,
+    "ldp.audit": 4,
+    "ldp.protocol": 4,
+    "ldp.datasets": 4,
+    "ldp.distributed": 4,
+    "ldp": 5,  # the package __init__: re-exports the layers below
+    "ldp.plotting": 6,
+    "ldp.cli": 7,
+    "ldp.__main__": 8,
+    "estimators": 9,
+}
+
+#: (importer, imported) pairs allowed against the layers: lazy, inside a function, and said
+#: in the importer's docstring.
+ALLOWED_UPWARD = {("ldp.channel", "ldp.contraction")}
+
+#: Third-party packages whose private names must not be imported either.
+WATCHED = ("ldp", "estimators", "sklearn")
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str  # importing module
+    target: str  # imported module
+    names: tuple[str, ...]  # names taken with ``from target import ...``
+    lazy: bool  # inside a function or class body
+    line: int
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_package(path: Path) -> bool:
+    return path.name == "__init__.py"
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(tree: ast.Module):
+    """Import statements with whether they sit inside a function or class (lazy)."""
+
+    def walk(node: ast.AST, lazy: bool):
+        for child in ast.iter_child_nodes(node):
+            if _type_checking_block(child):
+                yield from (x for n in child.orelse for x in walk_one(n, lazy))
+                continue
+            yield from walk_one(child, lazy)
+
+    def walk_one(node: ast.AST, lazy: bool):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, lazy
+        inner = lazy or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        yield from walk(node, inner)
+
+    yield from walk(tree, False)
+
+
+def parse_edges(path: Path, source: str | None = None) -> list[Edge]:
+    """The import edges of one module file (``source`` overrides the file's text)."""
+    name = module_name(path)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
+    package = name if is_package(path) else name.rpartition(".")[0]
+    edges = []
+    for node, lazy in _imports(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                edges.append(Edge(name, alias.name, (), lazy, node.lineno))
+            continue
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        modules = module_names()
+        names = []
+        for alias in node.names:
+            if f"{target}.{alias.name}" in modules:  # from package import submodule
+                edges.append(Edge(name, f"{target}.{alias.name}", (), lazy, node.lineno))
+            else:
+                names.append(alias.name)
+        if names:
+            edges.append(Edge(name, target, tuple(names), lazy, node.lineno))
+    return edges
+
+
+def module_files() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
+
+
+@functools.cache
+def module_names() -> frozenset[str]:
+    return frozenset(module_name(p) for p in module_files())
+
+
+@functools.cache
+def _all_edges() -> tuple[Edge, ...]:
+    return tuple(edge for path in module_files() for edge in parse_edges(path))
+
+
+def all_edges() -> list[Edge]:
+    return list(_all_edges())
+
+
+def component(module: str) -> str | None:
+    """The layered component a module belongs to (``None`` outside the two packages)."""
+    parts = module.split(".")
+    if parts[0] == "estimators":
+        return "estimators"
+    if parts[0] != "ldp":
+        return None
+    if len(parts) == 1:
+        return "ldp"
+    if parts[1].startswith("_") and parts[1] != "__main__":
+        return "ldp._"
+    return f"ldp.{parts[1]}"
+
+
+def layer_violations(edges: list[Edge]) -> list[str]:
+    problems = []
+    for edge in edges:
+        source, target = component(edge.source), component(edge.target)
+        if source is None or target is None or source == target:
+            continue
+        if (source, target) in ALLOWED_UPWARD and edge.lazy:
+            continue
+        if source not in LAYERS or target not in LAYERS:
+            problems.append(f"{edge.source}:{edge.line}: {target} has no layer in LAYERS")
+        elif LAYERS[target] >= LAYERS[source]:
+            problems.append(
+                f"{edge.source}:{edge.line} imports {edge.target} (layer {LAYERS[target]} is "
+                f"not below {source}'s layer {LAYERS[source]})"
+            )
+    return problems
+
+
+def find_cycle(edges: list[Edge]) -> list[str] | None:
+    """A cycle of the module graph (lazy imports included), or ``None``.
+
+    An import ``from a.b import c`` counts as an edge to ``a.b`` (and to ``a.b.c`` when that
+    is a module); the allowed upward delegation is left out.
+    """
+    modules = module_names()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for edge in edges:
+        if (component(edge.source), component(edge.target)) in ALLOWED_UPWARD and edge.lazy:
+            continue
+        targets = {edge.target} | {f"{edge.target}.{n}" for n in edge.names}
+        for target in targets & modules:
+            if target != edge.source:
+                graph[edge.source].add(target)
+    colour = dict.fromkeys(graph, 0)  # 0 new, 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if colour[nxt] == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if colour[nxt] == 0:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        colour[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if colour[start] == 0:
+            found = visit(start)
+            if found:
+                return found
+    return None
+
+
+def private_imports(edges: list[Edge]) -> list[str]:
+    problems = []
+    for edge in edges:
+        if not edge.target.startswith(WATCHED):
+            continue
+        if edge.target == edge.source:
+            continue
+        for name in edge.names:
+            if name.startswith("_") and not name.startswith("__"):
+                problems.append(f"{edge.source}:{edge.line} imports {name} from {edge.target}")
+    return problems
+
+
+# ----------------------------------------------------------------------------- the checks
+def test_every_module_has_a_layer():
+    unknown = {component(module_name(p)) for p in module_files()} - set(LAYERS)
+    assert not unknown, f"components without a layer in LAYERS: {sorted(unknown)}"
+
+
+def test_imports_flow_one_way():
+    problems = layer_violations(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_import_graph_has_no_cycle():
+    cycle = find_cycle(all_edges())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_private_name_crosses_a_module():
+    problems = private_imports(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_ldp_never_imports_estimators():
+    edges = [e for e in all_edges() if component(e.source) != "estimators"]
+    assert not [e for e in edges if component(e.target) == "estimators"]
+
+
+def test_the_one_upward_delegation_is_lazy():
+    """Channel.contraction and contraction_bound import ldp.contraction inside the method."""
+    edges = parse_edges(ROOT / "ldp" / "channel.py")
+    upward = [e for e in edges if component(e.target) == "ldp.contraction"]
+    assert upward and all(e.lazy for e in upward)
+
+
+# ------------------------------------------------------------- the checks catch violations
+def _edges_with(path: Path, extra: str) -> list[Edge]:
+    text = path.read_text(encoding="utf-8")
+    others = [e for e in all_edges() if e.source != module_name(path)]
+    return others + parse_edges(path, text + "\n" + extra + "\n")
+
+
+@pytest.mark.parametrize(
+    ("module", "statement"),
+    [
+        ("ldp/channel.py", "from ldp.mechanisms import k_rr"),  # channel below mechanisms
+        ("ldp/_validation.py", "from ldp.divergences import tv"),  # a leaf imports upward
+        ("ldp/contraction/bounds.py", "from ldp.mechanisms import eta_max"),  # peers
+        ("ldp/risk/lecam.py", "from estimators import FrequencyEstimator"),
+    ],
+)
+def test_an_upward_import_is_caught(module, statement):
+    assert layer_violations(_edges_with(ROOT / module, statement))
+
+
+def test_a_cycle_is_caught():
+    # accounting.gdp sits below accounting.tradeoff (tradeoff imports gdp)
+    edges = _edges_with(ROOT / "ldp/accounting/gdp.py", "from ldp.accounting.tradeoff import X")
+    cycle = find_cycle(edges)
+    assert cycle is not None and "ldp.accounting.gdp" in cycle
+
+
+def test_a_lazy_cycle_is_caught():
+    statement = "def f():\n    from ldp.accounting.tradeoff import X\n"
+    edges = _edges_with(ROOT / "ldp/accounting/gdp.py", statement)
+    assert find_cycle(edges) is not None
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from ldp.plotting import _helper",
+        "from ldp.accounting.pld import _something",
+        "from sklearn.utils.validation import _check_feature_names_in",
+    ],
+)
+def test_a_private_import_is_caught(statement):
+    assert private_imports(_edges_with(ROOT / "ldp/cli/bound.py", statement))
+
+
+def test_public_names_of_private_modules_are_allowed():
+    edges = parse_edges(ROOT / "ldp/channel.py", "from ldp._validation import check_epsilon")
+    assert not private_imports(edges)
