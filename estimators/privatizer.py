@@ -163,7 +163,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     >>> list(reports.columns), round(priv.epsilon_total_, 9), priv.schema_from_data_
     (['vote', 'age'], 2.0, [])
     >>> priv.describe()["mechanism"].tolist()
-    ['SS', 'Hybrid']
+    ['GRR', 'Hybrid']
     """
 
     _default_kind: str | None = None

@@ -408,21 +408,40 @@ def test_recommend_grr_versus_oue_regime_rule(eps):
     for k in range(2, 40):
         if abs(k - threshold) < 1e-6:
             continue
-        choice = recommend(k, eps, candidates=("GRR", "OUE")).mechanism
+        choice = recommend(k, eps, candidates=("GRR", "OUE"), tolerance=0).mechanism
         assert isinstance(choice, GRR) == (k < threshold)
 
 
 @pytest.mark.parametrize(("k", "eps"), [(4, 1.0), (8, 1.0), (64, 0.5), (1024, 1.0), (50, 4.0)])
 def test_recommend_picks_smallest_closed_form_variance(k, eps):
-    rec = recommend(k, eps, n=1000)
+    rec = recommend(k, eps, n=1000, tolerance=0)
     names = [row[0] for row in rec.table]
     forms = {name: closed_form_rare_variance(name, k, eps) for name in names}
-    for name, var, _bits, _ok in rec.table:
+    for name, var, _bits, _ok, _work in rec.table:
         if name != "SS":
             assert var * 1000 == pytest.approx(forms[name], rel=1e-9)
     best = min(forms.values())
     assert rec.mechanism.variance(1000) * 1000 <= best * (1 + 1e-9)
     assert rec.mechanism.name in rec.reason
+
+
+@pytest.mark.parametrize(("k", "eps"), [(4, 1.0), (8, 1.0), (64, 0.5), (1024, 1.0), (50, 4.0)])
+def test_recommend_trades_a_little_variance_for_much_less_work(k, eps):
+    rec = recommend(k, eps, tolerance=0.05)
+    best = min(row[1] for row in rec.table)
+    chosen = next(row for row in rec.table if row[0] == rec.mechanism.name)
+    assert chosen[1] <= best * 1.05
+    near = [row for row in rec.table if row[1] <= best * 1.05]
+    assert chosen[4] == min(row[4] for row in near)
+    assert rec.mechanism.name in rec.reason
+    if chosen[1] > best:
+        assert "less work" in rec.reason
+
+
+def test_recommend_at_k_1024_prefers_local_hashing_to_subset_selection():
+    rec = recommend(1024, 1.0)
+    assert rec.mechanism.name == "OLH"
+    assert recommend(1024, 1.0, tolerance=0).mechanism.name == "SS"
 
 
 def test_recommend_respects_communication():
