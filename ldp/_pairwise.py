@@ -25,6 +25,33 @@ PARALLEL_WORK = 1 << 22
 Best = tuple[float, int, int]
 
 
+def symmetric_pair(matrix: np.ndarray) -> np.ndarray | None:
+    """The two-row reduction of a randomized-response-like matrix, or ``None``.
+
+    A square matrix with one value ``d`` on the diagonal and one value ``o`` off it (k-ary
+    randomized response, and the identity) looks the same from every ordered pair of rows:
+    rows ``x`` and ``x'`` differ only at outputs ``x`` and ``x'``, and the other ``k - 2``
+    outputs have likelihood ratio 1. Merging outputs of equal likelihood ratio is a
+    sufficient statistic for the pair, so every divergence between mixtures of the two rows,
+    and hence every pairwise reduction (tv, hockey stick, chi2 contraction), is that of
+
+        ``[[d, o, (k - 2) o], [o, d, (k - 2) o]]``
+
+    (the third column is dropped when ``k = 2``). Returns ``None`` for any other matrix.
+    """
+    k, m = matrix.shape
+    if k != m or k < 3:
+        return None
+    diagonal = np.diagonal(matrix)
+    d, o = float(diagonal[0]), float(matrix[0, 1])
+    if not bool(np.all(diagonal == d)):
+        return None
+    if int(np.count_nonzero(matrix != o)) != (k if d != o else 0):
+        return None
+    rest = (k - 2) * o
+    return np.array([[d, o, rest], [o, d, rest]])
+
+
 def _reduce(results: list[Best]) -> Best:
     value, i, j = max(results, key=lambda r: r[0])
     return min(max(value, 0.0), 1.0), i, j

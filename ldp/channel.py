@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._mechanism import Categories, Mechanism, ReportCodec, index_codec
-from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv
+from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv, symmetric_pair
 from ldp._rounding import UNIT, log_ratio_upper_array
 from ldp._sampling import ExactLaw, choose
 from ldp._validation import (
@@ -166,7 +166,12 @@ class Channel(Mechanism):
                     f"matrix entries are probabilities (<= 1), got matrix[{row}, {col}] = "
                     f"{raw[row, col]!r}"
                 )
-            sums = raw.sum(axis=1)
+            if symmetric_pair(raw) is not None:
+                # every row a permutation of the first: one correctly rounded sum keeps the
+                # structure through the normalisation below
+                sums = np.full(raw.shape[0], math.fsum(raw[0].tolist()))
+            else:
+                sums = raw.sum(axis=1)
             off = np.abs(sums - 1.0)
             if np.any(off > PMF_TOLERANCE):
                 row = int(np.argmax(off))
@@ -303,20 +308,37 @@ class Channel(Mechanism):
             return math.inf
         value = float(np.max(log_ratio_upper_array(top[used], bottom[used])))
         # privatize realises row / sum(row) exactly: allow for rows whose sums differ (each
-        # math.fsum is within half a unit of the exact sum)
-        sums = [math.fsum(row) for row in matrix.tolist()]
-        spread = float(log_ratio_upper_array(np.array(max(sums)), np.array(min(sums))))
+        # sum is within half a unit of the exact one)
+        low, high = self._row_sums()
+        spread = float(log_ratio_upper_array(np.array(high), np.array(low)))
         return value + spread + 4.0 * UNIT
 
     @property
     def tv(self) -> float:
         """The eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (Dobrushin's coefficient)."""
-        return self._cached("tv", lambda: self._outward(max_pairwise_tv(self._matrix)[0], True))
+        return self._cached("tv", lambda: self._outward(max_pairwise_tv(self._pairs())[0], True))
+
+    def _pairs(self) -> np.ndarray:
+        """The matrix the pairwise reductions run on: the two-row reduction of
+        :func:`~ldp._pairwise.symmetric_pair` when every pair of rows looks alike (k-ary
+        randomized response: ``O(1)`` instead of ``O(k^3)``), else the matrix itself."""
+
+        def compute() -> np.ndarray:
+            pair = symmetric_pair(self._matrix)
+            return self._matrix if pair is None else pair
+
+        return self._cached("pairs", compute)
+
+    def _is_reduced(self) -> bool:
+        return self._pairs() is not self._matrix
 
     def _row_sums(self) -> tuple[float, float]:
-        """The smallest and largest row sum (:func:`math.fsum`, correctly rounded)."""
+        """The smallest and largest row sum, correctly rounded."""
 
         def compute() -> tuple[float, float]:
+            if self._is_reduced():
+                total = float(sum(self._exact_rows()[0][0]))
+                return total, total
             sums = [math.fsum(row) for row in self._matrix.tolist()]
             return min(sums), max(sums)
 
@@ -353,13 +375,13 @@ class Channel(Mechanism):
             return 0.0  # the epsilon is an upper bound: nothing is left above it
         if math.isinf(epsilon):
             return self._cached("delta_inf", self._delta_at_infinity)
-        k, m = self.shape
+        k, m = self._pairs().shape
         if k * k * m <= self._EXACT_DELTA_WORK:
             return self._cached(("delta", epsilon), lambda: self._exact_delta(epsilon))
         return self._cached(
             ("delta", epsilon),
             lambda: self._outward(
-                max_pairwise_hockey_stick(self._matrix, self._gamma_low(epsilon))[0], False
+                max_pairwise_hockey_stick(self._pairs(), self._gamma_low(epsilon))[0], False
             ),
         )
 
@@ -371,7 +393,7 @@ class Channel(Mechanism):
         """``max_{x != x'} sum_z (K_x/S_x - g K_x'/S_x')_+`` with ``g <= e^eps`` (exact)."""
         rows, sums = self._exact_rows()
         gamma = _exp_lower(epsilon)
-        k, m = self.shape
+        k, m = len(rows), len(rows[0])
         best = Fraction(0)
         for i in range(k):
             for j in range(k):
@@ -395,9 +417,18 @@ class Channel(Mechanism):
     _EXACT_WORK = 1 << 18
 
     def _exact_rows(self) -> tuple[list[list[Fraction]], list[Fraction]]:
+        """The rows of :meth:`_pairs` in exact rationals, and their sums (for a reduced
+        matrix, the merged column is ``(k - 2) o`` exactly, so the sums are those of the
+        full rows)."""
+
         def compute():
-            rows = [[Fraction(v) for v in row] for row in self._matrix.tolist()]
-            return rows, [sum(row) for row in rows]
+            if self._is_reduced():
+                k = self.n_inputs
+                d, o = Fraction(float(self._matrix[0, 0])), Fraction(float(self._matrix[0, 1]))
+                rows = [[d, o, (k - 2) * o], [o, d, (k - 2) * o]]
+            else:
+                rows = [[Fraction(v) for v in row] for row in self._matrix.tolist()]
+            return rows, [sum(row, Fraction(0)) for row in rows]
 
         return self._cached("exact_rows", compute)
 
@@ -411,10 +442,10 @@ class Channel(Mechanism):
             return True
         if self._delta_one(epsilon) <= delta:
             return True
-        k, m = self.shape
+        k, m = self._pairs().shape
         if k * k * m > self._EXACT_WORK or math.isinf(epsilon):
             return False
-        raw = max_pairwise_hockey_stick(self._matrix, _exp(epsilon) * (1.0 + 8 * UNIT))[0]
+        raw = max_pairwise_hockey_stick(self._pairs(), _exp(epsilon) * (1.0 + 8 * UNIT))[0]
         if raw > delta * (1.0 + 8 * UNIT) + 4 * UNIT:
             return False  # clearly above
         return self._exact_hockey_stick(epsilon) <= Fraction(delta)
@@ -423,11 +454,10 @@ class Channel(Mechanism):
         """``max_{x, x'} P_x(K_x' = 0)``, in exact rationals for small channels (it decides
         whether a target delta is reachable at all, so a boundary case must not be lost to
         rounding), rounded up."""
-        k, m = self.shape
+        k, m = self._pairs().shape
         if k * k * m > 1 << 18:
-            return self._outward(max_pairwise_hockey_stick(self._matrix, math.inf)[0], False)
-        rows = [[Fraction(v) for v in row] for row in self._matrix.tolist()]
-        sums = [sum(row) for row in rows]
+            return self._outward(max_pairwise_hockey_stick(self._pairs(), math.inf)[0], False)
+        rows, sums = self._exact_rows()
         zero = [[v == 0 for v in row] for row in rows]
         best = Fraction(0)
         for i in range(k):
@@ -499,10 +529,11 @@ class Channel(Mechanism):
         for _ in range(4 * self.n_inputs**2 + 128):
             if level >= self.epsilon:
                 return self.epsilon  # delta is 0 there
-            raw, i, j = max_pairwise_hockey_stick(self._matrix, self._gamma_low(level))
+            pairs = self._pairs()
+            raw, i, j = max_pairwise_hockey_stick(pairs, self._gamma_low(level))
             if self._outward(raw, False) <= delta or self._at_most(level, delta):
                 return level
-            crossing = _pair_epsilon_for_delta(self._matrix[i], self._matrix[j], delta)
+            crossing = _pair_epsilon_for_delta(pairs[i], pairs[j], delta)
             if crossing > level * (1.0 + step):
                 level = crossing
             else:  # at the pair's own crossing the outward rounding is left: step over it

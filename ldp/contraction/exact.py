@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv
+from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv, symmetric_pair
 from ldp._validation import check_integer
 from ldp.channel import Channel
 from ldp.contraction._checks import as_channel, check_gamma, check_kind, unit
@@ -174,7 +174,7 @@ def _binary_ratio(g, row0, row1, a, b):
     return np.where(np.isfinite(ratio), np.clip(ratio, 0.0, 1.0), 0.0)
 
 
-def _f_search(matrix: np.ndarray, f, max_pairs: int, grid: int):
+def _f_search(matrix: np.ndarray, f, max_pairs: int, grid: int, n_inputs: int):
     """Lower estimate of ``eta_f``: grid plus local search over Bernoulli input pairs of the
     binary sub-channels, visiting pairs by decreasing TV and stopping when a pair's TV (an
     upper bound on its coefficient) cannot beat the best ratio found."""
@@ -206,7 +206,7 @@ def _f_search(matrix: np.ndarray, f, max_pairs: int, grid: int):
             if -res.fun > best:
                 best, best_ab = float(-res.fun), (float(expit(res.x[0])), float(expit(res.x[1])))
     x, y = best_pair
-    p0, p1 = np.zeros(k), np.zeros(k)
+    p0, p1 = np.zeros(n_inputs), np.zeros(n_inputs)
     p0[x], p0[y] = best_ab[0], 1.0 - best_ab[0]
     p1[x], p1[y] = best_ab[1], 1.0 - best_ab[1]
     return best, best_pair, p0, p1
@@ -273,6 +273,9 @@ def coefficient(
         raise ValueError(f"f is only used with kind='f', got kind={kind!r}")
     matrix = K.matrix
     k = K.n_inputs
+    reduced = symmetric_pair(matrix)
+    if reduced is not None:  # every pair of rows alike (k-RR): the pair (0, 1) speaks for all
+        matrix = reduced
 
     if name == "tv":
         value, i, j = max_pairwise_tv(matrix)
@@ -328,7 +331,7 @@ def coefficient(
         if not operator_convex:
             if k < 2:
                 return ContractionCoefficient(0.0, "f", "exact", "single input: eta = 0")
-            value, pair, p0, p1 = _f_search(matrix, f, pairs, grid=41)
+            value, pair, p0, p1 = _f_search(matrix, f, pairs, grid=41, n_inputs=k)
             return ContractionCoefficient(
                 # less a relative 1e-9 for rounding, so that it stays below eta_f
                 value=value * (1.0 - _ROUNDING_MARGIN),
