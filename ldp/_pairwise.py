@@ -71,7 +71,83 @@ def max_pairwise_hockey_stick(matrix: np.ndarray, gamma: float) -> Best:
 
     ``gamma`` may be any value in ``[0, inf]``; for ``gamma < 1`` the divergence is
     evaluated as ``sum (gamma K_j - K_i)_+`` (equal to ``E_gamma`` for distributions).
+    Large matrices are screened first (:func:`_screened_candidates`); the maximum is always
+    a sum of positive parts evaluated pair by pair.
     """
+    k, m = matrix.shape
+    if k * k * m >= SCREEN_WORK and 0.0 < gamma <= SCREEN_MAX_GAMMA:
+        candidates = _screened_candidates(matrix, gamma)
+        if candidates is not None:
+            return _exact_over_pairs(matrix, gamma, *candidates)
+    return _exact_hockey_stick_tiles(matrix, gamma)
+
+
+#: Work (pairs x outputs) from which the hockey stick is screened through an L1 distance.
+SCREEN_WORK = 1 << 24
+#: Largest gamma screened (beyond it the identity below loses too much to cancellation).
+SCREEN_MAX_GAMMA = 1e6
+#: Most candidate pairs evaluated exactly after screening (else the full exact pass runs).
+SCREEN_MAX_CANDIDATES = 1 << 14
+
+UNIT = 2.0**-53
+
+
+def _screened_candidates(matrix: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The pairs that can attain ``max E_gamma``, found through one L1 distance per pair.
+
+    For nonnegative rows ``p, q`` with sums ``s_p, s_q``: ``sum (p - g q)_+ =
+    (|p - g q|_1 + s_p - g s_q) / 2`` (and ``sum (g q - p)_+`` with the signs of the sums
+    swapped), and SciPy's ``cdist`` computes every L1 distance in compiled code. That identity
+    cancels, so it only screens: each approximate value is within ``err`` of the exact one
+    (``(2m + 16)`` units of ``s_p + g s_q``: the products, the sums and the accumulation), so
+    every pair whose approximate value is ``2 err`` below the best cannot be the maximum. The
+    remaining pairs are evaluated exactly by the caller. ``None`` when too many remain.
+    """
+    k, m = matrix.shape
+    sums = matrix.sum(axis=1)
+    scaled = gamma * matrix
+    sign = 1.0 if gamma >= 1.0 else -1.0
+    err = (2 * m + 16) * UNIT * (1.0 + gamma) * float(sums.max()) * (1.0 + 1e-9)
+    rows_per_tile = min(k, max(1, (TILE * 4) // k))
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def task(start: int, stop: int) -> Best:
+        distance = cdist(matrix[start:stop], scaled, "cityblock")
+        approx = 0.5 * (distance + sign * (sums[start:stop, None] - gamma * sums[None, :]))
+        top = float(approx.max())
+        rows, cols = np.nonzero(approx >= top - 2.0 * err)
+        kept.append((rows + start, cols, approx[rows, cols]))  # each block's top is kept
+        return (top, 0, 0)
+
+    _over_row_blocks(k, k * k * m, rows_per_tile, task)
+    rows = np.concatenate([r for r, _, _ in kept])
+    cols = np.concatenate([c for _, c, _ in kept])
+    values = np.concatenate([v for _, _, v in kept])
+    keep = values >= float(values.max()) - 2.0 * err
+    if int(np.count_nonzero(keep)) > SCREEN_MAX_CANDIDATES:
+        return None
+    return rows[keep], cols[keep]
+
+
+def _exact_over_pairs(matrix: np.ndarray, gamma: float, rows: np.ndarray, cols: np.ndarray) -> Best:
+    """``max E_gamma(K_i || K_j)`` over the listed pairs, positive parts summed."""
+    m = matrix.shape[1]
+    best: Best = (-1.0, 0, 0)
+    step = max(1, TILE // m)
+    for start in range(0, len(rows), step):
+        i, j = rows[start : start + step], cols[start : start + step]
+        if gamma >= 1.0:
+            terms = matrix[i] - gamma * matrix[j]
+        else:
+            terms = gamma * matrix[j] - matrix[i]
+        sums = np.maximum(terms, 0.0).sum(axis=1)
+        at = int(np.argmax(sums))
+        if sums[at] > best[0]:
+            best = (float(sums[at]), int(i[at]), int(j[at]))
+    return _reduce([best])
+
+
+def _exact_hockey_stick_tiles(matrix: np.ndarray, gamma: float) -> Best:
     k, m = matrix.shape
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = np.where(matrix > 0, gamma * matrix, 0.0)
