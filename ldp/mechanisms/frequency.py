@@ -677,6 +677,22 @@ def optimal_subset_size(k: int, epsilon: float) -> int:
     return min(sorted(options), key=risk)
 
 
+#: Bytes of packed subsets handled per chunk (a cache-sized block of users).
+_SUBSET_CHUNK_BYTES = 1 << 21
+
+
+def _get_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Whether bit ``values[u]`` is set in the packed row starting at ``base[u]``."""
+    masks = np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
+    return (flat[base + (values >> 3)] & masks) != 0
+
+
+def _set_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
+    """Set bit ``values[u]`` in the packed row starting at ``base[u]`` (one bit per row)."""
+    at = base + (values >> 3)
+    flat[at] |= np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
+
+
 class SubsetSelection(FrequencyOracle):
     """Subset selection (Wang et al. 2016; Ye and Barg 2018): report a ``d``-subset of ``[k]``.
 
@@ -765,38 +781,49 @@ class SubsetSelection(FrequencyOracle):
         return {"include": list(self._law.weights), "d": self._d}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        """Bit-packed subsets; the others are drawn by Floyd's algorithm (uniform ``c``-subset
+        of the ``k - 1`` other values, ``c = d - 1`` when ``x`` is included, else ``d``).
+
+        Floyd's algorithm over ``N = k - 1`` slots draws, for ``j = N - c .. N - 1``,
+        ``t = randint(j + 1)`` and adds ``t``, or ``j`` when ``t`` is already in the subset;
+        every ``c``-subset is equally likely. Slot ``o`` stands for value ``o + (o >= x)``.
+        The subset lives in the packed report itself, so each draw costs a few operations on
+        one byte per user (a batch draws round by round: round ``r`` uses ``j = N - d + r``,
+        and a user that includes ``x`` starts at round one).
+        """
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         k, d = self._k, self._d
-        out = np.empty((x.size, (k + 7) // 8), dtype=np.uint8)
-        small = np.int16 if k <= 1 << 15 else np.int64
-        for rows in chunk_rows(x.size, max(1, k // 8)):
-            m = rows.stop - rows.start
-            xs = x[rows]
-            include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
-            # a partial Fisher-Yates shuffle of the k - 1 other values (index o is value
-            # o + (o >= x)): d - 1 draws if x is included, d otherwise; flat indices keep the
-            # d vectorised swaps cheap
-            others = np.tile(np.arange(k - 1, dtype=small), m)
-            base = np.arange(m, dtype=np.int64) * (k - 1)
-            last = np.flatnonzero(~include)
-            for i in range(d):
-                at = base if i < d - 1 else base[last]
-                j = randint(gen, k - 1 - i, at.size)
-                here, there = at + i, at + i + j
-                first = others[here]
-                others[here] = others[there]
-                others[there] = first
-            chosen = others.reshape(m, k - 1)[:, :d].astype(np.int64)
-            values = chosen + (chosen >= xs[:, None])
-            picked = np.ones((m, d), dtype=bool)
-            picked[include, d - 1] = False
-            bits = np.zeros((m, k), dtype=bool)
-            row_index = np.broadcast_to(np.arange(m)[:, None], (m, d))
-            bits[row_index[picked], values[picked]] = True
-            bits[np.arange(m), xs] |= include
-            out[rows] = np.packbits(bits, axis=1)
+        width = (k + 7) // 8
+        out = np.empty((x.size, width), dtype=np.uint8)
+        step = max(1, _SUBSET_CHUNK_BYTES // width)
+        for start in range(0, x.size, step):
+            rows = slice(start, min(start + step, x.size))
+            out[rows] = self._privatize_chunk(x[rows], gen, width)
         return out
+
+    def _privatize_chunk(self, xs: np.ndarray, gen: object, width: int) -> np.ndarray:
+        k, d = self._k, self._d
+        m = xs.size
+        include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
+        packed = np.zeros((m, width), dtype=np.uint8)
+        flat = packed.reshape(-1)
+        base = np.arange(m, dtype=np.int64) * width
+        _set_bits(flat, base[include], xs[include])
+        slots = k - 1
+        for r in range(d):
+            users = np.flatnonzero(~include) if r == 0 else None  # round 0: only c = d
+            if users is not None and users.size == 0:
+                continue
+            j = slots - d + r
+            t = randint(gen, j + 1, m if users is None else users.size)
+            at = base if users is None else base[users]
+            at_x = xs if users is None else xs[users]
+            value = t + (t >= at_x)
+            taken = _get_bits(flat, at, value)
+            value = np.where(taken, j + (j >= at_x), value)
+            _set_bits(flat, at, value)
+        return packed
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return _bit_counts(reports, self._k), reports.shape[0]
