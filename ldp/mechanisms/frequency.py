@@ -793,7 +793,7 @@ class SubsetSelection(FrequencyOracle):
         """
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        k, d = self._k, self._d
+        k = self._k
         width = (k + 7) // 8
         out = np.empty((x.size, width), dtype=np.uint8)
         step = max(1, _SUBSET_CHUNK_BYTES // width)
