@@ -37,6 +37,10 @@ from estimators.privatizer import (
     Privatizer,
     atomic,
     check_epsilon_param,
+    install_protocol,
+    install_schema,
+    native_reports,
+    report_width_total,
     same_protocol,
 )
 from ldp._validation import check_random_state, check_scalar
@@ -143,7 +147,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 Column(n, self._kind, bounds=check_bounds(d, n)) for n, d in zip(names, domains)
             ]
         priv = self._new_privatizer()
-        priv._set_protocol(
+        install_schema(
+            priv,
             columns,
             build_mechanisms(
                 columns,
@@ -205,11 +210,11 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         ]
         extras = np.zeros(len(used))
         position = {j: i for i, j in enumerate(used)}
-        step = max(1, SIMULATION_CHUNK // max(1, int(priv._offsets[-1])))
+        step = max(1, SIMULATION_CHUNK // max(1, report_width_total(priv)))
         for start in range(0, n, step):
             part = [column[start : start + step] for column in values]
             encoded = encode_table(priv.columns_, part)
-            for j, _, reports in priv._native_reports(encoded, rng):
+            for j, _, reports in native_reports(priv, encoded, rng):
                 if j not in position:
                     continue
                 i, mech = position[j], priv.mechanisms_[j]
@@ -397,7 +402,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
                 priv = self._new_privatizer()
-                priv._fit_protocol(None)
+                install_protocol(priv)
                 stats, extras, n_rows = self._gather_protocol(priv, reports)
                 self._commit(priv, [0], stats, extras, n_rows)
                 self.n_features_in_ = 1

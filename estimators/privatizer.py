@@ -478,3 +478,28 @@ def same_protocol(a: Privatizer, b: Privatizer) -> str | None:
 
 def categorical_indices(privatizer: Privatizer) -> list[int]:
     return [j for j, c in enumerate(privatizer.columns_) if c.kind == CATEGORICAL]
+
+
+# ----------------------------------------------------------------- for the estimators
+# The estimators build and drive a Privatizer of their own; these functions are the only way
+# they reach into it, so its private state stays inside this module.
+def install_schema(
+    privatizer: Privatizer, columns: list[Column], mechanisms: list[Mechanism | None]
+) -> None:
+    """Fit ``privatizer`` to declared ``columns`` and their ``mechanisms`` (no data read)."""
+    privatizer._set_protocol(columns, mechanisms)
+
+
+def install_protocol(privatizer: Privatizer) -> None:
+    """Fit ``privatizer`` to its published protocol (``privatizer.protocol``)."""
+    privatizer._fit_protocol(None)
+
+
+def report_width_total(privatizer: Privatizer) -> int:
+    """Number of report-table columns of a fitted ``privatizer``."""
+    return int(privatizer._offsets[-1])
+
+
+def native_reports(privatizer: Privatizer, encoded: list[np.ndarray], rng: object):
+    """``(column, rows, native reports)`` for every column that reports something."""
+    return privatizer._native_reports(encoded, rng)
