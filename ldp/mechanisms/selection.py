@@ -69,7 +69,7 @@ def recommend(
 
     The criterion is the fixed-data variance of one frequency estimate at ``f -> 0``
     (:meth:`~ldp.mechanisms.base.FrequencyOracle.variance` with ``f=None``), the comparison
-    of Wang et al. (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``. Ties go to the
+    of Wang-Blocki-Li-Jha (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``. Ties go to the
     smaller report.
 
     Parameters

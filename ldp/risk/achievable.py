@@ -5,7 +5,7 @@ r"""Exact risk of the estimators that match the presets, to show the gap to the 
   its mean squared error is :math:`t(1-t)/(n(1-2\omega)^2)`, :math:`t = \omega +
   \theta(1-2\omega)`.
 * k-ary distribution: k-RR and the unbiased estimator :math:`\hat p_x = (\hat f_x - q)/(p-q)`
-  (ldp_sota.md §2, i.i.d. convention): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
+  (the i.i.d. convention of Ye-Barg (2018)): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
   t_x(1-t_x)/(n(p-q)^2)` with :math:`t_x = q + p_x(p-q)`, and :math:`\mathbb E\|\hat p-p\|_1 =
   \sum_x \mathbb E|C_x - nt_x| / (n(p-q))` with the binomial mean absolute deviation in de
   Moivre's closed form.
