@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import math
 
-import numpy as np
-
 __all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
 
 
@@ -58,6 +56,8 @@ def eta(text: str) -> float | None:
 
 
 def number(x: object) -> str:
+    import numpy as np  # here, not at import time: ``ldp --help`` needs no numpy
+
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
@@ -72,6 +72,8 @@ def row(label: str, value: object, width: int = 34) -> str:
 
 
 def jsonable(x: object) -> object:
+    import numpy as np
+
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
