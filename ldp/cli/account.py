@@ -23,7 +23,7 @@ def add_parser(commands) -> None:
         "--eps-delta-eta",
         nargs=3,
         metavar=("E", "D", "H"),
-        help="any (E, D)-LDP, H-TV mechanism (Ghazi-Issa 2023, Theorem 2; H may be 'max')",
+        help="any (E, D)-LDP, H-TV mechanism (Ghazi-Issa (2023), Theorem 2; H may be 'max')",
     )
     what.add_argument("--gdp", type=float, metavar="MU", help="a mu-GDP mechanism")
     compose.add_argument("--epsilon", type=float, help="--mechanism: its epsilon")
