@@ -2,7 +2,8 @@
 
 Each display computes its data at construction (``from_*`` class methods), draws it with
 ``plot(ax=None)`` and keeps ``ax_``, ``figure_`` and the drawn ``lines_``. matplotlib is an
-optional extra (``pip install "ldpkit[plots]"``) imported only when something is drawn.
+optional extra (``pip install ".[plots]"`` from a checkout, or ``pip install matplotlib``)
+imported only when something is drawn.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ def _pyplot():
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError('plotting needs matplotlib: pip install "ldpkit[plots]"') from exc
+        raise ImportError(
+            "plotting needs matplotlib: pip install matplotlib (from a checkout of ldpkit: "
+            'pip install ".[plots]")'
+        ) from exc
     return plt
 
 
@@ -111,6 +115,15 @@ class PrivacyProfileDisplay:
 
 class PrivacyUtilityDisplay:
     """Privacy-utility curves: the optimizer's value against the standard mechanisms.
+
+    Parameters
+    ----------
+    epsilons : ndarray
+        Levels on the horizontal axis.
+    values : dict[str, ndarray]
+        One curve per mechanism (``"optimum"`` is the optimizer's value).
+    utility : str
+        The utility being compared (axis label).
 
     Examples
     --------
