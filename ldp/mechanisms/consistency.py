@@ -45,6 +45,16 @@ def _estimates(f: ArrayLike) -> np.ndarray:
 def project_simplex(f: ArrayLike) -> np.ndarray:
     """Euclidean projection of ``f`` (last axis) onto the probability simplex.
 
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
+
     Examples
     --------
     >>> from ldp.mechanisms import project_simplex
@@ -69,6 +79,18 @@ def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:
     chosen so that they sum to one, and drops the entries that become negative; it stops
     when none does (at most ``k`` rounds). Equal to :func:`project_simplex` whenever
     ``sum(max(f, 0)) >= 1``.
+
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+    max_iter : int, default 10000
+        Largest number of rounds (``k`` always suffice).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
 
     Examples
     --------
@@ -96,6 +118,16 @@ def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:
 
 def norm_mul(f: ArrayLike) -> np.ndarray:
     """Clip negatives to zero and rescale to sum one (uniform if nothing is positive).
+
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
 
     Examples
     --------

@@ -33,9 +33,10 @@ FREQUENCY_ORACLES = {
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The chosen oracle, why, and the table it was chosen from.
+    """The chosen oracle, why, and the table it was chosen from (what :func:`recommend`
+    returns; printing it shows the table).
 
-    Attributes
+    Parameters
     ----------
     mechanism : FrequencyOracle
         The oracle with the smallest variance among the admissible candidates.
@@ -44,6 +45,17 @@ class Recommendation:
     table : tuple of (name, variance, report_bits, admissible)
         Every candidate: ``variance`` is the fixed-data variance of one frequency estimate at
         ``f = 0`` for ``n`` users (per user if ``n`` is None).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import recommend
+    >>> choice = recommend(4, 1.0, candidates=("GRR", "OUE"))
+    >>> print(choice)  # doctest: +NORMALIZE_WHITESPACE
+    GRR has the smallest fixed-data variance at f -> 0, 1.59807 per user (divide by n);
+    runner-up OUE at 3.68269 (2.304x). GRR beats OUE iff k < 3e^eps + 2 = 10.15.
+    oracle     variance     bits
+    GRR         1.59807      2.0
+    OUE         3.68269      4.0
     """
 
     mechanism: FrequencyOracle
@@ -84,6 +96,11 @@ def recommend(
         Largest admissible ``report_bits`` (``log2`` of the number of possible reports).
     candidates : tuple of str, optional
         Subset of ``("GRR", "SUE", "OUE", "OLH", "BLH", "HR", "SS")``.
+
+    Returns
+    -------
+    Recommendation
+        The chosen oracle (``mechanism``), the reason, and the table of every candidate.
 
     Examples
     --------

@@ -54,9 +54,16 @@ def simulate_counts(
     Parameters
     ----------
     mechanism : FrequencyOracle
+        GRR, SUE, OUE or Hadamard response.
     true_counts : array_like of int, shape (k,)
         Number of users holding each value.
     rng : None, int or numpy.random.Generator
+        Randomness (a seeded generator: this is a simulation tool, not a device sampler).
+
+    Returns
+    -------
+    SupportCounts
+        What ``mechanism.aggregate`` would return for the reports of these users.
 
     Examples
     --------

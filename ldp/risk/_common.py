@@ -29,7 +29,7 @@ __all__ = ["Bound"]
 class Bound:
     """A number reported by :mod:`ldp.risk`, with the theorem it came from.
 
-    Attributes
+    Parameters
     ----------
     value : float
         The number (never NaN; ``inf`` and ``0`` are reported honestly).

@@ -54,6 +54,12 @@ def rr_mean_risk(
     support : (float, float)
         The two values of ``X`` (``(0, 1)`` Bernoulli, ``(-1, 1)`` for a sign).
 
+    Returns
+    -------
+    Bound
+        The mean squared error (``quantity`` "risk of estimator"), with its closed form in
+        ``rate`` and the flip probability in ``params``.
+
     Examples
     --------
     >>> import math
@@ -83,6 +89,18 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
     r""":math:`\mathbb E|B - np|` for :math:`B \sim \mathrm{Bin}(n, p)` (de Moivre).
 
     .. math:: \mathbb E|B - np| = 2m\binom{n}{m}p^m(1-p)^{n-m+1},\quad m = \lfloor np\rfloor+1.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials, ``>= 1``.
+    p : array_like
+        Success probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        The mean absolute deviation, shaped like ``p``.
 
     Examples
     --------
@@ -126,6 +144,11 @@ def krr_distribution_risk(
         k-RR level (``inf``: empirical frequencies).
     loss : {"l2sq", "l1"}
         Squared l2 or l1 loss.
+
+    Returns
+    -------
+    Bound
+        The exact risk (``quantity`` "risk of estimator").
 
     Examples
     --------

@@ -78,6 +78,16 @@ def hypercube_index(d: int) -> np.ndarray:
     Row ``r`` has ``v_j = +1`` exactly when bit ``j`` of ``r`` is set (``j = 0`` is the least
     significant bit).
 
+    Parameters
+    ----------
+    d : int
+        Dimension of the hypercube.
+
+    Returns
+    -------
+    ndarray of int, shape (2**d, d)
+        Entries ``-1`` and ``+1``.
+
     Examples
     --------
     >>> from ldp.risk import hypercube_index

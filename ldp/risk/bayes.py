@@ -320,6 +320,18 @@ def beta_bernoulli_e_gamma_information(n: int, gamma: ArrayLike) -> float | np.n
     .. math:: I_\gamma = \frac{1}{n+1}\sum_{s=0}^n
               E_\gamma\bigl(\mathrm{Beta}(s+1, n-s+1)\,\|\,U[0,1]\bigr)
 
+    Parameters
+    ----------
+    n : int
+        Number of observations.
+    gamma : float or array_like
+        Levels ``>= 0`` (``inf`` allowed).
+
+    Returns
+    -------
+    float or ndarray
+        The :math:`E_\gamma`-information, in ``[0, 1]``, shaped like ``gamma``.
+
     Examples
     --------
     Remark 1's eq. (18) at ``n = 1``: ``I_gamma = (gamma - 2)^2 / 4`` on ``[1, 2]``.
@@ -351,6 +363,16 @@ def beta_bernoulli_mutual_information(n: int) -> float:
 
     :math:`I = -(n+1)^{-1}\sum_s h(\mathrm{Beta}(s+1, n-s+1))` with ``h`` the differential
     entropy.
+
+    Parameters
+    ----------
+    n : int
+        Number of observations.
+
+    Returns
+    -------
+    float
+        The mutual information in nats.
 
     Examples
     --------

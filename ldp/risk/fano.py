@@ -81,6 +81,11 @@ def family_information(family: ArrayLike, *, information: str = "exact") -> floa
         The exact value :math:`|V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)` or the upper bound
         :math:`|V|^{-2}\sum_{v,v'}\mathrm{KL}(P_v\|P_{v'})` (``inf`` if some pair is singular).
 
+    Returns
+    -------
+    float
+        The information in nats (``inf`` possible for ``"kl-pairs"``).
+
     Examples
     --------
     >>> import math

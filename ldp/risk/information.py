@@ -24,6 +24,16 @@ __all__ = ["entropy", "mutual_information", "mutual_information_bound"]
 def entropy(prior: ArrayLike) -> float:
     """Shannon entropy ``-sum p log p`` of a pmf, in nats.
 
+    Parameters
+    ----------
+    prior : array_like
+        A pmf.
+
+    Returns
+    -------
+    float
+        The entropy, ``>= 0``.
+
     Examples
     --------
     >>> import math

@@ -459,6 +459,11 @@ def paninski_family(support: int, gamma: float, *, k: int | None = None) -> np.n
     k : int, optional
         Alphabet size (``>= u``; default ``u``).
 
+    Returns
+    -------
+    ndarray, shape (2**(u/2), k)
+        One pmf per vertex of the hypercube.
+
     Examples
     --------
     >>> from ldp.risk import paninski_family

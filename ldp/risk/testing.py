@@ -80,6 +80,22 @@ def stein_exponent(
     concrete ``channel`` it is Stein's exponent of that channel,
     :math:`-\mathrm{KL}(P_0K\|P_1K)`, exactly. ``-inf`` when the KL is infinite.
 
+    Parameters
+    ----------
+    p0, p1 : array_like, optional
+        The two hypotheses as pmfs on the same finite alphabet.
+    epsilon, delta : float
+        Worst case over all ``(epsilon, delta)``-LDP channels.
+    channel : Channel, optional
+        A concrete channel; replaces ``epsilon``.
+    kl : float, optional
+        Instead of ``p0, p1``: the per-sample ``KL(P0 || P1)``.
+
+    Returns
+    -------
+    Bound
+        The exponent (``<= 0``), with the contraction factor used in ``params``.
+
     Examples
     --------
     >>> from ldp.risk import stein_exponent
@@ -123,10 +139,24 @@ def min_sample_size(
 
     Parameters
     ----------
+    p0, p1 : array_like, optional
+        The two hypotheses as pmfs on the same finite alphabet.
     alpha : float
         Type-I error, :math:`\Pr(T=1\mid H_0) \le \alpha`, in ``[0, 1)``.
     beta : float
         Target type-II error :math:`\Pr(T=0\mid H_1)`, in ``(0, 1]``.
+    epsilon, delta : float
+        Worst case over all ``(epsilon, delta)``-LDP mechanisms.
+    channel : Channel, optional
+        A concrete mechanism used by every user; replaces ``epsilon``.
+    kl : float, optional
+        Instead of ``p0, p1``: the per-sample ``KL(P0 || P1)``.
+
+    Returns
+    -------
+    Bound
+        The smallest number of users (``params["n_min"]`` rounded up), ``inf`` when the
+        privatized information is zero.
 
     Examples
     --------
