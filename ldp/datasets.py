@@ -136,7 +136,7 @@ def load_anes96_categorical() -> pd.DataFrame:
 
     Party identification, education, vote and the three liberal-conservative scales carry
     their survey labels (as :func:`load_anes96` with ``labels=True``); age, household income
-    band and TV news days are binned at the fixed, public edges of :data:`ANES96_BINS`
+    band and TV news days are binned at the fixed, public edges of ``ldp.datasets.ANES96_BINS``
     (the income bins group the codebook's 24 bands as 1-8, 9-14, 15-19 and 20-24); the
     census place population is dropped. Every column's categories are fixed by the codebook,
     so a privatizer reading them from the dtype learns nothing from the respondents.
@@ -220,7 +220,7 @@ def make_categorical(
     *,
     parameter: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n`` categories in ``0 .. k-1`` from a known distribution.
+    """Draw ``n`` categories in ``0, ..., k-1`` from a known distribution.
 
     Parameters
     ----------

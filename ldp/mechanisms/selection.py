@@ -80,7 +80,7 @@ def recommend(
     """The frequency oracle with the smallest exact variance for ``k`` values at ``epsilon``.
 
     The criterion is the fixed-data variance of one frequency estimate at ``f -> 0``
-    (:meth:`~ldp.mechanisms.base.FrequencyOracle.variance` with ``f=None``), the comparison
+    (:meth:`~ldp.mechanisms.FrequencyOracle.variance` with ``f=None``), the comparison
     of Wang-Blocki-Li-Jha (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``. Ties go to the
     smaller report.
 

@@ -70,7 +70,7 @@ def e_gamma_information(joint: ArrayLike, gamma: ArrayLike) -> float | np.ndarra
 
     Parameters
     ----------
-    joint : array_like, shape (|A|, |B|)
+    joint : array_like, shape (n_a, n_b)
         The joint pmf (rows index ``A``).
     gamma : float or array_like
         ``gamma >= 0``.

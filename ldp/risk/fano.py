@@ -75,11 +75,12 @@ def family_information(family: ArrayLike, *, information: str = "exact") -> floa
 
     Parameters
     ----------
-    family : array_like, shape (|V|, m)
+    family : array_like, shape (n_hypotheses, m)
         One pmf per hypothesis.
     information : {"exact", "kl-pairs"}
-        The exact value :math:`|V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)` or the upper bound
-        :math:`|V|^{-2}\sum_{v,v'}\mathrm{KL}(P_v\|P_{v'})` (``inf`` if some pair is singular).
+        The exact value :math:`|\mathcal V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)` or the upper bound
+        :math:`|\mathcal V|^{-2}\sum_{v,v'}\mathrm{KL}(P_v\|P_{v'})` (``inf`` if some pair is
+        singular).
 
     Returns
     -------
@@ -124,7 +125,7 @@ def fano(
 
     Parameters
     ----------
-    family : array_like, shape (|V|, m), optional
+    family : array_like, shape (n_hypotheses, m), optional
         The hypotheses ``P_v`` as pmfs, ``|V| >= 2``.
     separation : float
         A lower bound on :math:`\ell(\theta_v, \theta_{v'})` over ``v != v'`` (``> 0``).
