@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -191,6 +192,12 @@ def load_sklearn_table(name: str) -> pd.DataFrame:
     return bunch.frame
 
 
+def _simulation_generator(rng: object) -> np.random.Generator:
+    # a numpy Generator; the OS source (rng="os") refuses the methods a simulation needs,
+    # with a TypeError that says so
+    return cast(np.random.Generator, check_random_state(rng))
+
+
 def _distribution(kind: str, k: int, parameter: float | None) -> np.ndarray:
     ranks = np.arange(1, k + 1, dtype=np.float64)
     if kind == "uniform":
@@ -247,7 +254,7 @@ def make_categorical(
     size = check_integer(n, "n", low=0)
     categories = check_integer(k, "k", low=2)
     probabilities = _distribution(distribution, categories, parameter)
-    generator = check_random_state(rng)
+    generator = _simulation_generator(rng)
     values = generator.choice(categories, size=size, p=probabilities).astype(np.int64)
     return values, probabilities
 
@@ -279,7 +286,7 @@ def make_mixed(n: int, rng: object = None) -> tuple[pd.DataFrame, dict]:
     (['region', 'device', 'age', 'score'], (18.0, 90.0))
     """
     size = check_integer(n, "n", low=0)
-    generator = check_random_state(rng)
+    generator = _simulation_generator(rng)
     region_p = _distribution("zipf", 5, None)
     device_p = _distribution("geometric", 3, 0.5)
     region = generator.choice(5, size=size, p=region_p)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -286,9 +287,7 @@ class TradeOffDisplay:
         return cls(grid, curves, references).plot(ax=ax)
 
     @classmethod
-    def from_channel(
-        cls, channels: dict[str, Channel] | Channel, **kwargs: object
-    ) -> TradeOffDisplay:
+    def from_channel(cls, channels: dict[str, Channel] | Channel, **kwargs: Any) -> TradeOffDisplay:
         """Plot the worst-case trade-off curve of each channel (keywords: see
         :meth:`from_tradeoff`)."""
         from ldp.accounting import tradeoff_from_channel
@@ -298,7 +297,7 @@ class TradeOffDisplay:
         return cls.from_tradeoff(curves, **kwargs)
 
     @classmethod
-    def from_composition(cls, compositions: object, **kwargs: object) -> TradeOffDisplay:
+    def from_composition(cls, compositions: object, **kwargs: Any) -> TradeOffDisplay:
         """Plot the trade-off curve of each :class:`~ldp.accounting.Composition` (keywords:
         see :meth:`from_tradeoff`)."""
         from ldp.accounting import Composition
@@ -404,8 +403,8 @@ class ContractionDisplay:
         if isinstance(kinds, str) or not all(kind in _KINDS for kind in kinds) or not kinds:
             raise ValueError(f"kinds must be a non-empty sequence of {_KINDS}, got {kinds!r}")
         levels = _levels(epsilons, np.linspace(0.1, 4.0, 40), "epsilons")
-        exact = {kind: [] for kind in kinds}
-        bounds = {kind: [] for kind in kinds}
+        exact: dict[str, list[float]] = {kind: [] for kind in kinds}
+        bounds: dict[str, list[float]] = {kind: [] for kind in kinds}
         theorems: dict[str, list[str]] = {kind: [] for kind in kinds}
         for eps in show_progress(list(levels), progress, desc="contraction"):
             channel = make(float(eps))
@@ -460,7 +459,7 @@ def _preset_risk(
     delta: float = 0.0,
     *,
     route: str | None = None,
-    **options: object,
+    **options: Any,
 ):
     """The lower bound of a :mod:`ldp.risk` preset and, when one exists, the exact risk of the
     matching estimator: ``(Bound, Bound or None)``.
@@ -472,7 +471,7 @@ def _preset_risk(
     """
     from ldp import risk
 
-    def take(name: str, default: object = None, required: bool = False) -> object:
+    def take(name: str, default: Any = None, required: bool = False) -> Any:
         if required and options.get(name) is None:
             raise TypeError(f"the {preset!r} preset needs {name}")
         value = options.pop(name, None)
@@ -565,7 +564,7 @@ class RiskDisplay:
         delta: float = 0.0,
         progress: bool = False,
         ax=None,
-        **options: object,
+        **options: Any,
     ) -> RiskDisplay:
         """Evaluate a preset of :mod:`ldp.risk` at each ``n`` and plot it.
 

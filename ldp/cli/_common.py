@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import NoReturn
 
 __all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
 
@@ -11,7 +12,7 @@ __all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number"
 class Parser(argparse.ArgumentParser):
     """argparse that ends with exit code 2 and one line on bad arguments."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised through main
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised through main
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

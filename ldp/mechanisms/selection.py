@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ldp._validation import check_integer, check_scalar
@@ -19,8 +20,9 @@ from ldp.mechanisms.frequency import (
 
 __all__ = ["FREQUENCY_ORACLES", "Recommendation", "recommend"]
 
-#: The frequency oracles by short name (one registry for recommend, the estimators and the CLI).
-FREQUENCY_ORACLES = {
+#: The frequency oracles by short name (one registry for recommend, the estimators and the CLI):
+#: each builds the oracle from ``(k, epsilon)``.
+FREQUENCY_ORACLES: Mapping[str, Callable[..., FrequencyOracle]] = {
     "GRR": GRR,
     "SUE": SUE,
     "OUE": OUE,

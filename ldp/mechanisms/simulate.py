@@ -8,6 +8,8 @@ any data set with the given per-value counts, at a cost that does not grow with 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -79,7 +81,8 @@ def simulate_counts(
     k = mechanism.k
     n_x = _check_true_counts(true_counts, k)
     n = int(n_x.sum())
-    gen = check_random_state(rng)
+    # a numpy Generator; the OS source (rng="os") refuses binomial() with a TypeError
+    gen = cast(np.random.Generator, check_random_state(rng))
     if isinstance(mechanism, UnaryEncoding):
         counts = gen.binomial(n_x, mechanism.p) + gen.binomial(n - n_x, mechanism.q)
     elif isinstance(mechanism, GRR):

@@ -30,7 +30,7 @@ ACHIEVED = "risk of estimator"
 
 def _support(support: object) -> tuple[float, float, float]:
     try:
-        low, high = (float(x) for x in support)  # type: ignore[union-attr]
+        low, high = (float(x) for x in support)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:

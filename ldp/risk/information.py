@@ -89,7 +89,11 @@ def mutual_information(channel: Channel | ArrayLike, prior: ArrayLike) -> Bound:
 
 
 def mutual_information_bound(
-    epsilon: float, delta: float = 0.0, entropy: float | None = None, *, prior: ArrayLike = None
+    epsilon: float,
+    delta: float = 0.0,
+    entropy: float | None = None,
+    *,
+    prior: ArrayLike | None = None,
 ) -> Bound:
     r"""Corollary 5 of Asoodeh-Aliakbarpour-Calmon (2021):
     :math:`\sup_{K} I(X;Z) \le \varphi(\varepsilon,\delta)\,H(X)`.

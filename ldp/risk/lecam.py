@@ -311,9 +311,9 @@ def le_cam(
     bounds = _tv_bounds_worst_case(
         priv,
         n,
-        kl01=min(kl_divergence(p0, p1), kl_divergence(p1, p0)),
-        h2=hellinger(p0, p1),
-        tv01=tv(p0, p1),
+        kl01=float(min(kl_divergence(p0, p1), kl_divergence(p1, p0))),
+        h2=float(hellinger(p0, p1)),
+        tv01=float(tv(p0, p1)),
     )
     if method == "best":
         route = min(bounds, key=bounds.__getitem__)
@@ -368,7 +368,7 @@ def _le_cam_optimised(
     kl_of: Callable[[float], float], separation: object, n: int, priv: Privacy
 ) -> Bound:
     try:
-        low, high = (float(x) for x in separation)  # type: ignore[union-attr]
+        low, high = (float(x) for x in separation)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise TypeError(
             f"with a callable kl, separation must be an interval (low, high), got {separation!r}"

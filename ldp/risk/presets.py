@@ -175,8 +175,8 @@ def bernoulli_mean(
         c = math.sqrt(n) * math.expm1(min(priv.epsilon, 700.0))
         grid = np.append(grid, min(0.5, 1.0 / (3.0 * c)) if c > 0 else 0.5)
     s, value = maximize(objective, grid)
-    tv_s, route = tv_of(np.array([s]))
-    route = str(route[0])
+    tv_s, routes = tv_of(np.array([s]))
+    route = str(routes[0])
     if priv.private:
         name = LECAM_NAMES[route]
     elif route == "kl":
@@ -573,8 +573,8 @@ def distribution_estimation(
     extra_values = value(supports, extra)
     i, j = np.unravel_index(int(np.argmax(grid_values)), grid_values.shape)
     if extra_values.max() >= grid_values[i, j]:
-        i = int(np.argmax(extra_values))
-        u_best, g_best = float(supports[i]), float(extra[i])
+        best = int(np.argmax(extra_values))
+        u_best, g_best = float(supports[best]), float(extra[best])
     else:
         u_best, g_best = float(supports[i]), float(gammas[0, j])
     local = np.concatenate([np.geomspace(max(g_best / 1.5, 1e-9), min(g_best * 1.5, 1.0), 41)])
@@ -582,8 +582,8 @@ def distribution_estimation(
     if v_ref > float(value(np.array(u_best), np.array(g_best))):
         g_best = g_ref
     best_value = float(value(np.array(u_best), np.array(g_best)))
-    tv_best, route = tv_sum(np.array(u_best), np.array(g_best))
-    route = str(np.asarray(route).ravel()[0])
+    tv_best, routes = tv_sum(np.array(u_best), np.array(g_best))
+    route = str(np.asarray(routes).ravel()[0])
     name = ASSOUAD_NAMES[route] if priv.private else "non-private Assouad"
     if loss == "l2sq":
         rate = (
