@@ -71,11 +71,11 @@ class BibliographyDirective(SphinxDirective):
 
 # ------------------------------------------------------------------------------- gallery
 def _sources_hash(root: Path) -> str:
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     for package in ("ldp", "estimators"):
         for path in sorted((root / package).rglob("*.py")):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+            hasher.update(path.read_bytes())
+    return hasher.hexdigest()
 
 
 def _run_example(script: Path, figure: Path, root: Path) -> tuple[int, str]:
