@@ -153,7 +153,8 @@ def _ref(
 
 
 # Where an identifier is printed, the comment says where it was checked. "Reference list"
-# means the entry as printed in the bibliography of one of the five source papers.
+# means the entry as printed in the bibliography of one of the five source papers. Volume
+# and page numbers are given only where such a reference list or record gives them.
 _ENTRIES = (
     # ------------------------------------------------------------ the five source papers
     # arXiv id: reference lists of Ghazi-Issa (2023), Zheng-Dong-Long-Su (2020) and
@@ -269,7 +270,7 @@ _ENTRIES = (
         "L. Paninski",
         2008,
         "A Coincidence-Based Test for Uniformity Given Very Sparsely Sampled Discrete Data",
-        "IEEE Transactions on Information Theory 54(10):4750-4755",
+        "IEEE Transactions on Information Theory",
     ),
     # ------------------------------------------------------------ contraction coefficients
     _ref(
@@ -277,28 +278,28 @@ _ENTRIES = (
         "R. L. Dobrushin",
         1956,
         "Central Limit Theorem for Nonstationary Markov Chains. I, II",
-        "Theory of Probability and Its Applications 1(1):65-80 and 1(4):329-383",
+        "Theory of Probability and Its Applications",
     ),
     _ref(
         "ahlswede1976",
         "R. Ahlswede; P. Gács",
         1976,
         "Spreading of Sets in Product Spaces and Hypercontraction of the Markov Operator",
-        "The Annals of Probability 4(6):925-939",
+        "The Annals of Probability",
     ),
     _ref(
         "witsenhausen1975",
         "H. S. Witsenhausen",
         1975,
         "On Sequences of Pairs of Dependent Random Variables",
-        "SIAM Journal on Applied Mathematics 28(1):100-113",
+        "SIAM Journal on Applied Mathematics",
     ),
     _ref(
         "choi1994",
         "M.-D. Choi; M. B. Ruskai; E. Seneta",
         1994,
         "Equivalence of Certain Entropy Contraction Coefficients",
-        "Linear Algebra and its Applications 208/209:29-36",
+        "Linear Algebra and its Applications",
     ),
     _ref(
         "polyanskiy2017",
@@ -342,7 +343,7 @@ _ENTRIES = (
         "R. Bassily; A. Smith",
         2015,
         "Local, Private, Efficient Protocols for Succinct Histograms",
-        "ACM Symposium on Theory of Computing (STOC), pp. 127-135",
+        "ACM Symposium on Theory of Computing (STOC)",
     ),
     # arXiv id: the arXiv record.
     _ref(
@@ -354,26 +355,30 @@ _ENTRIES = (
         "International Conference on Artificial Intelligence and Statistics (AISTATS)",
         arxiv="1802.04705",
     ),
+    # authors and arXiv id: the arXiv record.
     _ref(
         "wang2016",
         "S. Wang; L. Huang; P. Wang; Y. Nie; H. Xu; W. Yang; X.-Y. Li; C. Qiao",
         2016,
         "Mutual Information Optimally Local Private Discrete Distribution Estimation",
         "preprint",
+        arxiv="1607.08025",
     ),
+    # authors and arXiv id: the arXiv record and the NDSS programme.
     _ref(
         "wang2020",
         "T. Wang; M. Lopuhaä-Zwakenberg; Z. Li; B. Škorić; N. Li",
         2020,
         "Locally Differentially Private Frequency Estimation with Consistency",
         "Network and Distributed System Security Symposium (NDSS)",
+        arxiv="1905.08320",
     ),
     _ref(
         "agrawal2001",
         "D. Agrawal; C. C. Aggarwal",
         2001,
         "On the Design and Quantification of Privacy Preserving Data Mining Algorithms",
-        "ACM Symposium on Principles of Database Systems (PODS), pp. 247-255",
+        "ACM Symposium on Principles of Database Systems (PODS)",
     ),
     # ------------------------------------------------------------ numeric mechanisms
     # arXiv id: the arXiv record.
@@ -399,7 +404,7 @@ _ENTRIES = (
         "I. Mironov",
         2012,
         "On Significance of the Least Significant Bits for Differential Privacy",
-        "ACM Conference on Computer and Communications Security (CCS), pp. 650-661",
+        "ACM Conference on Computer and Communications Security (CCS)",
     ),
     # ------------------------------------------------------------ learning
     # arXiv id: the arXiv record.
@@ -463,7 +468,7 @@ _ENTRIES = (
         "C. J. Clopper; E. S. Pearson",
         1934,
         "The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial",
-        "Biometrika 26(4):404-413",
+        "Biometrika",
     ),
 )
 
