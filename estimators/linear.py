@@ -39,12 +39,12 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     **Method.** The logistic loss ``log(1 + exp(-t w.x))`` (``t = +-1``) is replaced by its
     second-order Taylor polynomial at ``w.x = 0``, ``log 2 - t w.x / 2 + (w.x)^2 / 8``: the
     polynomial-approximation approach to non-interactive LDP learning of smooth generalized
-    linear models (Zheng, Mou and Wang, COLT 2017), at degree 2. The empirical surrogate
+    linear models (Zheng-Mou-Wang (2017)), at degree 2. The empirical surrogate
     depends on the data only through the means of ``x x^T`` and ``t x``, so each user, in one
     round, privatizes the vector of these per-user statistics (features mapped from their
     public ``bounds`` to ``[-1, 1]``, so every statistic lies in ``[-1, 1]``) with a
     :class:`~estimators.MeanEstimator`: with ``budget="sample"`` (the default) each user
-    reports one statistic drawn at random at the full ``epsilon`` (Wang et al., ICDE 2019,
+    reports one statistic drawn at random at the full ``epsilon`` (Wang et al. (2019),
     sampling; with ``D`` statistics the per-coordinate variance is about ``D`` times the
     one-dimensional one, against ``D^2`` for splitting the budget). The server minimizes the
     private surrogate plus a ridge penalty ``alpha |w|^2`` (intercept not penalized), after

@@ -27,8 +27,8 @@ __all__ = ["LDPNaiveBayes"]
 class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     """Categorical naive Bayes learned from epsilon-LDP reports of (label, feature) pairs.
 
-    **Scheme** (the joint-pair scheme of Yilmaz, Al-Rubaie and Chang, "Locally differentially
-    private naive Bayes classification", 2019). A user with label ``y`` (one of ``C`` classes)
+    **Scheme** (the joint-pair scheme of Yilmaz et al. (2019), "Locally differentially
+    private naive Bayes classification"). A user with label ``y`` (one of ``C`` classes)
     and categorical features ``x_1 .. x_d`` privatizes, for feature ``j``, the *pair*
     ``(y, x_j)`` as one value of the joint alphabet of size ``C k_j`` with a frequency oracle.
     ``budget="split"``: every user reports all ``d`` pairs with ``epsilon / d`` each;

@@ -271,7 +271,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- privatizing
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """Privatize every row of ``X``: the report table (module :mod:`estimators._protocol`).
+        """Privatize every row of ``X``: the report table.
 
         Every value is checked against its column's domain before any noise is drawn.
 

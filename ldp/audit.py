@@ -42,6 +42,23 @@ CHUNK = 250_000
 def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """Exact two-sided ``1 - alpha`` confidence interval for a binomial proportion.
 
+    The interval of Clopper-Pearson (1934), from the quantiles of beta distributions: it
+    covers the true proportion with probability at least ``1 - alpha`` for every proportion.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes, ``0 <= successes <= trials``.
+    trials : int
+        Number of trials, ``>= 1``.
+    alpha : float
+        One minus the confidence level, in ``(0, 1)``.
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper limits (``0`` and ``1`` at the extreme counts).
+
     Examples
     --------
     >>> from ldp.audit import clopper_pearson
@@ -61,9 +78,9 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`audit`.
+    """Outcome of :func:`audit` and :func:`epsilon_lower_bound`.
 
-    Attributes
+    Parameters
     ----------
     epsilon_lower : float
         Lower confidence bound (level ``1 - alpha``) on the mechanism's epsilon at ``delta``.
@@ -75,6 +92,14 @@ class AuditResult:
         Confidence limits of ``P(S | x0)`` and ``P(S | x1)``.
     n_samples, alpha, delta : number
         The audit's settings.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.audit import epsilon_lower_bound
+    >>> result = epsilon_lower_bound(ldp.k_rr(4, 1.0), 0, 1, n_samples=20_000, rng=0)
+    >>> 0.8 < result.value <= 1.0, result.inputs
+    (True, (1, 0))
     """
 
     epsilon_lower: float

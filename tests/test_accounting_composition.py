@@ -1,4 +1,5 @@
-"""Composition: exact finite channels, GDP, seed 001 Theorem 2 (digest oracle tables §7.2)."""
+"""Composition: exact finite channels, GDP, Ghazi-Issa (2023) Theorem 2 (against reference
+tables computed independently)."""
 
 import math
 
@@ -25,7 +26,8 @@ TH1 = math.tanh(0.5)
 
 
 def _kov_mpmath(eps, n, eps_target):
-    """KOV / binomial profile of n randomized responses (seed 000 §2.2), at 50 digits."""
+    """KOV / binomial profile of n randomized responses (Dong-Roth-Su (2022), Section 2.2), at
+    50 digits."""
     mpmath.mp.dps = 50
     e0, et = mpmath.mpf(eps), mpmath.mpf(eps_target)
     total = mpmath.mpf(0)
@@ -190,7 +192,7 @@ def test_seed001_tables_c_to_f(params, k, js, expected):
 
 
 def _eq5_mpmath(eps, delta, eta, k, j):
-    """Seed 001 eq. (5) literally, at 80 digits (independent of the log-space code)."""
+    """Ghazi-Issa (2023) eq. (5) literally, at 80 digits (independent of the log-space code)."""
     mpmath.mp.dps = 80
     e, d, h = mpmath.mpf(eps), mpmath.mpf(delta), mpmath.mpf(eta)
     big = mpmath.e**e

@@ -32,6 +32,7 @@ PACKAGES = ("ldp", "estimators")
 #: Layer of each component (the first two dotted parts of a module, or the package).
 LAYERS = {
     "ldp._": 0,  # every leaf helper module ldp/_*.py
+    "ldp.references": 0,  # the bibliography: imports nothing of ldp
     "ldp.divergences": 1,
     "ldp.channel": 2,
     "ldp.mechanisms": 3,

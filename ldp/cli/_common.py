@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-
-import numpy as np
+from typing import NoReturn
 
 __all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
 
@@ -13,7 +12,7 @@ __all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number"
 class Parser(argparse.ArgumentParser):
     """argparse that ends with exit code 2 and one line on bad arguments."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised through main
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised through main
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -58,6 +57,8 @@ def eta(text: str) -> float | None:
 
 
 def number(x: object) -> str:
+    import numpy as np  # here, not at import time: ``ldp --help`` needs no numpy
+
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
@@ -72,6 +73,8 @@ def row(label: str, value: object, width: int = 34) -> str:
 
 
 def jsonable(x: object) -> object:
+    import numpy as np
+
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

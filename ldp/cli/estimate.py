@@ -98,6 +98,7 @@ def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
 
 
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    from ldp.mechanisms import FrequencyMechanism, Interval, MeanMechanism
     from ldp.protocol import load
 
     for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
@@ -123,24 +124,30 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         row("reports", statistic.n),
         row("epsilon (stated)", protocol.epsilon),
     ]
-    if protocol.kind == "categorical":
+    target = protocol.mechanism.domain
+    if protocol.kind == "categorical" and isinstance(decoder, FrequencyMechanism):
         estimate = decoder.estimate(statistic)
         variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
         half = z * np.sqrt(variance)
-        labels = protocol.labels if protocol.labels is not None else range(protocol.k)
+        labels = protocol.labels if protocol.labels is not None else range(len(estimate))
         rows = _frequency_rows(list(labels), estimate, half)
         data["frequencies"] = rows
         lines += _frequency_table(rows, args.confidence)
-    elif protocol.kind == "interval" and protocol.mechanism.domain.d == 1:
+    elif (
+        protocol.kind == "interval"
+        and isinstance(target, Interval)
+        and target.d == 1
+        and isinstance(decoder, MeanMechanism)
+        and protocol.bounds is not None
+    ):
         low, high = protocol.bounds
-        target = protocol.mechanism.domain
         slope = (high - low) / (target.high - target.low)
         unit = float(decoder.estimate(statistic))
         mean = low + (unit - target.low) * slope
-        half = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
-        data["mean"] = {"estimate": mean, "half_width": half, "bounds": [low, high]}
+        half_width = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
+        data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}
         lines.append(row("mean", mean))
-        lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half))
+        lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half_width))
     else:
         raise UserError("estimating vector means from the command line is not supported")
     return data, "\n".join(lines)

@@ -508,7 +508,7 @@ class OLH(LocalHashing):
     """Optimized local hashing: ``g = round(e^eps) + 1`` buckets (Wang et al. 2017).
 
     The continuous optimum ``g = e^eps + 1`` would match OUE's variance; the integer ``g``
-    costs a little (spec oracle A5: ``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
+    costs a little (``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Inputs lie in ``[-1, 1]`` (``[0, 1]`` for :class:`SquareWave`; the ball of radius
 ``radius`` for :class:`DuchiL2`); rescale first. Values outside the domain raise, they are
-never clipped. Formulas and pitfalls: spec ``ldp_sota.md`` section 3.
+never clipped. Each class cites the paper its formulas come from.
 
 **Floating point (Mironov 2012).** A continuous mechanism implemented naively on doubles
 leaks: ``x + scale * log(u)`` reaches a set of doubles that depends on ``x`` (so some outputs
@@ -175,7 +175,7 @@ class Duchi(MeanMechanism):
     >>> import numpy as np
     >>> from ldp.mechanisms import Duchi
     >>> duchi = Duchi(1.0, d=3)
-    >>> round(duchi.bound, 10)            # 2 (e+1)/(e-1), spec oracle B6
+    >>> round(duchi.bound, 10)            # 2 (e+1)/(e-1)
     4.3279068275
     >>> reports = duchi.privatize(np.full((20_000, 3), 0.5), rng=0)
     >>> bool(np.all(np.abs(duchi.estimate(reports) - 0.5) < 0.1))
@@ -343,7 +343,7 @@ class DuchiL2(MeanMechanism):
     Examples
     --------
     >>> from ldp.mechanisms import DuchiL2
-    >>> round(DuchiL2(1.0, d=5).bound, 10)       # spec oracle B7
+    >>> round(DuchiL2(1.0, d=5).bound, 10)
     5.7705424366
     """
 
@@ -554,7 +554,7 @@ class Piecewise(MeanMechanism):
     --------
     >>> from ldp.mechanisms import Piecewise
     >>> pm = Piecewise(1.0)
-    >>> round(pm.variance(1), 10), round(pm.variance(1, 0.0), 10)   # spec oracle B2
+    >>> round(pm.variance(1), 10), round(pm.variance(1, 0.0), 10)
     (5.223597452, 3.6821033695)
     """
 

@@ -5,7 +5,7 @@ r"""Exact risk of the estimators that match the presets, to show the gap to the 
   its mean squared error is :math:`t(1-t)/(n(1-2\omega)^2)`, :math:`t = \omega +
   \theta(1-2\omega)`.
 * k-ary distribution: k-RR and the unbiased estimator :math:`\hat p_x = (\hat f_x - q)/(p-q)`
-  (ldp_sota.md §2, i.i.d. convention): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
+  (the i.i.d. convention of Ye-Barg (2018)): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
   t_x(1-t_x)/(n(p-q)^2)` with :math:`t_x = q + p_x(p-q)`, and :math:`\mathbb E\|\hat p-p\|_1 =
   \sum_x \mathbb E|C_x - nt_x| / (n(p-q))` with the binomial mean absolute deviation in de
   Moivre's closed form.
@@ -45,6 +45,12 @@ def rr_mean_risk(
     support : (float, float)
         The two values of ``X`` (``(0, 1)`` Bernoulli, ``(-1, 1)`` for a sign).
 
+    Returns
+    -------
+    Bound
+        The mean squared error (``quantity`` "risk of estimator"), with its closed form in
+        ``rate`` and the flip probability in ``params``.
+
     Examples
     --------
     >>> import math
@@ -73,6 +79,18 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
     r""":math:`\mathbb E|B - np|` for :math:`B \sim \mathrm{Bin}(n, p)` (de Moivre).
 
     .. math:: \mathbb E|B - np| = 2m\binom{n}{m}p^m(1-p)^{n-m+1},\quad m = \lfloor np\rfloor+1.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials, ``>= 1``.
+    p : array_like
+        Success probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        The mean absolute deviation, shaped like ``p``.
 
     Examples
     --------
@@ -115,6 +133,11 @@ def krr_distribution_risk(
         k-RR level (``inf``: empirical frequencies).
     loss : {"l2sq", "l1"}
         Squared l2 or l1 loss.
+
+    Returns
+    -------
+    Bound
+        The exact risk (``quantity`` "risk of estimator").
 
     Examples
     --------
