@@ -55,27 +55,7 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(numpy|np|pandas|pd|scipy|sklearn|matplotlib|dask|pyarrow|tqdm|cvxpy)(\..*)?"),
     (r"py:.*", r"(collections|typing|pathlib|argparse|os|io|json|numbers|abc)\..*"),
 ]
-#: References in docstrings of the modules being moved into packages (ldp.channel,
-#: ldp.divergences, ldp.contraction, ldp.design, ldp.accounting, ldp.mechanisms' base,
-#: frequency and numeric modules) that point at private or undocumented objects. Named one
-#: by one so that any other broken reference fails the build; empty this list after the
-#: restructuring merge.
-nitpick_ignore = [
-    ("py:attr", "resolution"),
-    ("py:data", "DEFAULT_INTERVAL"),
-    ("py:data", "EDGEWORTH_RELIABLE"),
-    ("py:data", "EMPTY_OUTPUT"),
-    ("py:data", "REPAIR_TOLERANCE"),
-    ("py:data", "ldp._validation.PMF_TOLERANCE"),
-    ("py:func", "ldp._sampling.choose"),
-    ("py:func", "ldp.divergences.check_generator"),
-    ("py:meth", "_support_counts"),
-    ("py:mod", "ldp._sampling"),
-    ("py:mod", "ldp.accounting.pld"),
-    ("py:mod", "ldp.mechanisms._hashing"),
-    ("py:mod", "ldp.mechanisms.base"),
-    ("py:mod", "ldp.mechanisms.consistency"),
-]
+nitpick_ignore: list[tuple[str, str]] = []
 default_role = "literal"
 # docs/protocol.md shows message shapes with "..." placeholders in JSON blocks
 suppress_warnings = ["misc.highlighting_failure"]

@@ -11,7 +11,7 @@ line. A mechanism has
   their ranges), and the conversion between the compact numpy reports and rows of fields
   (the wire format of report files), refusing what the mechanism cannot output;
 * ``epsilon``: an upper bound on its pure-LDP level *as the sampler draws it* (computed from
-  the exact probabilities of :mod:`ldp._sampling` and rounded up);
+  the exact probabilities of ``ldp._sampling`` and rounded up);
 * ``sampler()``: the constants a device needs to run it without computing a transcendental
   function (the exact weights of every coin), written into protocol files;
 * ``name`` and ``params``: its identity (``REGISTRY[name](**params)`` rebuilds it), used for

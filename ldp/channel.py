@@ -112,7 +112,7 @@ class Channel(Mechanism):
     ----------
     matrix : array_like of shape (n_inputs, n_outputs)
         Finite, non-negative entries whose rows sum to one within
-        :data:`~ldp._validation.PMF_TOLERANCE` (``1e-9``). Rows are divided by their sums,
+        ``PMF_TOLERANCE`` (``1e-9``). Rows are divided by their sums,
         so the stored rows are probability vectors up to rounding. The stored array is a
         read-only copy. (:meth:`from_params` stores a matrix as it is, after the same
         checks: a protocol file's matrix is the law its devices sample.)
@@ -125,7 +125,7 @@ class Channel(Mechanism):
 
     :meth:`privatize` draws output ``z`` for input ``x`` with probability exactly
     ``K[x, z] / sum_z K[x, z]`` (in exact arithmetic on the stored doubles, see
-    :mod:`ldp._sampling`), and :attr:`epsilon` is computed for that law and rounded up, so it
+    ``ldp._sampling``), and :attr:`epsilon` is computed for that law and rounded up, so it
     bounds the mechanism as it is actually sampled.
 
     Examples
@@ -246,7 +246,7 @@ class Channel(Mechanism):
         """A small channel whose privacy profile is this one's (or dominates it).
 
         The channel itself, except when every pair of rows looks alike (k-ary randomized
-        response, see :meth:`_pairs`): then a two-row, three-output channel that is
+        response: one value on the diagonal, one off it): then a two-row, three-output channel that is
         Blackwell-more-informative than each pair by a few units in the last place (its
         larger entry rounded up, its ratio-one mass rounded down, both checked in exact
         rationals), so that trade-off curves and compositions of ``k_rr(4096)`` are computed
@@ -450,7 +450,7 @@ class Channel(Mechanism):
     _EXACT_WORK = 1 << 18
 
     def _exact_rows(self) -> tuple[list[list[Fraction]], list[Fraction]]:
-        """The rows of :meth:`_pairs` in exact rationals, and their sums (for a reduced
+        """The rows of ``_pairs`` in exact rationals, and their sums (for a reduced
         matrix, the merged column is ``(k - 2) o`` exactly, so the sums are those of the
         full rows)."""
 
@@ -612,7 +612,7 @@ class Channel(Mechanism):
     def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
-        Each output is drawn with :func:`ldp._sampling.choose` on its input's row: exact for
+        Each output is drawn with ``choose`` on its input's row: exact for
         every probability a double can hold, however small (the row's entries are compared as
         exact integers with the bytes of a uniform, read one at a time until they decide), so
         the realised law is ``K[x] / sum(K[x])`` itself. Users are grouped by input value, so

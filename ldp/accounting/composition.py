@@ -8,7 +8,7 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     client answering the same question ``n`` times from the same input. The exact privacy
     is the maximum over ordered input pairs ``(x, x')`` of the profile of the product pair
     ``(K_x^n, K_{x'}^n)``; each pair is composed through its privacy-loss distribution
-    (:mod:`ldp.accounting.pld`), exactly when its log-ratios are commensurate and with
+    (``ldp.accounting.pld``), exactly when its log-ratios are commensurate and with
     losses rounded up otherwise;
   - ``"adaptive"``: ``compose(channel, n, adaptive=True)``, and every composition of
     trade-off curves or of a list of mechanisms. A channel then enters through its
@@ -22,7 +22,7 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     ``G_{sqrt(sum mu_i^2)}`` (Dong-Roth-Su (2022), Corollary 3.3).
 
   Every value is an upper bound that holds, floating point included (see
-  :mod:`ldp.accounting.pld`).
+  ``ldp.accounting.pld``).
 * :func:`compose_eps_delta_eta` is the exact k-fold composition of (eps, delta)-DP,
   eta-TV mechanisms (Ghazi-Issa (2023), Theorem 2), computed in log space (the literal
   double sum overflows), with the heterogeneous extension.

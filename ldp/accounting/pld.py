@@ -202,7 +202,7 @@ class PrivacyLossDistribution(Frozen):
 
         With ``interval=None`` a lattice on which every finite loss lies (up to the rounding
         of its computation) is looked for (commensurate log-ratios); if there is none,
-        losses are rounded up to a lattice of spacing :data:`DEFAULT_INTERVAL`. With an
+        losses are rounded up to a lattice of spacing ``DEFAULT_INTERVAL``. With an
         explicit ``interval`` losses are rounded up to it (exact when they already lie on
         it). Losses are never rounded down.
         """

@@ -293,7 +293,7 @@ class PoissonSubsampledGaussian(Frozen):
       the profile is convex in ``e^eps``. Bin integrals are Gauss-Legendre with an a
       posteriori error allowance; tails beyond ``|y| = 12`` go to ``+inf`` (or up to the
       first point); the ``T``-fold composition is exact on the lattice with pessimistic
-      tail truncation (:mod:`ldp.accounting.pld`). The bias is second order in
+      tail truncation (``ldp.accounting.pld``). The bias is second order in
       ``interval``: at ``q = 0.01``, ``sigma = 1``, ``T = 1000``, ``delta = 1e-5`` the default
       ``interval = 5e-4`` gives 1.8284 (about 0.4 s), ``1e-4`` gives 1.82824;
     * :meth:`epsilon_clt_approx`: the CLT of Bu et al. (2019),

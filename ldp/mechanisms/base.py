@@ -28,7 +28,7 @@ seed, or a PCG64 state reconstructed from past reports) lets the server subtract
 undo the privatization. On devices, privatize with ``rng="os"``, which draws every bit from
 the operating system's CSPRNG (:class:`ldp._random.OSGenerator`).
 
-**Exact coins.** Every coin is drawn by :mod:`ldp._sampling` from whole random bytes, with
+**Exact coins.** Every coin is drawn by ``ldp._sampling`` from whole random bytes, with
 its probability given as exact weights (``e^eps : k - 1`` for GRR's keep-or-change coin):
 the realised probability is the exact ratio of the weights, for every double however small,
 so a rare outcome is never rounded to zero (an infinite privacy loss) or to ``2^-53``. Each
@@ -276,7 +276,7 @@ def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool
 class FrequencyMechanism(Frozen, Mechanism):
     """A mechanism on the categories ``0 .. k - 1`` whose reports estimate frequencies.
 
-    Subclasses implement :meth:`_support_counts` (the mergeable statistic of validated
+    Subclasses implement ``_support_counts`` (the mergeable statistic of validated
     reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
     (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
     """
@@ -345,7 +345,7 @@ class FrequencyOracle(FrequencyMechanism):
     """A pure frequency oracle on ``{0, ..., k-1}`` (support-set protocol).
 
     Subclasses set ``k``, the support probabilities ``p`` and ``q`` and implement
-    :meth:`privatize` and :meth:`_support_counts`. Everything else (estimation, variance,
+    :meth:`privatize` and ``_support_counts``. Everything else (estimation, variance,
     merging, parameter checks) is shared.
     """
 
@@ -401,7 +401,7 @@ class FrequencyOracle(FrequencyMechanism):
         """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
 
         The estimates sum to one only in expectation and may be negative; see
-        :mod:`ldp.mechanisms.consistency` for post-processing.
+        ``ldp.mechanisms.consistency`` for post-processing.
         """
         counts = self.counts_of(reports_or_counts)
         if counts.n == 0:

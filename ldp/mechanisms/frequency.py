@@ -1,9 +1,9 @@
 """Frequency oracles: GRR, unary encoding (SUE, OUE), local hashing (OLH, BLH), Hadamard
 response and subset selection, vectorised over users.
 
-All of them are pure protocols (see :mod:`ldp.mechanisms.base`); the support probabilities
+All of them are pure protocols (see ``ldp.mechanisms.base``); the support probabilities
 ``p`` and ``q`` of each are in the table of Wang, Blocki, Li and Jha (2017). Every coin is
-drawn exactly from the weights in :meth:`sampler` (:mod:`ldp._sampling`), every
+drawn exactly from the weights in :meth:`sampler` (``ldp._sampling``), every
 ``epsilon`` is computed from those same weights and rounded up, and ``to_channel()``
 rebuilds the exact channel (input -> report) when it is small enough to enumerate.
 """
@@ -356,7 +356,7 @@ class LocalHashing(FrequencyOracle):
 
     Each user draws a hash function ``H: [k] -> [g]`` from an exactly pairwise-independent
     family (linear over ``GF(p)^e`` when ``g = p^e``, else bits with ``Z_g`` coefficients;
-    see :mod:`ldp.mechanisms._hashing`) and applies GRR over ``[g]`` to ``H(x)``. The report
+    see ``ldp.mechanisms._hashing``) and applies GRR over ``[g]`` to ``H(x)``. The report
     is one int64 row: the hash function's words (its coefficients, packed), then the bucket.
     ``p = e^eps / (e^eps + g - 1)`` and, because the family is exactly pairwise independent,
     ``q = 1/g`` exactly. Decoding costs ``O(n g + k log k)`` for prime-power ``g`` (a

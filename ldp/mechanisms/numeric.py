@@ -446,7 +446,7 @@ class DuchiL2(MeanMechanism):
 class Laplace(MeanMechanism):
     """The Laplace mechanism on ``[-1, 1]``: ``Y = x + Lap(2/eps)``, variance ``8/eps^2``.
 
-    ``Y`` is released rounded to multiples of :attr:`resolution` (``2^-24`` of the scale,
+    ``Y`` is released rounded to multiples of ``resolution`` (``2^-24`` of the scale,
     a power of two) by unbiased randomized rounding, with an exponential sampler whose tail
     is not truncated: the floating-point attack on naive Laplace sampling (Mironov 2012) does
     not apply; see the module notes for the remaining rounding error.
@@ -547,7 +547,7 @@ class Piecewise(MeanMechanism):
     ``r(x) = l(x) + C - 1``: the output is uniform on ``[l, r]`` with probability
     ``z/(z+1)``, on ``[-C, l)`` with probability ``(x+1)/(2z+2)`` and on ``(r, C]`` with
     probability ``(1-x)/(2z+2)``. Variance ``x^2/(z-1) + (z+3)/(3(z-1)^2)``. The output is
-    released on a grid of :attr:`resolution` (``2^-24`` of ``C``) by unbiased randomized
+    released on a grid of ``resolution`` (``2^-24`` of ``C``) by unbiased randomized
     rounding, against the floating-point leak of continuous sampling (module notes).
 
     Examples
@@ -768,7 +768,7 @@ class SquareWave(MeanMechanism):
     eps))``. The raw output is biased for the mean (it is meant for distribution estimation);
     :meth:`decode` returns ``(Y - q(1+2b)/2) / (2b(p - q))``, which is unbiased because
     ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``. The output is released on a grid of
-    :attr:`resolution` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
+    ``resolution`` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
     floating-point leak of continuous sampling (module notes).
 
     Examples

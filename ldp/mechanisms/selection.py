@@ -82,7 +82,7 @@ class Recommendation:
     table : tuple of (name, variance, report_bits, admissible, work)
         Every candidate: ``variance`` is the fixed-data variance of one frequency estimate at
         ``f = 0`` for ``n`` users (per user if ``n`` is None); ``work`` the approximate
-        operations per report (:func:`work_per_report`).
+        operations per report (``work_per_report``).
 
     Examples
     --------
@@ -123,7 +123,7 @@ def recommend(
     ``f -> 0`` (:meth:`~ldp.mechanisms.FrequencyOracle.variance` with ``f=None``), the
     comparison of Wang-Blocki-Li-Jha (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``.
     Among the candidates whose variance is within ``tolerance`` (relative) of the smallest, the
-    one with the least work per report (:func:`work_per_report`), then the smallest report,
+    one with the least work per report (``work_per_report``), then the smallest report,
     is chosen: subset selection's 0.5-5% gain over local hashing at ``k >= 64`` costs tens of
     times the computation and the report size. ``tolerance=0`` chooses by variance alone.
 

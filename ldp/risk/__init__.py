@@ -25,7 +25,7 @@ Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1, with the proo
 ``omega`` repaired), :func:`ball_mean` (Corollary 2, with the constants of its corrected
 proof), :func:`distribution_estimation`, :func:`beta_bernoulli_bayes` (Example 4 / Fig. 1).
 Achieved risk: :func:`rr_mean_risk`, :func:`krr_distribution_risk`. :func:`preset` evaluates
-a problem by name (one of :data:`PRESETS`): its lower bound and, where there is one, the
+a problem by name (one of ``PRESETS``): its lower bound and, where there is one, the
 achieved risk.
 
 Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared

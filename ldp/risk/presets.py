@@ -642,7 +642,7 @@ def preset(
     Parameters
     ----------
     name : {"bernoulli-mean", "moment-mean", "ball-mean", "distribution", "beta-bernoulli"}
-        The problem (see :data:`PRESETS`): :func:`bernoulli_mean`, :func:`moment_mean`,
+        The problem (see ``PRESETS``): :func:`bernoulli_mean`, :func:`moment_mean`,
         :func:`ball_mean`, :func:`distribution_estimation` or
         :func:`~ldp.risk.beta_bernoulli_bayes`.
     n : int
