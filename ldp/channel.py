@@ -246,8 +246,9 @@ class Channel(Mechanism):
         """A small channel whose privacy profile is this one's (or dominates it).
 
         The channel itself, except when every pair of rows looks alike (k-ary randomized
-        response: one value on the diagonal, one off it): then a two-row, three-output channel that is
-        Blackwell-more-informative than each pair by a few units in the last place (its
+        response: one value on the diagonal, one off it): then a two-row, three-output
+        channel that is Blackwell-more-informative than each pair by a few units in the last
+        place (its
         larger entry rounded up, its ratio-one mass rounded down, both checked in exact
         rationals), so that trade-off curves and compositions of ``k_rr(4096)`` are computed
         on three outputs and stay upper bounds.
