@@ -259,7 +259,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         if self._protocol_spec() is not None:
             self._fit_raw_protocol(X, rng, first=first)
             return
-        names, values, _ = read_table(self, X, reset=first)
+        table = read_table(self, X, reset=first)
         if first:
             priv = self._new_privatizer()
             priv.fit(X)
@@ -271,9 +271,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     "this estimator decodes a protocol with more columns than it estimates; "
                     "add reports with partial_fit_reports"
                 )
-            check_same_columns(priv.columns_, names)
+            check_same_columns(priv.columns_, table.names)
             used = self._used
-        reports = priv._privatize(encode_table(priv.columns_, values), rng)
+        reports = priv._privatize(encode_table(priv.columns_, table), rng)
         stats, extras, n_rows = self._statistics(priv, reports, used)
         if first:
             self._commit(priv, used, stats, extras, n_rows)

@@ -7,13 +7,9 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _assert_all_finite,
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-)
+from sklearn.utils.validation import _assert_all_finite, check_is_fitted, column_or_1d
 
+from estimators._schema import table_rows
 from estimators.privatizer import NoSeedInPickles, atomic
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
@@ -25,10 +21,15 @@ def check_target(estimator, X, y) -> np.ndarray:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
+    n_rows = table_rows(X)  # X's shape first: scikit-learn's checks would quote its values
     y = column_or_1d(y, warn=True)
     if y.dtype.kind in "fc":
         _assert_all_finite(y, input_name="y", estimator_name=type(estimator).__name__)
-    check_consistent_length(X, y)
+    if y.shape[0] != n_rows:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"X has {n_rows} rows, y has {y.shape[0]} labels"
+        )
     check_classification_targets(y)
     return y
 

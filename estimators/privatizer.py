@@ -204,11 +204,8 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
                 return self
             epsilon = check_epsilon_param(self.epsilon)
             budget = check_budget(self.budget)
-            names, values, dtypes = read_table(self, X, reset=True)
             columns = resolve_schema(
-                names,
-                values,
-                dtypes,
+                read_table(self, X, reset=True),
                 categories=self.categories,
                 bounds=self.bounds,
                 default_kind=self._default_kind,
@@ -287,8 +284,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             _, values = single_column_values(X)
             reports = self.protocol_.privatize(values, rng=rng)
             return encode_reports(self.protocol_.mechanism, reports)
-        _, values, _ = read_table(self, X, reset=False)
-        encoded = encode_table(self.columns_, values)
+        encoded = encode_table(self.columns_, read_table(self, X, reset=False))
         return self._privatize(encoded, rng)
 
     def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
