@@ -1,7 +1,10 @@
 """Argument checks shared by the public API.
 
 Every check raises ``TypeError`` for an argument of the wrong kind and ``ValueError`` for a
-value out of range, and the message names the argument and the offending value.
+value out of range, and the message names the argument and the offending value: a parameter
+(an epsilon, a matrix, a probability) is quoted, as plain numbers. Private data (the values a
+mechanism privatizes) is never quoted: its checks (``quote=False``) name the argument and the
+problem only, so that no raw value reaches a log or a crash report.
 """
 
 from __future__ import annotations
@@ -19,8 +22,14 @@ from ldp._random import ByteSource, OSGenerator
 PMF_TOLERANCE = 1e-9
 
 
+def plain(value: object) -> object:
+    """``value`` with NumPy scalars as Python numbers, so that a message shows ``2.0``, not
+    ``np.float64(2.0)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _describe(value: object) -> str:
-    text = repr(value)
+    text = repr(plain(value))
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -71,26 +80,31 @@ def check_integer(value: object, name: str, *, low: int | None = None) -> int:
     return out
 
 
-def as_real_array(value: object, name: str) -> np.ndarray:
-    """``value`` as a float64 array; rejects non-numeric, boolean and complex data."""
+def as_real_array(value: object, name: str, *, quote: bool = True) -> np.ndarray:
+    """``value`` as a float64 array; rejects non-numeric, boolean and complex data.
+
+    ``quote=False`` for private data: the messages then name ``name`` and the problem, never
+    a value.
+    """
+
+    def shown() -> str:
+        return f", got {_describe(value)}" if quote else ""
+
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
-        raise TypeError(f"{name} must be an array of real numbers: {exc}") from None
+        detail = f": {exc}" if quote else " (rows of equal length)"
+        raise TypeError(f"{name} must be an array of real numbers{detail}") from None
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} must be an array of real numbers, got {_describe(value)}"
-            ) from None
+            raise TypeError(f"{name} must be an array of real numbers{shown()}") from None
     if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must be an array of real numbers, got dtype {arr.dtype} ({_describe(value)})"
-        )
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}{shown()}")
     arr = arr.astype(np.float64, copy=False)
     if arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers, got {_describe(value)}")
+        raise ValueError(f"{name} must contain only finite numbers{shown()}")
     return arr
 
 
@@ -134,18 +148,20 @@ def check_random_state(rng: object) -> np.random.Generator | ByteSource:
     if isinstance(rng, str):
         if rng == "os":
             return OSGenerator()
-        raise TypeError(f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}")
+        raise TypeError(
+            f"rng must be None, an int seed, a numpy Generator or 'os', got {_describe(rng)}"
+        )
     if rng is None or isinstance(
         rng, (numbers.Integral, np.random.SeedSequence, np.random.BitGenerator)
     ):
         if isinstance(rng, (bool, np.bool_)):
             raise TypeError(
-                f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}"
+                f"rng must be None, an int seed, a numpy Generator or 'os', got {_describe(rng)}"
             )
         try:
             return np.random.default_rng(rng)
         except ValueError as exc:
-            raise ValueError(f"rng: {exc} (got {rng!r})") from None
+            raise ValueError(f"rng: {exc} (got {_describe(rng)})") from None
     if isinstance(rng, np.random.RandomState):
         raise TypeError(
             "rng must be None, an int seed, a numpy Generator or 'os'; the legacy RandomState "
@@ -170,24 +186,24 @@ def as_levels(
     value) for NaN, forbidden infinities and values outside ``[low, high]``.
     """
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number or array, got {value!r}")
+        raise TypeError(f"{name} must be a real number or array, got {_describe(value)}")
     scalar = isinstance(value, numbers.Real)
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number or array: {exc}") from None
     if arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or array, got {value!r}")
+        raise TypeError(f"{name} must be a real number or array, got {_describe(value)}")
     arr = arr.astype(np.float64)
     if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not be NaN, got {value!r}")
+        raise ValueError(f"{name} must not be NaN, got {_describe(value)}")
     if not allow_inf and np.any(np.isinf(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {_describe(value)}")
     if low is not None and np.any(arr < low):
-        bad = arr[arr < low].flat[0]
+        bad = float(arr[arr < low].flat[0])
         raise ValueError(f"{name} must be >= {low}, got {bad!r}")
     if high is not None and np.any(arr > high):
-        bad = arr[arr > high].flat[0]
+        bad = float(arr[arr > high].flat[0])
         raise ValueError(f"{name} must be <= {high}, got {bad!r}")
     return arr, scalar or arr.ndim == 0
 

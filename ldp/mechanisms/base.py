@@ -121,26 +121,35 @@ def check_categories(values: ArrayLike, k: int, name: str = "values") -> np.ndar
     """A 1-D int64 array of category indices in ``0 .. k - 1``; raises, never clips.
 
     Integer dtypes are accepted; float arrays only when every entry is a finite whole number.
+    The values are private data: a message names ``name`` and the problem (and how many
+    entries have it), never a value.
     """
     try:
         arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of category indices: {exc}") from None
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-D array of category indices (rows of equal length)"
+        ) from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one category per user), got shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must not contain NaN or inf")
-        if not np.all(arr == np.round(arr)):
-            bad = arr[arr != np.round(arr)][0]
-            raise TypeError(f"{name} must contain integer categories, got {bad!r}")
+        whole = arr == np.round(arr)
+        if not np.all(whole):
+            raise TypeError(
+                f"{name} must contain integer categories; {int(arr.size - whole.sum())} of "
+                f"{arr.size} entries are not whole numbers"
+            )
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must contain integer categories, got dtype {arr.dtype}")
     if arr.size:
-        low, high = arr.min(), arr.max()
-        if low < 0 or high >= k:
-            bad = low if low < 0 else high
-            raise ValueError(f"{name} must lie in [0, {k}) (k = {k}), got {bad!r}")
+        outside = (arr < 0) | (arr >= k)
+        if np.any(outside):
+            raise ValueError(
+                f"{name} must lie in [0, {k}) (k = {k}); {int(outside.sum())} of {arr.size} "
+                "entries do not"
+            )
     return arr.astype(np.int64, copy=False)
 
 
@@ -152,7 +161,7 @@ def check_index_reports(reports: ArrayLike, size: int, name: str = "reports") ->
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be integer output indices, got dtype {arr.dtype}")
     if arr.size and (arr.min() < 0 or arr.max() >= size):
-        bad = arr.min() if arr.min() < 0 else arr.max()
+        bad = int(arr.min() if arr.min() < 0 else arr.max())
         raise ValueError(
             f"{name} must lie in [0, {size}) for this mechanism, got {bad!r} "
             "(reports from a mechanism with other parameters?)"
