@@ -28,8 +28,32 @@ def plain(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def compact(n: int) -> str:
+    """A whole number short enough for a one-line message: ``4096``, ``2^40``, ``1.1e+12``
+    (a 300-digit integer is never printed, and never converted to text in full).
+
+    Examples
+    --------
+    >>> from ldp._validation import compact
+    >>> compact(4096), compact(2**40), compact(10**12 + 7), compact(-(10**400))
+    ('4096', '2^40', '1e+12', '-about 2^1328')
+    """
+    n = int(n)
+    if abs(n) < 10**6:
+        return str(n)
+    sign, n = ("-", -n) if n < 0 else ("", n)
+    if n & (n - 1) == 0:
+        return f"{sign}2^{n.bit_length() - 1}"
+    if n.bit_length() <= 1000:
+        return f"{sign}{float(n):.3g}"
+    return f"{sign}about 2^{n.bit_length() - 1}"
+
+
 def _describe(value: object) -> str:
-    text = repr(plain(value))
+    value = plain(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return compact(value)
+    text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -76,7 +100,7 @@ def check_integer(value: object, name: str, *, low: int | None = None) -> int:
         raise TypeError(f"{name} must be an integer, got {_describe(value)}")
     out = int(value)
     if low is not None and out < low:
-        raise ValueError(f"{name} must be >= {low}, got {out}")
+        raise ValueError(f"{name} must be >= {low}, got {compact(out)}")
     return out
 
 

@@ -59,7 +59,7 @@ from ldp._mechanism import (
     Mechanism,
     check_unit_values,
 )
-from ldp._validation import as_real_array, check_integer, check_scalar
+from ldp._validation import as_real_array, check_integer, check_scalar, compact
 
 __all__ = [
     "FrequencyMechanism",
@@ -86,6 +86,17 @@ def check_mechanism_epsilon(epsilon: object) -> float:
 #: Largest alphabet of a frequency oracle (category indices and report sizes stay in int64).
 MAX_CATEGORIES = 1 << 40
 
+#: Largest array (in entries, 8 bytes each: 512 MiB) that decoding builds: ``aggregate``,
+#: ``estimate`` and ``empty_statistic`` hold one count per category (per output of Hadamard
+#: response, per hash row and bucket of local hashing). Oracles with small reports (GRR, local
+#: hashing, Hadamard response) privatize larger alphabets, up to ``MAX_CATEGORIES``; their
+#: reports cannot be decoded in memory, and decoding them raises ``ValueError`` up front.
+MAX_STATISTIC_ENTRIES = 1 << 26
+
+#: Largest alphabet of a bit-vector report (unary encoding, subset selection): each report
+#: holds ``k`` bits (512 KiB at the limit) and privatizing works on ``k`` entries per user.
+MAX_VECTOR_CATEGORIES = 1 << 22
+
 #: Users processed at once by the chunked kernels (bounds the working memory).
 CHUNK_ELEMENTS = 1 << 22
 
@@ -100,6 +111,19 @@ def check_convention(convention: object) -> str:
 
 def check_n(n: object) -> int:
     return check_integer(n, "n", low=1)
+
+
+def check_size(entries: int, limit: int, limit_name: str, what: str, argument: str) -> None:
+    """Raise ``ValueError`` before allocating ``entries`` when they exceed ``limit``.
+
+    The message names the operation, the argument that sets the size and the limit (as the
+    module constant ``limit_name``), with every number in compact form.
+    """
+    if entries > limit:
+        raise ValueError(
+            f"{what}: {argument} needs {compact(entries)} entries in memory; the limit is "
+            f"{limit_name} = {compact(limit)} (ldp.mechanisms.base)"
+        )
 
 
 def index_dtype(size: int) -> type[np.signedinteger]:
@@ -297,12 +321,28 @@ class FrequencyMechanism(Mechanism):
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         """``(C, n)`` of validated native reports."""
 
+    @property
+    def statistic_entries(self) -> int:
+        """The largest array decoding builds, in entries (``k`` counts by default)."""
+        return self.k
+
+    def _check_decodable(self, what: str) -> None:
+        check_size(
+            self.statistic_entries,
+            MAX_STATISTIC_ENTRIES,
+            "MAX_STATISTIC_ENTRIES",
+            f"{type(self).__name__}.{what}",
+            f"decoding k = {compact(self.k)} categories",
+        )
+
     def aggregate(self, reports: ArrayLike) -> SupportCounts:
         """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
 
         The reports are checked by the :attr:`codec` first: anything the mechanism cannot
-        output raises ``ValueError`` naming the row.
+        output raises ``ValueError`` naming the row. An alphabet whose statistic would exceed
+        :data:`MAX_STATISTIC_ENTRIES` raises ``ValueError`` before anything is allocated.
         """
+        self._check_decodable("aggregate")
         counts, n = self._support_counts(self.codec.from_rows(reports))
         return SupportCounts(counts, n, self.key)
 
@@ -328,6 +368,7 @@ class FrequencyMechanism(Mechanism):
 
     def empty_statistic(self) -> SupportCounts:
         """The statistic of zero reports (the neutral element of ``+``)."""
+        self._check_decodable("empty_statistic")
         counts, _ = self._support_counts(self.codec.from_rows(np.zeros((0, self.codec.width))))
         return SupportCounts(counts, 0, self.key)
 
@@ -343,7 +384,7 @@ class FrequencyOracle(FrequencyMechanism):
     def __init__(self, k: int, epsilon: float) -> None:
         self._k = check_integer(k, "k", low=2)
         if self._k > MAX_CATEGORIES:
-            raise ValueError(f"k must be <= 2^40, got {self._k}")
+            raise ValueError(f"k must be <= 2^40 (MAX_CATEGORIES), got {compact(self._k)}")
         self._eps_budget = check_mechanism_epsilon(epsilon)
 
     # ----------------------------------------------------------------- parameters

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, gammaln
 
-from ldp._validation import check_epsilon, check_integer, check_probability
+from ldp._validation import check_epsilon, check_integer, check_probability, compact
 from ldp.risk._common import Bound, as_pmf, check_n
 
 __all__ = ["binomial_mean_absolute_deviation", "krr_distribution_risk", "rr_mean_risk"]
@@ -139,7 +139,7 @@ def krr_distribution_risk(
     if isinstance(p, numbers.Integral) and not isinstance(p, bool):
         k = check_integer(p, "p", low=2)
         if k > 1 << 26:  # the uniform pmf is materialised below
-            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {k}")
+            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {compact(k)}")
         probs = np.full(k, 1.0 / k)
     else:
         probs = as_pmf(p, "p")
