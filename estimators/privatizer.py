@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 from contextlib import contextmanager
 
@@ -39,20 +40,45 @@ from ldp.protocol import Protocol
 __all__ = ["Privatizer"]
 
 
+#: The attribute holding an estimator's update lock (created on first use, never pickled).
+_LOCK = "_update_lock"
+_LOCK_CREATION = threading.Lock()
+
+
+def update_lock(estimator) -> threading.RLock:
+    """The estimator's own re-entrant lock, created on first use.
+
+    Every update of a fitted state (``fit``, ``partial_fit``, ``fit_reports``,
+    ``partial_fit_reports``, ``merge``) holds it, so that updates from several threads are
+    serialised and none is lost. It is not a parameter (``get_params`` and ``clone`` never
+    see it) and never pickled; a copy or an unpickled estimator makes its own.
+    """
+    lock = estimator.__dict__.get(_LOCK)
+    if lock is None:
+        with _LOCK_CREATION:
+            lock = estimator.__dict__.get(_LOCK)
+            if lock is None:
+                lock = threading.RLock()
+                estimator.__dict__[_LOCK] = lock
+    return lock
+
+
 @contextmanager
 def atomic(estimator):
-    """Restore ``estimator.__dict__`` if the block raises: a failed call leaves no state."""
-    saved = dict(estimator.__dict__)
-    try:
-        yield
-    except BaseException:
-        estimator.__dict__.clear()
-        estimator.__dict__.update(saved)
-        raise
+    """Hold the estimator's update lock, and restore ``estimator.__dict__`` if the block
+    raises: updates are serialised across threads, and a failed call leaves no state."""
+    with update_lock(estimator):
+        saved = dict(estimator.__dict__)
+        try:
+            yield
+        except BaseException:
+            estimator.__dict__.clear()
+            estimator.__dict__.update(saved)
+            raise
 
 
 class NoSeedInPickles:
-    """Pickles (and copies made through them) carry no randomness state.
+    """Pickles (and copies made through them) carry no randomness state, and no lock.
 
     A seed or a generator state that travels with an estimator lets whoever holds the pickle
     predict the noise of later privatizations, and undo them. ``__getstate__`` drops the
@@ -64,9 +90,15 @@ class NoSeedInPickles:
         state = super().__getstate__()  # type: ignore[misc]
         state = dict(state)
         state.pop("_rng", None)
+        state.pop(_LOCK, None)
         if state.get("random_state") is not None and state.get("random_state") != "os":
             state["random_state"] = None
         return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop(_LOCK, None)
+        super().__setstate__(state)  # type: ignore[misc]
 
 
 def check_epsilon_param(epsilon: object) -> float:

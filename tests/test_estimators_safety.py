@@ -462,3 +462,87 @@ def test_object_and_string_arrays_are_tables_without_pandas():
         numbers_as_objects = np.array([[0.5, 1.5], [2.5, 3.5]], dtype=object)
         kinds = [c.kind for c in Privatizer().fit(numbers_as_objects).columns_]
     assert kinds == ["numeric", "numeric"]
+
+
+# ----------------------------------------------------------------------------- threads
+def _hammer(update, threads=8, chunks=150):
+    """Run ``update(thread, chunk)`` from ``threads`` threads at once, switching threads as
+    often as the interpreter allows (so that an unguarded read-modify-write loses updates)."""
+    import sys
+    import threading
+
+    barrier = threading.Barrier(threads)
+    errors = []
+
+    def work(thread):
+        try:
+            barrier.wait()
+            for chunk in range(chunks):
+                update(thread, chunk)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors
+
+
+def test_concurrent_updates_of_one_estimator_lose_nothing():
+    """8 threads adding chunks of reports to one shared estimator: every row is counted once
+    (without a lock, n_rows_ and the counts lost about a quarter of the updates)."""
+    cats = [[0, 1, 2, 3]]
+    X = np.random.default_rng(0).integers(0, 4, size=(10, 1))
+    priv = Privatizer(1.0, categories=cats, random_state=0).fit(X)
+    reports = priv.transform(X)
+    single = FrequencyEstimator(1.0, categories=cats).fit_reports(reports, priv)
+    shared = FrequencyEstimator(1.0, categories=cats)
+    _hammer(lambda thread, chunk: shared.partial_fit_reports(reports, priv))
+    assert shared.n_rows_ == 8 * 150 * 10
+    np.testing.assert_array_equal(
+        shared.statistics_[0].counts, 8 * 150 * single.statistics_[0].counts
+    )
+    assert shared.statistics_[0].n == shared.n_rows_
+    # raw chunks privatized inside, and merges of other shards, interleaved
+    raw = FrequencyEstimator(1.0, categories=cats)
+    shard = FrequencyEstimator(1.0, categories=cats, random_state=1).fit(X)
+
+    def mixed(thread, chunk):
+        if thread % 2:
+            raw.partial_fit(X)
+        else:
+            raw.merge(shard) if hasattr(raw, "privatizer_") else raw.partial_fit(X)
+
+    _hammer(mixed, chunks=60)
+    assert raw.n_rows_ == 8 * 60 * 10 == raw.statistics_[0].n
+
+
+def test_concurrent_updates_of_a_classifier_lose_nothing():
+    cats = {"city": ["north", "south", "east"]}
+    frame = _table()[["city"]]
+    y = np.arange(N) % 2
+    model = LDPNaiveBayes(1.0, categories=cats, classes=[0, 1])
+    device = model.device_privatizer(frame)
+    reports = device.transform(model.device_rows(frame[:20], y[:20]))
+    _hammer(lambda thread, chunk: model.partial_fit_reports(reports), chunks=40)
+    assert model.joint_.n_rows_ == 8 * 40 * 20
+
+
+def test_the_update_lock_is_not_a_parameter_and_never_travels():
+    from sklearn.base import clone
+
+    est = FrequencyEstimator(1.0, categories=CITY, random_state=3).fit(_table()[["city", "smoker"]])
+    assert "_update_lock" in vars(est)  # made by the first update
+    assert "_update_lock" not in est.get_params()
+    assert "_update_lock" not in vars(clone(est))
+    restored = pickle.loads(pickle.dumps(est))
+    assert "_update_lock" not in vars(restored)
+    restored.partial_fit(_table()[["city", "smoker"]])  # makes its own
+    assert restored._update_lock is not est._update_lock
