@@ -83,7 +83,9 @@ class NoSeedInPickles:
     A seed or a generator state that travels with an estimator lets whoever holds the pickle
     predict the noise of later privatizations, and undo them. ``__getstate__`` drops the
     internal generator and sets ``random_state`` to ``None`` (the operating system's
-    entropy); a restored object draws fresh noise.
+    entropy); a restored object draws fresh noise. A pickle that carries a seed or a
+    generator anyway (written by other code, for instance a server's) has them dropped by
+    ``__setstate__``, with a :class:`~ldp.PrivacyLeakWarning`.
     """
 
     def __getstate__(self):
@@ -98,6 +100,18 @@ class NoSeedInPickles:
     def __setstate__(self, state):
         state = dict(state)
         state.pop(_LOCK, None)
+        seed = state.get("random_state")
+        if "_rng" in state or (seed is not None and not (isinstance(seed, str) and seed == "os")):
+            warnings.warn(
+                PrivacyLeakWarning(
+                    f"the serialised {type(self).__name__} carried a seed or a generator "
+                    "state; it is dropped (random_state=None: the operating system's "
+                    "entropy), since whoever wrote it could predict the noise and undo it"
+                ),
+                stacklevel=2,
+            )
+            state.pop("_rng", None)
+            state["random_state"] = None
         super().__setstate__(state)  # type: ignore[misc]
 
 

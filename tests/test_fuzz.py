@@ -18,6 +18,7 @@ The example budget per test is ``FUZZ_FACTOR`` times the hypothesis profile's (`
 and fast; ``dev``: ``HYPOTHESIS_PROFILE=dev`` for longer local runs).
 """
 
+import functools
 import math
 import numbers
 import re
@@ -740,3 +741,252 @@ def test_messages_never_quote_a_private_value(secret, call, trust):
     message = str(info.value)
     assert footprint not in message, f"{call}: {message!r} quotes the private value"
     assert not NUMPY_REPR.search(message), message
+
+
+# ----------------------------------------------------------------------------- pickles
+@functools.lru_cache(maxsize=8)
+def _fitted_estimators(random_state):
+    """One fitted instance of every estimator (with ``random_state``) and the table it was
+    fitted on (cached: the tests that use them never change them)."""
+    import warnings
+
+    import pandas as pd
+
+    from estimators import (
+        FrequencyEstimator,
+        LDPLogisticRegression,
+        LDPNaiveBayes,
+        MeanEstimator,
+        PrivacyLeakWarning,
+        Privatizer,
+    )
+    from ldp.protocol import Protocol
+
+    gen = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"city": gen.choice(["a", "b", "c"], 200), "age": gen.uniform(18, 90, 200)}
+    )
+    y = (frame["age"] > 50).to_numpy().astype(int)
+    cats, bounds = {"city": ["a", "b", "c"]}, {"age": (18.0, 90.0)}
+    protocol = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return {
+            "Privatizer": Privatizer(
+                1.0, categories=cats, bounds=bounds, random_state=random_state
+            ).fit(frame),
+            "FrequencyEstimator": FrequencyEstimator(
+                1.0, categories=cats, random_state=random_state
+            ).fit(frame[["city"]]),
+            "FrequencyEstimator(protocol)": FrequencyEstimator(
+                protocol=protocol, random_state=random_state
+            ).fit(frame[["city"]]),
+            "MeanEstimator": MeanEstimator(1.0, bounds=bounds, random_state=random_state).fit(
+                frame[["age"]]
+            ),
+            "LDPNaiveBayes": LDPNaiveBayes(
+                1.0, categories=cats, classes=[0, 1], random_state=random_state
+            ).fit(frame[["city"]], y),
+            "LDPLogisticRegression": LDPLogisticRegression(
+                1.0, bounds=bounds, classes=[0, 1], random_state=random_state
+            ).fit(frame[["age"]], y),
+        }, frame
+
+
+def _same_fit(a, b, frame):
+    """The fitted state that a copy must keep: statistics, estimates, predictions."""
+    for inner in ("joint_", "statistics_"):
+        if hasattr(getattr(a, inner, None), "statistics_"):  # a learner's statistic
+            _same_fit(getattr(a, inner), getattr(b, inner), frame)
+    stats = [getattr(e, "statistics_", None) for e in (a, b)]
+    for x, y in zip(*(s if isinstance(s, list) else [] for s in stats)):
+        assert x.n == y.n and x.mechanism == y.mechanism
+        np.testing.assert_array_equal(getattr(x, "counts", None), getattr(y, "counts", None))
+        np.testing.assert_array_equal(getattr(x, "total", None), getattr(y, "total", None))
+    for name in ("n_rows_", "epsilon_total_", "classes_", "coef_", "intercept_"):
+        if hasattr(a, name):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    if hasattr(a, "predict"):
+        X = frame[[c.name for c in a.columns_]]
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+ESTIMATOR_NAMES = sorted(_fitted_estimators(None)[0])
+
+
+@settings(max_examples=24, deadline=None)
+@given(
+    which=st.sampled_from(ESTIMATOR_NAMES),
+    random_state=st.one_of(st.none(), st.just("os"), st.integers(0, 2**32 - 1)),
+)
+def test_estimators_pickle_round_trip_without_their_seed(which, random_state, trust):
+    """Every fitted estimator survives pickling with its statistics and predictions; the copy
+    carries no seed, no generator and no lock (a seeded privatizer warns that its seed stays
+    behind)."""
+    import pickle
+    import warnings
+
+    from ldp import PrivacyLeakWarning
+
+    trust["fuzz_inputs"] += 1
+    fitted, frame = _fitted_estimators(random_state)
+    est = fitted[which]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        payload = pickle.dumps(est)
+    warned = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    seeded = random_state not in (None, "os")
+    assert bool(warned) == (seeded and which == "Privatizer"), [str(w.message) for w in caught]
+    copy = pickle.loads(payload)
+    assert copy.random_state == (random_state if not seeded else None)
+    assert not {"_rng", "_update_lock"} & set(vars(copy))
+    _same_fit(est, copy, frame)
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_mechanisms_and_protocols_pickle_round_trip(name):
+    """Every registered mechanism and its protocol: equal after pickling, same fingerprint,
+    same reports from the same bytes, same estimate."""
+    import pickle
+
+    from ldp.protocol import Protocol
+
+    mechanism = ldp.mechanisms.registry.example(name)
+    copy = pickle.loads(pickle.dumps(mechanism))
+    assert copy == mechanism and copy.key == mechanism.key
+    protocol = Protocol.from_mechanism(mechanism)
+    restored = pickle.loads(pickle.dumps(protocol))
+    assert restored == protocol and restored.fingerprint == protocol.fingerprint
+    rows = _valid_reports(mechanism, n=50)
+    reports = restored.mechanism.codec.from_rows(rows)
+    np.testing.assert_array_equal(
+        np.asarray(restored.decoder.estimate(reports)),
+        np.asarray(protocol.decoder.estimate(reports)),
+    )
+
+
+# ----------------------------------------------------------------------------- planted seeds
+class _Planted:
+    """Pickles ``cls`` with ``state`` as other code (a server) might write it: a seed and a
+    generator included, bypassing the estimator's ``__getstate__``."""
+
+    def __init__(self, cls, state):
+        self.cls, self.state = cls, state
+
+    def __reduce__(self):
+        import copyreg
+
+        return copyreg._reconstructor, (self.cls, object, None), self.state
+
+
+@settings(max_examples=24, deadline=None)
+@given(
+    which=st.sampled_from(ESTIMATOR_NAMES),
+    seed=st.one_of(st.integers(0, 2**63), st.integers(0, 99).map(np.random.default_rng)),
+    with_generator=st.booleans(),
+)
+def test_a_seed_planted_in_a_pickle_is_dropped_with_a_warning(which, seed, with_generator):
+    """A privatizer or estimator shipped to a device with a seed (or a generator state) would
+    let its sender predict the noise and undo it: unpickling drops both and warns."""
+    import pickle
+
+    from ldp import PrivacyLeakWarning
+
+    fitted, frame = _fitted_estimators(None)
+    est = fitted[which]
+    state = dict(vars(est))
+    state.pop("_update_lock", None)
+    state["random_state"] = seed
+    if with_generator:
+        state["_rng"] = np.random.default_rng(7)
+    payload = pickle.dumps(_Planted(type(est), state))
+    with pytest.warns(PrivacyLeakWarning, match="seed"):
+        restored = pickle.loads(payload)
+    assert restored.random_state is None and "_rng" not in vars(restored)
+    _same_fit(est, restored, frame)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(REGISTERED),
+    field=st.sampled_from(["seed", "rng", "random_state", "state", "entropy"]),
+    where=st.sampled_from(["top", "mechanism", "params", "sampler", "domain", "report"]),
+    value=st.one_of(
+        st.integers(0, 2**63), st.text(max_size=8), st.lists(st.integers(), max_size=3)
+    ),
+)
+def test_a_protocol_file_carrying_a_seed_is_refused(name, field, where, value):
+    """A protocol has no randomness field: a seed placed anywhere in its file (fingerprint
+    recomputed, as a server would) is refused; devices draw from the operating system."""
+    import json
+
+    from ldp.protocol import Protocol, fingerprint_of
+
+    document = json.loads(Protocol.from_mechanism(ldp.mechanisms.registry.example(name)).to_json())
+    target = {
+        "top": document,
+        "mechanism": document["mechanism"],
+        "params": document["mechanism"]["params"],
+        "sampler": document["sampler"],
+        "domain": document["domain"],
+        "report": document["report"],
+    }[where]
+    target[field] = value
+    document["fingerprint"] = fingerprint_of(document)
+    with pytest.raises(ValueError):
+        Protocol.from_dict(document)
+
+
+# ----------------------------------------------------------------------------- concurrency
+@settings(max_examples=6, deadline=None)
+@given(
+    which=st.sampled_from(["FrequencyEstimator", "MeanEstimator", "FrequencyEstimator(protocol)"]),
+    threads=st.integers(2, 8),
+    chunk=st.integers(1, 40),
+    chunks=st.integers(5, 40),
+)
+def test_concurrent_report_chunks_add_up_exactly(which, threads, chunk, chunks):
+    """Chunks of reports added to one estimator from several threads at once give exactly the
+    statistic of one fit on all of them."""
+    import sys
+    import threading
+
+    fitted, frame = _fitted_estimators(0)
+    est = fitted[which]
+    priv = est.privatizer_
+    rows = frame[[c.name for c in priv.columns_]][:chunk]
+    reports = (
+        est.privatizer_.protocol_.report_frame(
+            priv.protocol_.privatize(rows.iloc[:, 0].to_numpy(), rng=1)
+        )
+        if which.endswith("(protocol)")
+        else priv.transform(rows)
+    )
+    shared = type(est)(**est.get_params())
+    single = type(est)(**est.get_params())
+    args = () if which.endswith("(protocol)") else (priv,)
+    single.fit_reports(reports, *args)
+    barrier = threading.Barrier(threads)
+
+    def work():
+        barrier.wait()
+        for _ in range(chunks):
+            shared.partial_fit_reports(reports, *args)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pool = [threading.Thread(target=work) for _ in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    total = threads * chunks
+    assert shared.n_rows_ == total * single.n_rows_
+    for a, b in zip(shared.statistics_, single.statistics_):
+        assert a.n == total * b.n
+        values = a.counts if hasattr(a, "counts") else a.total
+        expected = (b.counts if hasattr(b, "counts") else b.total) * total
+        np.testing.assert_allclose(values, expected, rtol=1e-12)
