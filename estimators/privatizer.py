@@ -12,7 +12,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from estimators._deployed import as_protocol, protocol_column, single_column_values
+from estimators._deployed import (
+    as_protocol,
+    protocol_column,
+    single_column_name,
+    single_column_values,
+)
 from estimators._protocol import (
     Mechanism,
     aggregate_block,
@@ -296,7 +301,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     def _fit_protocol(self, X: ArrayLike | None, name: str | None = None) -> None:
         protocol = self._deployed()
         if X is not None:
-            name, _ = single_column_values(X)
+            name = single_column_name(X)  # the protocol declares the domain: no value read
             if isinstance(X, pd.DataFrame):
                 self.feature_names_in_ = np.asarray([name], dtype=object)
             elif hasattr(self, "feature_names_in_"):

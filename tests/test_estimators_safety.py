@@ -546,3 +546,17 @@ def test_the_update_lock_is_not_a_parameter_and_never_travels():
     assert "_update_lock" not in vars(restored)
     restored.partial_fit(_table()[["city", "smoker"]])  # makes its own
     assert restored._update_lock is not est._update_lock
+
+
+def test_fitting_a_published_protocol_reads_no_answer():
+    """The protocol declares the domain: fitting reads the column's name, not its values."""
+    from ldp.mechanisms import GRR
+    from ldp.protocol import Protocol
+
+    protocol = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"])
+    sealed = np.empty(4, dtype=object)
+    sealed[:] = [_Sealed(i) for i in range(4)]
+    priv = Privatizer(protocol=protocol).fit(sealed)
+    assert priv.protocol_ == protocol and priv.n_features_in_ == 1
+    frame = _SealedFrame({"answer": ["a", "b"]})
+    assert list(Privatizer(protocol=protocol).fit(frame).feature_names_in_) == ["answer"]
