@@ -990,3 +990,22 @@ def test_concurrent_report_chunks_add_up_exactly(which, threads, chunk, chunks):
         values = a.counts if hasattr(a, "counts") else a.total
         expected = (b.counts if hasattr(b, "counts") else b.total) * total
         np.testing.assert_allclose(values, expected, rtol=1e-12)
+
+
+def test_numpy_scalars_are_plain_in_messages():
+    """A NumPy scalar argument is shown as a number (``1.5``), not as ``np.float64(1.5)``."""
+    from ldp._random import OSGenerator
+    from ldp.risk import beta_bernoulli_e_gamma_information, binomial_mean_absolute_deviation
+
+    calls = [
+        (lambda: GRR(4, 1.0).variance(10, np.float64(1.5)), "f"),
+        (lambda: binomial_mean_absolute_deviation(10, np.float64(1.5)), "p"),
+        (lambda: beta_bernoulli_e_gamma_information(3, np.float64(-2.0)), "gamma"),
+        (lambda: OSGenerator().integers(np.float64(2.0)), "high"),
+        (lambda: ldp.Channel([[np.float64(-0.5), 1.5]]), "matrix"),
+        (lambda: ldp.k_rr(3, 1.0).delta(np.array([-1.0])), "epsilon"),
+    ]
+    for call, name in calls:
+        with pytest.raises((ValueError, TypeError)) as info:
+            call()
+        check_message(info.value, (name,))

@@ -59,7 +59,7 @@ from ldp._mechanism import (
     Mechanism,
     check_unit_values,
 )
-from ldp._validation import as_real_array, check_integer, check_scalar, compact
+from ldp._validation import _describe, as_real_array, check_integer, check_scalar, compact
 
 __all__ = [
     "FrequencyMechanism",
@@ -295,7 +295,7 @@ def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool
         return np.zeros(()), True
     arr = as_real_array(f, name)
     if np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"{name} must be frequencies in [0, 1], got {f!r}")
+        raise ValueError(f"{name} must be frequencies in [0, 1], got {_describe(f)}")
     return arr, arr.ndim == 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ldp._validation import check_integer, check_scalar
+from ldp._validation import _describe, check_integer, check_scalar
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.frequency import (
     BLH,
@@ -113,7 +113,7 @@ def recommend(
     admissible = sorted((r for r in rows if r[3]), key=lambda r: (r[1], r[2]))
     if not admissible:
         raise ValueError(
-            f"no candidate fits communication={communication!r} bits; smallest report is "
+            f"no candidate fits communication={_describe(communication)} bits; smallest report is "
             f"{min(r[2] for r in rows):.1f} bits"
         )
     best = admissible[0]

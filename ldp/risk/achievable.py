@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, gammaln
 
-from ldp._validation import check_epsilon, check_integer, check_probability, compact
+from ldp._validation import _describe, check_epsilon, check_integer, check_probability, compact
 from ldp.risk._common import Bound, as_pmf, check_n
 
 __all__ = ["binomial_mean_absolute_deviation", "krr_distribution_risk", "rr_mean_risk"]
@@ -32,9 +32,9 @@ def _support(support: object) -> tuple[float, float, float]:
     try:
         low, high = (float(x) for x in support)  # type: ignore[union-attr]
     except (TypeError, ValueError):
-        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
+        raise TypeError(f"support must be a pair (low, high), got {_describe(support)}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        raise ValueError(f"support must be finite with low < high, got {support!r}")
+        raise ValueError(f"support must be finite with low < high, got ({low!r}, {high!r})")
     return low, high, high - low
 
 
@@ -93,7 +93,7 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
     n = check_n(n)
     arr = np.asarray(p, dtype=np.float64)
     if np.any(np.isnan(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
+        raise ValueError(f"p must lie in [0, 1], got {_describe(p)}")
     m = np.floor(n * arr) + 1.0
     inside = (arr > 0) & (arr < 1) & (m <= n)
     safe_p = np.where(inside, arr, 0.5)
