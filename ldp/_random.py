@@ -147,7 +147,8 @@ class OSGenerator(ByteSource):
             low, high = 0, low
         for name, value in (("low", low), ("high", high)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an integer for the OS generator, got {value!r}")
+                shown = value.item() if isinstance(value, np.generic) else value
+                raise TypeError(f"{name} must be an integer for the OS generator, got {shown!r}")
         low, high = int(low), int(high) + (1 if endpoint else 0)
         span = high - low
         if span <= 0:

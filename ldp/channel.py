@@ -10,6 +10,11 @@ parameters that built it:
 * ``epsilon_for_delta(delta)``: the inverse of the profile;
 * ``tv``: the eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (Ghazi-Issa (2023), Definition 7),
   which is also the Dobrushin contraction coefficient.
+
+For large channels the pairwise maxima use the channel's structure (k-ary randomized
+response reduces to one pair of rows; otherwise distinct rows, merged columns, rows that
+deviate from a common background in few entries); see ``ldp._pairwise`` and its
+``MAX_PAIRWISE_WORK``.
 """
 
 from __future__ import annotations
@@ -157,14 +162,15 @@ class Channel(Mechanism):
                 raise ValueError(f"matrix must have at least one row and column, got {raw.shape}")
             if np.any(raw < 0):
                 row, col = np.argwhere(raw < 0)[0]
+                value = float(raw[row, col])
                 raise ValueError(
-                    f"matrix must be non-negative, got matrix[{row}, {col}] = {raw[row, col]!r}"
+                    f"matrix must be non-negative, got matrix[{row}, {col}] = {value!r}"
                 )
             if np.any(raw > 1.0 + PMF_TOLERANCE):  # also keeps the row sums from overflowing
                 row, col = np.argwhere(raw > 1.0 + PMF_TOLERANCE)[0]
                 raise ValueError(
                     f"matrix entries are probabilities (<= 1), got matrix[{row}, {col}] = "
-                    f"{raw[row, col]!r}"
+                    f"{float(raw[row, col])!r}"
                 )
             if symmetric_pair(raw) is not None:
                 # every row a permutation of the first: one correctly rounded sum keeps the
@@ -177,7 +183,7 @@ class Channel(Mechanism):
                 row = int(np.argmax(off))
                 raise ValueError(
                     f"matrix rows must sum to 1 (tolerance {PMF_TOLERANCE:g}); row {row} sums "
-                    f"to {sums[row]!r}"
+                    f"to {float(sums[row])!r}"
                 )
             array = raw / sums[:, None]
             array.setflags(write=False)
@@ -645,10 +651,11 @@ class Channel(Mechanism):
         return drawn.reshape(values.shape)
 
     def _check_inputs(self, x: ArrayLike) -> np.ndarray:
+        """The input indices ``x`` (private data: no message quotes a value)."""
         try:
             values = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"x must be an array of input indices: {exc}") from None
+        except (TypeError, ValueError):
+            raise TypeError("x must be an array of input indices (rows of equal length)") from None
         if values.dtype.kind not in "iu":
             if (
                 values.dtype.kind == "f"
@@ -663,11 +670,11 @@ class Channel(Mechanism):
                     + ("" if values.dtype.kind != "f" else " with non-integer or non-finite values")
                 )
         if values.size:
-            low, high = values.min(), values.max()
-            if low < 0 or high >= self.n_inputs:
-                bad = low if low < 0 else high
+            outside = (values < 0) | (values >= self.n_inputs)
+            if np.any(outside):
                 raise ValueError(
-                    f"x must contain input indices in [0, {self.n_inputs}), got {int(bad)}"
+                    f"x must contain input indices in [0, {self.n_inputs}); "
+                    f"{int(outside.sum())} of {values.size} entries do not"
                 )
         return values.astype(np.int64, copy=False)
 

@@ -41,7 +41,7 @@ from ldp._formulas import normalise_erasure
 from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
 from ldp._progress import progress as show_progress
-from ldp._validation import check_epsilon, check_integer, check_probability
+from ldp._validation import check_epsilon, check_integer, check_probability, compact
 from ldp.accounting._common import as_levels, out
 from ldp.accounting.pld import (
     DEFAULT_INTERVAL,
@@ -65,6 +65,10 @@ __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delt
 
 #: Lattice size above which an exact composition switches to pessimistic tail truncation.
 _EXACT_LIMIT = 1 << 22
+#: Largest ``n`` that :func:`compose` takes for a composition of privacy-loss distributions,
+#: whose support grows with ``n`` (10^8 reports of a 4-ary k-RR hold about 1.5 GB): larger
+#: ``n`` raises ``ValueError`` up front. Gaussian curves compose in closed form at any ``n``.
+MAX_COMPOSE_FOLDS = 10**7
 _UNIT = float(np.finfo(np.float64).eps) / 2.0
 KINDS = ("same-input", "adaptive")
 
@@ -327,6 +331,16 @@ def compose(
         raise TypeError(f"progress must be True or False, got {progress!r}")
     if adaptive is not None and not isinstance(adaptive, bool):
         raise TypeError(f"adaptive must be True, False or None, got {adaptive!r}")
+    if (
+        n is not None
+        and check_integer(n, "n", low=0) > MAX_COMPOSE_FOLDS
+        and not isinstance(mechanisms, GaussianTradeOff)
+    ):
+        raise ValueError(
+            f"n must be <= MAX_COMPOSE_FOLDS = {MAX_COMPOSE_FOLDS:.0e} (ldp.accounting."
+            f"composition) for a privacy-loss composition, got {compact(n)}; for more reports "
+            "use a CLT approximation (clt_mu_approx) or a GDP bound"
+        )
     if isinstance(mechanisms, Mechanism) and not isinstance(mechanisms, Channel):
         # any mechanism composes through its privacy channel (the worst input pair reduced
         # to its likelihood-ratio classes); a dominating one gives an upper bound

@@ -6,7 +6,18 @@ import argparse
 import math
 from typing import NoReturn
 
-__all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
+__all__ = [
+    "MAX_COUNT",
+    "Parser",
+    "UserError",
+    "count",
+    "eta",
+    "floats",
+    "jsonable",
+    "number",
+    "pair",
+    "row",
+]
 
 
 class Parser(argparse.ArgumentParser):
@@ -20,30 +31,45 @@ class UserError(ValueError):
     """A combination of arguments that the command itself rejects."""
 
 
+#: Largest integer a count option (``--k``, ``--n``, ``--folds``, ...) takes: an int64. A larger
+#: count describes nothing a machine can hold, and its 300 digits would not fit one line.
+MAX_COUNT = 2**63 - 1
+
+
+def _quoted(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def floats(text: str) -> list[float]:
     try:
         return [float(v) for v in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}"
+            f"expected comma-separated numbers, got {_quoted(text)}"
         ) from None
 
 
 def pair(text: str) -> tuple[list[float], list[float]]:
     parts = text.split(";")
     if len(parts) != 2:
-        raise argparse.ArgumentTypeError(f"expected two distributions joined by ';', got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected two distributions joined by ';', got {_quoted(text)}"
+        )
     return floats(parts[0]), floats(parts[1])
 
 
 def count(text: str) -> int:
-    """An integer, also written like ``1e4``."""
+    """An integer up to :data:`MAX_COUNT`, also written like ``1e4``."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_quoted(text)}") from None
     if not value.is_integer():
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_quoted(text)}")
+    if abs(value) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer of at most 2^63 - 1 (MAX_COUNT), got {_quoted(text)}"
+        )
     return int(value)
 
 
@@ -53,7 +79,9 @@ def eta(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'max', got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a number or 'max', got {_quoted(text)}"
+        ) from None
 
 
 def number(x: object) -> str:

@@ -7,11 +7,26 @@ import argparse
 
 import numpy as np
 
+from ldp._validation import compact
 from ldp.cli._common import UserError, count, jsonable, row
 
 __all__ = ["ORACLES", "add_parser", "run"]
 
 ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
+
+#: Largest alphabet whose estimates ``ldp estimate`` prints: one row per category, held as a
+#: table and as JSON. Larger protocols are decoded with the library
+#: (``Protocol.aggregate`` and its decoder's ``estimate``), which keeps only the counts.
+MAX_TABLE_CATEGORIES = 1 << 16
+
+
+def _check_table_size(k: int, what: str) -> None:
+    if k > MAX_TABLE_CATEGORIES:
+        raise UserError(
+            f"{what} has k = {compact(k)} categories; ldp estimate prints one row per category, "
+            f"up to MAX_TABLE_CATEGORIES = {MAX_TABLE_CATEGORIES} (decode larger alphabets "
+            "with the library: Protocol.aggregate and the decoder's estimate)"
+        )
 
 
 def add_parser(commands) -> None:
@@ -107,6 +122,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
     z = _z(args.confidence)
     protocol = load(args.protocol)
+    if protocol.kind == "categorical":
+        _check_table_size(protocol.k, f"the protocol {args.protocol}")
     decoder = protocol.decoder
     statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:
@@ -167,6 +184,7 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
             "their protocol"
         )
     codes, categories, missing = _read_column(args.data, args.column)
+    _check_table_size(len(categories), f"column {args.column!r}")
     oracle = FREQUENCY_ORACLES[args.mechanism.upper()](len(categories), args.epsilon)
     reports = oracle.privatize(codes, rng=args.rng)
     truth = np.bincount(codes, minlength=len(categories)) / codes.size

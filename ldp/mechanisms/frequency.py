@@ -24,13 +24,15 @@ from ldp._formulas import (
 from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._rounding import log_products_upper, log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
-from ldp._validation import check_integer, check_random_state, check_scalar
+from ldp._validation import check_integer, check_random_state, check_scalar, compact
 from ldp.channel import Channel
 from ldp.mechanisms._hashing import fwht, hash_family, parity
 from ldp.mechanisms.base import (
+    MAX_VECTOR_CATEGORIES,
     FrequencyOracle,
     check_categories,
     check_mechanism_epsilon,
+    check_size,
     chunk_rows,
     index_dtype,
 )
@@ -52,12 +54,28 @@ __all__ = [
 MAX_CHANNEL_ENTRIES = 1 << 24
 
 
-def _check_channel_size(entries: int, what: str) -> None:
-    if entries > MAX_CHANNEL_ENTRIES:
+def _check_channel_size(log2_entries: float, what: str) -> None:
+    """Refuse a channel of ``2^log2_entries`` entries before any of its sizes is computed in
+    full (the output alphabet of unary encoding or subset selection is astronomically large:
+    ``2^k`` or ``C(k, d)``)."""
+    if log2_entries > math.log2(MAX_CHANNEL_ENTRIES):
+        size = f"about 2^{math.floor(log2_entries)}" if log2_entries >= 20 else "more"
         raise ValueError(
-            f"{what}: the channel would have {entries} entries (limit {MAX_CHANNEL_ENTRIES}); "
-            "use a smaller k"
+            f"{what}.to_channel: the channel would have {size} entries; the limit is "
+            f"MAX_CHANNEL_ENTRIES = 2^{MAX_CHANNEL_ENTRIES.bit_length() - 1} "
+            "(ldp.mechanisms.frequency): use a smaller k"
         )
+
+
+def _check_vector_size(k: int, what: str) -> None:
+    """Bit-vector reports (unary encoding, subset selection) hold ``k`` bits each."""
+    check_size(
+        k,
+        MAX_VECTOR_CATEGORIES,
+        "MAX_VECTOR_CATEGORIES",
+        what,
+        f"a report of k = {compact(k)} bits",
+    )
 
 
 def _pair(first: list[float], second: list[float]) -> Channel:
@@ -144,7 +162,7 @@ class GRR(FrequencyOracle):
 
     def to_channel(self) -> Channel:
         """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
-        _check_channel_size(self._k**2, "GRR")
+        _check_channel_size(2 * math.log2(self._k), "GRR")
         return k_rr(self._k, self._eps_budget)
 
     def privacy_channel(self) -> Channel:
@@ -252,6 +270,7 @@ class UnaryEncoding(FrequencyOracle):
 
     @property
     def codec(self) -> ReportCodec:
+        _check_vector_size(self._k, f"{type(self).__name__}.codec")
         return packed_codec(self._k, _check_pad_bits(self._k))
 
     def sampler(self) -> dict[str, object]:
@@ -259,6 +278,7 @@ class UnaryEncoding(FrequencyOracle):
         return {"own": list(self._own.weights), "other": list(self._other.weights)}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        _check_vector_size(self._k, f"{type(self).__name__}.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
@@ -286,7 +306,7 @@ class UnaryEncoding(FrequencyOracle):
     def to_channel(self) -> Channel:
         """The ``k x 2^k`` channel, output ``z`` = the bit vector with bit ``v`` = bit
         ``k - 1 - v`` of the integer ``z``."""
-        _check_channel_size(self._k * 2**self._k, type(self).__name__)
+        _check_channel_size(math.log2(self._k) + self._k, type(self).__name__)
         z = np.arange(2**self._k)
         bits = (z[None, :] >> (self._k - 1 - np.arange(self._k))[:, None]) & 1  # (k, 2^k)
         ones = bits.sum(axis=0)
@@ -444,6 +464,11 @@ class LocalHashing(FrequencyOracle):
         bucket[change] = other + (other >= hashed[change])
         return np.column_stack([words, bucket])
 
+    @property
+    def statistic_entries(self) -> int:
+        """The decoder's largest array: the hash family's table (see ``_hashing``)."""
+        return self._family.decode_entries
+
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return (
             self._family.support_counts(reports[:, :-1], reports[:, -1]),
@@ -486,9 +511,10 @@ class LocalHashing(FrequencyOracle):
     def to_channel(self) -> Channel:
         """The channel ``x -> (hash, bucket)``, output index ``hash_index * g + bucket``,
         with every member of the family equally likely."""
+        log2_entries = math.log2(self._k) + math.log2(self._packing.size) + math.log2(self._g)
+        _check_channel_size(log2_entries, type(self).__name__)
         members = self._packing.enumerate()
         size = members.shape[0]
-        _check_channel_size(self._k * size * self._g, type(self).__name__)
         keep, other = self._keep, self._other
         matrix = np.empty((self._k, size, self._g))
         for x in range(self._k):
@@ -636,6 +662,11 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram.astype(np.int64))
         return (int(histogram.sum()) + transformed[1 : self._k + 1]) // 2
 
+    @property
+    def statistic_entries(self) -> int:
+        """The decoder's largest array: the histogram of the ``K`` outputs."""
+        return self._K
+
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return self.histogram_counts(np.bincount(reports, minlength=self._K)), reports.size
 
@@ -656,7 +687,7 @@ class HadamardResponse(FrequencyOracle):
         return statistic
 
     def to_channel(self) -> Channel:
-        _check_channel_size(self._k * self._K, "HadamardResponse")
+        _check_channel_size(math.log2(self._k) + math.log2(self._K), "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
         return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
@@ -762,6 +793,7 @@ class SubsetSelection(FrequencyOracle):
 
     @property
     def codec(self) -> ReportCodec:
+        _check_vector_size(self._k, "SubsetSelection.codec")
         return packed_codec(self._k, self._check_subsets)
 
     def _check_subsets(self, reports: np.ndarray, where) -> None:
@@ -791,6 +823,7 @@ class SubsetSelection(FrequencyOracle):
         one byte per user (a batch draws round by round: round ``r`` uses ``j = N - d + r``,
         and a user that includes ``x`` starts at round one).
         """
+        _check_vector_size(self._k, "SubsetSelection.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         k = self._k
@@ -850,5 +883,5 @@ class SubsetSelection(FrequencyOracle):
 
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""
-        _check_channel_size(self._k * math.comb(self._k, self._d), "SubsetSelection")
+        _check_channel_size(math.log2(self._k) + self.report_bits, "SubsetSelection")
         return Channel(subset_selection_matrix(self._k, self._d, self._eps_budget))

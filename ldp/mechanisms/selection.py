@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ldp._validation import check_epsilon, check_integer, check_scalar
+from ldp._validation import check_epsilon, check_integer, check_scalar, describe
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.frequency import (
     BLH,
@@ -177,7 +177,7 @@ def recommend(
     admissible = [r for r in rows if r[3]]
     if not admissible:
         raise ValueError(
-            f"no candidate fits communication={communication!r} bits; smallest report is "
+            f"no candidate fits communication={describe(communication)} bits; smallest report is "
             f"{min(r[2] for r in rows):.1f} bits"
         )
     by_variance = sorted(admissible, key=lambda r: (r[1], r[2]))

@@ -19,6 +19,7 @@ from ldp._validation import (
     check_pmf,
     check_probability,
     check_scalar,
+    describe,
 )
 from ldp.channel import Channel
 from ldp.contraction import phi
@@ -110,9 +111,9 @@ def check_support(support: object) -> tuple[float, float, float]:
     try:
         low, high = (float(x) for x in support)  # type: ignore[union-attr]
     except (TypeError, ValueError):
-        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
+        raise TypeError(f"support must be a pair (low, high), got {describe(support)}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        raise ValueError(f"support must be finite with low < high, got {support!r}")
+        raise ValueError(f"support must be finite with low < high, got ({low!r}, {high!r})")
     return low, high, high - low
 
 

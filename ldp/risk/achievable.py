@@ -21,7 +21,14 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
 from ldp._formulas import k_rr_probabilities
-from ldp._validation import check_epsilon, check_integer, check_probability, scalar_or_array
+from ldp._validation import (
+    check_epsilon,
+    check_integer,
+    check_probability,
+    compact,
+    describe,
+    scalar_or_array,
+)
 from ldp.risk._common import Bound, as_pmf, check_n, check_support
 
 __all__ = ["binomial_mean_absolute_deviation", "krr_distribution_risk", "rr_mean_risk"]
@@ -101,7 +108,7 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
     n = check_n(n)
     arr = np.asarray(p, dtype=np.float64)
     if np.any(np.isnan(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
+        raise ValueError(f"p must lie in [0, 1], got {describe(p)}")
     m = np.floor(n * arr) + 1.0
     inside = (arr > 0) & (arr < 1) & (m <= n)
     safe_p = np.where(inside, arr, 0.5)
@@ -151,7 +158,7 @@ def krr_distribution_risk(
     if isinstance(p, numbers.Integral) and not isinstance(p, bool):
         k = check_integer(p, "p", low=2)
         if k > 1 << 26:  # the uniform pmf is materialised below
-            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {k}")
+            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {compact(k)}")
         probs = np.full(k, 1.0 / k)
     else:
         probs = as_pmf(p, "p")

@@ -40,7 +40,7 @@ from scipy import stats
 from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
-from ldp._validation import as_real_array, check_pmf, check_scalar
+from ldp._validation import as_real_array, check_pmf, check_scalar, describe
 from ldp.contraction import phi
 from ldp.divergences import hockey_stick
 from ldp.references import cite
@@ -346,7 +346,7 @@ def beta_bernoulli_e_gamma_information(n: int, gamma: ArrayLike) -> float | np.n
         gam = check_scalar(gamma, "gamma", low=0.0, allow_inf=True)
         return _beta_bernoulli_i_gamma(n, gam)
     if np.any(np.isnan(g)) or np.any(g < 0):
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
+        raise ValueError(f"gamma must be >= 0, got {describe(gamma)}")
     if g.ndim == 0:
         return _beta_bernoulli_i_gamma(n, float(g))
     return np.vectorize(lambda x: _beta_bernoulli_i_gamma(n, float(x)), otypes=[float])(g)

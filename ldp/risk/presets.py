@@ -48,7 +48,7 @@ import warnings
 
 import numpy as np
 
-from ldp._validation import check_integer, check_scalar
+from ldp._validation import check_integer, check_scalar, compact
 from ldp.references import cite
 from ldp.risk._common import (
     MINIMAX,
@@ -397,7 +397,7 @@ def ball_mean(
     priv = resolve_privacy(epsilon, delta, None)
     dim = check_integer(d, "d", low=1)
     if dim > 1 << 24:  # the Assouad bound scans every support size up to d
-        raise ValueError(f"d must be <= 2^24, got {dim}")
+        raise ValueError(f"d must be <= 2^24, got {compact(dim)}")
     radius = check_scalar(r, "r", low=0.0, low_open=True)
     if method not in ("best", "fano", "lecam"):
         raise ValueError(f"method must be 'best', 'fano' or 'lecam', got {method!r}")
@@ -494,7 +494,7 @@ def _even_supports(k: int, limit: int = 4000) -> np.ndarray:
     top = k - (k % 2)
     if top // 2 <= limit:
         return np.arange(2, top + 1, 2, dtype=np.float64)
-    grid = np.unique(2 * np.round(np.geomspace(1, top // 2, limit)))
+    grid = np.unique(2 * np.round(np.geomspace(1, float(top // 2), limit)))
     return grid.astype(np.float64)
 
 
