@@ -365,6 +365,14 @@ class PrivacyLossDistribution(Frozen):
             )
         else:
             gap = 0.0
+        size = self.probs.size + other.probs.size - 1
+        if size > MAX_POINTS:
+            raise ValueError(
+                f"the composed privacy-loss distribution would span {size} lattice points "
+                f"(interval {self.interval:.3g}); the limit is MAX_POINTS = 2^24 "
+                "(ldp.accounting.pld): pass a coarser interval= (the bound stays an upper "
+                "bound, looser by about n * interval in epsilon) or fewer reports"
+            )
         probs, err = _convolve(self.probs, other.probs)
         error = self.error + other.error + err + self.error * other.error
         inf_mass = 1.0 - (1.0 - self.inf_mass) * (1.0 - other.inf_mass)
@@ -419,6 +427,7 @@ class PrivacyLossDistribution(Frozen):
         n = check_integer(n, "n", low=0)
         if n == 0:
             return PrivacyLossDistribution(np.ones(1), 0, self.interval, 0.0, exact=True)
+        self._check_span(n, truncation)
         result: PrivacyLossDistribution | None = None
         base = self
         while True:
@@ -429,6 +438,32 @@ class PrivacyLossDistribution(Frozen):
                 break
             base = base.compose(base, truncation)
         return result
+
+    def _check_span(self, n: int, truncation: float | None) -> None:
+        """Refuse up front an ``n``-fold power whose lattice would exceed :data:`MAX_POINTS`:
+        without truncation the span is ``n (size - 1) + 1`` points; with it, the sum of ``n``
+        losses keeps about ``20`` standard deviations, and the last squaring convolves two
+        such spans: ``40 sd sqrt(n)`` points (the check in :meth:`compose` is the hard
+        limit)."""
+        size = self.probs.size
+        tau = (0.0 if self.exact else 1e-15) if truncation is None else truncation
+        if tau == 0.0:
+            estimate = n * (size - 1) + 1
+        else:
+            total = float(self.probs.sum())
+            if total <= 0.0:
+                return
+            points = np.arange(size, dtype=np.float64)
+            mean = float(points @ self.probs) / total
+            sd = math.sqrt(max(float(((points - mean) ** 2) @ self.probs) / total, 0.0))
+            estimate = int(40.0 * sd * math.sqrt(n)) + 2 * size
+        if estimate > MAX_POINTS:
+            raise ValueError(
+                f"{n} compositions would span about {estimate} lattice points (interval "
+                f"{self.interval:.3g}); the limit is MAX_POINTS = 2^24 (ldp.accounting.pld): "
+                "pass a coarser interval= (the bound stays an upper bound, looser by about "
+                "n * interval in epsilon) or fewer reports"
+            )
 
     # ------------------------------------------------------------------ profile
     def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
