@@ -59,9 +59,14 @@ def _same(report, expected, rtol):
     )
 
 
+#: Memoized (longitudinal) mechanisms keep a per-client memo between rounds; the clients do
+#: not implement them (yet): they run in the library (``privatize_round``).
+NOT_IN_CLIENTS = {"dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor"}
+
+
 def test_the_vectors_cover_every_mechanism():
     names = {v["protocol"]["mechanism"]["name"] for v in VECTORS}
-    assert names == set(ldp.mechanisms.REGISTRY)
+    assert names == set(ldp.mechanisms.REGISTRY) - NOT_IN_CLIENTS
     assert {v["protocol"]["domain"]["type"] for v in VECTORS} == {
         "categorical",
         "interval",

@@ -43,6 +43,8 @@ def test_the_registry_is_complete():
     assert set(NAMES) == {
         "BLH", "Channel", "Duchi", "DuchiL2", "GRR", "HR", "Hybrid", "LH", "Laplace", "OLH",
         "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE",
+        # longitudinal (memoized): privatize() is the first round of fresh clients
+        "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)

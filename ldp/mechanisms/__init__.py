@@ -30,6 +30,8 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
+from ldp.mechanisms.longitudinal import LGRR, LOSUE, LOUE, RAPPOR, DBitFlipPM
+from ldp.mechanisms.memo import Memo
 from ldp.mechanisms.numeric import (
     Duchi,
     DuchiL2,
@@ -47,13 +49,18 @@ __all__ = [
     "BLH",
     "FREQUENCY_ORACLES",
     "GRR",
+    "LGRR",
+    "LOSUE",
+    "LOUE",
     "OLH",
     "OUE",
+    "RAPPOR",
     "REGISTRY",
     "SUE",
     "Ball",
     "Categories",
     "ChannelOracle",
+    "DBitFlipPM",
     "Duchi",
     "DuchiL2",
     "Field",
@@ -67,6 +74,7 @@ __all__ = [
     "MeanMechanism",
     "MeanSums",
     "Mechanism",
+    "Memo",
     "Piecewise",
     "PlainPrivacy",
     "Recommendation",
