@@ -100,7 +100,18 @@ class Memo:
         if self.get(key) is not None:
             return self
         entries = tuple(sorted((*self.entries, (int(key), tuple(int(v) for v in response)))))
-        return Memo(self.mechanism, entries, self.sampled)
+        return self._trusted(self.mechanism, entries, self.sampled)
+
+    @classmethod
+    def _trusted(
+        cls, mechanism: str, entries: tuple[tuple[int, tuple[int, ...]], ...], sampled: tuple
+    ) -> Memo:
+        """A memo from parts built by the library itself (skips the checks of outside input)."""
+        memo = object.__new__(cls)
+        object.__setattr__(memo, "mechanism", mechanism)
+        object.__setattr__(memo, "entries", entries)
+        object.__setattr__(memo, "sampled", sampled)
+        return memo
 
     def with_sampled(self, sampled: tuple[int, ...]) -> Memo:
         """A memo with the sampled buckets set (dBitFlipPM)."""
