@@ -18,6 +18,7 @@ from ldp.mechanisms.channels import (
     randomized_response,
 )
 from ldp.mechanisms.consistency import ibu, norm_mul, norm_sub, project_simplex
+from ldp.mechanisms.dbitflip import DBitFlipPM
 from ldp.mechanisms.decoding import ChannelOracle, check_decodable, frequency_decoder
 from ldp.mechanisms.frequency import (
     BLH,
@@ -30,7 +31,8 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
-from ldp.mechanisms.longitudinal import LGRR, LOSUE, LOUE, RAPPOR, DBitFlipPM
+from ldp.mechanisms.longitudinal import LGRR, MemoizedMechanism
+from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
 from ldp.mechanisms.memo import Memo
 from ldp.mechanisms.numeric import (
     Duchi,
@@ -75,6 +77,7 @@ __all__ = [
     "MeanSums",
     "Mechanism",
     "Memo",
+    "MemoizedMechanism",
     "Piecewise",
     "PlainPrivacy",
     "Recommendation",

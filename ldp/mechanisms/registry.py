@@ -13,6 +13,7 @@ from types import MappingProxyType
 from ldp._mechanism import Mechanism
 from ldp.channel import Channel
 from ldp.mechanisms.channels import k_rr
+from ldp.mechanisms.dbitflip import DBitFlipPM
 from ldp.mechanisms.frequency import (
     BLH,
     GRR,
@@ -24,7 +25,8 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
-from ldp.mechanisms.longitudinal import LGRR, LOSUE, LOUE, RAPPOR, DBitFlipPM
+from ldp.mechanisms.longitudinal import LGRR
+from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
 from ldp.mechanisms.numeric import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, SquareWave
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
