@@ -562,3 +562,48 @@ def test_estimates_are_unbiased_after_a_change_quick(mech):
         truth = np.bincount(day * cells // mech.k, minlength=cells) / n
         z = (mech.estimate(reports) - truth) / np.sqrt(mech.variance(n, truth))
         assert np.all(np.abs(z) < 4.5), z
+
+
+# ----------------------------------------------------------------------------- rounding
+def _exact(weights):
+    from fractions import Fraction
+
+    w = [Fraction(v) for v in weights]
+    return w[0] / sum(w)
+
+
+@pytest.mark.parametrize(
+    ("mech", "rounds"),
+    [
+        (LGRR(3, 1e-5, 2e-5), (1, 7, 1000)),
+        (LGRR(1024, 0.2, 4.0), (1, 5, 10**6)),
+        (LOSUE(5, 1e-5, 3e-5), (1, 3, 10**5)),
+        (LOUE(4, 0.3, 5.0), (1, 2, 50, 10**6)),
+        (RAPPOR(4, f=0.02, p=0.49, q=0.51), (1, 10, 10**4)),
+    ],
+    ids=repr,
+)
+def test_repeated_reports_are_upper_bounds_in_high_precision(mech, rounds):
+    """The closed forms evaluated at 60 digits from the exact rationals of the sampler
+    weights: the library's value is never below them, and within 1e-9."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    w = mech.sampler()
+    mp = lambda v: mpmath.mpf(v.numerator) / v.denominator  # noqa: E731
+    for t in rounds:
+        if isinstance(mech, LGRR):
+            p1, p2 = _exact(w["permanent"]), _exact(w["instant"])
+            q1, q2 = (1 - p1) / (mech.k - 1), (1 - p2) / (mech.k - 1)
+            ratio = mp(p2 / q2) ** t
+            exact = mpmath.log((mp(p1) * ratio + mp(1 - p1)) / (mp(q1) * ratio + mp(1 - q1)))
+        else:
+            p1, q1 = _exact(w["own"]), _exact(w["other"])
+            p2, q2 = _exact(w["one"]), _exact(w["zero"])
+            one, zero = mp(p2 / q2) ** t, mp((1 - p2) / (1 - q2)) ** t
+            exact = mpmath.log(
+                (mp(p1) * one + mp(1 - p1)) / (mp(q1) * one + mp(1 - q1))
+            ) + mpmath.log((mp(q1) * zero + mp(1 - q1)) / (mp(p1) * zero + mp(1 - p1)))
+        value = mech.epsilon_repeated(t)
+        assert value >= exact, (t, value, exact)
+        assert value - exact < 1e-9

@@ -69,6 +69,7 @@ __all__ = [
     "MemoizedMechanism",
     "law_pair",
     "log_mix_ratio",
+    "log_odds_upper",
     "log_ratio_of_products",
     "pair_channel",
     "round_up_margin",
@@ -105,15 +106,31 @@ def log_ratio_of_products(numerators: list[float], denominators: list[float]) ->
 
 
 def log_mix_ratio(a: float, a_rest: float, b: float, b_rest: float, log_l: float) -> float:
-    """``log((a L + a_rest) / (b L + b_rest))`` with ``L = e^log_l`` (``log_l`` may be
-    ``+-inf``), without overflow."""
+    """An upper bound on ``log((a L + a_rest) / (b L + b_rest))`` with ``L = e^log_l``
+    (``log_l`` may be ``+-inf``), without overflow.
+
+    The two logarithms are evaluated in doubles; the bound adds their rounding (a few units
+    of ``2^-53`` relative to each logarithm and to each operand), so that a small difference
+    of two large logarithms stays an upper bound. The caller passes ``log_l`` rounded in the
+    direction that increases the ratio.
+    """
     if log_l == math.inf:
-        return math.log(a) - math.log(b)
-    if log_l >= 0.0:
+        first, second = math.log(a), math.log(b)
+    elif log_l >= 0.0:
         shrink = math.exp(-log_l)
-        return math.log(a + a_rest * shrink) - math.log(b + b_rest * shrink)
-    grow = math.exp(log_l)  # 0.0 at -inf
-    return math.log(a * grow + a_rest) - math.log(b * grow + b_rest)
+        first, second = math.log(a + a_rest * shrink), math.log(b + b_rest * shrink)
+    else:
+        grow = math.exp(log_l)  # 0.0 at -inf
+        first, second = math.log(a * grow + a_rest), math.log(b * grow + b_rest)
+    return first - second + 16 * UNIT * (4.0 + abs(first) + abs(second))
+
+
+def log_odds_upper(p: float, q: float, times: int = 1) -> float:
+    """An upper bound on ``times * log(p / q)`` for ``p >= q >= 0`` (``inf`` when
+    ``q = 0 < p``)."""
+    if not p >= q >= 0.0:
+        raise ValueError(f"log_odds_upper needs p >= q >= 0, got p={p!r}, q={q!r}")
+    return round_up(times * log_ratio_of_products([p], [q]))
 
 
 def law_pair(law: ExactLaw) -> tuple[float, float]:
@@ -449,8 +466,9 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         return log_ratio_of_products([self._p2], [self._q2])
 
     def _epsilon_repeated(self, t: int) -> float:
-        log_r = math.log(self._p2) - math.log(self._q2) if self._q2 > 0 else math.inf
-        return log_mix_ratio(self._p1, self._rest1, self._q1, 1.0 - self._q1, t * log_r)
+        # the ratio increases with L = (p2/q2)^t: an upper bound of log L gives one of eps_t
+        log_l = log_odds_upper(self._p2, self._q2, t)
+        return log_mix_ratio(self._p1, self._rest1, self._q1, 1.0 - self._q1, log_l)
 
     @property
     def report_bits(self) -> float:

@@ -36,6 +36,7 @@ from ldp.mechanisms.longitudinal import (
     MemoizedMechanism,
     law_pair,
     log_mix_ratio,
+    log_odds_upper,
     log_ratio_of_products,
     pair_channel,
 )
@@ -120,10 +121,12 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         return round_up(self._k * max(one, zero), 2)
 
     def _epsilon_repeated(self, t: int) -> float:
-        log_one = math.log(self._p2) - math.log(self._q2) if self._q2 > 0 else math.inf
-        log_zero = (math.log(self._p2c) if self._p2c > 0 else -math.inf) - math.log(self._q2c)
-        first = log_mix_ratio(self._p1, self._p1c, self._q1, self._q1c, t * log_one)
-        second = log_mix_ratio(self._q1, self._q1c, self._p1, self._p1c, t * log_zero)
+        # the first ratio increases with log_one, the second decreases with log_zero (< 0):
+        # round log_one up and log_zero down
+        log_one = log_odds_upper(self._p2, self._q2, t)
+        log_zero = -log_odds_upper(self._q2c, self._p2c, t) if self._p2c > 0 else -math.inf
+        first = log_mix_ratio(self._p1, self._p1c, self._q1, self._q1c, log_one)
+        second = log_mix_ratio(self._q1, self._q1c, self._p1, self._p1c, log_zero)
         return first + second
 
     @property
