@@ -607,3 +607,44 @@ def test_repeated_reports_are_upper_bounds_in_high_precision(mech, rounds):
         value = mech.epsilon_repeated(t)
         assert value >= exact, (t, value, exact)
         assert value - exact < 1e-9
+
+
+# ----------------------------------------------------------------------------- profiles
+def _delta(first, second, level):
+    return float(np.maximum(first - math.exp(level) * second, 0.0).sum())
+
+
+@pytest.mark.parametrize("mech", SMALL_GRR + SMALL_UNARY, ids=repr)
+def test_repeated_channel_has_the_profile_of_the_enumerated_law(mech):
+    """delta(eps) of t memoized reports of an unchanged value: the 2-row channel equals the
+    worst pair of the enumerated t-round laws."""
+    first, second = _rounds(mech)
+    horizon = 3 if isinstance(mech, LGRR) or mech.k == 2 else 2
+    for t in range(1, horizon + 1):
+        laws = [history_law(first, second, (x,) * t) for x in range(mech.k)]
+        channel = mech.repeated_channel(t)
+        assert channel.epsilon == pytest.approx(mech.epsilon_repeated(t), rel=1e-9)
+        assert channel.tv == pytest.approx(
+            max(0.5 * np.abs(a - b).sum() for a in laws for b in laws), abs=1e-12
+        )
+        for level in (0.0, 0.2, 0.7, 1.5):
+            brute = max(
+                _delta(laws[x], laws[y], level)
+                for x in range(mech.k)
+                for y in range(mech.k)
+                if x != y
+            )
+            assert float(channel.delta(level)) == pytest.approx(brute, abs=1e-12)
+
+
+def test_repeated_channel_of_dbitflip_and_its_limits():
+    mech = DBitFlipPM(6, 1.0, b=3, d=2)
+    assert mech.repeated_channel(50).delta(0.3) == pytest.approx(mech.delta(0.3), abs=1e-15)
+    big = LGRR(1000, 0.5, 2.0)
+    with pytest.raises(ValueError, match="MAX_COUNT_VECTORS"):
+        big.repeated_channel(5)
+    with pytest.raises(ValueError, match="rounds"):
+        big.repeated_channel(0)
+    # a year of reports of one value, L-OSUE: the profile is capped by the permanent level
+    year = LOSUE(64, 0.5, 2.0).repeated_channel(365)
+    assert year.epsilon <= 2.0 + 1e-9

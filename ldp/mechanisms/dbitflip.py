@@ -308,6 +308,10 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
         pairs = b * (b - 1)
         return d * (d - 1) / pairs, d * (b - d) / pairs, (b - d) * (b - d - 1) / pairs
 
+    def _repeated_channel(self, t: int) -> Channel:
+        """Repeated reports of an unchanged value are identical: the one-report pair."""
+        return self.privacy_channel()
+
     def privacy_channel(self) -> Channel:
         """Two values in different buckets ``a, b``: whether each is sampled, and its bit."""
         both, only, neither = self._pattern_probabilities()

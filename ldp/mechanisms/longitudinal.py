@@ -39,11 +39,13 @@ the bit of ``x'``.
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import gammaln
 
 from ldp._mechanism import ReportCodec, index_codec
 from ldp._rounding import UNIT, log_products_upper, round_up
@@ -65,6 +67,7 @@ from ldp.mechanisms.memo import Memo
 __all__ = [
     "LGRR",
     "MAX_CHANNEL_ENTRIES",
+    "MAX_COUNT_VECTORS",
     "Memo",
     "MemoizedMechanism",
     "law_pair",
@@ -360,6 +363,24 @@ class MemoizedMechanism(abc.ABC):
             return self.epsilon  # type: ignore[attr-defined]
         return round_up(t * self.epsilon_instant, 2)
 
+    def repeated_channel(self, rounds: int) -> Channel:
+        """A 2-row :class:`~ldp.Channel` with the exact privacy profile of ``rounds``
+        reports of an unchanged value (the worst pair of values, reduced to a sufficient
+        statistic of the reports): its ``delta(eps)``, ``tv`` and trade-off curve are those
+        of the ``rounds``-report law, and its ``epsilon`` is :meth:`epsilon_repeated` up to
+        rounding.
+        """
+        t = check_integer(rounds, "rounds", low=1)
+        return self._repeated_channel(t)
+
+    @abc.abstractmethod
+    def _repeated_channel(self, t: int) -> Channel:
+        """See :meth:`repeated_channel`."""
+
+
+#: Largest number of report-count vectors ``repeated_channel`` of L-GRR enumerates.
+MAX_COUNT_VECTORS = 200_000
+
 
 # ----------------------------------------------------------------------------- L-GRR
 def _grr_lambda(epsilon: float, k: int) -> float:
@@ -525,6 +546,35 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         matrix = np.full((self._k, self._k), self._qs)
         np.fill_diagonal(matrix, self._ps)
         return Channel(matrix)
+
+    def _repeated_channel(self, t: int) -> Channel:
+        """Outputs: the counts ``m_b`` of each value among the ``t`` reports (the
+        likelihood under ``x`` is ``q2^t (p1 r^{m_x} + q1 sum_{b != x} r^{m_b})`` with
+        ``r = p2/q2``, times the multinomial coefficient); at most ``MAX_COUNT_VECTORS``
+        count vectors."""
+        k = self._k
+        size = math.comb(t + k - 1, k - 1)
+        if size > MAX_COUNT_VECTORS:
+            raise ValueError(
+                f"{self.name}.repeated_channel: {compact(size)} count vectors for k = {k}, "
+                f"rounds = {t}; the limit is MAX_COUNT_VECTORS = {compact(MAX_COUNT_VECTORS)}"
+            )
+        # stars and bars: every count vector (m_0 .. m_{k-1}) summing to t
+        bars = np.array(list(itertools.combinations(range(t + k - 1), k - 1)), dtype=np.int64)
+        bars = bars.reshape(-1, k - 1)
+        edges = np.column_stack([np.full(len(bars), -1), bars, np.full(len(bars), t + k - 1)])
+        counts = np.diff(edges, axis=1) - 1  # (size, k)
+        log_coef = gammaln(t + 1) - gammaln(counts + 1).sum(axis=1)
+        log_r = math.log(self._p2) - math.log(self._q2)
+        powers = np.exp((counts - counts.max(axis=1, keepdims=True)) * log_r)  # scaled r^m
+        total = powers.sum(axis=1)
+        scale = counts.max(axis=1) * log_r + t * math.log(self._q2) + log_coef
+        rows = []
+        for x in (0, 1):  # the worst pair: values 0 and 1 (all pairs are alike)
+            mix = (self._p1 - self._q1) * powers[:, x] + self._q1 * total
+            rows.append(np.exp(np.log(mix) + scale))
+        matrix = np.array(rows)
+        return Channel(matrix / matrix.sum(axis=1, keepdims=True))
 
     def privacy_channel(self) -> Channel:
         """One report: outputs ``x``, ``x'`` and anything else."""

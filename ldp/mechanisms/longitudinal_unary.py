@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import gammaln
 
 from ldp._mechanism import ReportCodec
 from ldp._rounding import round_up
@@ -200,6 +201,25 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         ones = bits.sum(axis=0)
         base = self._qs ** (ones - bits) * self._qsc ** (self._k - 1 - ones + bits)
         return Channel(base * np.where(bits == 1, self._ps, self._psc))
+
+    def _repeated_channel(self, t: int) -> Channel:
+        """Outputs: the numbers of ones ``(m_x, m_x')`` of the bits of ``x`` and ``x'`` over
+        the ``t`` reports (the other bits have one law; the bits are independent)."""
+        m = np.arange(t + 1)
+        log_binom = gammaln(t + 1) - gammaln(m + 1) - gammaln(t - m + 1)
+
+        def binomial(p: float, pc: float) -> np.ndarray:
+            with np.errstate(divide="ignore"):
+                logs = log_binom + m * np.log(p) + (t - m) * np.log(pc)
+            return np.exp(logs)
+
+        one, zero = binomial(self._p2, self._p2c), binomial(self._q2, self._q2c)
+        own = self._p1 * one + self._p1c * zero  # the bit of the value
+        other = self._q1 * one + self._q1c * zero  # the bit of the other value
+        first = np.outer(own, other).ravel()
+        second = np.outer(other, own).ravel()
+        matrix = np.array([first, second])
+        return pair_channel(*(matrix / matrix.sum(axis=1, keepdims=True)).tolist())
 
     def privacy_channel(self) -> Channel:
         """One report: the bits of ``x`` and ``x'`` (11, 10, 01, 00)."""
