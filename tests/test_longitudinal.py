@@ -450,10 +450,19 @@ def test_lgrr_estimate_and_variance_worked_values():
     est = lgrr.estimate(SupportCounts(counts, 10_000, lgrr.key))
     assert est[0] == pytest.approx(0.44099, abs=1e-5)
     assert lgrr.variance(10_000, 0.0, "iid") == pytest.approx(3.6302e-4, rel=1e-4)
-    # the paper's eq. (10) would give a negative probability for the eq. (13) parameters at
-    # f = 0.3; our g = q + f (p - q) is a probability for every f
+    # the paper's eq. (10) gives a negative "probability" for the eq. (13) parameters at
+    # f = 0.3; g = q + f (p - q) (the proof of its Theorem 1) is a probability for every f
+    k, a, b = 10, math.e, math.e**2
+    p2 = (math.exp(3.0) - 1) / (-k * a + (k - 1) * b + a + a * b - 1)
+    p1, f = b / (b + k - 1), 0.3
+    q1, q2 = (1 - p1) / (k - 1), (1 - p2) / (k - 1)
+    eq10 = f * (2 * p1 * p2 - 2 * p1 * q2 + 2 * q2 - 1) + p2 * q1 + q2 * (1 - q1)
+    support = q1 * p2 + (1 - q1) * q2 + f * (p1 - q1) * (p2 - q2)
+    assert eq10 == pytest.approx(-0.0995, abs=1e-4) and support == pytest.approx(0.1184, abs=1e-4)
     for f in (0.0, 0.3, 1.0):
-        assert lgrr.variance(10_000, f, "iid") > 0
+        g = lgrr.q + f * (lgrr.p - lgrr.q)
+        expected = g * (1 - g) / (10_000 * (lgrr.p - lgrr.q) ** 2)
+        assert lgrr.variance(10_000, f, "iid") == pytest.approx(expected, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- memo

@@ -57,8 +57,10 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
 
     One report is ``epsilon``-LDP, and so is any number of reports of an unchanged value
     (they are identical). A history that visits ``m`` patterns leaks at most
-    ``m * epsilon`` between histories that visit their patterns in the same order
-    (:meth:`epsilon_rounds`: ``min(changes + 1, d + 1, b, rounds) * epsilon``). The rounds
+    ``m * epsilon`` against another history whose patterns (for the client's sampled
+    buckets) are equal at the same rounds (:meth:`epsilon_rounds`:
+    ``min(changes + 1, d + 1, b, rounds) * epsilon``: basic composition over the memoized
+    responses, checked against enumeration in the tests). The rounds
     at which the response changes are visible, so two histories whose patterns change at
     different rounds are not indistinguishable for any finite epsilon:
     :meth:`epsilon_any_history` is ``inf`` beyond one report.

@@ -534,8 +534,9 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         with ``g = q + f (p - q)``, the probability that a report supports ``v`` (the
         quantity in the proof of Theorem 1 of Arcolezi et al. (2022)). The paper prints
         eq. (10) as ``g = f(2 p1 p2 - 2 p1 q2 + 2 q2 - 1) + p2 q1 + q2 (1 - q1)``, which
-        agrees only for symmetric rounds or ``f = 0`` and can be negative (L-GRR,
-        ``k = 10``, ``f = 0.3``: -0.0995); it is not used here.
+        agrees only for symmetric rounds or ``f = 0`` and can be negative (L-GRR with
+        the eq. (13) parameters, ``k = 10``, ``eps_inf = 2``, ``eps_1 = 1``, ``f = 0.3``:
+        -0.0995, where the probability is 0.1184); it is not used here.
         """
         return super().variance(n, f, convention)
 
