@@ -151,6 +151,22 @@ def test_repeated_reports_worked_values(mech, expected):
         assert mech.epsilon_repeated(t) == pytest.approx(value, abs=1e-4)
 
 
+def test_the_papers_eq_16_understates_the_loss():
+    # Arcolezi et al. (2022), eq. (16), as printed: log((e^{eps_inf + t eps_1} + 1) /
+    # (e^{eps_inf} + e^{t eps_1})); k = 2, eps_inf = 2, eps_1 = 1
+    def eq16(t, eps_inf=2.0, eps1=1.0):
+        return math.log(
+            (math.exp(eps_inf + t * eps1) + 1) / (math.exp(eps_inf) + math.exp(t * eps1))
+        )
+
+    mech = LOSUE(2, 1.0, 2.0)
+    assert eq16(1) == pytest.approx(0.7353, abs=1e-4)
+    assert eq16(2) == pytest.approx(1.3250, abs=1e-4)
+    assert mech.epsilon_repeated(1) == pytest.approx(1.0, abs=1e-9)
+    assert mech.epsilon_repeated(2) == pytest.approx(1.6417, abs=1e-4)
+    assert mech.epsilon_repeated(1) > eq16(1) and mech.epsilon_repeated(2) > eq16(2)
+
+
 def test_the_shortcut_min_eps_inf_t_eps_1_understates_the_loss():
     lgrr = LGRR(1024, 0.2, 4.0)
     assert lgrr.epsilon_repeated(5) == pytest.approx(3.8051, abs=1e-4)
