@@ -12,7 +12,7 @@ noise would average out). These mechanisms answer in two rounds:
 ``privatize_round(values, memos, rng)`` is one round for ``n`` clients: it returns the
 reports and the clients' new memos. ``privatize(values, rng)`` is the first round of fresh
 clients (the memos are dropped): its law is the one-report channel, whose level is
-:attr:`epsilon` (``epsilon_1`` of the papers). Server-side decoding is the same in every
+``epsilon`` (``epsilon_1`` of the papers). Server-side decoding is the same in every
 round (:meth:`estimate`): each report, marginally, has the one-report law.
 
 **Privacy over many rounds.** With the value unchanged, ``t`` reports leak
@@ -155,7 +155,7 @@ class MemoizedMechanism(abc.ABC):
     :class:`~ldp.mechanisms.DBitFlipPM`).
 
     These mechanisms answer to the common :class:`~ldp.mechanisms.Mechanism` protocol as
-    their first round: :meth:`privatize`, :attr:`epsilon`, ``privacy_channel`` and
+    their first round: :meth:`privatize`, ``epsilon``, ``privacy_channel`` and
     ``to_channel`` describe one report of a fresh client, so the registry's protocol tests,
     protocol files and decoders apply unchanged. The state between rounds is the client's
     :class:`~ldp.mechanisms.memo.Memo`, passed to and returned by :meth:`privatize_round`.
@@ -232,7 +232,7 @@ class MemoizedMechanism(abc.ABC):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         """One report per value from fresh clients (the first round; memos dropped).
 
-        Its law is the one-report channel (level :attr:`epsilon`). To report again, keep the
+        Its law is the one-report channel (level ``epsilon``). To report again, keep the
         memos: :meth:`privatize_round`.
         """
         return self.privatize_round(values, None, rng)[0]
@@ -255,7 +255,7 @@ class MemoizedMechanism(abc.ABC):
         Returns
         -------
         reports : ndarray
-            One report per client (the :attr:`codec`'s native form).
+            One report per client (the ``codec``'s native form).
         memos : tuple of Memo
             The clients' memos after this round (a value seen for the first time now has its
             permanent response memoized).
