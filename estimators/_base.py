@@ -497,3 +497,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+def declared_protocol(estimator: ProtocolEstimator) -> Privatizer:
+    """The protocol an estimator's own declarations define (for estimators that delegate)."""
+    return estimator._declared_protocol()

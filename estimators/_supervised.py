@@ -10,6 +10,7 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from estimators._base import declared_protocol
 from estimators._schema import table_rows
 from estimators.privatizer import NoSeedInPickles, atomic, update_lock
 from ldp._validation import check_random_state
@@ -160,7 +161,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
                     f"declare the {self._domain} of column(s) {undeclared} to publish a "
                     "model's protocol"
                 )
-            self.device_privatizer_ = getattr(self, self._statistic)._declared_protocol()
+            self.device_privatizer_ = declared_protocol(getattr(self, self._statistic))
         return self.device_privatizer_
 
     def device_rows(self, X, y):
