@@ -607,7 +607,7 @@ def compose_eps_delta_eta(
     if k > MAX_FOLDS:
         raise ValueError(
             f"k must be <= {MAX_FOLDS} for the exact Theorem 2 recurrence (its cost grows as "
-            f"k^2), got {k}; for more folds use clt_mu_approx or a PLD composition"
+            f"k^2), got {compact(k)}; for more folds use clt_mu_approx or a PLD composition"
         )
     d, h, alpha = normalise_erasure(eps, d0, h0)
     params = (eps, d, h)
