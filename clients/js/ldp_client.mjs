@@ -639,7 +639,7 @@ function subset(proto, x, stream) {
   const count = include ? d - 1 : d;
   const slots = k - 1; // slot o stands for value o + (o >= x)
   let bits = new Array(k).fill(false);
-  const rows = proto.sampler.bernoulli_bits;
+  const rows = proto.sampler.bernoulli_bits ?? 0; // absent in older files: Floyd
   if (rows > 0) {
     // Bernoulli bits of probability 2^-rows, then corrected to `count` members
     const width = Math.ceil(k / 8);

@@ -402,7 +402,7 @@ def _subset(proto, x, stream):
     count = d - 1 if include else d
     slots = k - 1  # slot o stands for value o + (o >= x)
     bits = [False] * k
-    rows = proto["sampler"]["bernoulli_bits"]
+    rows = proto["sampler"].get("bernoulli_bits", 0)  # absent in older files: Floyd
     if rows:  # Bernoulli bits of probability 2^-rows, then corrected to `count` members
         width = (k + 7) // 8
         packed = [0xFF] * width
