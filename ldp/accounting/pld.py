@@ -196,15 +196,22 @@ class PrivacyLossDistribution(Frozen):
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_pair(
-        cls, p: ArrayLike, q: ArrayLike, interval: float | None = None
+        cls,
+        p: ArrayLike,
+        q: ArrayLike,
+        interval: float | None = None,
+        *,
+        interval_slack: float = 0.0,
+        fallback: float = DEFAULT_INTERVAL,
     ) -> PrivacyLossDistribution:
         """The PLD of ``L = log(p/q)`` under ``P`` for finite distributions.
 
         With ``interval=None`` a lattice on which every finite loss lies (up to the rounding
         of its computation) is looked for (commensurate log-ratios); if there is none,
-        losses are rounded up to a lattice of spacing ``DEFAULT_INTERVAL``. With an
-        explicit ``interval`` losses are rounded up to it (exact when they already lie on
-        it). Losses are never rounded down.
+        losses are rounded up to a lattice of spacing ``fallback`` (``DEFAULT_INTERVAL``).
+        With an explicit ``interval`` losses are rounded up to it (exact when they already
+        lie on it); ``interval_slack >= 0`` is the absolute error the given interval may
+        carry (a lattice found for several pairs at once). Losses are never rounded down.
         """
         first = check_pmf(p, "p", ndim=1)
         second = check_pmf(q, "q", ndim=1)
@@ -212,7 +219,9 @@ class PrivacyLossDistribution(Frozen):
             raise ValueError(
                 f"p and q must have the same length, got {first.size} and {second.size}"
             )
-        return cls._from_pair(first, second, interval)
+        slack = check_scalar(interval_slack, "interval_slack", low=0.0)
+        spacing = check_scalar(fallback, "fallback", low=0.0, low_open=True)
+        return cls._from_pair(first, second, interval, slack, spacing)
 
     @classmethod
     def _from_pair(
@@ -437,6 +446,7 @@ class PrivacyLossDistribution(Frozen):
             if not n:
                 break
             base = base.compose(base, truncation)
+        assert result is not None  # n >= 1 has a set bit
         return result
 
     def _check_span(self, n: int, truncation: float | None) -> None:
@@ -466,6 +476,12 @@ class PrivacyLossDistribution(Frozen):
             )
 
     # ------------------------------------------------------------------ profile
+    @property
+    def levels(self) -> np.ndarray:
+        """The levels ``eps`` where :meth:`delta` bends (it is linear in ``e^eps`` between
+        consecutive ones): the lattice of losses, shifted, from one below the support."""
+        return self._lattice()[0] + self.shift
+
     def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
         """Levels ``l_j`` (one below the support to the top) and ``D_j`` = finite part.
 
