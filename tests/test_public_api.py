@@ -136,6 +136,8 @@ def _sections(doc: str) -> set[str]:
 
 
 def _takes_parameters(obj: object) -> bool:
+    if inspect.isclass(obj) and obj.__init__ is object.__init__:
+        return False  # an abstract base without a constructor of its own
     target = obj.__init__ if inspect.isclass(obj) else obj
     try:
         signature = inspect.signature(target)
