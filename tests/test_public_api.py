@@ -33,26 +33,7 @@ PACKAGES = (
 )
 
 #: Documentation gaps still open: public name -> missing sections.
-PENDING = {
-    "ldp.design.DesignError": {"Examples"},
-    "ldp.design.DesignResult": {"Examples", "Parameters"},
-    "ldp.design.FrequencyDesign": {"Examples", "Parameters"},
-    "ldp.design.compare": {"Parameters", "Returns"},
-    "ldp.design.frequency_risk": {"Returns"},
-    "ldp.design.optimal_frequency_channel": {"Returns"},
-    "ldp.design.utility_value": {"Returns"},
-    "ldp.mechanisms.MeanSums": {"Parameters"},
-    "ldp.protocol.Protocol": {"Parameters"},
-    "ldp.protocol.ReportWriter": {"Parameters"},
-    "ldp.protocol.client_source": {"Parameters", "Returns"},
-    "ldp.protocol.fingerprint_of": {"Parameters", "Returns"},
-    "ldp.protocol.iter_reports": {"Examples"},
-    "ldp.protocol.load": {"Parameters", "Returns"},
-    "ldp.protocol.read_reports": {"Parameters", "Returns"},
-    "ldp.protocol.records_frame": {"Examples", "Parameters", "Returns"},
-    "ldp.protocol.report_frame": {"Parameters", "Returns"},
-    "ldp.protocol.write_reports": {"Parameters"},
-}
+PENDING: dict[str, set[str]] = {}
 
 
 def _sections(doc: str) -> set[str]:

@@ -267,6 +267,15 @@ class SupportCounts:
 class MeanSums:
     """Sum of ``n`` decoded reports of one mean mechanism (mergeable with ``+``).
 
+    Parameters
+    ----------
+    total : ndarray
+        Sum of the decoded reports (a scalar array, or one entry per coordinate).
+    n : int
+        Number of reports summed.
+    mechanism : str
+        Key of the mechanism that made them (sums of different mechanisms do not add).
+
     Examples
     --------
     >>> import numpy as np
