@@ -342,6 +342,22 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         else:
             self._add(stats, extras, n_rows)
 
+    def _held_out(self, X: ArrayLike) -> list[np.ndarray]:
+        """The raw held-out columns of ``X`` that this estimator estimates, encoded against
+        the fitted columns (category codes, or numbers mapped to ``[-1, 1]``); values outside
+        the fitted categories or bounds raise, as in :meth:`fit`."""
+        check_is_fitted(self)
+        if self._protocol_spec() is not None:
+            _, values = single_column_values(X)
+            raw = [values]
+        else:
+            table = read_table(self, X, reset=False)
+            check_same_columns(self.privatizer_.columns_, table.names)
+            raw = [table.values(j) for j in self._used]
+        if not raw or len(raw[0]) == 0:
+            raise ValueError("X must have at least one row to score against")
+        return encode_table(self.columns_, raw)
+
     def fit(self, X: ArrayLike, y: object = None):
         """Simulation: privatize the rows of ``X`` internally, then aggregate the reports.
 

@@ -58,7 +58,21 @@ def canonical_json(value: object) -> str:
 # ----------------------------------------------------------------------------- domains
 @dataclass(frozen=True)
 class Categories:
-    """The categories ``0 .. k - 1`` (labels are attached by a protocol file)."""
+    """The categories ``0 .. k - 1`` (labels are attached by a protocol file).
+
+    Parameters
+    ----------
+    k : int
+        Number of categories.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import GRR, Categories
+    >>> GRR(4, 1.0).domain == Categories(4)
+    True
+    >>> Categories(4).describe(), Categories(4).to_dict()
+    ('categories 0..3', {'type': 'categorical', 'k': 4})
+    """
 
     k: int
     kind: ClassVar[str] = "categorical"
@@ -72,7 +86,23 @@ class Categories:
 
 @dataclass(frozen=True)
 class Interval:
-    """Numbers in ``[low, high]`` (``d > 1``: vectors with every coordinate in it)."""
+    """Numbers in ``[low, high]`` (``d > 1``: vectors with every coordinate in it).
+
+    Parameters
+    ----------
+    low, high : float
+        The inclusive bounds of each coordinate.
+    d : int, default 1
+        Dimension.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import Interval, Laplace
+    >>> Laplace(1.0).domain == Interval(-1.0, 1.0)
+    True
+    >>> Interval(0.0, 1.0, d=3).describe()
+    '[0, 1]^3'
+    """
 
     low: float
     high: float
@@ -89,7 +119,23 @@ class Interval:
 
 @dataclass(frozen=True)
 class Ball:
-    """Vectors of ``R^d`` with Euclidean norm at most ``radius``."""
+    """Vectors of ``R^d`` with Euclidean norm at most ``radius``.
+
+    Parameters
+    ----------
+    radius : float
+        Largest Euclidean norm of an input.
+    d : int
+        Dimension.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import Ball, DuchiL2
+    >>> DuchiL2(1.0, d=3, radius=2.0).domain == Ball(2.0, 3)
+    True
+    >>> Ball(2.0, 3).describe()
+    'l2 ball of radius 2 in R^3'
+    """
 
     radius: float
     d: int
@@ -115,6 +161,26 @@ class Field:
     """One field of a report: an integer or a float, with its inclusive range.
 
     ``step``: float fields released on a grid are multiples of ``step`` (a power of two).
+
+    Parameters
+    ----------
+    name : str
+        Column name in report files.
+    kind : {"int", "float"}
+        Integer or float field.
+    low, high : float
+        Inclusive range of the field.
+    step : float, optional
+        Grid of a float field (a power of two); ``None`` for any float in the range.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import GRR, Field
+    >>> field = GRR(4, 1.0).codec.fields[0]
+    >>> field == Field("report", "int", 0, 3)
+    True
+    >>> field.to_dict()
+    {'name': 'report', 'type': 'int', 'min': 0, 'max': 3}
     """
 
     name: str
@@ -150,6 +216,22 @@ class ReportCodec:
         Structural validation of native reports beyond each field's range (for example
         "exactly ``d`` bits set"): ``check(reports, where)`` raises ``ValueError`` naming the
         row through ``where(index)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR
+    >>> grr = GRR(5, 1.0)
+    >>> codec = grr.codec
+    >>> codec.width, codec.vector, codec.is_float, codec.names
+    (1, False, False, ['report'])
+    >>> reports = grr.privatize(np.arange(5), rng=0)
+    >>> bool(np.array_equal(codec.from_rows(codec.to_rows(reports)), reports))  # round trip
+    True
+    >>> codec.from_rows([7])
+    Traceback (most recent call last):
+    ...
+    ValueError: reports row 0: the report has report outside 0..4 (not a report of this mechanism)
     """
 
     fields: tuple[Field, ...]
@@ -286,6 +368,16 @@ class Mechanism(abc.ABC):
     ``privatize``, ``codec`` and ``sampler``; the privacy profile (``delta``,
     ``epsilon_for_delta``, ``tv``) defaults to the exact finite channel of
     :meth:`to_channel` where the mechanism has one.
+
+    Examples
+    --------
+    >>> from ldp import k_rr
+    >>> from ldp.mechanisms import GRR, Laplace, Mechanism
+    >>> all(isinstance(m, Mechanism) for m in (GRR(4, 1.0), Laplace(1.0), k_rr(4, 1.0)))
+    True
+    >>> grr = GRR(4, 1.0)
+    >>> type(grr).from_params(grr.params) == grr
+    True
     """
 
     __slots__ = ()

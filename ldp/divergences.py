@@ -16,6 +16,18 @@ Conventions
 
 Inputs must be non-negative and sum to one within ``PMF_TOLERANCE``;
 they are divided by their sum before use.
+
+Examples
+--------
+>>> import math
+>>> from ldp import divergences as dv
+>>> p, q = [0.5, 0.5], [0.9, 0.1]
+>>> dv.tv(p, q), dv.hockey_stick(p, q, 1.0) == dv.tv(p, q)
+(0.4, True)
+>>> math.isclose(dv.kl(p, q), 0.5 * math.log(0.5 / 0.9) + 0.5 * math.log(5.0))
+True
+>>> dv.kl([1.0, 0.0], [0.0, 1.0])  # mass where q has none
+inf
 """
 
 from __future__ import annotations

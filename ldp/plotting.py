@@ -1,14 +1,21 @@
 """Pictures of privacy, following scikit-learn's Display pattern.
 
 Each display computes its data at construction (``from_*`` class methods), draws it with
-``plot(ax=None)`` and keeps ``ax_``, ``figure_`` and the drawn ``lines_``. matplotlib is an
-optional extra (``pip install ".[plots]"`` from a checkout, or ``pip install matplotlib``)
-imported only when something is drawn.
+``plot(ax=None, title=None)`` and keeps ``ax_``, ``figure_``, the drawn ``lines_`` and the
+``legend_``. matplotlib is an optional extra (``pip install ".[plots]"`` from a checkout, or
+``pip install matplotlib``) imported only when something is drawn.
+
+Every display has a title, gives each curve a line style (and marker) of its own so that
+curves that coincide stay distinguishable, labels curves briefly (the full citation is in the
+data attributes and the docstrings), and places its legend inside the axes where it hides no
+drawn point; when every such place would hide one, the legend goes beside the axes and the
+figure's layout is tightened so that it stays inside the figure.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,6 +50,90 @@ def _axes(ax):
     if ax is None:
         _, ax = _pyplot().subplots()
     return ax
+
+
+#: Line styles and markers given to successive curves (cycled).
+STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+#: Legend locations tried, in order, inside the axes.
+LEGEND_LOCATIONS = (
+    "upper right",
+    "upper left",
+    "lower left",
+    "lower right",
+    "center right",
+    "center left",
+    "upper center",
+    "lower center",
+)
+
+
+def _style(index: int, line_kwargs: dict, *, marker: bool = False) -> dict:
+    """Keywords of the ``index``-th curve: its own line style (and hollow marker, drawn
+    smaller for later curves so that coinciding points stay visible); the caller's keywords
+    win."""
+    out: dict[str, Any] = {}
+    if "ls" not in line_kwargs and "linestyle" not in line_kwargs:
+        out["linestyle"] = STYLES[index % len(STYLES)]
+    if marker and "marker" not in line_kwargs:
+        out.update(
+            marker=MARKERS[index % len(MARKERS)],
+            markersize=max(4.0, 10.0 - 2.0 * index),
+            markerfacecolor="none",
+        )
+    out.update(line_kwargs)
+    return out
+
+
+def _points(line) -> np.ndarray:
+    """The drawn vertices of ``line`` in display coordinates (finite ones only)."""
+    xy = np.column_stack(
+        [np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)]
+    )
+    xy = xy[np.all(np.isfinite(xy), axis=1)]
+    if line.axes.get_xscale() == "log" or line.axes.get_yscale() == "log":
+        xy = xy[np.all(xy > 0, axis=1)]
+    return line.get_transform().transform(xy) if xy.size else xy.reshape(0, 2)
+
+
+def hidden_points(legend, lines) -> int:
+    """How many drawn vertices of ``lines`` lie under ``legend`` (display coordinates)."""
+    renderer = legend.figure.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    total = 0
+    for line in lines:
+        xy = _points(line)
+        inside = (
+            (xy[:, 0] >= box.x0)
+            & (xy[:, 0] <= box.x1)
+            & (xy[:, 1] >= box.y0)
+            & (xy[:, 1] <= box.y1)
+        )
+        total += int(inside.sum())
+    return total
+
+
+def _finish(ax, lines: list, title: str, **legend_kwargs: Any):
+    """Title the axes and place the legend where it hides no point of ``lines``."""
+    ax.set_title(title)
+    ax.figure.canvas.draw()  # fixes the view limits the placement depends on
+    for loc in LEGEND_LOCATIONS:
+        legend = ax.legend(loc=loc, **legend_kwargs)
+        if hidden_points(legend, lines) == 0:
+            return legend
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), **legend_kwargs)
+    ax.figure.tight_layout()
+    return legend
+
+
+def _short(label: str) -> str:
+    """A legend label: the head of a method description and its first citation."""
+    head = re.split(r" \(|, ", label, maxsplit=1)[0]
+    cited = re.search(
+        r"[A-Z][\w'-]+(?: et al\.)? \(\d{4}\)(?:, (?:Theorem|Corollary|Lemma|Proposition) [\w.]+)?",
+        label,
+    )
+    return head if cited is None or cited.group(0) in head else f"{head}, {cited.group(0)}"
 
 
 def _levels(values: ArrayLike | None, default: np.ndarray, name: str) -> np.ndarray:
@@ -99,17 +190,18 @@ class PrivacyProfileDisplay:
         deltas = {name: np.asarray(c.delta(levels)) for name, c in channels.items()}
         return cls(levels, deltas).plot(ax=ax)
 
-    def plot(self, ax=None, **line_kwargs) -> PrivacyProfileDisplay:
-        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+    def plot(self, ax=None, *, title: str | None = None, **line_kwargs) -> PrivacyProfileDisplay:
+        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``,
+        ``legend_``."""
         ax = _axes(ax)
         self.lines_ = [
-            ax.plot(self.epsilons, values, label=name, **line_kwargs)[0]
-            for name, values in self.deltas.items()
+            ax.plot(self.epsilons, values, label=name, **_style(i, line_kwargs))[0]
+            for i, (name, values) in enumerate(self.deltas.items())
         ]
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(r"tight $\delta(\varepsilon)$")
         ax.set_ylim(bottom=0.0)
-        ax.legend()
+        self.legend_ = _finish(ax, self.lines_, title or r"Privacy profile $\delta(\varepsilon)$")
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -167,16 +259,20 @@ class PrivacyUtilityDisplay:
         arrays = {name: np.asarray(v) for name, v in values.items() if len(v) == len(levels)}
         return cls(levels, arrays, utility).plot(ax=ax)
 
-    def plot(self, ax=None, **line_kwargs) -> PrivacyUtilityDisplay:
-        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+    def plot(self, ax=None, *, title: str | None = None, **line_kwargs) -> PrivacyUtilityDisplay:
+        """Draw the curves (curves that coincide, such as the optimum and subset selection,
+        keep distinct styles and nested markers); returns ``self`` with ``ax_``, ``figure_``,
+        ``lines_``, ``legend_``."""
         ax = _axes(ax)
         self.lines_ = [
-            ax.plot(self.epsilons, v, marker="o", label=name, **line_kwargs)[0]
-            for name, v in self.values.items()
+            ax.plot(self.epsilons, v, label=name, **_style(i, line_kwargs, marker=True))[0]
+            for i, (name, v) in enumerate(self.values.items())
         ]
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(f"utility ({self.utility})")
-        ax.legend()
+        self.legend_ = _finish(
+            ax, self.lines_, title or f"Utility ({self.utility}) against privacy"
+        )
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -305,12 +401,13 @@ class TradeOffDisplay:
         named = _named(compositions, Composition, "composition")
         return cls.from_tradeoff({name: c.tradeoff for name, c in named.items()}, **kwargs)
 
-    def plot(self, ax=None, **line_kwargs) -> TradeOffDisplay:
-        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+    def plot(self, ax=None, *, title: str | None = None, **line_kwargs) -> TradeOffDisplay:
+        """Draw the curves (solid, dash-dot, ...) and the references (grey, dashed and
+        dotted); returns ``self`` with ``ax_``, ``figure_``, ``lines_``, ``legend_``."""
         ax = _axes(ax)
         self.lines_ = [
-            ax.plot(self.alphas, beta, label=name, **line_kwargs)[0]
-            for name, beta in self.curves.items()
+            ax.plot(self.alphas, beta, label=name, **_style(2 * i, line_kwargs))[0]
+            for i, (name, beta) in enumerate(self.curves.items())
         ]
         for style, (name, beta) in zip(("--", ":"), self.references.items()):
             self.lines_.append(ax.plot(self.alphas, beta, style, color="grey", label=name)[0])
@@ -320,7 +417,7 @@ class TradeOffDisplay:
         ax.set_aspect("equal")
         ax.set_xlabel(r"type I error $\alpha$")
         ax.set_ylabel(r"type II error $\beta$")
-        ax.legend()
+        self.legend_ = _finish(ax, self.lines_, title or "Trade-off curves (f-DP)")
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -423,17 +520,24 @@ class ContractionDisplay:
             label,
         ).plot(ax=ax)
 
-    def plot(self, ax=None, **line_kwargs) -> ContractionDisplay:
-        """Draw each coefficient (solid) and its bound (dashed, same colour); returns
-        ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+    def plot(self, ax=None, *, title: str | None = None, **line_kwargs) -> ContractionDisplay:
+        """Draw each coefficient (solid, with a marker of its own) and its bound (dashed, hollow
+        marker, same colour); returns ``self`` with ``ax_``, ``figure_``, ``lines_``,
+        ``legend_``."""
         ax = _axes(ax)
         self.lines_ = []
-        for kind, values in self.exact.items():
-            (line,) = ax.plot(self.epsilons, values, label=kind, **line_kwargs)
+        for i, (kind, values) in enumerate(self.exact.items()):
+            marker = MARKERS[i % len(MARKERS)]
+            size = max(4.0, 9.0 - 2.0 * i)  # nested where kinds coincide (KL and chi2)
+            style = {"linestyle": "-", "marker": marker, "markersize": size}
+            (line,) = ax.plot(self.epsilons, values, label=kind, **{**style, **line_kwargs})
             (dashed,) = ax.plot(
                 self.epsilons,
                 self.bounds[kind],
-                "--",
+                linestyle="--",
+                marker=marker,
+                markersize=size + 3.0,  # a ring around the coefficient's marker
+                markerfacecolor="none",
                 color=line.get_color(),
                 label=f"{kind} bound",
             )
@@ -441,9 +545,8 @@ class ContractionDisplay:
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel("contraction coefficient")
         ax.set_ylim(0.0, 1.02)
-        if self.family:
-            ax.set_title(self.family)
-        ax.legend()
+        default = f"Contraction: {self.family}" if self.family else "Contraction coefficients"
+        self.legend_ = _finish(ax, self.lines_, title or default)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -536,21 +639,34 @@ class RiskDisplay:
             quantity=low.quantity,
         ).plot(ax=ax)
 
-    def plot(self, ax=None, **line_kwargs) -> RiskDisplay:
+    def plot(self, ax=None, *, title: str | None = None, **line_kwargs) -> RiskDisplay:
         """Draw the bound (and the achieved risk); returns ``self`` with ``ax_``,
-        ``figure_``, ``lines_``."""
+        ``figure_``, ``lines_``, ``legend_``. Legend entries are short (method and first
+        citation); ``lower_label`` and ``achieved_label`` keep the full descriptions."""
         ax = _axes(ax)
         self.lines_ = [
-            ax.plot(self.ns, self.lower, marker="o", label=self.lower_label, **line_kwargs)[0]
+            ax.plot(
+                self.ns,
+                self.lower,
+                label=_short(self.lower_label),
+                **_style(0, line_kwargs, marker=True),
+            )[0]
         ]
         if self.achieved is not None:
             self.lines_.append(
-                ax.plot(self.ns, self.achieved, marker="s", label=self.achieved_label)[0]
+                ax.plot(
+                    self.ns,
+                    self.achieved,
+                    label=_short(self.achieved_label),
+                    **_style(1, line_kwargs, marker=True),
+                )[0]
             )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("number of users $n$")
         ax.set_ylabel(self.quantity)
-        ax.legend(fontsize="small")
+        self.legend_ = _finish(
+            ax, self.lines_, title or f"{self.quantity} against $n$", fontsize="small"
+        )
         self.ax_, self.figure_ = ax, ax.figure
         return self

@@ -57,14 +57,14 @@ def test_clt_and_berry_esseen_cor_d7():
         (10, [0.37998, 0.15820, 0.08604, 0.01717, 0.00453], [0.38057, 0.15899, 0.08608, 0.01716]),
     ],
 )
-def test_edgeworth_laplace_oracle_a(n, expected, cf):
+def test_edgeworth_laplace_reference_values(n, expected, cf):
     kp, kq = laplace_cumulants(3 / math.sqrt(n))
     np.testing.assert_allclose(edgeworth_tradeoff_approx(kp, kq, n)(ALPHA), expected, atol=2e-5)
     got_cf = edgeworth_tradeoff_approx(kp, kq, n, method="cornish_fisher")(ALPHA[:4])
     np.testing.assert_allclose(got_cf, cf, atol=2e-5)
 
 
-def test_edgeworth_sgd_oracle_b():
+def test_edgeworth_subsampled_gaussian_cumulants():
     kp, kq = sg_cumulants(0.5, 1.0)
     np.testing.assert_allclose(kp, [-0.1114215, 0.1784652, 0.1077961, 0.0849998], atol=1e-7)
     np.testing.assert_allclose(kq, [0.1385785, 0.3429924, 0.2369429, 0.1767447], atol=1e-7)

@@ -136,8 +136,8 @@ def test_user_curve_is_symmetrised_and_approx_refused():
         compose(["rr"])
 
 
-# ---------------------------------------------------------------- seed 001 Theorem 2
-def test_seed001_table_a_fig4():
+# ------------------------------------------------- Ghazi-Issa (2023), Theorem 2 (exact)
+def test_theorem2_deltas_at_the_fig4_parameters():
     c = compose_eps_delta_eta(1.0, 0.0, 0.7 * TH1, 5)
     # the values are rounded up by a bound on their rounding error (a relative 1e-13)
     assert c.tv == pytest.approx(0.631089674853377, rel=1e-13)
@@ -154,7 +154,7 @@ def test_seed001_table_a_fig4():
     assert compose_eps_delta_eta(1.0, 0.0, None, 5).tv == pytest.approx(0.751014957126, abs=1e-12)
 
 
-def test_seed001_table_b_laplace_and_kov():
+def test_theorem2_deltas_for_laplace_eta_and_kov():
     eta = 1 - math.exp(-0.5)
     d = compose_eps_delta_eta(1.0, 0.0, eta, 10).deltas
     np.testing.assert_allclose(
@@ -186,7 +186,7 @@ def test_seed001_table_b_laplace_and_kov():
         ((1.0, 0.1, 0.1), 3, [0, 1, 2, 3], [0.271] * 4),
     ],
 )  # fmt: skip
-def test_seed001_tables_c_to_f(params, k, js, expected):
+def test_theorem2_deltas_with_delta_and_many_folds(params, k, js, expected):
     d = compose_eps_delta_eta(*params, k).deltas
     np.testing.assert_allclose(d[js], expected, rtol=1e-10, atol=1e-300)
 
@@ -246,7 +246,7 @@ def test_dp_sgd_pipeline_table_n():
 
 
 def test_ordering_exact_le_thm2_le_kov():
-    # digest §10: exact Laplace composition <= Thm 2 <= KOV; here via the staircase-free
+    # exact Laplace composition <= Ghazi-Issa (2023) Thm 2 <= KOV; here via the staircase-free
     # check that Thm 2 with eta < eta_max is below KOV and that f_{eps,delta,eta}^{(x)k}
     # computed by the general PLD code agrees with the closed form
     thm2 = compose_eps_delta_eta(1.0, 0.0, 0.3, 4)
@@ -267,8 +267,9 @@ def test_eps_delta_eta_bad_input():
     assert compose_eps_delta_eta(0.0, 0.1, 0.5, 3).tv == pytest.approx(1 - 0.9**3)
 
 
-def test_laplace_composition_within_digest_bracket():
-    # seed 001 digest table B (k = 5, eps = 1): exact Laplace in [0.67850, 0.67877] at j = 0
+def test_laplace_composition_within_independent_bracket():
+    # bracket computed independently of the library (k = 5, eps = 1): exact Laplace composition
+    # in [0.67850, 0.67877] at j = 0, below Ghazi-Issa (2023) Theorem 2
     c = compose(LaplaceTradeOff(1.0), 5, interval=1e-4)
     assert not c.exact
     lo = [0.67850, 0.31376, 0.052942]
@@ -456,9 +457,9 @@ def test_tradeoff_of_gaussian_and_rr_composition():
     eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
     np.testing.assert_allclose(f.delta(eps), c.delta(eps), rtol=1e-9, atol=1e-12)
     # the exact profile: mix the Gaussian profile over the loss +-1 of randomized response
-    e1 = math.exp(1.0)
-    exact = (e1 * GaussianTradeOff(1.0).delta(eps - 1.0) + GaussianTradeOff(1.0).delta(eps + 1.0)
-             ) / (1 + e1)  # fmt: skip
+    e_one = math.exp(1.0)
+    exact = (e_one * GaussianTradeOff(1.0).delta(eps - 1.0)
+             + GaussianTradeOff(1.0).delta(eps + 1.0)) / (1 + e_one)  # fmt: skip
     assert np.all(c.delta(eps) >= exact) and np.all(c.delta(eps) - exact < 1e-3)
 
 

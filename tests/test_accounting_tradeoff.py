@@ -75,10 +75,11 @@ def test_gaussian_profile_matches_numeric_conjugate():
 
 
 def test_pair_tradeoff_is_neyman_pearson():
-    # seed 000 §2.2 oracle: f_{0.7,0} (x) f_{0.3,0} breakpoints, from the 4-point product
-    e7, e3 = math.exp(0.7), math.exp(0.3)
-    p = np.kron([e7 / (1 + e7), 1 / (1 + e7)], [e3 / (1 + e3), 1 / (1 + e3)])
-    q = np.kron([1 / (1 + e7), e7 / (1 + e7)], [1 / (1 + e3), e3 / (1 + e3)])
+    # f_{0.7,0} (x) f_{0.3,0} (Dong-Roth-Su (2022), Section 3.3) breakpoints, from the 4-point
+    # product
+    a7, a3 = math.exp(0.7), math.exp(0.3)
+    p = np.kron([a7 / (1 + a7), 1 / (1 + a7)], [a3 / (1 + a3), 1 / (1 + a3)])
+    q = np.kron([1 / (1 + a7), a7 / (1 + a7)], [1 / (1 + a3), a3 / (1 + a3)])
     a, b = tradeoff_from_pair(p, q).vertices
     np.testing.assert_allclose(a, [0, 0.141205, 0.331812, 0.616165, 1], atol=6e-7)
     np.testing.assert_allclose(b, [1, 0.616165, 0.331812, 0.141205, 0], atol=6e-7)
@@ -120,7 +121,8 @@ def test_eps_delta_profile_closed_form():
     f = EpsDeltaTradeOff(1.0, 0.05)
     e = math.e
     for eps in [0.0, 0.3, 0.99]:
-        expected = 0.05 + 0.95 * (e - math.exp(eps)) / (1 + e)  # digest §1.6
+        # delta(eps) = 1 + f*(-e^eps), Dong-Roth-Su (2022), §2.4
+        expected = 0.05 + 0.95 * (e - math.exp(eps)) / (1 + e)
         assert f.delta(eps) == pytest.approx(expected, abs=1e-14)
     assert f.delta(2.0) == pytest.approx(0.05, abs=1e-15)
     assert f.epsilon(0.05) == pytest.approx(1.0, abs=1e-12)

@@ -26,9 +26,12 @@ KEYS = {
     "source-file number": re.compile(r"\bseeds?[ _-]?00\d\b|\bseed\d{3}", re.I),
     "digest": re.compile(r"(?<![.\w])digests?\b(?!\s*[(\[=])", re.I),
     "erratum id": re.compile(r"\bE\d{1,2}\b"),
-    "reference-value id": re.compile(r"\b[Oo]racles?\W{0,3}[A-Z]\d+\b"),
+    "reference-value id": re.compile(
+        r"\b[Oo]racles?\W{0,3}[A-Z]\d+\b|#\s*[A-G]\d{1,2}\s*$|\bspec(?:'s)?\s+(?:oracles?|[A-H]\d)",
+        re.M,
+    ),
     "spec file": re.compile(
-        r"ldp_sota|large_domains_bounds|shuffle_longitudinal|REFERENCES\.md|\bspec\W+§"
+        r"ldp_sota|large_domains_bounds|shuffle_longitudinal|REFERENCES\.md|\bspec\W+§|\bspec/"
         r"|§\s*[\d.]+\s+of the (?:spec|digest)",
         re.I,
     ),
@@ -39,14 +42,23 @@ SUFFIXES = {".py", ".md", ".rst", ".txt", ".toml", ".html", ".mjs", ".json", ".c
 SKIP_DIRS = {"_build", "generated", "gallery", "__pycache__", "node_modules"}
 
 
+#: This file spells the working names out to test the patterns, so it is the one file not
+#: scanned; everything else in the tests is.
+SELF = Path(__file__).resolve()
+
+
 def product_files() -> list[Path]:
-    """The package, the README and changelog, the docs sources, examples, clients and
-    benchmarks."""
-    roots = ["ldp", "estimators", "docs", "examples", "clients", "benchmarks"]
+    """The package, the README and changelog, the docs sources, examples, clients,
+    benchmarks and the tests (which readers open to see how a formula was checked)."""
+    roots = ["ldp", "estimators", "docs", "examples", "clients", "benchmarks", "tests"]
     files = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "pyproject.toml"]
     for root in roots:
         for path in sorted((ROOT / root).rglob("*")):
-            if path.suffix in SUFFIXES and not SKIP_DIRS & set(path.relative_to(ROOT).parts):
+            if (
+                path.suffix in SUFFIXES
+                and path.resolve() != SELF
+                and not SKIP_DIRS & set(path.relative_to(ROOT).parts)
+            ):
                 files.append(path)
     return files
 
@@ -63,6 +75,8 @@ def test_the_scan_covers_the_product():
     assert {"README.md", "ldp/risk/lecam.py", "estimators/frequency.py"} <= set(FILES)
     assert any(name.startswith("docs/") for name in FILES)
     assert any(name.startswith("examples/") for name in FILES)
+    assert {"tests/test_contraction.py", "tests/test_public_api.py"} <= set(FILES)
+    assert "tests/test_citations.py" not in FILES
 
 
 def test_the_patterns_catch_working_names_and_spare_ordinary_text():
@@ -75,7 +89,11 @@ def test_the_patterns_catch_working_names_and_spare_ordinary_text():
         "(E12)",
         "spec oracle B7",
         "ldp_sota.md §4",
+        "written up in spec/notes.md",
         "§3.3 of the spec",
+        "x = f(1)  # A7\n",
+        "(spec A5)",
+        "spec oracles (B1-B7)",
     ]
     spared = [
         "Dong-Roth-Su (2022), §3.2",
@@ -85,6 +103,8 @@ def test_the_patterns_catch_working_names_and_spare_ordinary_text():
         "E_gamma and E_1",
         "1E10 reports",
         "frequency oracles GRR and OUE",
+        "the protocol spec in docs/protocol.md",
+        "H0 # H1 is the alternative",
     ]
     assert all(working_names(text) for text in caught), [t for t in caught if not working_names(t)]
     assert not any(working_names(text) for text in spared), [

@@ -248,7 +248,8 @@ def test_report_json_matches_the_channel(capsys):
     main(["report", "rr", "--epsilon", "2", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert data["delta"]["1"] == pytest.approx(rr.delta(1.0))
-    # RR: KL, chi2 and Hellinger coefficients are tanh(eps/2)^2 (seed 003, corrected (1-2w)^2)
+    # RR: KL, chi2 and Hellinger coefficients are tanh(eps/2)^2 (Asoodeh-Aliakbarpour-Calmon
+    # (2021) after Lemma 1, with the corrected (1-2w)^2)
     for kind in ("kl", "chi2", "hellinger"):
         assert data["contraction"][kind]["exact"] == pytest.approx(math.tanh(1.0) ** 2)
         assert data["contraction"][kind]["exact"] <= data["contraction"][kind]["bound"] + 1e-12
@@ -306,7 +307,8 @@ def test_bound_other_presets(capsys):
         risk.distribution_estimation(10, 10_000, 1.0, loss="l1").value
     )
     data = _bound(capsys, "lecam", "moment-mean", "--moment", "2", "--n", "100", "--epsilon", "1")
-    assert data["bound"]["value"] == pytest.approx(1.0555e-3, rel=1e-4)  # twice digest's value
+    # twice 5.2776e-4, Asoodeh-Aliakbarpour-Calmon (2021) Corollary 1 (repaired) at these values
+    assert data["bound"]["value"] == pytest.approx(1.0555e-3, rel=1e-4)
     assert data["achieved"] is None
     data = _bound(capsys, "fano", "ball-mean", "--d", "16", "--n", "1000", "--epsilon", "0.5",
                   "--delta", "1e-3")  # fmt: skip
@@ -320,7 +322,8 @@ def test_bound_other_presets(capsys):
     )
     data = _bound(capsys, "bayes", "beta-bernoulli", "--n", "20", "--epsilon", "1",
                   "--delta", "1e-4")  # fmt: skip
-    assert data["bound"]["value"] == pytest.approx(0.025817, abs=1e-6)  # seed 003 Fig. 1
+    # Asoodeh-Aliakbarpour-Calmon (2021), Fig. 1
+    assert data["bound"]["value"] == pytest.approx(0.025817, abs=1e-6)
     assert data["bound"]["quantity"] == "Bayes risk lower bound"
     data = _bound(capsys, "bayes", "beta-bernoulli", "--n", "20", "--epsilon", "1",
                   "--delta", "1e-4", "--route", "corollary3")  # fmt: skip
@@ -356,7 +359,7 @@ def test_compose_other_mechanisms(capsys):
     data = _account(capsys, "compose", "--eps-delta-eta", "1", "0", "0.3234820100820068",
                     "--folds", "5", "--at-epsilon", "0", "1", "5")  # fmt: skip
     reference = compose_eps_delta_eta(1.0, 0.0, 0.7 * 0.46211715726000974, 5)
-    assert data["tv"] == pytest.approx(0.631089674853377, rel=1e-12)  # seed 001 Thm 2
+    assert data["tv"] == pytest.approx(0.631089674853377, rel=1e-12)  # Ghazi-Issa (2023), Theorem 2
     assert data["delta"]["1"] == pytest.approx(reference.deltas[1])
     assert data["delta"]["5"] == pytest.approx(0.0, abs=1e-15)
     data = _account(capsys, "compose", "--eps-delta-eta", "1", "0", "max", "--folds", "3")

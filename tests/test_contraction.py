@@ -40,7 +40,6 @@ from ldp.contraction import (
 )
 from tests.strategies import random_channel_matrix, stochastic_matrices
 
-E1 = math.e
 LN2, LN3 = math.log(2.0), math.log(3.0)
 
 
@@ -101,7 +100,7 @@ def random_pairs(rng, k, n, sparse=True):
     return p, q
 
 
-# ---------------------------------------------------------------- seed 003 §6 oracles
+# ------------------------------- reference values, Asoodeh-Aliakbarpour-Calmon (2021), Lemma 1
 @pytest.mark.parametrize(
     ("eps", "delta", "phi_value", "tight_tv"),
     [
@@ -153,7 +152,7 @@ def test_phi_n_oracles(eps, delta, n, expected):
         (LN3, 0.5, 0.25),
     ],
 )
-def test_rr_oracles_seed003(eps, tv_value, kl_value):
+def test_rr_contraction_reference_values(eps, tv_value, kl_value):
     rr = randomized_response(eps)
     for kind in ("kl", "chi2", "hellinger"):
         assert rr.contraction(kind).value == pytest.approx(kl_value, abs=1e-6)
@@ -183,23 +182,23 @@ def test_rr_hockey_stick_oracles(eps, gamma, expected):
         (10, 3.0, None, 0.593946),
     ],
 )
-def test_k_rr_oracles_seed003(k, eps, tv_value, chi2_value):
+def test_k_rr_contraction_reference_values(k, eps, tv_value, chi2_value):
     channel = k_rr(k, eps)
     assert channel.contraction("chi2").value == pytest.approx(chi2_value, abs=1e-6)
     assert k_rr_coefficient("chi2", k, eps) == pytest.approx(chi2_value, abs=1e-6)
     if tv_value is not None:
         assert channel.contraction("tv").value == pytest.approx(tv_value, abs=1e-6)
-    # larger than lambda^2 for k >= 3 (digest §2.4)
+    # larger than lambda^2 for k >= 3
     assert chi2_value > k_rr_coefficient("tv", k, eps) ** 2
 
 
-def test_rr_disclosure_oracles_seed003():
+def test_rr_with_disclosure_reference_values():
     chan = binary_erasure(1.0, 0.1)  # RR with delta-disclosure
     assert chan.contraction("hockey_stick", gamma=math.e).value == pytest.approx(0.1, abs=1e-12)
-    # The digest's table prints eta_TV = 0.569694 for (eps, delta) = (1, 0.1). That number is
+    # A reference table we were given prints eta_TV = 0.569694 for (eps, delta) = (1, 0.1). That is
     # delta + (1 - delta) tanh(1/2) at delta = 0.2; at delta = 0.1 the TV of the two rows,
     # computed directly, is 0.515905 (= (e - 1 + 0.2) / (e + 1)). The library follows the
-    # channel: the digest row is a slip.
+    # channel: that row is a slip.
     rows = chan.matrix
     assert chan.contraction("tv").value == pytest.approx(dv.tv(rows[0], rows[1]), abs=1e-15)
     assert chan.contraction("tv").value == pytest.approx(0.515905, abs=1e-6)
@@ -214,7 +213,7 @@ def test_rr_disclosure_oracles_seed003():
     assert worst_case_hockey_stick(2.0, 0.05, 3.0) == pytest.approx(0.547029, abs=1e-6)
 
 
-# ---------------------------------------------------------------- seed 001 tables K and L
+# ------------------------------- Ghazi-Issa (2023), Theorems 4 and 5, eq. (36): reference values
 TABLE_K = [
     # eps, eta, TV, KL, chi2, squared Hellinger, eta * th(eps)
     (1.0, 0.3, 0.3, 0.3, 0.705120716186281, 0.146951197442225, 0.138635147178003),
@@ -225,7 +224,7 @@ TABLE_K = [
 
 
 @pytest.mark.parametrize(("eps", "eta", "tv_v", "kl_v", "chi2_v", "hel_v", "thm5"), TABLE_K)
-def test_seed001_table_k(eps, eta, tv_v, kl_v, chi2_v, hel_v, thm5):
+def test_max_f_divergences_of_the_dominating_channel(eps, eta, tv_v, kl_v, chi2_v, hel_v, thm5):
     assert max_f_divergence(eps, eta, "tv") == pytest.approx(tv_v, abs=1e-12)
     assert max_f_divergence(eps, eta, "kl") == pytest.approx(kl_v, abs=1e-12)
     assert max_f_divergence(eps, eta, "chi2") == pytest.approx(chi2_v, abs=1e-12)
@@ -262,7 +261,7 @@ def test_seed001_table_k(eps, eta, tv_v, kl_v, chi2_v, hel_v, thm5):
         (4, 2.0, 0.614979, 0.468365),
     ],
 )
-def test_seed001_table_l(m, eps, eta_rr, bound36):
+def test_k_rr_tv_and_kl_coefficient_match_eq36(m, eps, eta_rr, bound36):
     channel = k_rr(m, eps)
     assert channel.tv == pytest.approx(eta_rr, abs=1e-6)
     assert channel.contraction("kl").value == pytest.approx(bound36, abs=1e-6)
@@ -335,7 +334,7 @@ def test_closed_forms_at_extreme_epsilon():
     assert rr_coefficient("kl", 1e-8) == pytest.approx((1e-8 / 2) ** 2, rel=1e-6)
 
 
-def test_rr_kl_erratum_one_minus_two_w_squared():
+def test_rr_kl_coefficient_is_one_minus_two_w_squared():
     """Asoodeh-Aliakbarpour-Calmon (2021) print eta_KL(BSC(w)) = 1 - 2 w^2 after Lemma 1; the
     channel gives (1 - 2 w)^2."""
     for eps in (0.5, 1.0, 2.0):
@@ -346,7 +345,7 @@ def test_rr_kl_erratum_one_minus_two_w_squared():
         assert abs(exact - (1.0 - 2.0 * w**2)) > 0.3
 
 
-def test_tanh_not_its_reciprocal_erratum(rng):
+def test_ldp_tv_bound_is_tanh_not_its_reciprocal(rng):
     """Ghazi-Issa (2023) eq. (26) / Thm 6 print (e^eps + 1)/(e^eps - 1); eps-LDP channels have
     tv <= tanh(eps / 2) and Theorem 5's value uses tanh, not its reciprocal."""
     for _ in range(50):
@@ -393,7 +392,8 @@ def test_max_kl_contraction_delta_extension_is_attained(eps, delta, eta):
     assert chan.contraction("kl").value == pytest.approx(
         max_kl_contraction(eps, eta, delta), abs=1e-12
     )
-    # and at eta_max it is seed 003's RR-with-disclosure value delta + (1 - delta) th^2
+    # and at eta_max it is the RR-with-disclosure value delta + (1 - delta) th^2 of
+    # Asoodeh-Aliakbarpour-Calmon (2021)
     top = binary_erasure(eps, delta).contraction("chi2").value
     assert top == pytest.approx(delta + (1 - delta) * th(eps) ** 2, abs=1e-12)
 
@@ -556,7 +556,8 @@ def test_hockey_stick_below_one_equals_reciprocal_and_brute_force(rng):
             low = chan.contraction("hockey_stick", gamma=gamma)
             high = chan.contraction("hockey_stick", gamma=1.0 / gamma)
             assert low.value == pytest.approx(high.value, abs=1e-12)
-            # no random (P, Q) beats it, and point masses attain it (seed 003 §1.4)
+            # no random (P, Q) beats it, and point masses attain it
+            # (Asoodeh-Aliakbarpour-Calmon (2021), Section II)
             p, q = random_pairs(rng, 3, 4000)
             top = dv.hockey_stick(p @ chan.matrix, q @ chan.matrix, gamma)
             bottom = dv.hockey_stick(p, q, gamma)

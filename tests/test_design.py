@@ -41,11 +41,11 @@ def mi_binary_uniform(k, eps, size):
 
 # ----------------------------------------------------------------- KOV regimes and oracles
 def test_mi_uniform_k4_binary_then_rr():
-    # ldp_sota oracle F2: eps = 0.5, LP = binary = log 2 - h(e^.5 / (1 + e^.5))
+    # eps = 0.5, LP = binary = log 2 - h(e^.5 / (1 + e^.5))
     low = optimal_channel(4, 0.5, utility="mi", method="staircase")
     assert low.value == pytest.approx(0.0302998620, abs=1e-9)
     assert low.channel.n_outputs == 2
-    # oracle F4: MI(RR) = MI(binary, |T| = 2) at eps = 0.8221326247 (root found here)
+    # MI(RR) = MI(binary, |T| = 2) at eps = 0.8221326247 (root found here)
     switch = optimize.brentq(lambda e: mi_rr_uniform(4, e) - mi_binary_uniform(4, e, 2), 0.3, 2)
     assert switch == pytest.approx(0.8221326247, abs=1e-9)
     below = optimal_channel(4, switch - 0.05, utility="mi", method="staircase")
@@ -57,7 +57,7 @@ def test_mi_uniform_k4_binary_then_rr():
 def test_mi_uniform_k6_intermediate_regime_matches_kov_numbers():
     table = compare(6, 1.1, utility="mi")
     values = dict(zip(table.mechanism, table.value, strict=True))
-    assert values["optimum"] == pytest.approx(0.1487078233, abs=1e-8)  # oracle F3
+    assert values["optimum"] == pytest.approx(0.1487078233, abs=1e-8)
     assert values["k-RR"] == pytest.approx(0.124655, abs=1e-6)
     assert values["binary"] == pytest.approx(0.131098, abs=1e-6)
     assert values["k-RR"] == pytest.approx(mi_rr_uniform(6, 1.1), abs=1e-12)
@@ -85,7 +85,7 @@ def test_tv_utility_is_maximised_by_the_binary_mechanism():
     p0 = np.array([0.4, 0.3, 0.2, 0.1, 0.0])
     p1 = np.array([0.1, 0.2, 0.2, 0.2, 0.3])
     result = optimal_channel(5, 1.0, utility="tv", hypotheses=(p0, p1))
-    assert result.value == pytest.approx(0.1848468629, abs=1e-9)  # oracle F1
+    assert result.value == pytest.approx(0.1848468629, abs=1e-9)
     assert result.channel.n_outputs == 2
 
 
@@ -118,7 +118,7 @@ def test_fisher_information_binary_input_is_rr():
 
 
 def test_staircase_structure_of_vertex_solutions():
-    # oracle G9: k = 5, uniform MI, eps = 1.3, HiGHS vertex solution
+    # k = 5, uniform MI, eps = 1.3, HiGHS vertex solution
     result = optimal_channel(5, 1.3, utility="mi", method="staircase", solver="HIGHS")
     q = result.channel.matrix
     assert q.shape[1] <= 5
@@ -276,7 +276,7 @@ def test_subset_selection_worst_case_risk_matches_closed_form(k, d, eps):
 
     n = 1000
     big = math.exp(eps)
-    # ldp_sota §2 (Ye-Barg): worst case is the uniform input, with this closed form
+    # Ye-Barg (2018): worst case is the uniform input, with this closed form
     closed = (k - 1) ** 2 * (d * big + k - d) ** 2 / (n * k * d * (k - d) * (big - 1) ** 2)
     # the support estimator's i.i.d. variance summed over the k coordinates at uniform p
     p_in = d * big / (d * big + k - d)
@@ -331,7 +331,7 @@ def test_optimal_frequency_channel_picks_the_best_subset_size():
     from ldp.design import optimal_frequency_channel
 
     best = optimal_frequency_channel(8, 1.0, n=1000)
-    # the continuous optimum d* = k / (e^eps + 1) = 2.15 (ldp_sota §2): d = 2
+    # the continuous optimum d* = k / (e^eps + 1) = 2.15 (Ye-Barg (2018)): d = 2
     assert best.name == "subset selection d=2"
     assert best.table.risk.is_monotonic_increasing
     assert best.risk == pytest.approx(best.table.risk.iloc[0])

@@ -58,7 +58,8 @@ def test_hockey_stick_special_values_and_order(pair):
     assert all(a >= b - 1e-15 for a, b in itertools.pairwise(values))
     tv = dv.tv(p, q)
     for g, v in zip(grid, values):
-        # seed 003 Claim (28): 1 - gamma (1 - TV) <= E_gamma <= TV for gamma >= 1
+        # Asoodeh-Aliakbarpour-Calmon (2021), eq. (28):
+        # 1 - gamma (1 - TV) <= E_gamma <= TV for gamma >= 1
         assert 1 - g * (1 - tv) - 1e-12 <= v <= tv + 1e-12
     for g in [0.1, 0.5, 0.9]:
         # gamma < 1: E_gamma(P||Q) = gamma E_{1/gamma}(Q||P)

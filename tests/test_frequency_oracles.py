@@ -58,22 +58,22 @@ def support_matrix(mech, k):
     raise AssertionError(type(mech))
 
 
-# ----------------------------------------------------------------- closed forms / spec oracles
-def test_spec_variance_oracles():
+# ----------------------------------------------------------------- closed forms / reference values
+def test_variance_reference_values():
     n = 10_000
-    assert OUE(50, 1.0).variance(n, 0.1) == pytest.approx(3.7826943768e-4, rel=1e-9)  # A1
+    assert OUE(50, 1.0).variance(n, 0.1) == pytest.approx(3.7826943768e-4, rel=1e-9)
     assert OUE(50, 1.0).variance(n, 0.1, "iid") == pytest.approx(3.8726943768e-4, rel=1e-9)
-    assert GRR(10, 1.0).variance(n) == pytest.approx(3.6302486929e-4, rel=1e-9)  # A3
+    assert GRR(10, 1.0).variance(n) == pytest.approx(3.6302486929e-4, rel=1e-9)
     assert GRR(10, 1.0).variance(n, 0.1) == pytest.approx(4.0958300584e-4, rel=1e-9)
-    assert SUE(50, 1.0).variance(n) == pytest.approx(3.9176980890e-4, rel=1e-9)  # A4
+    assert SUE(50, 1.0).variance(n) == pytest.approx(3.9176980890e-4, rel=1e-9)
     assert OLH(50, 1.0).g == 4  # round(e) + 1
-    assert OLH(50, 1.0).variance(n) == pytest.approx(3.6916546175e-4, rel=1e-9)  # A5
-    assert BLH(50, 1.0).variance(n) == pytest.approx(4.6826943768e-4, rel=1e-9)  # A6
+    assert OLH(50, 1.0).variance(n) == pytest.approx(3.6916546175e-4, rel=1e-9)
+    assert BLH(50, 1.0).variance(n) == pytest.approx(4.6826943768e-4, rel=1e-9)
     assert HadamardResponse(50, 1.0).variance(n) == pytest.approx(4.6826943768e-4, rel=1e-9)
 
 
 def test_olh_bucket_rule_follows_round_not_continuous_optimum():
-    # Wang et al.: g = e^eps + 1 is optimal; implementations use round(e^eps) + 1 (spec A5)
+    # Wang et al.: g = e^eps + 1 is optimal; implementations use round(e^eps) + 1
     for eps, g in [(0.1, 2), (0.5, 3), (1.0, 4), (1.5, 5), (2.0, 8), (3.0, 21)]:
         assert OLH(64, eps).g == g
     continuous = OUE(64, 1.0).variance(10_000)
@@ -81,17 +81,17 @@ def test_olh_bucket_rule_follows_round_not_continuous_optimum():
     assert OLH(64, 1.0).variance(10_000) > continuous
 
 
-def test_subset_selection_spec_oracles():
-    ss = SubsetSelection(6, 1.0, d=2)  # A7
+def test_subset_selection_reference_values():
+    ss = SubsetSelection(6, 1.0, d=2)
     assert ss.p == pytest.approx(0.5761168848, abs=1e-10)
     assert ss.q == pytest.approx(0.2847766230, abs=1e-10)
-    big = SubsetSelection(100, 1.0)  # A8
+    big = SubsetSelection(100, 1.0)
     assert big.d == 27
     risk = 100 * big.variance(10_000, 1 / 100, "iid")  # uniform worst case, l2^2
     assert risk == pytest.approx(0.0360943485, rel=1e-8)
     asymptote = 4 * 99**2 * E / (100 * 1e4 * (E - 1) ** 2)
     assert asymptote == pytest.approx(0.0360940876, rel=1e-9)
-    oue_risk = 100 * OUE(100, 1.0).variance(10_000, 1 / 100, "iid")  # A9
+    oue_risk = 100 * OUE(100, 1.0).variance(10_000, 1 / 100, "iid")
     assert oue_risk == pytest.approx(0.0370259438, rel=1e-8)
     assert oue_risk / risk == pytest.approx(1.0258, abs=1e-3)
 
@@ -457,7 +457,7 @@ def test_simulate_counts_large_and_unsupported():
 
 # ----------------------------------------------------------------- recommend
 def closed_form_rare_variance(name, k, eps):
-    """n * Var_fixed at f -> 0 from the spec's table (section 2)."""
+    """n * Var_fixed at f -> 0 from the closed forms."""
     big = math.exp(eps)
     if name == "GRR":
         return (big + k - 2) / (big - 1) ** 2

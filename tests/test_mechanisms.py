@@ -31,7 +31,7 @@ def test_k_rr_special_cases():
     assert np.array_equal(ldp.k_rr(4, math.inf).matrix, np.eye(4))
     assert np.allclose(ldp.k_rr(4, 0.0).matrix, 0.25)
     assert ldp.k_rr(4, 0.0).epsilon == 0.0
-    omega = 1 / (1 + math.exp(0.7))  # seed 003 Example 1: BSC(omega)
+    omega = 1 / (1 + math.exp(0.7))  # Asoodeh-Aliakbarpour-Calmon (2021), Example 1: BSC(omega)
     assert ldp.randomized_response(0.7).matrix[0, 1] == pytest.approx(omega)
 
 
@@ -76,7 +76,8 @@ def test_binary_erasure_default_eta_is_rr_with_disclosure():
     big = math.exp(eps)
     be = ldp.binary_erasure(eps, delta)
     assert be.tv == pytest.approx((big - 1 + 2 * delta) / (big + 1), abs=1e-14)
-    # seed 003 section 1.7: (delta, (1-delta)E/(1+E), (1-delta)/(1+E), 0), erasure column empty
+    # Asoodeh-Aliakbarpour-Calmon (2021), RR with disclosure:
+    # (delta, (1-delta)E/(1+E), (1-delta)/(1+E), 0), erasure column empty
     row0 = [delta, (1 - delta) * big / (1 + big), (1 - delta) / (1 + big), 0.0]
     assert be.matrix[0, 2] == 0.0 and be.matrix[1, 2] == 0.0
     assert np.delete(be.matrix, 2, axis=1)[0] == pytest.approx(row0, abs=1e-15)
@@ -93,7 +94,8 @@ def test_binary_erasure_edges():
     assert ldp.binary_erasure(math.inf, 0.0, 0.4).tv == pytest.approx(0.4)
     full = ldp.binary_erasure(1.0, 1.0)
     assert full.tv == 1.0 and full.delta(1.0) == 1.0
-    assert ldp.eta_max(1.0, 0.05) == pytest.approx(0.4890112994, abs=1e-10)  # seed 003 §6
+    # Ghazi-Issa (2023), Corollary 1 and Remark 1
+    assert ldp.eta_max(1.0, 0.05) == pytest.approx(0.4890112994, abs=1e-10)
 
 
 @pytest.mark.parametrize(
@@ -119,7 +121,7 @@ def test_eta_at_its_maximum_after_rounding_is_accepted():
 
 
 # ----------------------------------------------------------------- Q^(be)
-# seed 001 table K: divergences between the rows of Q*_{eps,eta}
+# Ghazi-Issa (2023), Theorem 4: divergences between the rows of Q*_{eps,eta}
 TABLE_K = [
     (1.0, 0.3, 0.3, 0.705120716186281, 0.146951197442225),
     (0.5, 0.1, 0.05, 0.104219061098749, 0.0248706003543192),
@@ -129,7 +131,7 @@ TABLE_K = [
 
 
 @pytest.mark.parametrize(("eps", "eta", "kl", "chi2", "hel"), TABLE_K)
-def test_dominating_ldp_pair_matches_seed001_table_k(eps, eta, kl, chi2, hel):
+def test_dominating_ldp_pair_attains_the_max_f_divergences(eps, eta, kl, chi2, hel):
     q = ldp.binary_mechanism_with_erasure([1.0, 0.0], [0.0, 1.0], eps, eta)
     p0, p1 = q.matrix
     assert dv.tv(p0, p1) == pytest.approx(eta, abs=1e-13)
@@ -149,9 +151,9 @@ def test_binary_mechanism_with_erasure_attains_prop2():
         assert q.epsilon <= eps + 1e-12
         assert q.tv <= eta + 1e-14
         out0, out1 = q.output_distribution(p0), q.output_distribution(p1)
-        # seed 001 Proposition 2: output TV is eta * TV(p0, p1)
+        # Ghazi-Issa (2023), Proposition 2: output TV is eta * TV(p0, p1)
         assert dv.tv(out0, out1) == pytest.approx(eta * dv.tv(p0, p1), abs=1e-13)
-        # seed 001 eq. (28) rows, chosen by the bit 1[p1(x) > p0(x)] (eq. 31)
+        # Ghazi-Issa (2023), eq. (28) rows, chosen by the bit 1[p1(x) > p0(x)] (eq. 31)
         big = math.exp(eps)
         up, down = eta * big / (big - 1), eta / (big - 1)
         star0 = np.array([up, down, 1 - up - down])

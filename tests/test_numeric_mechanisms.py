@@ -1,4 +1,4 @@
-"""Mean mechanisms: spec oracles (B1-B7, G2-G4), Duchi's even-d fix by exact enumeration,
+"""Mean mechanisms: reference values, Duchi's even-d fix by exact enumeration,
 unbiasedness and variance by seeded Monte Carlo, sampler goodness of fit, bad input."""
 
 import itertools
@@ -24,30 +24,30 @@ E = math.e
 C1 = (E + 1) / (E - 1)
 
 
-# ----------------------------------------------------------------- spec oracles
-def test_spec_oracles():
-    assert Duchi(1.0).variance(1) == pytest.approx(4.6826943768, rel=1e-10)  # B1
-    pm = Piecewise(1.0)  # B2
+# ----------------------------------------------------------------- reference values
+def test_mean_mechanism_reference_values():
+    assert Duchi(1.0).variance(1) == pytest.approx(4.6826943768, rel=1e-10)
+    pm = Piecewise(1.0)
     assert pm.variance(1) == pytest.approx(5.2235974520, rel=1e-10)
     assert pm.variance(1, 0.0) == pytest.approx(3.6821033695, rel=1e-10)
     assert pm.variance(1, 0.7) == pytest.approx(4.4374354700, rel=1e-10)
-    assert hybrid_threshold() == pytest.approx(0.6093524930, abs=1e-10)  # B3
+    assert hybrid_threshold() == pytest.approx(0.6093524930, abs=1e-10)
     assert Hybrid(1.0).variance(1) == pytest.approx(4.2889924933, rel=1e-10)
     assert Hybrid(2.0).variance(1) == pytest.approx(1.0423363417, rel=1e-10)
-    assert Laplace(1.0).variance(1) == pytest.approx(8.0)  # B4
-    sw = SquareWave(1.0)  # B5
+    assert Laplace(1.0).variance(1) == pytest.approx(8.0)
+    sw = SquareWave(1.0)
     assert (sw.b, sw.p_density, sw.q_density) == pytest.approx(
         (0.2560829375, 1.1363051216, 0.4180232931), abs=1e-10
     )
     assert sw.variance(1, 0.0) == pytest.approx(1.3790245116, rel=1e-9)
     assert sw.variance(1, 0.5) == pytest.approx(0.9494540545, rel=1e-9)
-    assert Duchi(1.0, d=3).bound == pytest.approx(4.3279068275, rel=1e-10)  # B6
+    assert Duchi(1.0, d=3).bound == pytest.approx(4.3279068275, rel=1e-10)
     assert Duchi(1.0, d=5).bound == pytest.approx(5.7705424366, rel=1e-10)
-    assert DuchiL2(1.0, d=5).bound == pytest.approx(5.7705424366, rel=1e-10)  # B7
+    assert DuchiL2(1.0, d=5).bound == pytest.approx(5.7705424366, rel=1e-10)
 
 
 def test_hybrid_thresholds():
-    # eps*: PM's variance at x = 0 equals Duchi's C^2 (spec G2)
+    # eps*: PM's variance at x = 0 equals Duchi's C^2
     star = hybrid_threshold()
     assert Piecewise(star).variance(1, 0.0) == pytest.approx(Duchi(star).variance(1), rel=1e-9)
     # PM's worst case beats Duchi's iff eps > 1.2897846829
@@ -127,7 +127,7 @@ def test_duchi_naive_even_tie_rule_is_not_eps_ldp(d):
     eps = 1.0
     naive = duchi_channel_from_definition(eps, d, ties="both")
     worst = ldp.Channel(naive).epsilon
-    assert worst == pytest.approx(math.log(1 + E), abs=1e-9)  # spec G4: 1.3132616875
+    assert worst == pytest.approx(math.log(1 + E), abs=1e-9)  # 1.3132616875
     assert worst == pytest.approx(1.3132616875, abs=1e-9)
     assert worst > eps
     # it is unbiased with its own constant, which is why the bug goes unnoticed
@@ -215,7 +215,7 @@ def piecewise_cdf(y, x, eps):
     c = (z + 1) / (z - 1)
     left = (c + 1) * x / 2 - (c - 1) / 2
     right = left + c - 1
-    hi = (math.exp(eps) - z) / (2 * z + 2)  # spec density on [l, r]
+    hi = (math.exp(eps) - z) / (2 * z + 2)  # paper's density on [l, r]
     lo = hi / math.exp(eps)
     y = np.asarray(y)
     return (
@@ -247,7 +247,7 @@ def test_piecewise_and_square_wave_samplers_ks(rng):
 
 
 def test_density_ratios_are_exactly_eps():
-    # Piecewise: quadrature of the spec density has mass 1 and ratio e^eps
+    # Piecewise: quadrature of the paper's density has mass 1 and ratio e^eps
     eps = 1.0
     assert integrate.quad(
         lambda y: np.gradient(piecewise_cdf([y - 1e-6, y + 1e-6], 0.2, eps), 2e-6)[0],

@@ -173,7 +173,8 @@ def test_risk_display_without_an_estimator():
     ns = np.array([10, 20, 40])
     display = RiskDisplay.from_preset("beta-bernoulli", ns, epsilon=1.0, delta=1e-4)
     assert display.achieved is None and len(display.lines_) == 1
-    assert display.lower[1] == pytest.approx(0.025817, abs=1e-6)  # seed 003 Fig. 1 at n = 20
+    # Asoodeh-Aliakbarpour-Calmon (2021), Fig. 1 at n = 20
+    assert display.lower[1] == pytest.approx(0.025817, abs=1e-6)
     assert display.ax_.get_ylabel() == "Bayes risk lower bound"
     moment = RiskDisplay.from_preset("moment-mean", [100, 1000], epsilon=1.0, moment=2)
     assert moment.lower[0] == pytest.approx(ldp.risk.moment_mean(100, 1.0, k=2).value)

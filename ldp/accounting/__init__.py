@@ -4,6 +4,16 @@ Every number reported here is an upper bound on the privacy loss that holds, rou
 outward (floating point included), unless its name and docstring say ``approx`` (CLT,
 Edgeworth, the approximate GDP filter); the Edgeworth approximations warn with
 :class:`ApproximationWarning` outside the range where they can be trusted.
+
+Examples
+--------
+>>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, compose
+>>> one = GaussianTradeOff(0.5)
+>>> ten = compose(one, 10)  # mu-GDP composes to sqrt(k) mu-GDP
+>>> round(ten.mu, 12)
+1.581138830084
+>>> 0 <= EpsDeltaTradeOff(1.0).delta(1.0) < 1e-15  # pure 1-DP: delta(1) = 0, rounded up
+True
 """
 
 from ldp.accounting.approximations import (

@@ -68,6 +68,18 @@ class ApproximationWarning(UserWarning):
     relative error is unbounded. Use an exact accountant there
     (:meth:`~ldp.accounting.PoissonSubsampledGaussian.epsilon_for_delta`,
     :func:`~ldp.accounting.compose`).
+
+    Examples
+    --------
+    >>> import math, warnings
+    >>> from ldp.accounting import (ApproximationWarning, edgeworth_tradeoff_approx,
+    ...                             laplace_cumulants)
+    >>> f = edgeworth_tradeoff_approx(*laplace_cumulants(3 / math.sqrt(5)), n=5)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = f.epsilon_for_delta(1e-10)  # a far tail: the correction dominates
+    >>> [w.category is ApproximationWarning for w in caught]
+    [True]
     """
 
 
@@ -119,6 +131,25 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
     (``relative_correction``). :meth:`delta` and :meth:`epsilon_for_delta` warn with
     :class:`ApproximationWarning` when the vertex that decides the answer has a correction
     above ``EDGEWORTH_RELIABLE``. Built by :func:`edgeworth_tradeoff_approx`.
+
+    Parameters
+    ----------
+    alphas, values : array_like
+        Vertices of the curve, as for :class:`PiecewiseLinearTradeOff`.
+    approx : bool, default False
+        As for :class:`PiecewiseLinearTradeOff`; the curves built by
+        :func:`edgeworth_tradeoff_approx` always have ``approx = True``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import (EdgeworthTradeOff, edgeworth_tradeoff_approx,
+    ...                             laplace_cumulants)
+    >>> f = edgeworth_tradeoff_approx(*laplace_cumulants(3 / math.sqrt(5)), n=5)
+    >>> isinstance(f, EdgeworthTradeOff), f.approx
+    (True, True)
+    >>> f.relative_correction.shape == f.vertices[0].shape
+    True
     """
 
     relative_correction: np.ndarray
@@ -331,6 +362,16 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     quadrature of the folded curve for :class:`SubsampledTradeOff` of either. ``f(0) < 1``
     gives ``kl = inf`` (the CLTs do not apply). Other curves raise ``TypeError``.
 
+    Parameters
+    ----------
+    f : TradeOffFunction
+        A piecewise-linear, Gaussian, Laplace or subsampled Gaussian/Laplace curve.
+
+    Returns
+    -------
+    dict
+        ``{"kl", "kappa2", "kappa3", "kappa3_bar"}`` to floats (``inf`` when ``f(0) < 1``).
+
     Examples
     --------
     >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, tradeoff_functionals
@@ -389,6 +430,16 @@ def _functionals(items: Sequence[object]) -> list[dict]:
 def clt_mu_approx(mechanisms: Sequence[object]) -> float:
     """CLT approximation ``mu = 2 sum kl / sqrt(sum kappa2 - sum kl^2)`` (not a bound).
 
+    Parameters
+    ----------
+    mechanisms : sequence of Channel or TradeOffFunction
+        The composed mechanisms; each must be symmetric with ``f(0) = 1``.
+
+    Returns
+    -------
+    float
+        The approximate GDP ``mu`` (``inf`` when the variance term vanishes).
+
     Examples
     --------
     >>> import math
@@ -409,6 +460,18 @@ def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
     The composition lies between ``G_mu(a + gamma) - gamma`` and ``G_mu(a - gamma) +
     gamma``; ``mu`` alone is only an approximation, and the sandwich is informative only
     when ``gamma < 1/2``.
+
+    Parameters
+    ----------
+    mechanisms : sequence of Channel or TradeOffFunction
+        The composed mechanisms; each must be symmetric with ``f(0) = 1``.
+
+    Returns
+    -------
+    mu : float
+        The CLT ``mu`` (as :func:`clt_mu_approx`).
+    gamma : float
+        The Berry-Esseen width of the sandwich.
 
     Examples
     --------
@@ -434,6 +497,16 @@ def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
 
     Returns ``(under P, under Q)``; ``kappa~_r = (-1)^r kappa_r``.
 
+    Parameters
+    ----------
+    theta : float
+        Shift ``theta >= 0`` of the second Laplace law (scale 1).
+
+    Returns
+    -------
+    under_p, under_q : ndarray
+        The first four cumulants of the privacy loss under each law.
+
     Examples
     --------
     >>> from ldp.accounting import laplace_cumulants
@@ -458,6 +531,18 @@ def sg_cumulants(q: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Cumulants of ``L = log(1 - q + q e^{mu x - mu^2/2})``, ``mu = 1/sigma``, by quadrature.
 
     Under ``P = N(0,1)`` and ``Q = q N(mu,1) + (1-q) N(0,1)`` (Zheng-Dong-Long-Su (2020), §5).
+
+    Parameters
+    ----------
+    q : float
+        Sampling rate in ``[0, 1]``.
+    sigma : float
+        Noise multiplier, ``sigma > 0``.
+
+    Returns
+    -------
+    under_p, under_q : ndarray
+        The first four cumulants of the privacy loss under each law.
 
     Examples
     --------
@@ -487,6 +572,23 @@ def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
     piecewise-linear curves have lattice privacy losses (the Edgeworth series does not
     improve on the CLT there and its smooth CDF is wrong at the atoms: compose exactly);
     curves with ``f(0) < 1`` have an atom of infinite loss, for which no cumulant exists.
+
+    Parameters
+    ----------
+    mechanism : LaplaceTradeOff or GaussianTradeOff
+        One step of the composition.
+
+    Returns
+    -------
+    under_p, under_q : ndarray
+        The first four cumulants of the privacy loss under each law.
+
+    Raises
+    ------
+    ValueError
+        For finite channels, piecewise-linear curves and curves with ``f(0) < 1``.
+    TypeError
+        For anything else.
 
     Examples
     --------
@@ -568,6 +670,24 @@ def edgeworth_value_approx(
     footnote 2). An approximation, not a bound; warns with :class:`ApproximationWarning`
     outside the reliable range (``EDGEWORTH_RELIABLE``).
 
+    Parameters
+    ----------
+    cumulants_p, cumulants_q : sequence of float
+        Per-step cumulants (four each) of the privacy loss under ``P`` and ``Q``.
+    n : int
+        Number of steps composed.
+    alpha : float
+        Type I error in ``[0, 1]``.
+    degree : {0, 1, 2}, default 2
+        Order of the expansion (0 is the CLT).
+    method : {"root", "cornish_fisher"}, default "root"
+        How the quantile is found.
+
+    Returns
+    -------
+    float
+        The approximate ``f(alpha)``; not a bound.
+
     Examples
     --------
     >>> import math
@@ -632,6 +752,11 @@ def edgeworth_tradeoff_approx(
     method : {"root", "cornish_fisher"}
     grid : int
         Number of ``alpha`` points of the piecewise-linear result.
+
+    Returns
+    -------
+    EdgeworthTradeOff
+        The approximate curve (``approx = True``), convex-hulled and clipped to ``[0, 1 - a]``.
 
     Examples
     --------

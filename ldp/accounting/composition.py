@@ -78,6 +78,16 @@ class Composition(Frozen):
 
     Immutable: every attribute is fixed when the composition is computed.
 
+    Parameters
+    ----------
+    pld : PrivacyLossDistribution, optional
+        The composed privacy-loss distribution (or give ``plds``, or ``mu``).
+    mu : float, optional
+        The GDP parameter of a pure GDP composition.
+    exact, description, kind, plds
+        As the attributes below. Compositions are made by :func:`compose` and its
+        relatives, rarely by hand.
+
     Attributes
     ----------
     kind : {"same-input", "adaptive"}
@@ -529,6 +539,27 @@ class EpsDeltaEtaComposition(Composition):
     (``j = 0..k``), rounded up by the floating-point allowance of its computation; between
     grid points the tight profile is the interpolation in ``e^eps'``. The class contains
     every mechanism with these parameters, so the composition is adaptive by nature.
+
+    Parameters
+    ----------
+    pld : PrivacyLossDistribution
+        The composed privacy-loss distribution.
+    params : tuple
+        ``(epsilon, delta, eta)`` of one mechanism.
+    k : int
+        Number of folds.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.accounting import EpsDeltaEtaComposition, compose_eps_delta_eta
+    >>> c = compose_eps_delta_eta(1.0, 0.0, 0.3, 4)
+    >>> isinstance(c, EpsDeltaEtaComposition), c.k, c.deltas.shape
+    (True, 4, (5,))
+    >>> float(c.deltas[-1])  # at 4 * eps the pure 1-DP part is used up
+    0.0
+    >>> math.isclose(c.deltas[0], c.tv)  # delta(0) is the TV
+    True
     """
 
     def __init__(self, pld: PrivacyLossDistribution, params: tuple, k: int) -> None:

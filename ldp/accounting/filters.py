@@ -56,7 +56,20 @@ _EPS = float(np.finfo(np.float64).eps)
 
 
 class FilterHaltedError(RuntimeError):
-    """Raised when a halted filter is asked to accept another mechanism."""
+    """Raised when a halted filter is asked to accept another mechanism.
+
+    Examples
+    --------
+    >>> from ldp.accounting import FilterHaltedError, PrivacyFilter
+    >>> pf = PrivacyFilter(1.0)
+    >>> pf.request(2.0), pf.halted
+    (False, True)
+    >>> try:
+    ...     pf.request(0.1)
+    ... except FilterHaltedError as error:
+    ...     print(error)
+    the filter has halted; no further mechanism may run
+    """
 
 
 def _mu_of(mechanism: object) -> float:
@@ -302,6 +315,17 @@ def two_step_counterexample(epsilon: float = 3.5) -> dict:
     Gaussian ``mu = 2``. Budget ``H_B = max(H_{G_2.5}, H_{G_1.5} (x) H_{SG,0.3,10})`` (the
     natural filter never halts), yet the adaptive composition has
     ``delta(3.5) = 0.387816 > 0.309160``.
+
+    Parameters
+    ----------
+    epsilon : float, default 3.5
+        The level at which the budget and the adaptive composition are compared.
+
+    Returns
+    -------
+    dict
+        ``epsilon``, ``budget`` (the filter's delta bound), ``adaptive`` (the true delta of
+        the adaptive composition) and ``violated`` (``adaptive > budget``).
 
     Examples
     --------

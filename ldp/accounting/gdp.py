@@ -211,6 +211,16 @@ def get_tv_from_gdp(mu: ArrayLike) -> float | np.ndarray:
     Evaluated as ``erf`` (no difference of two numbers near 1/2, so tiny ``mu`` keep their
     relative precision) and rounded up by a few units in the last place.
 
+    Parameters
+    ----------
+    mu : float or array_like
+        GDP parameter(s) in ``[0, inf]``.
+
+    Returns
+    -------
+    float or ndarray
+        The TV, in ``[0, 1]``, rounded up.
+
     Examples
     --------
     >>> from ldp.accounting import get_tv_from_gdp

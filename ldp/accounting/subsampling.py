@@ -72,6 +72,18 @@ def subsample_tradeoff(f: TradeOffFunction, p: float) -> TradeOffFunction:
     biconjugate of the vertex set. Symmetric ``f``: closed form eq. (14)
     (:class:`SubsampledTradeOff`).
 
+    Parameters
+    ----------
+    f : TradeOffFunction
+        A piecewise-linear or symmetric guarantee of one run.
+    p : float
+        Sampling probability ``m / n`` in ``[0, 1]``.
+
+    Returns
+    -------
+    TradeOffFunction
+        ``C_p(f)``, symmetric.
+
     Examples
     --------
     >>> from ldp.accounting import GaussianTradeOff, subsample_tradeoff
@@ -103,6 +115,20 @@ def subsampled_eps_delta_tradeoff(
     which is too small when ``delta > 0``; eq. (14) puts the slope -1 line through
     ``(x*, f_p(x*))`` with ``x* = (1 - delta)/(1 + e^eps)``).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0``.
+    delta : float
+        In ``[0, 1]``.
+    p : float
+        Sampling probability in ``[0, 1]``.
+
+    Returns
+    -------
+    PiecewiseLinearTradeOff
+        The exact ``C_p(f_{eps,delta})``.
+
     Examples
     --------
     >>> from ldp.accounting import subsampled_eps_delta_tradeoff
@@ -128,6 +154,20 @@ def subsampled_eps_delta_tradeoff(
 def subsample_eps_delta(epsilon: float, delta: float, p: float) -> tuple[float, float]:
     """Classical amplification: ``(log(1 - p + p e^eps), p delta)`` (Dong-Roth-Su (2022), §4.1).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0``.
+    delta : float
+        In ``[0, 1]``.
+    p : float
+        Sampling probability in ``[0, 1]``.
+
+    Returns
+    -------
+    epsilon, delta : float
+        The amplified pair, rounded up.
+
     Examples
     --------
     >>> from ldp.accounting import subsample_eps_delta
@@ -149,6 +189,20 @@ def subsample_eps_delta_eta(
 ) -> tuple[float, float, float]:
     """Ghazi-Issa (2023), Proposition 1: ``(log(1 + p(e^eps - 1)), p delta, p eta)``.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0``.
+    delta, eta : float
+        In ``[0, 1]``.
+    p : float
+        Sampling probability in ``[0, 1]``.
+
+    Returns
+    -------
+    epsilon, delta, eta : float
+        The amplified triple, rounded up.
+
     Examples
     --------
     >>> from ldp.accounting import subsample_eps_delta_eta
@@ -164,6 +218,20 @@ def drs_sgd_mu_clt_approx(sigma: float, p: float, steps: int) -> float:
 
     ``mu = sqrt(2) p sqrt(T) sqrt(e^{1/sigma^2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2)``,
     i.e. ``p sqrt(2 T chi2_+(G_{1/sigma}))``. An asymptotic approximation, not a bound.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier, ``sigma > 0``.
+    p : float
+        Sampling rate (batch size over data size) in ``[0, 1]``.
+    steps : int
+        Number of steps ``T >= 0``.
+
+    Returns
+    -------
+    float
+        The approximate GDP ``mu``; not a bound.
 
     Examples
     --------
@@ -301,6 +369,17 @@ class PoissonSubsampledGaussian(Frozen):
       under-states epsilon outside its regime;
     * :meth:`epsilon_edgeworth_approx`: the degree-2 Edgeworth approximation
       (Zheng-Dong-Long-Su (2020)).
+
+    Parameters
+    ----------
+    q : float
+        Sampling rate in ``[0, 1]``.
+    sigma : float
+        Noise multiplier, ``sigma > 0``.
+    steps : int
+        Number of steps ``T >= 0``.
+    interval : float, default 5e-4
+        Lattice spacing of the privacy-loss discretisation (smaller is tighter and slower).
 
     Examples
     --------

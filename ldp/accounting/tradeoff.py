@@ -241,6 +241,17 @@ class TradeOffFunction(Frozen, abc.ABC):
         Whether ``f = f^{-1}`` is known to hold; decided at construction.
     approx : bool
         ``True`` for approximations (CLT, Edgeworth): not a privacy guarantee.
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, TradeOffFunction
+    >>> g = GaussianTradeOff(1.0)
+    >>> isinstance(g, TradeOffFunction), g.is_symmetric, g.approx
+    (True, True, False)
+    >>> float(g(0.0)), float(g(1.0))  # f(0) <= 1, f(1) = 0, and f(a) <= 1 - a between
+    (1.0, 0.0)
+    >>> all(float(g(a)) <= 1 - a for a in (0.1, 0.5, 0.9))
+    True
     """
 
     is_symmetric: bool = False
@@ -576,6 +587,16 @@ def tradeoff_from_pair(p: ArrayLike, q: ArrayLike) -> PiecewiseLinearTradeOff:
     the cumulative ``(P, 1 - Q)`` masses are the vertices (Neyman-Pearson; Dong-Roth-Su (2022), §2.1
     item 4).
 
+    Parameters
+    ----------
+    p, q : array_like
+        Two distributions on the same finite set of outcomes.
+
+    Returns
+    -------
+    PiecewiseLinearTradeOff
+        ``T(P, Q)``, exact (its vertices rounded outward).
+
     Examples
     --------
     >>> import numpy as np
@@ -601,6 +622,18 @@ def tradeoff_from_channel(
     greatest lower bound over all ordered pairs, the lower convex hull of the union of
     every pair's vertices (``ce min`` of the pair curves): the tight f-DP guarantee of the
     channel, symmetric because both orders are included.
+
+    Parameters
+    ----------
+    channel : Channel
+        A finite channel.
+    x, x_prime : int, optional
+        An ordered pair of inputs (both or neither).
+
+    Returns
+    -------
+    PiecewiseLinearTradeOff
+        ``T(K[x], K[x'])``, or the tight symmetric guarantee over all pairs.
 
     Examples
     --------
@@ -643,6 +676,13 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
 
     Dong-Roth-Su (2022), eq. (5).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed: the zero curve).
+    delta : float, default 0.0
+        In ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.accounting import EpsDeltaTradeOff
@@ -675,6 +715,15 @@ class EpsDeltaEtaTradeOff(PiecewiseLinearTradeOff):
     ``f(t) = max{0, 1 - delta - e^eps t, e^{-eps}(1 - delta - t), 1 - eta - t}`` after the
     normalisation ``delta <- min(delta, eta)``, ``eta <- min(eta, eta_max(eps, delta))``; it
     is the trade-off function of the 5-output dominating mechanism ``M_{eps,delta,eta}``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0``.
+    delta : float, default 0.0
+        In ``[0, 1]``.
+    eta : float, default 1.0
+        TV level in ``[0, 1]`` (1: no TV constraint).
 
     Examples
     --------
@@ -715,6 +764,11 @@ class GaussianTradeOff(TradeOffFunction):
 
     Evaluated as ``ndtr(ndtri(1 - a) - mu)`` with ``1 - a`` formed exactly for small ``a``
     (Dong-Roth-Su (2022), eq. (6)). ``mu = 0`` is ``Id``, ``mu = inf`` is 0.
+
+    Parameters
+    ----------
+    mu : float
+        ``mu >= 0`` (``inf`` allowed).
 
     Examples
     --------
@@ -763,6 +817,12 @@ class LaplaceTradeOff(TradeOffFunction):
     r"""``T(Lap(0, 1), Lap(mu, 1))`` (Dong-Roth-Su (2022), Lemma A.6), symmetric and C^1.
 
     Profile (exact): ``delta(eps) = max(0, 1 - exp((eps - mu) / 2))`` for ``eps >= 0``.
+
+    Parameters
+    ----------
+    mu : float
+        Shift of the means in units of the scale, ``mu >= 0``; for the Laplace mechanism of
+        sensitivity ``s`` and scale ``b`` it is ``s / b`` (its epsilon).
 
     Examples
     --------
@@ -832,6 +892,24 @@ class SubsampledTradeOff(TradeOffFunction):
     ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
     ``delta(eps') = p delta_f(log(1 + (e^{eps'} - 1)/p))`` for ``eps' >= 0``
     (Dong-Roth-Su (2022), §3.3).
+
+    Parameters
+    ----------
+    f : TradeOffFunction
+        A symmetric trade-off function.
+    p : float
+        Sampling probability in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> from ldp.accounting import GaussianTradeOff, SubsampledTradeOff, subsample_tradeoff
+    >>> g = GaussianTradeOff(1.0)
+    >>> c = SubsampledTradeOff(g, 0.1)
+    >>> [round(float(v), 9) for v in c([0.1, 0.5])] == [
+    ...     round(float(v), 9) for v in subsample_tradeoff(g, 0.1)([0.1, 0.5])]
+    True
+    >>> all(float(c(a)) >= float(g(a)) for a in (0.05, 0.3, 0.7))  # sampling helps
+    True
     """
 
     is_symmetric = True
@@ -887,6 +965,18 @@ def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     one-directional bound (Zheng-Dong-Long-Su (2020), §2; Tran-Koskela-Räisä-Honkela
     (2025), ``sym``). The two answer different questions; the second is never larger.
 
+    Parameters
+    ----------
+    f : TradeOffFunction
+        Any trade-off function (returned as is when already symmetric).
+    method : {"max", "convex_min"}, default "max"
+        Which symmetrisation (see above); ``"convex_min"`` needs a piecewise-linear ``f``.
+
+    Returns
+    -------
+    TradeOffFunction
+        A symmetric trade-off function.
+
     Examples
     --------
     >>> from ldp.accounting import PiecewiseLinearTradeOff, symmetrize
@@ -918,6 +1008,18 @@ def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
 def get_delta_from_tradeoff(f: TradeOffFunction, epsilon: ArrayLike) -> float | np.ndarray:
     """``delta(eps) = 1 + f*(-e^eps)`` of a trade-off function (riskcal-style name).
 
+    Parameters
+    ----------
+    f : TradeOffFunction
+        The guarantee.
+    epsilon : float or array_like
+        Level(s), real.
+
+    Returns
+    -------
+    float or ndarray
+        ``f.delta(epsilon)``, rounded up.
+
     Examples
     --------
     >>> from ldp.accounting import GaussianTradeOff, get_delta_from_tradeoff
@@ -931,6 +1033,18 @@ def get_delta_from_tradeoff(f: TradeOffFunction, epsilon: ArrayLike) -> float | 
 
 def get_epsilon_from_tradeoff(f: TradeOffFunction, delta: ArrayLike) -> float | np.ndarray:
     """Smallest ``eps >= 0`` with ``delta_f(eps) <= delta``.
+
+    Parameters
+    ----------
+    f : TradeOffFunction
+        The guarantee.
+    delta : float or array_like
+        Target(s) in ``[0, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        ``f.epsilon_for_delta(delta)``, rounded up (``inf`` when no finite level reaches it).
 
     Examples
     --------
@@ -949,6 +1063,18 @@ def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> Piecewi
     A mechanism that is ``(eps_i, delta_i)``-DP for every ``i`` is exactly
     ``max_i f_{eps_i,delta_i}``-DP (Dong-Roth-Su (2022), Proposition 2.8); with a finite grid
     this is a valid (conservative) curve, exact at the supporting lines.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        Finite levels ``>= 0``.
+    deltas : array_like
+        The matching deltas in ``[0, 1]`` (broadcast against ``epsilons``).
+
+    Returns
+    -------
+    PiecewiseLinearTradeOff
+        The symmetric curve ``max_i f_{eps_i, delta_i}``.
 
     Examples
     --------
@@ -975,6 +1101,16 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
     linear piece iff it lies below both of its ends, and at a vertex ``(a, b)`` the
     condition ``G_mu(a) <= b`` reads ``mu >= Phi^{-1}(1-a) + Phi^{-1}(1-b)``. A curve with
     ``f(0) < 1`` is not GDP for any finite ``mu`` (``inf``). For ``G_mu`` it is ``mu``.
+
+    Parameters
+    ----------
+    f : GaussianTradeOff or PiecewiseLinearTradeOff
+        The guarantee.
+
+    Returns
+    -------
+    float
+        The smallest such ``mu`` (rounded up), ``inf`` when there is none.
 
     Examples
     --------

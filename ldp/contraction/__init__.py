@@ -89,6 +89,19 @@ Points settled numerically (each has a test)
 * For custom ``f`` the search excludes Bernoulli pairs closer than ``1e-4`` (cancellation)
   and keeps a relative margin of ``1e-9``, so that the estimate never exceeds the true
   coefficient.
+
+Examples
+--------
+>>> import math
+>>> from ldp import randomized_response
+>>> from ldp.contraction import coefficient, phi, rr_coefficient
+>>> rr = randomized_response(1.0).matrix
+>>> math.isclose(coefficient(rr, "tv").value, math.tanh(0.5))  # Dobrushin: tanh(eps/2)
+True
+>>> math.isclose(coefficient(rr, "kl").value, rr_coefficient("kl", 1.0))
+True
+>>> coefficient(rr, "kl").value <= coefficient(rr, "tv").value <= phi(1.0)
+True
 """
 
 from __future__ import annotations

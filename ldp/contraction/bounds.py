@@ -45,6 +45,20 @@ def phi(epsilon: float, delta: float = 0.0, n: int = 1) -> float:
     n-fold product. Computed as ``-expm1(n (log1p(-delta) - eps))`` for accuracy when the
     value is tiny.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed: the factor is 1).
+    delta : float, default 0.0
+        In ``[0, 1]``.
+    n : int, default 1
+        Number of uses of the channel, ``n >= 1``.
+
+    Returns
+    -------
+    float
+        The factor in ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import phi
@@ -78,11 +92,31 @@ def worst_case_tv(epsilon: float, delta: float = 0.0) -> float:
     ``delta < 1``. It bounds :math:`\eta_f` for every ``f``
     (Asoodeh-Aliakbarpour-Calmon (2021), eq. (30)).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    delta : float, default 0.0
+        In ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        The supremum, in ``[delta, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import worst_case_tv
     >>> round(worst_case_tv(1.0, 0.05), 10)
     0.4890112994
+
+    >>> from ldp import binary_erasure
+    >>> from ldp.contraction import phi
+    >>> import math  # attained by RR with delta-disclosure
+    >>> math.isclose(worst_case_tv(1.0, 0.05), binary_erasure(1.0, 0.05).contraction("tv").value)
+    True
+    >>> worst_case_tv(1.0, 0.05) < phi(1.0, 0.05)
+    True
     """
     return _formulas.eta_max(check_epsilon(epsilon), check_probability(delta, "delta"))
 
@@ -99,11 +133,31 @@ def worst_case_hockey_stick(epsilon: float, delta: float, gamma: float) -> float
     (2021), Theorem 1). For ``0 < gamma < 1`` the value at ``1 / gamma`` is returned, since
     :math:`\eta_\gamma = \eta_{1/\gamma}`.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0``.
+    delta : float
+        In ``[0, 1]``.
+    gamma : float
+        ``gamma > 0``.
+
+    Returns
+    -------
+    float
+        The supremum, in ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import worst_case_hockey_stick
     >>> round(worst_case_hockey_stick(1.0, 0.1, 1.5), 6)
     0.394882
+
+    >>> import math
+    >>> worst_case_hockey_stick(1.0, 0.1, math.e)  # gamma = e^eps leaves delta
+    0.1
+    >>> worst_case_hockey_stick(1.0, 0.1, 1.5) == worst_case_hockey_stick(1.0, 0.1, 1 / 1.5)
+    True
     """
     eps = check_epsilon(epsilon)
     d = check_probability(delta, "delta")
@@ -131,11 +185,33 @@ def k_rr_coefficient(kind: str, k: int, epsilon: float, gamma: float | None = No
     The tests check each against the channel :func:`ldp.k_rr` and against values computed
     independently.
 
+    Parameters
+    ----------
+    kind : {"tv", "hockey_stick", "chi2", "kl", "hellinger"}
+        Which contraction coefficient.
+    k : int
+        Alphabet size, ``k >= 2``.
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    gamma : float, optional
+        Required with ``kind="hockey_stick"``, refused otherwise.
+
+    Returns
+    -------
+    float
+        The coefficient, in ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import k_rr_coefficient
     >>> round(k_rr_coefficient("kl", 4, 1.0), 6)
     0.138861
+
+    >>> from ldp import k_rr
+    >>> abs(k_rr_coefficient("chi2", 4, 1.0) - k_rr(4, 1.0).contraction("chi2").value) < 1e-9
+    True
+    >>> round(k_rr_coefficient("tv", 4, 1.0), 12) == round(k_rr(4, 1.0).tv, 12)
+    True
     """
     name = check_kind(kind)
     if name not in _RR_KINDS:
@@ -164,11 +240,29 @@ def rr_coefficient(kind: str, epsilon: float, gamma: float | None = None) -> flo
     :math:`1 - 2w^2` for KL; the correct value is :math:`(1-2w)^2`, which is used here
     (see tests/test_contraction.py). :func:`k_rr_coefficient` with ``k = 2``.
 
+    Parameters
+    ----------
+    kind : {"tv", "hockey_stick", "chi2", "kl", "hellinger"}
+        Which contraction coefficient.
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    gamma : float, optional
+        Required with ``kind="hockey_stick"``, refused otherwise.
+
+    Returns
+    -------
+    float
+        The coefficient, in ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import rr_coefficient
     >>> round(rr_coefficient("kl", 1.0), 6), round(rr_coefficient("tv", 1.0), 6)
     (0.213552, 0.462117)
+
+    >>> import math
+    >>> math.isclose(rr_coefficient("kl", 1.0), math.tanh(0.5) ** 2)  # (1 - 2w)^2
+    True
     """
     return k_rr_coefficient(kind, 2, epsilon, gamma)
 
@@ -188,6 +282,11 @@ def max_output_tv(epsilon: float, eta: float, p0: ArrayLike, p1: ArrayLike) -> f
         TV level in ``[0, tanh(epsilon/2)]``.
     p0, p1 : array_like
         Input distributions on the same alphabet.
+
+    Returns
+    -------
+    float
+        ``eta * TV(p0, p1)``.
 
     Examples
     --------
@@ -237,6 +336,11 @@ def max_f_divergence(
         A preset name or a convex generator with ``f(1) = 0``.
     gamma : float, optional
         For ``f="hockey_stick"``.
+
+    Returns
+    -------
+    float
+        The supremum (``inf`` for chi2 at ``epsilon = inf``).
 
     Examples
     --------
@@ -315,6 +419,11 @@ def max_kl_contraction(epsilon: float, eta: float, delta: float = 0.0) -> float:
     delta : float, default 0.0
         In ``[0, 1]``.
 
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1]``.
+
     Examples
     --------
     >>> from ldp.contraction import max_kl_contraction
@@ -339,6 +448,20 @@ def chi2_output_bound(epsilon: float, eta: float, tv_in: float) -> float:
     (Duchi-Ruan Prop. 8 with Theorem 4 for :math:`f = (t-1)^2`.) The paper prints the range
     of ``eta`` as :math:`[0, (e^\varepsilon+1)/(e^\varepsilon-1)]`; the correct range is
     :math:`[0, \tanh(\varepsilon/2)]` and is enforced.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed: the bound is ``inf`` unless it is 0).
+    eta : float
+        TV level in ``[0, tanh(epsilon/2)]``.
+    tv_in : float
+        ``TV(P0, P1)`` of the inputs, in ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        The upper bound on the output chi2 (``inf`` where ``e^eps`` overflows).
 
     Examples
     --------
@@ -376,6 +499,11 @@ def erase(channel: Channel | ArrayLike, epsilon: float, eta: float) -> Channel:
         ``> 0`` unless ``eta = 0``.
     eta : float
         In ``[0, tanh(epsilon/2)]``.
+
+    Returns
+    -------
+    Channel
+        ``channel`` with one more output column, the erasure symbol.
 
     Examples
     --------

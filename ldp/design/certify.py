@@ -46,12 +46,31 @@ MAX_EPSILON = 700.0
 
 
 class DesignError(RuntimeError):
-    """The solver failed, the problem is infeasible, or its output could not be certified."""
+    """The solver failed, the problem is infeasible, or its output could not be certified.
+
+    Examples
+    --------
+    >>> from ldp.design import DesignError
+    >>> issubclass(DesignError, RuntimeError)
+    True
+    >>> try:
+    ...     raise DesignError("solver returned a matrix with non-finite or empty rows")
+    ... except RuntimeError as error:
+    ...     print(type(error).__name__, error)
+    DesignError solver returned a matrix with non-finite or empty rows
+    """
 
 
 @dataclass(frozen=True)
 class DesignResult:
     """A certified optimal channel.
+
+    Parameters
+    ----------
+    channel, value, objective, status, solver, method, epsilon, delta, tv, repair
+        As the attributes below. Results are made by :func:`optimal_channel`.
+    extras : mapping, optional
+        Program-specific details (read-only).
 
     Attributes
     ----------
@@ -71,6 +90,18 @@ class DesignResult:
     repair : float
         How far certification moved the solver's matrix: the largest probability mass
         lifted in a row, or the mixing weight, whichever is larger (0 when nothing moved).
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.design import optimal_channel, utility_value
+    >>> result = optimal_channel(4, 1.0, utility="mi")
+    >>> result.epsilon <= 1.0 + 1e-9, result.repair >= 0.0  # certified, not trusted
+    (True, True)
+    >>> math.isclose(result.value, utility_value(result.channel, "mi"))  # recomputed
+    True
+    >>> float(result) == result.value
+    True
     """
 
     channel: Channel

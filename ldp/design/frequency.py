@@ -44,6 +44,11 @@ def frequency_risk(
     decoder : ndarray, optional
         Default :func:`frequency_decoder` (uniform weights).
 
+    Returns
+    -------
+    float
+        The risk ``E ||p_hat - p||^2`` (at ``p``, or the worst case over the simplex).
+
     Examples
     --------
     >>> import math
@@ -71,6 +76,11 @@ def frequency_risk(
 class FrequencyDesign:
     """The best channel of a family for frequency estimation, with its decoder.
 
+    Parameters
+    ----------
+    channel, decoder, risk, name, table
+        As the attributes below. Designs are made by :func:`optimal_frequency_channel`.
+
     Attributes
     ----------
     channel : Channel
@@ -81,6 +91,18 @@ class FrequencyDesign:
     name : str
     table : pandas.DataFrame
         Every candidate's risk, best first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.design import frequency_risk, optimal_frequency_channel
+    >>> best = optimal_frequency_channel(6, 1.0, n=100)
+    >>> bool(np.allclose(best.channel.matrix @ best.decoder, np.eye(6)))  # unbiased
+    True
+    >>> bool(np.isclose(best.risk, frequency_risk(best.channel, 100, decoder=best.decoder)))
+    True
+    >>> bool(best.risk == best.table["risk"].min())
+    True
     """
 
     channel: Channel
@@ -122,6 +144,11 @@ def optimal_frequency_channel(
         Score at this input distribution (prior-averaged risk); default the worst case.
     candidates : dict of name -> Channel, optional
         A stated family (each ``eps``-LDP channel on ``k`` inputs).
+
+    Returns
+    -------
+    FrequencyDesign
+        The best candidate, its decoder, its risk and the table of every candidate.
 
     Examples
     --------

@@ -114,6 +114,11 @@ def utility_value(
     prior, hypotheses
         As in :func:`optimal_channel`.
 
+    Returns
+    -------
+    float
+        The utility of ``channel``.
+
     Examples
     --------
     >>> from ldp import randomized_response

@@ -267,6 +267,15 @@ class SupportCounts:
 class MeanSums:
     """Sum of ``n`` decoded reports of one mean mechanism (mergeable with ``+``).
 
+    Parameters
+    ----------
+    total : ndarray
+        Sum of the decoded reports (a scalar array, or one entry per coordinate).
+    n : int
+        Number of reports summed.
+    mechanism : str
+        Key of the mechanism that made them (sums of different mechanisms do not add).
+
     Examples
     --------
     >>> import numpy as np
@@ -319,6 +328,17 @@ class FrequencyMechanism(Frozen, Mechanism):
     Subclasses implement ``_support_counts`` (the mergeable statistic of validated
     reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
     (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR, OUE, FrequencyMechanism
+    >>> isinstance(GRR(4, 1.0), FrequencyMechanism), isinstance(OUE(4, 1.0), FrequencyMechanism)
+    (True, True)
+    >>> oue = OUE(4, 2.0)
+    >>> estimate = oue.estimate(oue.privatize(np.arange(4).repeat(2000), rng=1))
+    >>> bool(abs(estimate.sum() - 1) < 5 * np.sqrt(4 * oue.variance(8000)))  # unbiased
+    True
     """
 
     @property
@@ -404,6 +424,23 @@ class FrequencyOracle(FrequencyMechanism):
     Subclasses set ``k``, the support probabilities ``p`` and ``q`` and implement
     :meth:`privatize` and ``_support_counts``. Everything else (estimation, variance,
     merging, parameter checks) is shared.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.mechanisms import GRR, FrequencyOracle
+    >>> grr = GRR(4, 1.0)
+    >>> isinstance(grr, FrequencyOracle)
+    True
+    >>> math.isclose(grr.p / grr.q, math.e)  # the support ratio is e^eps
+    True
     """
 
     def __init__(self, k: int, epsilon: float) -> None:
@@ -496,7 +533,25 @@ class FrequencyOracle(FrequencyMechanism):
 
 
 class MeanMechanism(Frozen, Mechanism):
-    """An unbiased randomizer of bounded numbers (or vectors) for mean estimation."""
+    """An unbiased randomizer of bounded numbers (or vectors) for mean estimation.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import Duchi, MeanMechanism
+    >>> duchi = Duchi(1.0)
+    >>> isinstance(duchi, MeanMechanism), (duchi.low, duchi.high)
+    (True, (-1.0, 1.0))
+    >>> x = np.full(20000, 0.3)
+    >>> mean = duchi.estimate(duchi.privatize(x, rng=2))
+    >>> bool(abs(mean - 0.3) < 5 * np.sqrt(duchi.variance(x.size, 0.3)))  # unbiased
+    True
+    """
 
     #: bounds of each input coordinate
     low: float = -1.0

@@ -54,6 +54,11 @@ def k_rr(k: int, epsilon: float) -> Channel:
     epsilon : float
         Privacy level in ``[0, inf]``.
 
+    Returns
+    -------
+    Channel
+        The ``k x k`` row-stochastic channel; its :attr:`~ldp.Channel.epsilon` is ``epsilon``.
+
     Examples
     --------
     >>> import numpy as np
@@ -81,6 +86,16 @@ def randomized_response(epsilon: float) -> Channel:
     """Binary randomized response, the binary symmetric channel with crossover
     ``1 / (1 + e^eps)`` (Asoodeh-Aliakbarpour-Calmon (2021), Example 1).
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[0, inf]``.
+
+    Returns
+    -------
+    Channel
+        The ``2 x 2`` channel that keeps the bit with probability ``e^eps / (1 + e^eps)``.
+
     Examples
     --------
     >>> from ldp import randomized_response
@@ -88,6 +103,13 @@ def randomized_response(epsilon: float) -> Channel:
     >>> rr.matrix
     array([[0.5, 0.5],
            [0.5, 0.5]])
+    >>> import math
+    >>> rr1 = randomized_response(1.0)
+    >>> math.isclose(rr1.matrix[0, 0], math.e / (1 + math.e), rel_tol=1e-14)
+    True
+    >>> round(rr1.epsilon, 12), math.isclose(rr1.tv, math.tanh(0.5), rel_tol=1e-14)
+    (1.0, True)
+
     """
     return k_rr(2, epsilon)
 
@@ -99,11 +121,27 @@ def eta_max(epsilon: float, delta: float = 0.0) -> float:
     (Ghazi-Issa (2023), Corollary 1 and Remark 1): every ``(eps, delta)``-LDP channel already
     has ``tv <= eta_max``, and randomized response with delta-disclosure attains it.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``epsilon >= 0`` (``inf`` allowed).
+    delta : float, default 0.0
+        In ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        ``eta_max`` in ``[delta, 1]``; ``tanh(epsilon / 2)`` when ``delta = 0``.
+
     Examples
     --------
     >>> from ldp.mechanisms import eta_max
     >>> round(eta_max(1.0, 0.05), 10)
     0.4890112994
+    >>> import math
+    >>> eta_max(2.0) == math.tanh(1.0), eta_max(0.0, 0.3), eta_max(math.inf, 0.3)
+    (True, 0.3, 1.0)
+
     """
     eps = check_epsilon(epsilon)
     d = check_probability(delta, "delta")
@@ -136,6 +174,11 @@ def binary_erasure(epsilon: float, delta: float = 0.0, eta: float | None = None)
     eta : float, optional
         In ``[delta, eta_max(epsilon, delta)]``; out-of-range values raise (nothing is
         clamped beyond a relative rounding slack of 1e-12).
+
+    Returns
+    -------
+    Channel
+        A ``2 x 3`` channel when ``delta = 0``, a ``2 x 5`` channel otherwise.
 
     Examples
     --------
@@ -192,6 +235,11 @@ def binary_mechanism_with_erasure(
         ``epsilon >= 0`` (``inf`` allowed).
     eta : float
         In ``[0, tanh(epsilon / 2)]``.
+
+    Returns
+    -------
+    Channel
+        A ``k x 3`` channel with outputs ``(plus, minus, erased)``.
 
     Examples
     --------

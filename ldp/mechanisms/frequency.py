@@ -324,6 +324,13 @@ class SUE(UnaryEncoding):
 
     ``p = e^{eps/2} / (e^{eps/2} + 1)``, ``q = 1 - p``.
 
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
     Examples
     --------
     >>> import numpy as np
@@ -350,6 +357,13 @@ class SUE(UnaryEncoding):
 
 class OUE(UnaryEncoding):
     """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1 / (e^eps + 1)``.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
 
     Examples
     --------
@@ -385,6 +399,15 @@ class LocalHashing(FrequencyOracle):
 
     Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
     ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    g : int
+        Number of hash buckets, ``g >= 2``.
 
     Examples
     --------
@@ -564,6 +587,13 @@ class OLH(LocalHashing):
 class BLH(LocalHashing):
     """Binary local hashing (``g = 2``; Bassily-Smith 2015): one bit plus the hash function.
 
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
     Examples
     --------
     >>> import math
@@ -595,6 +625,13 @@ class HadamardResponse(FrequencyOracle):
     and ``2 / (K (1 + e^eps))`` off it. Since ``|C_x n C_x'| = K/4``, ``p = e^eps/(e^eps+1)``
     and ``q = 1/2``. Decoding is one histogram and one fast Walsh-Hadamard transform,
     ``O(n + K log K)``.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
 
     Examples
     --------
@@ -771,6 +808,15 @@ class SubsetSelection(FrequencyOracle):
     that of every subset not containing it. ``d`` defaults to the better of
     ``floor``/``ceil`` of ``k/(e^eps + 1)``; ``d = 1`` is GRR. Reports are bit-packed
     indicator vectors (as in :class:`UnaryEncoding`).
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    d : int, optional
+        Subset size, ``1 <= d < k``; by default the variance-minimising size.
 
     Examples
     --------

@@ -341,6 +341,15 @@ class DuchiL2(MeanMechanism):
     float vectors ``Z``; ``E||Z - x||^2 = B^2 - ||x||^2``, and :meth:`variance` returns this
     total (trace) over the ``d`` coordinates.
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    d : int
+        Dimension, ``d >= 1``.
+    radius : float, default 1.0
+        Radius ``r > 0`` of the input ball.
+
     Examples
     --------
     >>> from ldp.mechanisms import DuchiL2
@@ -452,6 +461,11 @@ class Laplace(MeanMechanism):
     is not truncated: the floating-point attack on naive Laplace sampling (Mironov 2012) does
     not apply; see the module notes for the remaining rounding error.
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
     Examples
     --------
     >>> from ldp.mechanisms import Laplace
@@ -551,6 +565,11 @@ class Piecewise(MeanMechanism):
     released on a grid of ``resolution`` (``2^-24`` of ``C``) by unbiased randomized
     rounding, against the floating-point leak of continuous sampling (module notes).
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
     Examples
     --------
     >>> from ldp.mechanisms import Piecewise
@@ -632,6 +651,12 @@ class Piecewise(MeanMechanism):
 def hybrid_threshold() -> float:
     """``eps* ~ 0.6093525``, below which :class:`Hybrid` uses Duchi's mechanism only.
 
+    Returns
+    -------
+    float
+        The root ``eps*`` of the equation that equates the piecewise mechanism's variance at
+        ``x = 0`` with Duchi's, in closed form (a Cardano root).
+
     Examples
     --------
     >>> from ldp.mechanisms import hybrid_threshold
@@ -652,6 +677,11 @@ class Hybrid(MeanMechanism):
     released floats. The output law mixes an atomic part (Duchi, at ``+-C``) and a continuous
     part (piecewise) with weights that do not depend on ``x``, so its epsilon is the larger
     of the two components'.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
 
     Examples
     --------
@@ -771,6 +801,11 @@ class SquareWave(MeanMechanism):
     ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``. The output is released on a grid of
     ``resolution`` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
     floating-point leak of continuous sampling (module notes).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
 
     Examples
     --------

@@ -15,11 +15,24 @@ def client_source(language: str = "python") -> Path:
     The installed package carries both (``ldp/_clients``); in a source checkout they are in
     ``clients/``. Copy the file to the device or web page: it needs nothing else.
 
+    Parameters
+    ----------
+    language : {"python", "javascript"}, default "python"
+        Which client.
+
+    Returns
+    -------
+    pathlib.Path
+        An existing file.
+
     Examples
     --------
     >>> from ldp.protocol import client_source
     >>> client_source("python").name
     'ldp_client.py'
+
+    >>> client_source("javascript").name, client_source("javascript").is_file()
+    ('ldp_client.mjs', True)
     """
     if language not in _FILES:
         raise ValueError(f"language must be 'python' or 'javascript', got {language!r}")

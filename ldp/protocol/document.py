@@ -53,11 +53,25 @@ _KEYS = ("format", "version", "question", "domain", "mechanism", "sampler", "rep
 def fingerprint_of(content: Mapping[str, Any]) -> str:
     """The fingerprint of a protocol document (its ``fingerprint`` field excluded).
 
+    Parameters
+    ----------
+    content : mapping
+        A protocol document (JSON-like); a ``fingerprint`` key is ignored.
+
+    Returns
+    -------
+    str
+        The first 16 hex digits of the SHA-256 of the document's canonical JSON.
+
     Examples
     --------
     >>> from ldp.protocol import fingerprint_of
     >>> len(fingerprint_of({"format": "ldp-protocol"}))
     16
+
+    >>> fingerprint_of({"format": "ldp-protocol", "fingerprint": "x"}) == fingerprint_of(
+    ...     {"format": "ldp-protocol"})
+    True
     """
     body = {key: value for key, value in content.items() if key != "fingerprint"}
     digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
@@ -208,6 +222,14 @@ class Protocol:
     Build one with :meth:`from_mechanism`, read one with :func:`load` or :meth:`from_json`.
     A protocol is immutable; two protocols are equal when their documents (and so their
     fingerprints) are.
+
+    Parameters
+    ----------
+    document : mapping
+        The protocol document (a ``fingerprint`` key is dropped and recomputed).
+    mechanism : Mechanism
+        The mechanism the document describes. The constructor trusts the two to agree;
+        :meth:`from_mechanism`, :meth:`from_dict` and :func:`load` build and check them.
 
     Examples
     --------
@@ -574,6 +596,21 @@ class Protocol:
 
 def load(path: str | os.PathLike[str]) -> Protocol:
     """Read a protocol file (see :meth:`Protocol.from_dict` for the checks).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A UTF-8 JSON protocol file.
+
+    Returns
+    -------
+    Protocol
+        The checked protocol.
+
+    Raises
+    ------
+    ValueError
+        When the file is not UTF-8 text or not a valid protocol document.
 
     Examples
     --------

@@ -42,6 +42,18 @@ DEFAULT_CHUNK = 1 << 20
 def report_frame(protocol: Protocol, reports: ArrayLike) -> pd.DataFrame:
     """Native reports as a report table (``fingerprint``, then the fields).
 
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol the reports were made under.
+    reports : array_like
+        Native reports of its mechanism (checked by its codec).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per report: the protocol's fingerprint, then one column per report field.
+
     Examples
     --------
     >>> import ldp
@@ -49,6 +61,10 @@ def report_frame(protocol: Protocol, reports: ArrayLike) -> pd.DataFrame:
     >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
     >>> report_frame(protocol, [0, 2]).shape
     (2, 2)
+
+    >>> frame = report_frame(protocol, [0, 2])
+    >>> frame["report"].tolist(), set(frame["fingerprint"]) == {protocol.fingerprint}
+    ([0, 2], True)
     """
     import pandas as pd
 
@@ -63,6 +79,37 @@ def records_frame(protocol: Protocol, records: Iterable[Mapping[str, Any]]) -> p
     """Client records ``{"fingerprint": ..., "report": [...]}`` as a report table.
 
     Records are not checked here beyond their shape; :func:`read_reports` checks them.
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol whose report fields name the columns.
+    records : iterable of mapping
+        Objects with exactly the keys ``"fingerprint"`` and ``"report"`` (a list of numbers,
+        one per report field).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The fingerprint column, then one column per report field.
+
+    Raises
+    ------
+    ValueError
+        When a record has other keys, the wrong number of fields or a non-number field.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.protocol import Protocol, records_frame
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> frame = records_frame(protocol, [{"fingerprint": "f" * 16, "report": [1]}])
+    >>> frame.columns.tolist(), frame["report"].tolist()
+    (['fingerprint', 'report'], [1])
+    >>> records_frame(protocol, [{"fingerprint": "f" * 16, "report": [1, 2]}])
+    Traceback (most recent call last):
+    ...
+    ValueError: record 0: the report must be a list of 1 fields
     """
     import pandas as pd
 
@@ -258,6 +305,16 @@ def iter_reports(
     ------
     ndarray
         Native reports of the mechanism, validated.
+
+    Examples
+    --------
+    >>> import numpy as np, ldp
+    >>> from ldp.protocol import Protocol, iter_reports, report_frame
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> table = report_frame(protocol, [0, 1, 2, 2])
+    >>> chunks = list(iter_reports(protocol, iter([table[:2], table[2:]])))
+    >>> [chunk.tolist() for chunk in chunks]
+    [[0, 1], [2, 2]]
     """
     import pandas as pd
 
@@ -302,6 +359,18 @@ def iter_reports(
 def read_reports(protocol: Protocol, source: object) -> np.ndarray:
     """All checked native reports of ``protocol`` in ``source`` (see :func:`iter_reports`).
 
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol the reports must have been made under (fingerprints are checked).
+    source : path, DataFrame, list of client records, ndarray, or iterator of DataFrames
+        As for :func:`iter_reports`.
+
+    Returns
+    -------
+    ndarray
+        The native reports, validated, in their order in ``source``.
+
     Examples
     --------
     >>> import ldp
@@ -324,6 +393,14 @@ def read_reports(protocol: Protocol, source: object) -> np.ndarray:
 
 class ReportWriter:
     """Write report tables chunk by chunk: CSV, Parquet or JSON lines (by suffix).
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol whose reports are written (its fingerprint goes in every row).
+    path : str or os.PathLike
+        The file; ``.parquet``/``.pq`` writes Parquet, ``.jsonl``/``.ndjson`` JSON lines of
+        client records, anything else CSV with a header row.
 
     Examples
     --------
@@ -398,6 +475,15 @@ class ReportWriter:
 
 def write_reports(protocol: Protocol, reports: ArrayLike, path: str | os.PathLike[str]) -> None:
     """Write native reports as a report table: CSV, Parquet or JSON lines (by suffix).
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol the reports were made under.
+    reports : array_like
+        Native reports of its mechanism (checked by its codec).
+    path : str or os.PathLike
+        The file; the format follows the suffix as for :class:`ReportWriter`.
 
     Examples
     --------
