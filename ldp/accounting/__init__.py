@@ -39,6 +39,18 @@ from ldp.accounting.gdp import (
     get_tv_from_gdp,
 )
 from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.sgd import (
+    BerryEsseenTradeOff,
+    NoisySGDComposition,
+    noisy_sgd,
+    poisson_sgd_tradeoff,
+)
+from ldp.accounting.subsampled_gaussian import (
+    SubsampledGaussianTradeOff,
+    sg_plrv_moments,
+    sg_plrv_moments_approx,
+    sg_remove_profile,
+)
 from ldp.accounting.subsampling import (
     PoissonSubsampledGaussian,
     SubsampledTradeOff,
@@ -69,6 +81,7 @@ __all__ = [
     "EDGEWORTH_RELIABLE",
     "ApproxGDPFilter",
     "ApproximationWarning",
+    "BerryEsseenTradeOff",
     "Composition",
     "EdgeworthTradeOff",
     "EpsDeltaEtaComposition",
@@ -77,10 +90,12 @@ __all__ = [
     "FilterHaltedError",
     "GaussianTradeOff",
     "LaplaceTradeOff",
+    "NoisySGDComposition",
     "PiecewiseLinearTradeOff",
     "PoissonSubsampledGaussian",
     "PrivacyFilter",
     "PrivacyLossDistribution",
+    "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
     "berry_esseen_approx",
@@ -102,7 +117,12 @@ __all__ = [
     "get_tv_from_gdp",
     "laplace_cumulants",
     "natural_filter_counterexample",
+    "noisy_sgd",
+    "poisson_sgd_tradeoff",
     "sg_cumulants",
+    "sg_plrv_moments",
+    "sg_plrv_moments_approx",
+    "sg_remove_profile",
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "subsample_tradeoff",

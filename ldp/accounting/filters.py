@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import ndtr
 
 from ldp._validation import check_scalar
+from ldp.accounting.subsampled_gaussian import sg_remove_profile
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
@@ -184,32 +184,6 @@ class PrivacyFilter:
 
 
 # --------------------------------------------------- natural f-DP filter: counterexamples
-def sg_remove_profile(q: float, mu: float, gamma: np.ndarray) -> np.ndarray:
-    r"""``H(gamma) = D_gamma[(1-q)N(0,1) + q N(mu,1) || N(0,1)]`` in closed form.
-
-    The remove-direction profile of one Poisson-subsampled Gaussian step
-    (Tran-Koskela-Räisä-Honkela (2025), §1).
-
-    ``1 - gamma`` for ``gamma <= 1 - q``; otherwise, with
-    ``y* = (log((gamma - 1 + q)/q) + mu^2/2)/mu``,
-    ``(1-q) Phi(-y*) + q Phi(mu - y*) - gamma Phi(-y*)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.accounting.filters import sg_remove_profile
-    >>> round(float(sg_remove_profile(1.0, 1.0, np.array([np.e]))[0]), 7)   # = delta_1(1)
-    0.1269367
-    """
-    g = np.asarray(gamma, dtype=np.float64)
-    if mu == 0.0 or q == 0.0:
-        return np.clip(1.0 - g, 0.0, None)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = (np.log((g - 1.0 + q) / q) + mu * mu / 2.0) / mu
-        value = (1.0 - q) * ndtr(-y) + q * ndtr(mu - y) - g * ndtr(-y)
-    return np.clip(np.where(g <= 1.0 - q, 1.0 - g, value), 0.0, 1.0)
-
-
 def _grid(mu: float, points: int = 1201) -> tuple[np.ndarray, np.ndarray]:
     y = np.linspace(-9.0, mu + 9.0, points)
     w = np.full(points, y[1] - y[0])
