@@ -5,7 +5,9 @@ domains, mechanisms, budget) and, per column it estimates, the mechanism's merge
 statistic (:class:`~ldp.mechanisms.SupportCounts` or :class:`~ldp.mechanisms.MeanSums`) plus
 the number of report rows. Nothing else survives a fit: no raw value, no report. Every
 public update (``fit``, ``partial_fit``, ``fit_reports``, ``partial_fit_reports``, ``merge``)
-either completes or leaves the estimator exactly as it was.
+either completes or leaves the estimator exactly as it was, and holds the estimator's own
+lock: updates from several threads (for instance chunks of reports aggregated concurrently
+into one estimator) are serialised, and none is lost.
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ from estimators.privatizer import (
     native_reports,
     report_width_total,
     same_protocol,
+    update_lock,
 )
-from ldp._validation import check_random_state, check_scalar
+from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
@@ -172,8 +175,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             mine, theirs = getattr(self, param), getattr(privatizer, param)
             if not _same_param(mine, theirs):
                 raise ValueError(
-                    f"{param} of the estimator ({mine!r}) differs from the privatizer's "
-                    f"({theirs!r}); the reports can only be decoded with the clients' protocol"
+                    f"{param} of the estimator ({plain(mine)!r}) differs from the privatizer's "
+                    f"({plain(theirs)!r}); the reports can only be decoded with the clients' "
+                    "protocol"
                 )
         with warnings.catch_warnings():  # the seed is dropped on purpose
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -297,7 +301,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         if self._protocol_spec() is not None:
             self._fit_raw_protocol(X, rng, first=first)
             return
-        names, values, _ = read_table(self, X, reset=first)
+        table = read_table(self, X, reset=first)
         if first:
             priv = self._new_privatizer()
             priv.fit(X)
@@ -309,8 +313,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     "this estimator decodes a protocol with more columns than it estimates; "
                     "add reports with partial_fit_reports"
                 )
-            check_same_columns(priv.columns_, names)
+            check_same_columns(priv.columns_, table.names)
             used = self._used
+        values = table.all_values()
         stats, extras, n_rows = self._simulated_statistics(priv, values, rng, used)
         if first:
             self._commit(priv, used, stats, extras, n_rows)
@@ -435,9 +440,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         -------
         self
         """
-        if not hasattr(self, "privatizer_"):
-            return self.fit_reports(reports, privatizer)
-        with atomic(self):
+        with atomic(self):  # re-entrant: the first call's fit_reports holds it too
+            if not hasattr(self, "privatizer_"):
+                return self.fit_reports(reports, privatizer)
             if getattr(self.privatizer_, "protocol_", None) is not None:
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
@@ -464,29 +469,36 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         -------
         self
         """
+        if type(other) is not type(self):
+            raise TypeError(f"other must be a {type(self).__name__}, got {type(other).__name__}")
+        with update_lock(other):  # a consistent view of other (never both locks at once)
+            check_is_fitted(other)
+            theirs = other.get_params()
+            their_privatizer, their_used = other.privatizer_, list(other._used)
+            their_stats = (list(other.statistics_), other._extras, other.n_rows_)
         with atomic(self):
             check_is_fitted(self)
-            if type(other) is not type(self):
-                raise TypeError(
-                    f"other must be a {type(self).__name__}, got {type(other).__name__}"
-                )
-            check_is_fitted(other)
-            mine, theirs = self.get_params(), other.get_params()
+            mine = self.get_params()
             for name in mine:
                 if name != "random_state" and not _same_param(mine[name], theirs[name]):
                     raise ValueError(
-                        f"cannot merge: parameter {name!r} differs ({mine[name]!r} vs "
-                        f"{theirs[name]!r})"
+                        f"cannot merge: parameter {name!r} differs ({plain(mine[name])!r} vs "
+                        f"{plain(theirs[name])!r})"
                     )
-            diff = same_protocol(self.privatizer_, other.privatizer_)
-            if diff is None and self._used != other._used:
+            diff = same_protocol(self.privatizer_, their_privatizer)
+            if diff is None and self._used != their_used:
                 diff = "estimated columns"
             if diff:
                 raise ValueError(f"cannot merge: the protocols differ in their {diff}")
-            self._add(other.statistics_, other._extras, other.n_rows_)
+            self._add(*their_stats)
         return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+def declared_protocol(estimator: ProtocolEstimator) -> Privatizer:
+    """The protocol an estimator's own declarations define (for estimators that delegate)."""
+    return estimator._declared_protocol()

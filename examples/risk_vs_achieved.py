@@ -2,10 +2,10 @@
 
 For k = 10 letters, n users and eps-LDP, the script prints the minimax lower bound of
 ``ldp.risk.distribution_estimation`` (private Assouad over the Paninski family: the
-Duchi-Jordan-Wainwright route or seed 003's Lemma 1 route, whichever is larger) beside the
-exact risk that k-RR with the unbiased frequency estimator achieves at the uniform
-distribution (its worst case under squared l2 loss), and the ratio between the two. The
-same for l1 loss.
+Duchi-Jordan-Wainwright (2018) route or the Lemma 1 route of Asoodeh-Aliakbarpour-Calmon
+(2021), whichever is larger) beside the exact risk that k-RR with the unbiased frequency
+estimator achieves at the uniform distribution (its worst case under squared l2 loss), and
+the ratio between the two. The same for l1 loss.
 
 With matplotlib installed it also plots both against n for each eps. Usage::
 
