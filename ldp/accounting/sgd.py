@@ -100,6 +100,13 @@ class BerryEsseenTradeOff(TradeOffFunction):
     ``mu`` and ``gamma`` are the theorem's parameters. Its profile is exact:
     ``delta(eps) = 1 + gamma (1 + e^eps) - min_{b in [gamma, G_mu(gamma)]} (G_mu(b) + e^eps b)``.
 
+    Parameters
+    ----------
+    mu : float
+        The Gaussian parameter ``mu >= 0`` (``inf`` allowed).
+    gamma : float
+        The Berry-Esseen shift in ``[0, 1/2]``.
+
     Examples
     --------
     >>> from ldp.accounting import BerryEsseenTradeOff
@@ -152,11 +159,29 @@ class NoisySGDComposition(Composition):
     ``tv`` and ``tradeoff``) that also knows its parameters and the Berry-Esseen
     guarantee.
 
+    Parameters
+    ----------
+    sample_rate : float
+        ``p`` in ``[0, 1]``.
+    sigma : float
+        Noise multiplier ``> 0``.
+    steps : int
+        ``T >= 0``.
+    interval : float
+        Lattice spacing of the privacy loss.
+
     Attributes
     ----------
     sample_rate, sigma, steps : float, float, int
     step_curve : TradeOffFunction
         ``C_p(G_{1/sigma})`` (closed form, Dong-Roth-Su (2022), eq. (14)).
+
+    Examples
+    --------
+    >>> from ldp.accounting import NoisySGDComposition
+    >>> sgd = NoisySGDComposition(0.05, 1.0, 400, 5e-4)
+    >>> round(float(sgd.epsilon_for_delta(1e-5)), 2)
+    7.87
     """
 
     def __init__(self, sample_rate: float, sigma: float, steps: int, interval: float) -> None:
@@ -236,6 +261,11 @@ def noisy_sgd(
     interval : float, default 5e-4
         Lattice spacing of the privacy loss (the bias is second order in it).
 
+    Returns
+    -------
+    NoisySGDComposition
+        The composition, with certified ``delta``/``epsilon_for_delta``.
+
     Examples
     --------
     >>> from ldp.accounting import noisy_sgd
@@ -268,6 +298,24 @@ def poisson_sgd_tradeoff(
     convex envelope). Both are ``max_j max(0, 1 - delta(eps_j) - e^{eps_j} a)`` over the
     lattice levels of the composed connect-the-dots PLDs, whose profiles are upper bounds:
     the curve lies below the exact one.
+
+    Parameters
+    ----------
+    sample_rate : float
+        ``p`` in ``[0, 1]``.
+    sigma : float
+        Noise multiplier ``> 0``.
+    steps : int
+        ``T >= 0``.
+    two_sided : bool, default True
+        The two-sided (add/remove) curve, or the remove direction only.
+    interval : float, default 5e-4
+        Lattice spacing of the privacy loss.
+
+    Returns
+    -------
+    PiecewiseLinearTradeOff
+        A curve below the exact composed trade-off curve.
 
     Examples
     --------

@@ -123,6 +123,20 @@ def sg_remove_profile(q: float, mu: float, gamma: ArrayLike) -> np.ndarray:
     ``q delta_{G_mu}(log((gamma - 1 + q)/q))`` and rounded up. Equal to
     ``SubsampledGaussianTradeOff(q, mu).profile(gamma)``.
 
+    Parameters
+    ----------
+    q : float
+        Sampling rate in ``[0, 1]``.
+    mu : float
+        Signal-to-noise ratio ``>= 0``.
+    gamma : array_like
+        Orders ``gamma >= 0`` of the hockey-stick divergence.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``H(gamma)``, rounded up.
+
     Examples
     --------
     >>> import numpy as np
@@ -262,6 +276,15 @@ def sg_plrv_moments(sample_rate: float, sigma: float, mu: float = 1.0) -> dict:
     sigma^2)`` (Tran-Koskela-Räisä-Honkela (2025), §4.1 and Appendix F), by adaptive
     quadrature (relative accuracy about ``1e-10``).
 
+    Parameters
+    ----------
+    sample_rate : float
+        ``q`` in ``[0, 1]``.
+    sigma : float
+        Noise standard deviation ``> 0``.
+    mu : float, default 1
+        Shift (sensitivity) ``>= 0``.
+
     Returns
     -------
     dict
@@ -331,7 +354,22 @@ def sg_plrv_moments_approx(regime: str, sample_rate: float, sigma: float, mu: fl
     The third-moment constants are corrected: the paper prints ``e^{3r} + 3 e^r + 1``
     (expanding ``E(e^X + 1)^3`` gives ``+ 4``) and a factor ``(2 - q^3)`` where
     ``(2 - q)^3 = (1 + q_hat)^3`` is meant. The approximations over-state the exact moments
-    at small ``q`` (compare :func:`sg_plrv_moments`; tests/test_accounting_sgd_curves.py).
+    at small ``q`` (compare :func:`sg_plrv_moments`; tests/test_accounting_noisy_sgd.py).
+
+    Parameters
+    ----------
+    regime : {"small_q", "large_q"}
+    sample_rate : float
+        ``q`` in ``[0, 1]``.
+    sigma : float
+        Noise standard deviation ``> 0``.
+    mu : float, default 1
+        Shift (sensitivity) ``>= 0``.
+
+    Returns
+    -------
+    dict
+        ``mean_p``, ``var_p``, ``abs3_p``, ``mean_q``, ``var_q``, ``abs3_q`` (approximate).
 
     Examples
     --------
