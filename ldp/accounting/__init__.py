@@ -39,6 +39,12 @@ from ldp.accounting.gdp import (
     get_tv_from_gdp,
 )
 from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.rdp import (
+    DEFAULT_ORDERS,
+    RDPFilter,
+    get_epsilon_from_rdp,
+    rdp_subsampled_gaussian,
+)
 from ldp.accounting.sgd import (
     BerryEsseenTradeOff,
     NoisySGDComposition,
@@ -78,6 +84,7 @@ from ldp.accounting.tradeoff import (
 )
 
 __all__ = [
+    "DEFAULT_ORDERS",
     "EDGEWORTH_RELIABLE",
     "ApproxGDPFilter",
     "ApproximationWarning",
@@ -95,6 +102,7 @@ __all__ = [
     "PoissonSubsampledGaussian",
     "PrivacyFilter",
     "PrivacyLossDistribution",
+    "RDPFilter",
     "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
@@ -110,6 +118,7 @@ __all__ = [
     "get_delta_from_gdp",
     "get_delta_from_tradeoff",
     "get_epsilon_from_gdp",
+    "get_epsilon_from_rdp",
     "get_epsilon_from_tradeoff",
     "get_mu_from_epsilon_delta",
     "get_mu_from_tradeoff",
@@ -119,6 +128,7 @@ __all__ = [
     "natural_filter_counterexample",
     "noisy_sgd",
     "poisson_sgd_tradeoff",
+    "rdp_subsampled_gaussian",
     "sg_cumulants",
     "sg_plrv_moments",
     "sg_plrv_moments_approx",
