@@ -6,6 +6,13 @@ Edgeworth, the approximate GDP filter); the Edgeworth approximations warn with
 :class:`ApproximationWarning` outside the range where they can be trusted.
 """
 
+from ldp.accounting.adaptive_clt import (
+    AdaptiveCLTParams,
+    IndividualApproxGDPAccountant,
+    adaptive_clt_params,
+    approx_gdp_charge,
+    approx_gdp_clip,
+)
 from ldp.accounting.approximations import (
     EDGEWORTH_RELIABLE,
     ApproximationWarning,
@@ -96,6 +103,7 @@ from ldp.accounting.tradeoff import (
 __all__ = [
     "DEFAULT_ORDERS",
     "EDGEWORTH_RELIABLE",
+    "AdaptiveCLTParams",
     "ApproxGDPFilter",
     "ApproximationWarning",
     "BerryEsseenTradeOff",
@@ -107,6 +115,7 @@ __all__ = [
     "EpsDeltaTradeOff",
     "FilterHaltedError",
     "GaussianTradeOff",
+    "IndividualApproxGDPAccountant",
     "LaplaceTradeOff",
     "NoisySGDComposition",
     "PiecewiseLinearTradeOff",
@@ -117,6 +126,9 @@ __all__ = [
     "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
+    "adaptive_clt_params",
+    "approx_gdp_charge",
+    "approx_gdp_clip",
     "approx_gdp_delta",
     "approx_gdp_distance",
     "berry_esseen_approx",

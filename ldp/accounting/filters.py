@@ -32,6 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ldp._validation import check_scalar
+from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
 from ldp.accounting.subsampled_gaussian import sg_remove_profile
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
@@ -355,14 +356,10 @@ class ApproxGDPFilter:
 
     def charge(self, q: float, sigma: float, clip: float = 1.0) -> float:
         """``getApprox``: the approximate charge of one step with relative clip ``clip``."""
-        if self.regime == "small_q":
-            return 0.5 * q * q * math.expm1(clip * clip / (sigma * sigma))
-        return 0.5 * q * q * clip * clip / (sigma * sigma)
+        return float(approx_gdp_charge(self.regime, q, sigma, clip))
 
     def _inverse(self, q: float, sigma: float, budget: float) -> float:
-        if self.regime == "small_q":
-            return sigma * math.sqrt(math.log1p(2.0 * budget / (q * q)))
-        return sigma * math.sqrt(2.0 * budget) / q
+        return float(approx_gdp_clip(self.regime, q, sigma, budget))
 
     def step(self, q: float, sigma: float) -> tuple[float, bool]:
         """Register one step; return ``(clip_ratio, is_last)``.
