@@ -45,6 +45,8 @@ from ldp.accounting.composition import (
 from ldp.accounting.filters import (
     ApproxGDPFilter,
     FilterHaltedError,
+    InvalidFilterError,
+    NaturalFDPFilter,
     PrivacyFilter,
     natural_filter_counterexample,
     two_step_counterexample,
@@ -116,7 +118,9 @@ __all__ = [
     "FilterHaltedError",
     "GaussianTradeOff",
     "IndividualApproxGDPAccountant",
+    "InvalidFilterError",
     "LaplaceTradeOff",
+    "NaturalFDPFilter",
     "NoisySGDComposition",
     "PiecewiseLinearTradeOff",
     "PoissonSubsampledGaussian",

@@ -17,7 +17,8 @@ Approximate Solutions".
   which the tests check), and :func:`two_step_counterexample` a simpler two-step case
   derived for this library. The filter is valid when the family of future curves is a
   Blackwell chain (Theorem 3.6 of the paper), e.g. all Gaussian, where it reduces to
-  :class:`PrivacyFilter`.
+  :class:`PrivacyFilter`: :class:`NaturalFDPFilter` is the natural filter restricted to
+  that family (any budget curve ``f_B``; other mechanisms raise :class:`InvalidFilterError`).
 * :class:`ApproxGDPFilter` is Algorithm 2 for Poisson-subsampled Gaussians at small
   (``q < 0.2``) or large (``q > 0.8``) sampling rates. It is an **approximation** (an
   asymptotic CLT with unknown constants): in the paper's own showcase its epsilon read-out is
@@ -29,7 +30,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
 
 from ldp._validation import check_scalar
 from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
@@ -46,6 +47,8 @@ from ldp.channel import Channel
 __all__ = [
     "ApproxGDPFilter",
     "FilterHaltedError",
+    "InvalidFilterError",
+    "NaturalFDPFilter",
     "PrivacyFilter",
     "natural_filter_counterexample",
     "sg_remove_profile",
@@ -182,6 +185,141 @@ class PrivacyFilter:
             f"PrivacyFilter(mu_budget={self.mu_budget!r}; spent {self.spent_mu:.6g}, "
             f"{len(self.history)} accepted{', halted' if self.halted else ''})"
         )
+
+
+# ------------------------------------------------- natural f-DP filter on a valid family
+class InvalidFilterError(TypeError):
+    """Raised when the natural f-DP filter is asked to run outside a family where it is valid.
+
+    Examples
+    --------
+    >>> from ldp.accounting import InvalidFilterError
+    >>> issubclass(InvalidFilterError, TypeError)
+    True
+    """
+
+
+def _largest_dominated_mu(budget: TradeOffFunction) -> float:
+    """``max{mu : G_mu >= f_B}``: bisection on a grid of levels, confirmed by a local search
+    around the closest approach and lowered until the check passes everywhere."""
+    if isinstance(budget, GaussianTradeOff):
+        return float(budget.mu)
+    # G_mu is symmetric, so H_mu <= H_B below gamma = 1 iff H_mu <= H_{f_B^{-1}} above it
+    eps = np.linspace(0.0, 40.0, 8001)
+    curves = [budget] if budget.is_symmetric else [budget, budget.inverse()]
+    hb = np.min([np.asarray(c.delta(eps), dtype=np.float64) for c in curves], axis=0)
+
+    def h_b(e: float) -> float:
+        return min(float(c.delta(e)) for c in curves)
+
+    def below(mu: float) -> bool:
+        return bool(np.all(GaussianTradeOff(mu).delta(eps) <= hb))
+
+    if not below(0.0) or np.any(hb <= 0.0):
+        # delta_mu(eps) > 0 at every finite eps once mu > 0
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while below(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e6:
+            return math.inf
+    for _ in range(56):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    mu = lo
+    for _ in range(60):
+        gap = hb - GaussianTradeOff(mu).delta(eps)
+        i = int(np.argmin(gap))
+        a, b = eps[max(i - 1, 0)], eps[min(i + 1, eps.size - 1)]
+        res = minimize_scalar(
+            lambda e, m=mu: h_b(e) - float(GaussianTradeOff(m).delta(e)),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        if res.fun >= 0.0:
+            return mu * (1.0 - 1e-9)
+        mu *= 1.0 - 1e-6
+    return mu * (1.0 - 1e-9)
+
+
+class NaturalFDPFilter:
+    r"""The natural f-DP filter, restricted to Gaussian mechanisms, where it is valid.
+
+    The natural filter accepts mechanisms while ``f_1 (x) ... (x) f_t >= f_B``
+    (Tran-Koskela-Räisä-Honkela (2025), Definition 3.1). It is **not valid** in general
+    (their Proposition 3.2; :func:`natural_filter_counterexample`): by their Theorems 3.6
+    and 3.8 it is valid exactly when the family of curves available at each step, closed
+    under their tensor-with-limits operation, is a Blackwell chain (outside pure-DP first
+    steps). The Gaussian curves ``G_mu`` form such a family, and on it the filter is the GDP
+    filter: ``G_{mu_1} (x) ... (x) G_{mu_t} >= f_B`` iff ``sum mu_i^2 <= mu_B^2`` with
+    ``mu_B = max{mu : G_mu >= f_B}``. This class therefore accepts only Gaussian mechanisms
+    (``GaussianTradeOff`` or a GDP ``mu``) and raises :class:`InvalidFilterError` for any
+    other curve.
+
+    Parameters
+    ----------
+    budget : TradeOffFunction
+        ``f_B`` (e.g. ``EpsDeltaTradeOff(eps, delta)`` or ``GaussianTradeOff(mu)``).
+    halt_on_refusal : bool, default True
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, NaturalFDPFilter
+    >>> flt = NaturalFDPFilter(EpsDeltaTradeOff(1.0, 1e-5))
+    >>> round(flt.mu_budget, 4)
+    0.2681
+    >>> flt.request(GaussianTradeOff(0.2)), flt.request(0.2)
+    (True, False)
+    """
+
+    def __init__(self, budget: TradeOffFunction, *, halt_on_refusal: bool = True) -> None:
+        if not isinstance(budget, TradeOffFunction):
+            raise TypeError(f"budget must be a TradeOffFunction, got {type(budget).__name__}")
+        if budget.approx:
+            raise ValueError("budget is an approximation, not a trade-off curve; refused")
+        self.budget = budget
+        self.mu_budget = _largest_dominated_mu(budget)
+        self._gdp = PrivacyFilter(self.mu_budget, halt_on_refusal=halt_on_refusal)
+
+    @staticmethod
+    def _gaussian_mu(mechanism: object) -> float:
+        if isinstance(mechanism, GaussianTradeOff):
+            return float(mechanism.mu)
+        if isinstance(mechanism, (int, float, np.floating, np.integer)) and not isinstance(
+            mechanism, bool
+        ):
+            return check_scalar(mechanism, "mu", low=0.0, allow_inf=True)
+        raise InvalidFilterError(
+            "the natural f-DP filter is valid only on a Blackwell chain of curves (Theorems "
+            "3.6 and 3.8 of Tran-Koskela-Räisä-Honkela (2025)); this filter accepts Gaussian "
+            f"curves or GDP mu, got {type(mechanism).__name__}"
+        )
+
+    @property
+    def halted(self) -> bool:
+        """Whether the filter has halted."""
+        return self._gdp.halted
+
+    @property
+    def history(self) -> list[float]:
+        """The ``mu`` of the accepted mechanisms."""
+        return list(self._gdp.history)
+
+    def would_accept(self, mechanism: object) -> bool:
+        """Whether :meth:`request` would accept ``mechanism`` now."""
+        return self._gdp.would_accept(self._gaussian_mu(mechanism))
+
+    def request(self, mechanism: object) -> bool:
+        """Accept ``mechanism`` iff the composition stays above the budget curve."""
+        return self._gdp.request(self._gaussian_mu(mechanism))
+
+    def guarantee(self) -> GaussianTradeOff:
+        """``G_{mu_B}`` (``>= f_B``): the guarantee of everything released, valid adaptively."""
+        return self._gdp.guarantee()
+
+    def __repr__(self) -> str:
+        return f"NaturalFDPFilter(mu_budget={self.mu_budget:.6g}; {len(self.history)} accepted)"
 
 
 # --------------------------------------------------- natural f-DP filter: counterexamples
