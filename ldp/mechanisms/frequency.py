@@ -11,6 +11,7 @@ rebuilds the exact channel (input -> report) when it is small enough to enumerat
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -298,7 +299,7 @@ class UnaryEncoding(FrequencyOracle):
         q1, q0 = self._other.probabilities()
         return _pair([p1 * q1, p1 * q0, p0 * q1, p0 * q0], [q1 * p1, q1 * p0, q0 * p1, q0 * p0])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 bit[x0] + bit[x1]``: sufficient for the pair."""
         a, b = int(x0), int(x1)
         return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
@@ -485,7 +486,7 @@ class LocalHashing(FrequencyOracle):
         first = [1.0 / self._g, apart * keep, apart * other, rest]
         return _pair(first, [first[0], first[2], first[1], rest])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Whether the bucket is the hash of ``x0`` and whether it is the hash of ``x1``."""
         a, b = int(x0), int(x1)
 
@@ -676,7 +677,7 @@ class HadamardResponse(FrequencyOracle):
         q = 1.0 / (self._odds + 1.0)
         return _pair([p / 2, p / 2, q / 2, q / 2], [p / 2, q / 2, p / 2, q / 2])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 [y in C_x0] + [y in C_x1]``: sufficient for the pair."""
         a, b = int(x0) + 1, int(x1) + 1
 
@@ -975,7 +976,7 @@ class SubsetSelection(FrequencyOracle):
         ]
         return _pair(first, [first[0], first[2], first[1], first[3]])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 [x0 in S] + [x1 in S]``: sufficient for the pair."""
         a, b = int(x0), int(x1)
         return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
