@@ -183,3 +183,70 @@ def test_gdp_filter_small_requests_fit_only_below_the_budget():
     assert pf.request(math.sqrt(1.0 - 1e-9))
     assert pf.request(1e-5)  # 1e-10 of the 1e-9 left
     assert not pf.request(1e-4)  # 1e-8 does not fit
+
+
+# ------------------------------------------------ the natural filter on the Gaussian chain
+def test_natural_filter_gaussian_budget_is_the_gdp_filter():
+    from ldp.accounting import GaussianTradeOff, NaturalFDPFilter
+
+    flt = NaturalFDPFilter(GaussianTradeOff(1.0))
+    assert flt.mu_budget == 1.0
+    assert flt.request(0.6) and flt.request(GaussianTradeOff(0.8))
+    assert not flt.request(0.1) and flt.halted
+
+
+def test_natural_filter_eps_delta_budget_is_the_analytic_calibration():
+    # G_mu >= f_{eps,delta} iff delta_mu(eps) <= delta (Dong-Roth-Su (2022), §2.4)
+    from ldp.accounting import (
+        EpsDeltaTradeOff,
+        GaussianTradeOff,
+        NaturalFDPFilter,
+        get_mu_from_epsilon_delta,
+    )
+
+    for eps, delta in [(1.0, 1e-5), (0.3, 1e-3), (3.0, 1e-8)]:
+        flt = NaturalFDPFilter(EpsDeltaTradeOff(eps, delta))
+        exact = float(get_mu_from_epsilon_delta(eps, delta))
+        assert exact * (1 - 1e-6) <= flt.mu_budget <= exact
+        # what the filter accepts composes (Gaussian closure) to a curve above the budget
+        mus = [flt.mu_budget / 2] * 4
+        assert all(flt.request(m) for m in mus)
+        composed = GaussianTradeOff(math.sqrt(sum(m * m for m in mus)))
+        a = np.linspace(0, 1, 2001)
+        assert np.all(composed(a) >= EpsDeltaTradeOff(eps, delta)(a) - 1e-9)
+        assert not flt.request(1e-3)
+
+
+def test_natural_filter_asymmetric_budget():
+    # the add direction of a subsampled Gaussian vanishes beyond eps = -log(1 - q): no
+    # Gaussian curve lies above it except G_0; the two-sided curve C_q(G_mu) admits mu > 0
+    from ldp.accounting import NaturalFDPFilter, SubsampledGaussianTradeOff
+
+    assert NaturalFDPFilter(SubsampledGaussianTradeOff(0.3, 2.0)).mu_budget == 0.0
+    two_sided = SubsampledGaussianTradeOff(0.3, 2.0).two_sided()
+    mu = NaturalFDPFilter(two_sided).mu_budget
+    eps = np.linspace(0, 10, 2001)
+    from ldp.accounting import GaussianTradeOff
+
+    assert mu > 0
+    assert np.all(GaussianTradeOff(mu).delta(eps) <= two_sided.delta(eps) + 1e-12)
+    assert np.any(GaussianTradeOff(mu * 1.01).delta(eps) > two_sided.delta(eps))
+
+
+def test_natural_filter_refuses_non_chain_mechanisms():
+    from ldp.accounting import (
+        GaussianTradeOff,
+        InvalidFilterError,
+        NaturalFDPFilter,
+        SubsampledGaussianTradeOff,
+    )
+
+    flt = NaturalFDPFilter(GaussianTradeOff(1.0))
+    with pytest.raises(InvalidFilterError, match="Blackwell chain"):
+        flt.request(SubsampledGaussianTradeOff(0.5, 1.0))
+    with pytest.raises(InvalidFilterError):
+        flt.would_accept(True)
+    with pytest.raises(TypeError, match="budget"):
+        NaturalFDPFilter(1.0)
+    with pytest.raises(ValueError, match="mu"):
+        flt.request(-1.0)

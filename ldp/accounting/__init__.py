@@ -16,6 +16,13 @@ Examples
 True
 """
 
+from ldp.accounting.adaptive_clt import (
+    AdaptiveCLTParams,
+    IndividualApproxGDPAccountant,
+    adaptive_clt_params,
+    approx_gdp_charge,
+    approx_gdp_clip,
+)
 from ldp.accounting.approximations import (
     EDGEWORTH_RELIABLE,
     ApproximationWarning,
@@ -29,6 +36,16 @@ from ldp.accounting.approximations import (
     sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.comparison import (
+    BlackwellComparison,
+    approx_gdp_delta,
+    approx_gdp_distance,
+    blackwell_compare,
+    delta_divergence,
+    is_approx_gdp,
+    is_blackwell_chain,
+    worst_case_adaptive_profile,
+)
 from ldp.accounting.composition import (
     Composition,
     EpsDeltaEtaComposition,
@@ -38,6 +55,8 @@ from ldp.accounting.composition import (
 from ldp.accounting.filters import (
     ApproxGDPFilter,
     FilterHaltedError,
+    InvalidFilterError,
+    NaturalFDPFilter,
     PrivacyFilter,
     natural_filter_counterexample,
     two_step_counterexample,
@@ -49,6 +68,24 @@ from ldp.accounting.gdp import (
     get_tv_from_gdp,
 )
 from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.rdp import (
+    DEFAULT_ORDERS,
+    RDPFilter,
+    get_epsilon_from_rdp,
+    rdp_subsampled_gaussian,
+)
+from ldp.accounting.sgd import (
+    BerryEsseenTradeOff,
+    NoisySGDComposition,
+    noisy_sgd,
+    poisson_sgd_tradeoff,
+)
+from ldp.accounting.subsampled_gaussian import (
+    SubsampledGaussianTradeOff,
+    sg_plrv_moments,
+    sg_plrv_moments_approx,
+    sg_remove_profile,
+)
 from ldp.accounting.subsampling import (
     PoissonSubsampledGaussian,
     SubsampledTradeOff,
@@ -76,9 +113,13 @@ from ldp.accounting.tradeoff import (
 )
 
 __all__ = [
+    "DEFAULT_ORDERS",
     "EDGEWORTH_RELIABLE",
+    "AdaptiveCLTParams",
     "ApproxGDPFilter",
     "ApproximationWarning",
+    "BerryEsseenTradeOff",
+    "BlackwellComparison",
     "Composition",
     "EdgeworthTradeOff",
     "EpsDeltaEtaComposition",
@@ -86,18 +127,31 @@ __all__ = [
     "EpsDeltaTradeOff",
     "FilterHaltedError",
     "GaussianTradeOff",
+    "IndividualApproxGDPAccountant",
+    "InvalidFilterError",
     "LaplaceTradeOff",
+    "NaturalFDPFilter",
+    "NoisySGDComposition",
     "PiecewiseLinearTradeOff",
     "PoissonSubsampledGaussian",
     "PrivacyFilter",
     "PrivacyLossDistribution",
+    "RDPFilter",
+    "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
+    "adaptive_clt_params",
+    "approx_gdp_charge",
+    "approx_gdp_clip",
+    "approx_gdp_delta",
+    "approx_gdp_distance",
     "berry_esseen_approx",
+    "blackwell_compare",
     "check_tradeoff",
     "clt_mu_approx",
     "compose",
     "compose_eps_delta_eta",
+    "delta_divergence",
     "drs_sgd_mu_clt_approx",
     "edgeworth_cumulants",
     "edgeworth_tradeoff_approx",
@@ -105,14 +159,23 @@ __all__ = [
     "get_delta_from_gdp",
     "get_delta_from_tradeoff",
     "get_epsilon_from_gdp",
+    "get_epsilon_from_rdp",
     "get_epsilon_from_tradeoff",
     "get_mu_from_epsilon_delta",
     "get_mu_from_tradeoff",
     "get_tradeoff_from_profile",
     "get_tv_from_gdp",
+    "is_approx_gdp",
+    "is_blackwell_chain",
     "laplace_cumulants",
     "natural_filter_counterexample",
+    "noisy_sgd",
+    "poisson_sgd_tradeoff",
+    "rdp_subsampled_gaussian",
     "sg_cumulants",
+    "sg_plrv_moments",
+    "sg_plrv_moments_approx",
+    "sg_remove_profile",
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "subsample_tradeoff",
@@ -122,4 +185,5 @@ __all__ = [
     "tradeoff_from_pair",
     "tradeoff_functionals",
     "two_step_counterexample",
+    "worst_case_adaptive_profile",
 ]

@@ -17,7 +17,8 @@ Approximate Solutions".
   which the tests check), and :func:`two_step_counterexample` a simpler two-step case
   derived for this library. The filter is valid when the family of future curves is a
   Blackwell chain (Theorem 3.6 of the paper), e.g. all Gaussian, where it reduces to
-  :class:`PrivacyFilter`.
+  :class:`PrivacyFilter`: :class:`NaturalFDPFilter` is the natural filter restricted to
+  that family (any budget curve ``f_B``; other mechanisms raise :class:`InvalidFilterError`).
 * :class:`ApproxGDPFilter` is Algorithm 2 for Poisson-subsampled Gaussians at small
   (``q < 0.2``) or large (``q > 0.8``) sampling rates. It is an **approximation** (an
   asymptotic CLT with unknown constants): in the paper's own showcase its epsilon read-out is
@@ -29,10 +30,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import ndtr
+from scipy.optimize import brentq, minimize_scalar
 
 from ldp._validation import check_scalar
+from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
+from ldp.accounting.subsampled_gaussian import sg_remove_profile
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
@@ -45,6 +47,8 @@ from ldp.channel import Channel
 __all__ = [
     "ApproxGDPFilter",
     "FilterHaltedError",
+    "InvalidFilterError",
+    "NaturalFDPFilter",
     "PrivacyFilter",
     "natural_filter_counterexample",
     "sg_remove_profile",
@@ -196,33 +200,142 @@ class PrivacyFilter:
         )
 
 
-# --------------------------------------------------- natural f-DP filter: counterexamples
-def sg_remove_profile(q: float, mu: float, gamma: np.ndarray) -> np.ndarray:
-    r"""``H(gamma) = D_gamma[(1-q)N(0,1) + q N(mu,1) || N(0,1)]`` in closed form.
-
-    The remove-direction profile of one Poisson-subsampled Gaussian step
-    (Tran-Koskela-Räisä-Honkela (2025), §1).
-
-    ``1 - gamma`` for ``gamma <= 1 - q``; otherwise, with
-    ``y* = (log((gamma - 1 + q)/q) + mu^2/2)/mu``,
-    ``(1-q) Phi(-y*) + q Phi(mu - y*) - gamma Phi(-y*)``.
+# ------------------------------------------------- natural f-DP filter on a valid family
+class InvalidFilterError(TypeError):
+    """Raised when the natural f-DP filter is asked to run outside a family where it is valid.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from ldp.accounting.filters import sg_remove_profile
-    >>> round(float(sg_remove_profile(1.0, 1.0, np.array([np.e]))[0]), 7)   # = delta_1(1)
-    0.1269367
+    >>> from ldp.accounting import InvalidFilterError
+    >>> issubclass(InvalidFilterError, TypeError)
+    True
     """
-    g = np.asarray(gamma, dtype=np.float64)
-    if mu == 0.0 or q == 0.0:
-        return np.clip(1.0 - g, 0.0, None)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = (np.log((g - 1.0 + q) / q) + mu * mu / 2.0) / mu
-        value = (1.0 - q) * ndtr(-y) + q * ndtr(mu - y) - g * ndtr(-y)
-    return np.clip(np.where(g <= 1.0 - q, 1.0 - g, value), 0.0, 1.0)
 
 
+def _largest_dominated_mu(budget: TradeOffFunction) -> float:
+    """``max{mu : G_mu >= f_B}``: bisection on a grid of levels, confirmed by a local search
+    around the closest approach and lowered until the check passes everywhere."""
+    if isinstance(budget, GaussianTradeOff):
+        return float(budget.mu)
+    # G_mu is symmetric, so H_mu <= H_B below gamma = 1 iff H_mu <= H_{f_B^{-1}} above it
+    eps = np.linspace(0.0, 40.0, 8001)
+    curves = [budget] if budget.is_symmetric else [budget, budget.inverse()]
+    hb = np.min([np.asarray(c.delta(eps), dtype=np.float64) for c in curves], axis=0)
+
+    def h_b(e: float) -> float:
+        return min(float(c.delta(e)) for c in curves)
+
+    def below(mu: float) -> bool:
+        return bool(np.all(GaussianTradeOff(mu).delta(eps) <= hb))
+
+    if not below(0.0) or np.any(hb <= 0.0):
+        # delta_mu(eps) > 0 at every finite eps once mu > 0
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while below(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e6:
+            return math.inf
+    for _ in range(56):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    mu = lo
+    for _ in range(60):
+        gap = hb - GaussianTradeOff(mu).delta(eps)
+        i = int(np.argmin(gap))
+        a, b = eps[max(i - 1, 0)], eps[min(i + 1, eps.size - 1)]
+        res = minimize_scalar(
+            lambda e, m=mu: h_b(e) - float(GaussianTradeOff(m).delta(e)),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        if res.fun >= 0.0:
+            return mu * (1.0 - 1e-9)
+        mu *= 1.0 - 1e-6
+    return mu * (1.0 - 1e-9)
+
+
+class NaturalFDPFilter:
+    r"""The natural f-DP filter, restricted to Gaussian mechanisms, where it is valid.
+
+    The natural filter accepts mechanisms while ``f_1 (x) ... (x) f_t >= f_B``
+    (Tran-Koskela-Räisä-Honkela (2025), Definition 3.1). It is **not valid** in general
+    (their Proposition 3.2; :func:`natural_filter_counterexample`): by their Theorems 3.6
+    and 3.8 it is valid exactly when the family of curves available at each step, closed
+    under their tensor-with-limits operation, is a Blackwell chain (outside pure-DP first
+    steps). The Gaussian curves ``G_mu`` form such a family, and on it the filter is the GDP
+    filter: ``G_{mu_1} (x) ... (x) G_{mu_t} >= f_B`` iff ``sum mu_i^2 <= mu_B^2`` with
+    ``mu_B = max{mu : G_mu >= f_B}``. This class therefore accepts only Gaussian mechanisms
+    (``GaussianTradeOff`` or a GDP ``mu``) and raises :class:`InvalidFilterError` for any
+    other curve.
+
+    Parameters
+    ----------
+    budget : TradeOffFunction
+        ``f_B`` (e.g. ``EpsDeltaTradeOff(eps, delta)`` or ``GaussianTradeOff(mu)``).
+    halt_on_refusal : bool, default True
+
+    Examples
+    --------
+    >>> from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, NaturalFDPFilter
+    >>> flt = NaturalFDPFilter(EpsDeltaTradeOff(1.0, 1e-5))
+    >>> round(flt.mu_budget, 4)
+    0.2681
+    >>> flt.request(GaussianTradeOff(0.2)), flt.request(0.2)
+    (True, False)
+    """
+
+    def __init__(self, budget: TradeOffFunction, *, halt_on_refusal: bool = True) -> None:
+        if not isinstance(budget, TradeOffFunction):
+            raise TypeError(f"budget must be a TradeOffFunction, got {type(budget).__name__}")
+        if budget.approx:
+            raise ValueError("budget is an approximation, not a trade-off curve; refused")
+        self.budget = budget
+        self.mu_budget = _largest_dominated_mu(budget)
+        self._gdp = PrivacyFilter(self.mu_budget, halt_on_refusal=halt_on_refusal)
+
+    @staticmethod
+    def _gaussian_mu(mechanism: object) -> float:
+        if isinstance(mechanism, GaussianTradeOff):
+            return float(mechanism.mu)
+        if isinstance(mechanism, (int, float, np.floating, np.integer)) and not isinstance(
+            mechanism, bool
+        ):
+            return check_scalar(mechanism, "mu", low=0.0, allow_inf=True)
+        raise InvalidFilterError(
+            "the natural f-DP filter is valid only on a Blackwell chain of curves (Theorems "
+            "3.6 and 3.8 of Tran-Koskela-Räisä-Honkela (2025)); this filter accepts Gaussian "
+            f"curves or GDP mu, got {type(mechanism).__name__}"
+        )
+
+    @property
+    def halted(self) -> bool:
+        """Whether the filter has halted."""
+        return self._gdp.halted
+
+    @property
+    def history(self) -> list[float]:
+        """The ``mu`` of the accepted mechanisms."""
+        return list(self._gdp.history)
+
+    def would_accept(self, mechanism: object) -> bool:
+        """Whether :meth:`request` would accept ``mechanism`` now."""
+        return self._gdp.would_accept(self._gaussian_mu(mechanism))
+
+    def request(self, mechanism: object) -> bool:
+        """Accept ``mechanism`` iff the composition stays above the budget curve."""
+        return self._gdp.request(self._gaussian_mu(mechanism))
+
+    def guarantee(self) -> GaussianTradeOff:
+        """``G_{mu_B}`` (``>= f_B``): the guarantee of everything released, valid adaptively."""
+        return self._gdp.guarantee()
+
+    def __repr__(self) -> str:
+        return f"NaturalFDPFilter(mu_budget={self.mu_budget:.6g}; {len(self.history)} accepted)"
+
+
+# --------------------------------------------------- natural f-DP filter: counterexamples
 def _grid(mu: float, points: int = 1201) -> tuple[np.ndarray, np.ndarray]:
     y = np.linspace(-9.0, mu + 9.0, points)
     w = np.full(points, y[1] - y[0])
@@ -405,14 +518,10 @@ class ApproxGDPFilter:
 
     def charge(self, q: float, sigma: float, clip: float = 1.0) -> float:
         """``getApprox``: the approximate charge of one step with relative clip ``clip``."""
-        if self.regime == "small_q":
-            return 0.5 * q * q * math.expm1(clip * clip / (sigma * sigma))
-        return 0.5 * q * q * clip * clip / (sigma * sigma)
+        return float(approx_gdp_charge(self.regime, q, sigma, clip))
 
     def _inverse(self, q: float, sigma: float, budget: float) -> float:
-        if self.regime == "small_q":
-            return sigma * math.sqrt(math.log1p(2.0 * budget / (q * q)))
-        return sigma * math.sqrt(2.0 * budget) / q
+        return float(approx_gdp_clip(self.regime, q, sigma, budget))
 
     def step(self, q: float, sigma: float) -> tuple[float, bool]:
         """Register one step; return ``(clip_ratio, is_last)``.

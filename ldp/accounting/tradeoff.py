@@ -964,12 +964,19 @@ def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     ``min{f, f^{-1}}**`` (the lower convex envelope), the symmetric guarantee implied by a
     one-directional bound (Zheng-Dong-Long-Su (2020), §2; Tran-Koskela-Räisä-Honkela
     (2025), ``sym``). The two answer different questions; the second is never larger.
+    ``method="profile"``: ``Symm(f)`` of Dong-Roth-Su (2022), Proposition F.2, the
+    symmetric curve implied by ``(eps, delta_f(eps))``-DP for every ``eps >= 0``, i.e.
+    ``max_{eps >= 0} f_{eps, delta_f(eps)}`` (Proposition 2.8), with the paper's case split
+    done for the caller: with ``x_bar = inf{x : -1 in df(x)}`` it is ``min{f, f^{-1}}**``
+    when ``x_bar <= f(x_bar)`` and ``max{f, f^{-1}}`` otherwise. Exact for piecewise-linear
+    ``f`` (the supporting lines at its slopes); for other curves the lines at 4001 levels
+    in ``[0, 40]``, a valid curve below the exact one.
 
     Parameters
     ----------
     f : TradeOffFunction
         Any trade-off function (returned as is when already symmetric).
-    method : {"max", "convex_min"}, default "max"
+    method : {"max", "convex_min", "profile"}, default "max"
         Which symmetrisation (see above); ``"convex_min"`` needs a piecewise-linear ``f``.
 
     Returns
@@ -988,10 +995,23 @@ def symmetrize(f: TradeOffFunction, method: str = "max") -> TradeOffFunction:
     """
     if not isinstance(f, TradeOffFunction):
         raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
-    if method not in ("max", "convex_min"):
-        raise ValueError(f"method must be 'max' or 'convex_min', got {method!r}")
+    if method not in ("max", "convex_min", "profile"):
+        raise ValueError(f"method must be 'max', 'convex_min' or 'profile', got {method!r}")
     if f.is_symmetric:
         return f
+    if method == "profile":
+        if isinstance(f, PiecewiseLinearTradeOff):
+            slopes = -np.diff(f._b) / np.diff(f._a)
+            with np.errstate(divide="ignore"):
+                levels = np.log(slopes[slopes > 1.0])
+        else:
+            levels = np.linspace(0.0, 40.0, 4001)
+        levels = np.union1d([0.0], levels)
+        x, y = _upper_envelope(
+            np.concatenate((-np.exp(levels), -np.exp(-levels))),
+            np.concatenate((1.0 - f.delta(levels), (1.0 - f.delta(levels)) * np.exp(-levels))),
+        )
+        return PiecewiseLinearTradeOff._trusted(x, y, approx=f.approx, symmetric=True)
     g = f.inverse()
     if isinstance(f, PiecewiseLinearTradeOff) and isinstance(g, PiecewiseLinearTradeOff):
         if method == "convex_min":
@@ -1057,24 +1077,33 @@ def get_epsilon_from_tradeoff(f: TradeOffFunction, delta: ArrayLike) -> float | 
     return f.epsilon_for_delta(delta)
 
 
-def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> PiecewiseLinearTradeOff:
+def get_tradeoff_from_profile(
+    epsilons: ArrayLike, deltas: ArrayLike, *, symmetric: bool = True
+) -> PiecewiseLinearTradeOff:
     """The trade-off function ``max_i f_{eps_i, delta_i}`` of a set of (eps, delta) pairs.
 
     A mechanism that is ``(eps_i, delta_i)``-DP for every ``i`` is exactly
     ``max_i f_{eps_i,delta_i}``-DP (Dong-Roth-Su (2022), Proposition 2.8); with a finite grid
     this is a valid (conservative) curve, exact at the supporting lines.
 
+    With ``symmetric=False`` the pairs are points of the profile of an asymmetric curve
+    ``f`` at real levels (negative ones included): the result is
+    ``max_i max(0, 1 - delta_i - e^{eps_i} a)``, a curve below ``f`` that touches it at the
+    supporting lines (Zheng-Dong-Long-Su (2020), §5.1).
+
     Parameters
     ----------
     epsilons : array_like
-        Finite levels ``>= 0``.
+        Finite levels (``>= 0`` unless ``symmetric=False``).
     deltas : array_like
         The matching deltas in ``[0, 1]`` (broadcast against ``epsilons``).
+    symmetric : bool, default True
+        Whether the pairs are a symmetric guarantee (see above).
 
     Returns
     -------
     PiecewiseLinearTradeOff
-        The symmetric curve ``max_i f_{eps_i, delta_i}``.
+        The curve ``max_i f_{eps_i, delta_i}`` (symmetric unless ``symmetric=False``).
 
     Examples
     --------
@@ -1083,11 +1112,16 @@ def get_tradeoff_from_profile(epsilons: ArrayLike, deltas: ArrayLike) -> Piecewi
     >>> round(f(0.3), 6), round(f(0.6), 6), round(f.delta(1.0), 12)
     (0.4, 0.143473, 0.01)
     """
-    e, _ = as_levels(epsilons, "epsilons", low=0.0, allow_inf=False)
+    if not isinstance(symmetric, bool):
+        raise TypeError(f"symmetric must be True or False, got {symmetric!r}")
+    e, _ = as_levels(epsilons, "epsilons", low=0.0 if symmetric else None, allow_inf=False)
     d, _ = as_levels(deltas, "deltas", low=0.0, high=1.0)
     e, d = np.broadcast_arrays(np.atleast_1d(e), np.atleast_1d(d))
     if e.ndim != 1:
         raise ValueError(f"epsilons and deltas must be 1-D, got shape {e.shape}")
+    if not symmetric:
+        x, y = _upper_envelope(-np.exp(e), 1.0 - d)
+        return PiecewiseLinearTradeOff._trusted(x, y, symmetric=False)
     slopes = np.concatenate((-np.exp(e), -np.exp(-e)))
     intercepts = np.concatenate((1.0 - d, (1.0 - d) * np.exp(-e)))
     x, y = _upper_envelope(slopes, intercepts)
