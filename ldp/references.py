@@ -470,6 +470,29 @@ _ENTRIES = (
         "The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial",
         "Biometrika",
     ),
+    # ------------------------------------------------------------ shuffle model
+    # arXiv ids: the arXiv records (title and authors) and the authors' code README.
+    _ref(
+        "feldman2021",
+        "V. Feldman; A. McMillan; K. Talwar",
+        2021,
+        "Hiding Among the Clones: A Simple and Nearly Optimal Analysis of Privacy "
+        "Amplification by Shuffling",
+        "IEEE Symposium on Foundations of Computer Science (FOCS)",
+        arxiv="2012.12803",
+    ),
+    # The arXiv record carries an erratum: the general bounds hold only for a restricted
+    # class of randomizers (k-RR among them); the library uses the reduction only where the
+    # condition is checked on the mechanism's matrix.
+    _ref(
+        "feldman2023",
+        "V. Feldman; A. McMillan; K. Talwar",
+        2023,
+        "Stronger Privacy Amplification by Shuffling for Renyi and Approximate "
+        "Differential Privacy",
+        "ACM-SIAM Symposium on Discrete Algorithms (SODA)",
+        arxiv="2208.04591",
+    ),
 )
 
 #: Every entry by key (read-only).

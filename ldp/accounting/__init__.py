@@ -39,6 +39,7 @@ from ldp.accounting.gdp import (
     get_tv_from_gdp,
 )
 from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.shuffle import ShuffleAmplification, shuffle_amplification
 from ldp.accounting.subsampling import (
     PoissonSubsampledGaussian,
     SubsampledTradeOff,
@@ -81,6 +82,7 @@ __all__ = [
     "PoissonSubsampledGaussian",
     "PrivacyFilter",
     "PrivacyLossDistribution",
+    "ShuffleAmplification",
     "SubsampledTradeOff",
     "TradeOffFunction",
     "berry_esseen_approx",
@@ -103,6 +105,7 @@ __all__ = [
     "laplace_cumulants",
     "natural_filter_counterexample",
     "sg_cumulants",
+    "shuffle_amplification",
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "subsample_tradeoff",
