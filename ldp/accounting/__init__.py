@@ -19,6 +19,7 @@ from ldp.accounting.approximations import (
     sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.calibration import calibrate
 from ldp.accounting.composition import (
     Composition,
     EpsDeltaEtaComposition,
@@ -86,6 +87,7 @@ __all__ = [
     "SubsampledTradeOff",
     "TradeOffFunction",
     "berry_esseen_approx",
+    "calibrate",
     "check_tradeoff",
     "clt_mu_approx",
     "compose",

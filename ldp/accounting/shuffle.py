@@ -76,6 +76,7 @@ __all__ = [
     "clone_probability",
     "shuffle_amplification",
     "shuffle_delta",
+    "shuffle_pld",
 ]
 
 #: The bounds :func:`shuffle_amplification` computes.
@@ -355,7 +356,31 @@ def clone_pair_pld(
     return PrivacyLossDistribution.from_pair(first / first.sum(), second / second.sum(), interval)
 
 
-def _composed(eps0: float, n: int, p_c: float, rounds: int, interval: float):
+def shuffle_pld(
+    epsilon0: float,
+    n: int,
+    *,
+    rounds: int = 1,
+    clone_probability: float | None = None,
+    interval: float = 1e-4,
+) -> PrivacyLossDistribution:
+    """Privacy-loss distribution dominating ``rounds`` shuffled rounds of ``n`` reports.
+
+    The clone pair's distribution (:func:`clone_pair_pld`) composed ``rounds`` times
+    (Dong-Roth-Su (2022), Theorem 3.2); its ``delta(eps)`` is an upper bound on the
+    profile of the ``rounds`` shuffled outputs.
+
+    Examples
+    --------
+    >>> from ldp.accounting.shuffle import shuffle_pld
+    >>> pld = shuffle_pld(2.0, 1000, rounds=5)
+    >>> bool(0.0 < pld.delta(1.5) < 1e-7)
+    True
+    """
+    eps0 = check_epsilon(epsilon0, "epsilon0", positive=True, allow_inf=False)
+    p_c = math.exp(-eps0) if clone_probability is None else clone_probability
+    p_c = check_scalar(p_c, "clone_probability", low=0.0, high=1.0)
+    rounds = check_integer(rounds, "rounds", low=1)
     pld = clone_pair_pld(eps0, n, p_c, interval)
     return pld.self_compose(rounds, truncation=1e-15)
 
@@ -486,7 +511,7 @@ def shuffle_amplification(
                 f"{eps0:g}-LDP reports"
             ),
         )
-    pld = _composed(eps0, n, p_c, rounds, spacing)
+    pld = shuffle_pld(eps0, n, rounds=rounds, clone_probability=p_c, interval=spacing)
     value = min(float(pld.epsilon_for_delta(d)), rounds * eps0)
     return ShuffleAmplification(
         epsilon=value,
