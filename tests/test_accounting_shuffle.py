@@ -313,3 +313,17 @@ def test_closed_form_outside_its_range_says_the_condition():
         shuffle_amplification(1.0, 1000, 1e-6, mechanism=ldp.k_rr(4, 2.0))
     with pytest.raises(TypeError, match="mechanism"):
         shuffle_amplification(1.0, 1000, 1e-6, mechanism="k-rr")
+
+
+@pytest.mark.parametrize("eps0,n", [(0.5, 50), (2.0, 3000), (4.0, 10**5), (30.0, 300)])
+def test_pld_of_the_clone_pair_is_above_the_direct_sum_and_close(eps0, n):
+    from ldp.accounting.shuffle import clone_pair_pld
+
+    p_c = 2 / (math.exp(eps0) + 1)
+    pld = clone_pair_pld(eps0, n, p_c)
+    for eps in np.linspace(0.001, min(eps0, 3.0), 7):
+        direct = shuffle_delta(eps, eps0, n, p_c)
+        value = float(pld.delta(eps))
+        assert direct <= value * (1 + 1e-9) + 1e-15
+        # losses move up by at most one lattice step (1e-4), masses by 1e-13
+        assert value <= shuffle_delta(eps - 1e-4, eps0, n, p_c) * (1 + 1e-9) + 1e-12

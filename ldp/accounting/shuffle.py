@@ -232,12 +232,12 @@ def _window(m: int, p_c: float, width: float) -> tuple[np.ndarray, np.ndarray, f
 
 def _per_c(eps: float, eps0: float, cs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``E_{e^eps}(P_c || Q_c)`` for each ``c`` and an absolute rounding allowance."""
-    alpha = 1.0 / (1.0 + math.exp(-eps0))
+    alpha, beta = 1.0 / (1.0 + math.exp(-eps0)), 1.0 / (1.0 + math.exp(eps0))  # beta = 1 - alpha
     e = math.exp(eps)
-    a_coef = alpha - e * (1.0 - alpha)
+    a_coef = alpha - e * beta
     # the likelihood ratio (alpha r + 1 - alpha) / ((1 - alpha) r + alpha), r = a/(c+1-a),
     # equals e^eps at a = (c + 1) r* / (1 + r*)
-    r_star = (e * alpha - (1.0 - alpha)) / a_coef
+    r_star = (e * alpha - beta) / a_coef
     t_star = (cs + 1.0) * (r_star / (1.0 + r_star))
     base = np.ceil(t_star)
     best = np.zeros(cs.shape)
@@ -330,30 +330,57 @@ def clone_pair_pld(
 ) -> PrivacyLossDistribution:
     """Pessimistic privacy-loss distribution of the clone pair ``(P, Q)`` (one round).
 
-    The loss at ``(C, A') = (c, a)`` is ``log((alpha r + 1 - alpha) / ((1 - alpha) r +
-    alpha))`` with ``r = a / (c + 1 - a)``; masses of ``c`` and ``a`` outside ``+-12``
-    standard deviations go to ``+inf`` (pessimistic), losses are rounded up to the lattice.
+    The loss at ``(C, A') = (c, a)`` is ``log((alpha a + (1 - alpha)(c + 1 - a)) /
+    ((1 - alpha) a + alpha (c + 1 - a)))``, rounded **up** to the lattice of spacing
+    ``interval`` (with a margin for its floating-point error); the ``P``-masses of ``c`` and
+    ``a`` outside ``+-12`` standard deviations go to ``+inf``. Built in blocks of ``c``, so
+    memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric, so this one
+    direction gives the two-sided profile.
+
+    Examples
+    --------
+    >>> from ldp.accounting.shuffle import clone_pair_pld, shuffle_delta
+    >>> import math
+    >>> pld = clone_pair_pld(2.0, 1000, math.exp(-2.0))
+    >>> exact = shuffle_delta(0.5, 2.0, 1000)
+    >>> bool(exact <= pld.delta(0.5) <= exact * 1.01 + 1e-12)
+    True
     """
     eps0 = check_epsilon(epsilon0, "epsilon0", positive=True, allow_inf=False)
     n = check_integer(n, "n", low=1)
-    alpha = 1.0 / (1.0 + math.exp(-eps0))
+    h = check_scalar(interval, "interval", low=0.0, low_open=True, high=1.0)
+    alpha, beta = 1.0 / (1.0 + math.exp(-eps0)), 1.0 / (1.0 + math.exp(eps0))  # beta = 1 - alpha
     cs, weights, _ = _window(n - 1, clone_probability, _PLD_WINDOW)
-    half = math.ceil(_PLD_WINDOW * math.sqrt(max(1.0, float(cs.max()))) / 2.0) + 2
-    offsets = np.arange(-half, half + 1)
-    a = np.floor(cs[:, None] / 2.0) + offsets[None, :]
-    c = np.broadcast_to(cs[:, None].astype(np.float64), a.shape)
-    keep = (a >= 0) & (a <= c + 1)
-    b_lo = binom.pmf(a - 1.0, c, 0.5)  # B_c(a - 1)
-    b_hi = binom.pmf(a, c, 0.5)  # B_c(a)
-    p = (alpha * b_lo + (1.0 - alpha) * b_hi) * weights[:, None]
-    q = ((1.0 - alpha) * b_lo + alpha * b_hi) * weights[:, None]
-    p, q = p[keep], q[keep]
-    # everything not kept (window tails of C and of A) is P-mass at +inf, Q-mass at -inf
-    rest_p = max(0.0, 1.0 - math.fsum(p)) + 1e-14
-    rest_q = max(0.0, 1.0 - math.fsum(q)) + 1e-14
-    first = np.concatenate([p, [rest_p, 0.0]])
-    second = np.concatenate([q, [0.0, rest_q]])
-    return PrivacyLossDistribution.from_pair(first / first.sum(), second / second.sum(), interval)
+    low = math.floor(-eps0 / h) - 2
+    size = math.ceil(eps0 / h) + 4 - low
+    probs = np.zeros(size)
+    kept = []
+    block = 256
+    for start in range(0, cs.size, block):
+        c_block = cs[start : start + block]
+        w_block = weights[start : start + block]
+        half = math.ceil(_PLD_WINDOW * math.sqrt(max(1.0, float(c_block.max()))) / 2.0) + 2
+        offsets = np.arange(-half, half + 1)
+        a = np.floor(c_block[:, None] / 2.0) + offsets[None, :]
+        c = np.broadcast_to(c_block[:, None].astype(np.float64), a.shape)
+        keep = (a >= 0) & (a <= c + 1)
+        a, c = a[keep], c[keep]
+        w = np.broadcast_to(w_block[:, None], keep.shape)[keep]
+        mass = w * (alpha * binom.pmf(a - 1.0, c, 0.5) + beta * binom.pmf(a, c, 0.5))
+        up = alpha * a + beta * (c + 1.0 - a)
+        down = beta * a + alpha * (c + 1.0 - a)
+        loss = np.log(up) - np.log(down)
+        # rounded up past the floating-point error of the loss (a few ulps of eps0); a loss
+        # below the lowest point is moved up to it
+        index = np.ceil((loss + 1e-12 * (1.0 + eps0)) / h).astype(np.int64) - low
+        index = np.maximum(index, 0)
+        probs += np.bincount(index, weights=mass, minlength=size)
+        kept.append(math.fsum(mass))
+    # every mass computed with a relative error of a few ulps: rounded up; the P-mass not
+    # kept (window tails) goes to +inf
+    inf_mass = min(1.0, max(0.0, 1.0 - math.fsum(kept)) + 1e-13)
+    probs *= 1.0 + 1e-12
+    return PrivacyLossDistribution(probs, low, h, inf_mass)
 
 
 def shuffle_pld(
