@@ -47,7 +47,7 @@ Methods (``method=`` of :func:`shuffle_amplification`):
 the clone pair dominates every round, so by the composition theorem for trade-off curves
 (Dong-Roth-Su (2022), Theorem 3.2) ``T`` rounds are dominated by ``(P^T, Q^T)``, whose
 profile is computed from the pair's privacy-loss distribution (``ldp.accounting.pld``:
-losses rounded up to a lattice, masses outside a ``+-12 sigma`` window moved to ``+inf``).
+losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved to ``+inf``).
 
 Every value is an upper bound that holds for the stated randomizer, floating point
 included; tests/test_accounting_shuffle.py checks each one against the exact ``delta(eps)``
@@ -86,7 +86,7 @@ METHODS = ("auto", "clones", "closed-form")
 #: speed.
 _WINDOW = 20.0
 #: Half-width of the windows of ``C`` and ``A`` kept in the privacy-loss distribution.
-_PLD_WINDOW = 12.0
+_PLD_WINDOW = 10.0
 #: Relative allowance for the rounding of the per-``c`` terms (scipy's binomial tails are
 #: accurate to a few ulps; this is many orders of magnitude above that).
 _REL = 1e-10
@@ -325,6 +325,27 @@ def _closed_form(eps0: float, n: int, delta: float) -> float:
 
 
 # ------------------------------------------------------------------ T rounds
+def _binomial_rows(cs: np.ndarray, half: int) -> np.ndarray:
+    """``Bin(c, 1/2)`` masses at ``a = floor(c/2) - half - 1 .. floor(c/2) + half`` per row.
+
+    The mass at ``floor(c/2)`` comes from scipy (relative error ~1e-15), the others from
+    products of the exact ratios ``B(a+1)/B(a) = (c-a)/(a+1)`` outward (relative error at
+    most ``half`` ulps): no large log-factorials cancel, and zero outside ``[0, c]``.
+    """
+    c = cs[:, None].astype(np.float64)
+    mode = np.floor(c / 2.0)
+    centre = binom.pmf(mode[:, 0], cs, 0.5)[:, None]
+    up = np.arange(0, half)[None, :]  # from mode + j to mode + j + 1
+    right = np.maximum((c - (mode + up)) / (mode + up + 1.0), 0.0)
+    down = np.arange(0, half + 1)[None, :]  # from mode - j to mode - j - 1
+    left = np.maximum((mode - down) / (c - (mode - down) + 1.0), 0.0)
+    rows = np.empty((cs.size, 2 * half + 2))
+    rows[:, half + 1] = centre[:, 0]
+    rows[:, half + 2 :] = centre * np.cumprod(right, axis=1)
+    rows[:, half::-1] = centre * np.cumprod(left, axis=1)
+    return rows
+
+
 def clone_pair_pld(
     epsilon0: float, n: int, clone_probability: float, interval: float = 1e-4
 ) -> PrivacyLossDistribution:
@@ -333,7 +354,7 @@ def clone_pair_pld(
     The loss at ``(C, A') = (c, a)`` is ``log((alpha a + (1 - alpha)(c + 1 - a)) /
     ((1 - alpha) a + alpha (c + 1 - a)))``, rounded **up** to the lattice of spacing
     ``interval`` (with a margin for its floating-point error); the ``P``-masses of ``c`` and
-    ``a`` outside ``+-12`` standard deviations go to ``+inf``. Built in blocks of ``c``, so
+    ``a`` outside ``+-10`` standard deviations go to ``+inf``. Built in blocks of ``c``, so
     memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric, so this one
     direction gives the two-sided profile.
 
@@ -350,23 +371,31 @@ def clone_pair_pld(
     n = check_integer(n, "n", low=1)
     h = check_scalar(interval, "interval", low=0.0, low_open=True, high=1.0)
     alpha, beta = 1.0 / (1.0 + math.exp(-eps0)), 1.0 / (1.0 + math.exp(eps0))  # beta = 1 - alpha
-    cs, weights, _ = _window(n - 1, clone_probability, _PLD_WINDOW)
+    cs, weights, outside = _window(n - 1, clone_probability, _PLD_WINDOW)
     low = math.floor(-eps0 / h) - 2
     size = math.ceil(eps0 / h) + 4 - low
     probs = np.zeros(size)
-    kept = []
+    missing = [outside]  # P-mass not kept: it goes to +inf
     block = 256
     for start in range(0, cs.size, block):
         c_block = cs[start : start + block]
         w_block = weights[start : start + block]
         half = math.ceil(_PLD_WINDOW * math.sqrt(max(1.0, float(c_block.max()))) / 2.0) + 2
-        offsets = np.arange(-half, half + 1)
-        a = np.floor(c_block[:, None] / 2.0) + offsets[None, :]
-        c = np.broadcast_to(c_block[:, None].astype(np.float64), a.shape)
+        # B_c(a) on a = base - 1 .. base + half + 1, so that B_c(a - 1) is one column left
+        grid = np.floor(c_block[:, None] / 2.0) + np.arange(-half - 1, half + 1)[None, :]
+        cc = np.broadcast_to(c_block[:, None].astype(np.float64), grid.shape)
+        b = _binomial_rows(c_block, half)
+        a, c = grid[:, 1:], cc[:, 1:]
         keep = (a >= 0) & (a <= c + 1)
-        a, c = a[keep], c[keep]
         w = np.broadcast_to(w_block[:, None], keep.shape)[keep]
-        mass = w * (alpha * binom.pmf(a - 1.0, c, 0.5) + beta * binom.pmf(a, c, 0.5))
+        mass = w * (alpha * b[:, :-1][keep] + beta * b[:, 1:][keep])
+        # the A-tails left out of row c: a < a_lo carries at most Pr[B <= a_lo - 1], a > a_hi
+        # at most Pr[B >= a_hi] (B ~ Bin(c, 1/2)); computed as tails, without cancellation
+        a_lo = np.floor(c_block / 2.0) - half
+        a_hi = np.floor(c_block / 2.0) + half
+        tails = binom.cdf(a_lo - 1.0, c_block, 0.5) + binom.sf(a_hi - 1.0, c_block, 0.5)
+        missing.append(math.fsum(w_block * tails) * (1.0 + _REL))
+        a, c = a[keep], c[keep]
         up = alpha * a + beta * (c + 1.0 - a)
         down = beta * a + alpha * (c + 1.0 - a)
         loss = np.log(up) - np.log(down)
@@ -375,11 +404,8 @@ def clone_pair_pld(
         index = np.ceil((loss + 1e-12 * (1.0 + eps0)) / h).astype(np.int64) - low
         index = np.maximum(index, 0)
         probs += np.bincount(index, weights=mass, minlength=size)
-        kept.append(math.fsum(mass))
-    # every mass computed with a relative error of a few ulps: rounded up; the P-mass not
-    # kept (window tails) goes to +inf
-    inf_mass = min(1.0, max(0.0, 1.0 - math.fsum(kept)) + 1e-13)
-    probs *= 1.0 + 1e-12
+    probs *= 1.0 + _REL  # every mass rounded up (ratio products and bincount sums included)
+    inf_mass = min(1.0, math.fsum(missing))
     return PrivacyLossDistribution(probs, low, h, inf_mass)
 
 
