@@ -24,7 +24,6 @@ relative ``1e-6`` by default): ``eps0 * (1 + 1e-3)`` misses the target
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -239,16 +238,22 @@ def calibrate(
 
     if feasible(top):
         return top
-    if not feasible(MIN_EPSILON):
-        raise ValueError(
-            f"target_epsilon={eps_t!r}, target_delta={d_t!r} is unreachable: even a "
-            f"per-report epsilon of {MIN_EPSILON:g} misses it"
-        )
-    lo, hi = MIN_EPSILON, top
-    # bracket geometrically first (the answer may be orders of magnitude below epsilon_max)
-    while hi / lo > 2.0:
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
+    # halve down from the top until a value meets the target (deployed answers are usually
+    # within a few halvings of the top, and large-epsilon evaluations are the cheap ones)
+    lo, hi = None, top
+    x = top / 2.0
+    while x >= MIN_EPSILON:
+        if feasible(x):
+            lo = x
+            break
+        hi, x = x, x / 2.0
+    if lo is None:
+        if not feasible(MIN_EPSILON):
+            raise ValueError(
+                f"target_epsilon={eps_t!r}, target_delta={d_t!r} is unreachable: even a "
+                f"per-report epsilon of {MIN_EPSILON:g} misses it"
+            )
+        lo = MIN_EPSILON
     while hi - lo > tol * lo:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
