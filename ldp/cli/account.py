@@ -101,6 +101,13 @@ def add_parser(commands) -> None:
     cal.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
     cal.add_argument("--folds", type=count, help="reports per user (default 1)")
     cal.add_argument("--n", type=count, help="users shuffled together (default: no shuffler)")
+    cal.add_argument(
+        "--rtol",
+        type=float,
+        default=1e-6,
+        help="relative precision of the answer (larger is faster; the answer always meets "
+        "the target)",
+    )
     cal.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -127,6 +134,17 @@ def _up(x: float) -> float:
         return x
     scale = 10.0 ** (math.floor(math.log10(x)) - 5)
     return math.ceil(x / scale * (1.0 - 1e-15)) * scale
+
+
+def _down(x: float) -> float:
+    """``x`` rounded down to six significant digits (a per-report budget is never shown
+    larger than the one computed)."""
+    import math
+
+    if not (x > 0.0 and math.isfinite(x)):
+        return x
+    scale = 10.0 ** (math.floor(math.log10(x)) - 5)
+    return math.floor(x / scale * (1.0 + 1e-15)) * scale
 
 
 def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
@@ -182,6 +200,7 @@ def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
         k=k,
         folds=args.folds,
         n_shuffled=args.n,
+        rtol=args.rtol,
     )
     folds = 1 if args.folds is None else args.folds
     data = {
@@ -197,7 +216,7 @@ def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
         how += f", shuffled among {args.n} users"
     lines = [
         f"{k}-RR, {how}: target (epsilon = {args.target_epsilon:g}, delta = {args.target_delta:g})",
-        row("largest per-report epsilon", eps0),
+        row("largest per-report epsilon", _down(eps0)),
     ]
     return data, "\n".join(lines)
 
