@@ -336,3 +336,46 @@ def test_pld_of_the_clone_pair_is_above_the_direct_sum_and_close(eps0, n):
         assert direct <= value * (1 + 1e-9) + 1e-15
         # losses move up by at most one lattice step (1e-4), masses by 1e-13
         assert value <= shuffle_delta(eps - 1e-4, eps0, n, p_c) * (1 + 1e-9) + 1e-12
+
+
+def exact_shuffled_channel(matrix, n):
+    """Every (victim pair, configuration) pair of output laws of n shuffled users of an
+    arbitrary finite channel (rows = inputs), by enumeration: the exact mechanism."""
+    rows = np.asarray(matrix)
+    k_in, k_out = rows.shape
+    pairs = []
+    for config in itertools.product(range(n), repeat=k_in):
+        if sum(config) != n - 1:
+            continue
+        s = np.zeros((n + 1,) * k_out)
+        s[(0,) * k_out] = 1.0
+        for value, count in enumerate(config):
+            for _ in range(count):
+                s = sum(rows[value, y] * _shift(s, y) for y in range(k_out))
+        for x0, x1 in itertools.combinations(range(k_in), 2):
+            p0 = sum(rows[x0, y] * _shift(s, y) for y in range(k_out))
+            p1 = sum(rows[x1, y] * _shift(s, y) for y in range(k_out))
+            pairs.append((p0.ravel(), p1.ravel()))
+    return pairs
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        [[0.7, 0.2, 0.1], [0.1, 0.2, 0.7], [0.3, 0.4, 0.3]],
+        [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]],
+    ],
+)
+def test_matrix_clone_probability_holds_for_other_channels(matrix):
+    """The clone probability read off a channel's matrix (beyond k-RR) against the exact
+    shuffled profile of that channel."""
+    ch = ldp.Channel(matrix)
+    p_c = clone_probability(ch, ch.epsilon)
+    assert p_c > math.exp(-ch.epsilon)  # the matrix allows more than the generic reduction
+    for n in (3, 6, 9):
+        pairs = exact_shuffled_channel(matrix, n)
+        for eps in np.linspace(0.0, ch.epsilon, 6)[:-1]:
+            exact = exact_delta(pairs, eps)
+            assert exact <= shuffle_delta(eps, ch.epsilon, n, p_c) * (1 + 1e-12) + 1e-15
+        r = shuffle_amplification(None, n, 1e-2, mechanism=ch)
+        assert exact_delta(pairs, r.epsilon) <= 1e-2

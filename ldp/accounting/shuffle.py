@@ -40,8 +40,8 @@ Methods (``method=`` of :func:`shuffle_amplification`):
     8 e^eps0 / n))``; outside that range ``ValueError`` (never ``eps0``, never an
     extrapolation).
 ``"auto"``
-    the smallest of the bounds that apply (the numerical one is never larger than the closed
-    form where both apply; the closed form is reported only for the record).
+    the smallest of the bounds that apply (in every case computed the numerical one, which
+    is never larger than the closed form where both apply).
 
 ``rounds=T`` composes ``T`` shuffled rounds (fresh reports each round, the same victim):
 the clone pair dominates every round, so by the composition theorem for trade-off curves
@@ -61,6 +61,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
+from ldp._formulas import k_rr_probabilities
 from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
 from ldp._rounding import round_up
@@ -185,6 +186,11 @@ def clone_probability(mechanism: object = None, epsilon0: float | None = None) -
     True
     """
     generic = math.exp(-epsilon0) if epsilon0 is not None else 0.0
+    if isinstance(mechanism, GRR):  # k-RR: min over a column is q, its top two p + q
+        _, other, _ = k_rr_probabilities(mechanism.k, float(mechanism.epsilon))
+        keep = 1.0 - (mechanism.k - 1) * other
+        value = 2.0 * other / (keep + other) * (1.0 - 1e-12)
+        return min(1.0, max(value, generic))
     matrix = _matrix(mechanism)
     if matrix is None:
         return generic
@@ -205,8 +211,6 @@ def _matrix(mechanism: object) -> np.ndarray | None:
         return None
     if isinstance(mechanism, Channel):
         return mechanism.matrix
-    if isinstance(mechanism, GRR):
-        return mechanism.to_channel().matrix
     return None  # any other mechanism: the generic reduction (its epsilon only)
 
 
@@ -550,6 +554,10 @@ def shuffle_amplification(
     who = "k-RR-type clones" if stronger else "clones of any randomizer"
     if rounds == 1:
         value = _epsilon(d, eps0, n, p_c)
+        if method == "auto" and eps0 <= _closed_form_limit(n, d):
+            closed = _closed_form(eps0, n, d)
+            if closed < value:  # not seen in practice: the numerical bound is the tighter
+                return shuffle_amplification(eps0, n, d, method="closed-form")
         return ShuffleAmplification(
             epsilon=value,
             delta=d,
