@@ -28,9 +28,14 @@ from ldp.design import optimal_channel
 from ldp.mechanisms import (
     BLH,
     GRR,
+    LGRR,
+    LOSUE,
+    LOUE,
     OLH,
     OUE,
+    RAPPOR,
     SUE,
+    DBitFlipPM,
     Duchi,
     DuchiL2,
     HadamardResponse,
@@ -84,6 +89,9 @@ def cases() -> list[tuple[str, Protocol, list[object]]]:
         ("HR k=7 eps=1", Protocol.from_mechanism(HadamardResponse(7, 1.0)), [0, 6]),
         ("SS k=10 eps=1", Protocol.from_mechanism(SubsetSelection(10, 1.0)), [0, 9]),
         ("SS k=6 d=1", Protocol.from_mechanism(SubsetSelection(6, 1.0, d=1)), [5]),
+        ("SS k=40 eps=3 (Floyd)", Protocol.from_mechanism(SubsetSelection(40, 3.0)), [0, 39]),
+        ("SS k=20 eps=0.1 (one row)", Protocol.from_mechanism(SubsetSelection(20, 0.1)), [7]),
+        ("SS k=130 eps=2 (three rows)", Protocol.from_mechanism(SubsetSelection(130, 2.0)), [129]),
         ("Duchi eps=1", Protocol.from_mechanism(Duchi(1.0), bounds=(0, 10)), [0.0, 3.3, 10.0]),
         ("Duchi d=3", Protocol.from_mechanism(Duchi(1.0, d=3)), [[0.1, -0.5, 1.0]]),
         ("Duchi d=4 (padded)", Protocol.from_mechanism(Duchi(1.0, d=4)), [[0.2, 0.0, -1.0, 0.7]]),
@@ -136,6 +144,63 @@ def vectors() -> list[dict]:
     return out
 
 
+#: Memoized (longitudinal) mechanisms: a history of answers of one client, reported round
+#: after round with the memo kept in between.
+MEMOIZED_SEEDS = 40
+
+
+def memoized_cases() -> list[tuple[str, Protocol, list[int]]]:
+    return [
+        ("L-GRR k=5", Protocol.from_mechanism(LGRR(5, 1.0, 2.0)), [0, 0, 3, 0, 3]),
+        ("L-GRR k=1000", Protocol.from_mechanism(LGRR(1000, 0.5, 4.0)), [999, 999, 5]),
+        ("L-OSUE k=10", Protocol.from_mechanism(LOSUE(10, 1.0, 2.0)), [0, 0, 9, 0]),
+        ("L-OUE k=6", Protocol.from_mechanism(LOUE(6, 1.0, 2.5)), [2, 2, 5]),
+        ("RAPPOR k=12", Protocol.from_mechanism(RAPPOR(12, 0.5, 0.25, 0.75)), [11, 11, 0]),
+        ("RAPPOR p=0 q=1", Protocol.from_mechanism(RAPPOR(5, 0.3, 0.0, 1.0)), [1, 1, 4]),
+        ("dBitFlipPM k=16 b=8 d=3", Protocol.from_mechanism(DBitFlipPM(16, 1.0, 8, 3)),
+         [0, 0, 15, 7, 0]),
+        ("dBitFlipPM d=b=4", Protocol.from_mechanism(DBitFlipPM(4, 2.0, 4, 4)), [1, 2, 1]),
+    ]  # fmt: skip
+
+
+def rounds_of(protocol: Protocol, history: list[int], label: str) -> tuple[list, bytes, list]:
+    """The library's reports of one client's history, the bytes read and the final memo."""
+    stream = byte_stream(label)
+    memos = None
+    reports = []
+    for value in history:
+        native, memos = protocol.mechanism.privatize_round(
+            [value], memos, rng=ByteSource(stream.read)
+        )
+        reports.append(protocol.mechanism.codec.to_rows(native)[0].tolist())
+    memo = memos[0].to_dict()
+    final = {"entries": memo["entries"], "sampled": memo["sampled"]}
+    return reports, stream.getvalue()[: stream.tell()], final
+
+
+def memoized_vectors() -> list[dict]:
+    out = []
+    for name, protocol, history in memoized_cases():
+        tried = {
+            seed: rounds_of(protocol, history, f"{name}|{history!r}|{seed}")
+            for seed in range(MEMOIZED_SEEDS)
+        }
+        longest = max(tried, key=lambda s: (len(tried[s][1]), -s))
+        for seed in sorted({0, longest}):
+            reports, data, memo = tried[seed]
+            out.append(
+                {
+                    "name": f"{name}, answers {history!r}, seed {seed}",
+                    "protocol": protocol.to_dict(),
+                    "values": history,
+                    "bytes": data.hex(),
+                    "reports": reports,
+                    "memo": memo,
+                }
+            )
+    return out
+
+
 def document() -> dict:
     return {
         "format": "ldp-test-vectors",
@@ -147,6 +212,13 @@ def document() -> dict:
             "log or cos). Produced by the ldp library; see docs/protocol.md."
         ),
         "vectors": vectors(),
+        "memoized": memoized_vectors(),
+        "memoized_description": (
+            "Memoized (longitudinal) mechanisms: a client answers 'values' round after round, "
+            "keeping its memo between rounds (starting from none). Fed exactly these bytes in "
+            "order, it must read all of them, return these reports and end with this memo "
+            "(entries and sampled buckets). Its first round is also what privatize returns."
+        ),
     }
 
 

@@ -52,9 +52,9 @@ def resolve_classes(declared: object, y: np.ndarray | None, name: str) -> np.nda
             stacklevel=4,
         )
     else:
-        if isinstance(declared, (str, bytes)) or np.ndim(declared) != 1:
+        if isinstance(declared, (str, bytes)) or np.ndim(declared) != 1:  # type: ignore[arg-type]
             raise TypeError(f"{name} must be a 1-D list of class labels")
-        index = pd.Index(list(declared))
+        index = pd.Index(list(declared))  # type: ignore[call-overload]
         if not index.is_unique:
             raise ValueError(f"{name} contains duplicate labels")
         classes = np.asarray(declared)

@@ -232,6 +232,7 @@ def audit(
         bound = _bound(tpr_lo, fpr_hi, slack)
         if best is None or bound > best.epsilon_lower:
             best = AuditResult(bound, event, pair, tpr_lo, fpr_hi, n, level, slack)
+    assert best is not None  # at least one event was tried
     return best
 
 

@@ -338,6 +338,24 @@ _ENTRIES = (
         "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response",
         "ACM Conference on Computer and Communications Security (CCS), pp. 1054-1067",
     ),
+    # DOI: the paper's first page.
+    _ref(
+        "arcolezi2022",
+        "H. H. Arcolezi; J.-F. Couchot; B. Al Bouna; X. Xiao",
+        2022,
+        "Improving the Utility of Locally Differentially Private Protocols for Longitudinal "
+        "and Multidimensional Frequency Estimates",
+        "Digital Communications and Networks",
+        short="Arcolezi et al.",
+        doi="10.1016/j.dcan.2022.07.003",
+    ),
+    _ref(
+        "ding2017",
+        "B. Ding; J. Kulkarni; S. Yekhanin",
+        2017,
+        "Collecting Telemetry Data Privately",
+        "Advances in Neural Information Processing Systems (NeurIPS), pp. 3571-3580",
+    ),
     _ref(
         "bassily2015",
         "R. Bassily; A. Smith",

@@ -25,6 +25,7 @@ from ldp.design import optimal_channel
 from ldp.mechanisms import (
     BLH,
     GRR,
+    LGRR,
     OLH,
     OUE,
     SUE,
@@ -59,9 +60,14 @@ def _same(report, expected, rtol):
     )
 
 
+#: Memoized (longitudinal) mechanisms keep a per-client memo between rounds: their vectors
+#: are histories of rounds (the ``memoized`` list), not single reports.
+MEMOIZED_NAMES = {"dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor"}
+
+
 def test_the_vectors_cover_every_mechanism():
     names = {v["protocol"]["mechanism"]["name"] for v in VECTORS}
-    assert names == set(ldp.mechanisms.REGISTRY)
+    assert names == set(ldp.mechanisms.REGISTRY) - MEMOIZED_NAMES
     assert {v["protocol"]["domain"]["type"] for v in VECTORS} == {
         "categorical",
         "interval",
@@ -83,6 +89,57 @@ def test_library_and_client_reproduce_the_vector(vector):
     assert stream.tell() == len(data)
     assert record["fingerprint"] == protocol.fingerprint
     assert _same(record["report"], vector["report"], vector["rtol"])
+
+
+MEMOIZED = json.loads((CLIENTS / "test_vectors.json").read_text())["memoized"]
+
+
+def test_the_memoized_vectors_cover_every_memoized_mechanism():
+    assert {v["protocol"]["mechanism"]["name"] for v in MEMOIZED} == MEMOIZED_NAMES
+
+
+@pytest.mark.parametrize("vector", MEMOIZED, ids=[v["name"] for v in MEMOIZED])
+def test_library_and_client_reproduce_the_memoized_vector(vector):
+    """Round after round from one byte stream: the same reports and the same final memo;
+    the first round of ``privatize`` is the first round of ``privatize_round``."""
+    data = bytes.fromhex(vector["bytes"])
+    protocol = Protocol.from_dict(vector["protocol"])
+    mechanism = protocol.mechanism
+    stream = io.BytesIO(data)
+    memos, library = None, []
+    for value in vector["values"]:
+        native, memos = mechanism.privatize_round([value], memos, rng=ByteSource(stream.read))
+        library.append(mechanism.codec.to_rows(native)[0].tolist())
+    assert stream.tell() == len(data) and library == vector["reports"]
+    final = memos[0].to_dict()
+    assert {"entries": final["entries"], "sampled": final["sampled"]} == vector["memo"]
+    stream = io.BytesIO(data)
+    memo, client = None, []
+    for value in vector["values"]:
+        record, memo = ldp_client.privatize_round(
+            vector["protocol"], value, memo, randbytes=stream.read
+        )
+        assert record["fingerprint"] == protocol.fingerprint
+        memo = json.loads(json.dumps(memo))  # stored as JSON between rounds
+        client.append(record["report"])
+    assert stream.tell() == len(data) and client == vector["reports"]
+    assert {"entries": memo["entries"], "sampled": memo["sampled"]} == vector["memo"]
+    first = ldp_client.privatize(
+        vector["protocol"], vector["values"][0], randbytes=io.BytesIO(data).read
+    )
+    assert first["report"] == vector["reports"][0]
+
+
+def test_the_client_refuses_a_foreign_or_missing_memo():
+    protocol = Protocol.from_mechanism(LGRR(4, 0.5, 2.0)).to_dict()
+    other = Protocol.from_mechanism(LGRR(4, 0.5, 2.5)).to_dict()
+    _, memo = ldp_client.privatize_round(protocol, 1)
+    with pytest.raises(ValueError, match="another protocol"):
+        ldp_client.privatize_round(other, 1, memo)
+    with pytest.raises(ValueError, match="memo"):
+        ldp_client.privatize_round(protocol, 1, {"entries": []})
+    with pytest.raises(ValueError, match="not a memoized"):
+        ldp_client.privatize_round(Protocol.from_mechanism(GRR(3, 1.0)).to_dict(), 1)
 
 
 def test_the_client_needs_only_the_standard_library():

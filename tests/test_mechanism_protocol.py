@@ -2,6 +2,12 @@
 
 The tests iterate :data:`ldp.mechanisms.REGISTRY` (with the registry's example instances), so
 a new mechanism is tested here without editing this file.
+
+Memoized (longitudinal) mechanisms (:class:`~ldp.mechanisms.MemoizedMechanism`) are stateful
+across rounds: each client keeps a memo. They answer to this protocol as their first round
+(``privatize`` is ``privatize_round`` of fresh clients, memos dropped; ``epsilon`` and the
+privacy channel are those of one report), so every test below applies to them unchanged; the
+test at the end checks that reading, and ``tests/test_longitudinal.py`` checks the rounds.
 """
 
 import io
@@ -43,6 +49,8 @@ def test_the_registry_is_complete():
     assert set(NAMES) == {
         "BLH", "Channel", "Duchi", "DuchiL2", "GRR", "HR", "Hybrid", "LH", "Laplace", "OLH",
         "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE",
+        # longitudinal (memoized): privatize() is the first round of fresh clients
+        "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)
@@ -305,3 +313,20 @@ def test_plain_summary_against_closed_forms():
     assert ldp.mechanisms.Laplace(1.0).summary().observer_accuracy is None
     erasure = ldp.binary_erasure(1.0, 0.1, 0.3).summary(delta=0.1)
     assert erasure.delta == 0.1 and any("0.1" in line for line in erasure.lines())
+
+
+MEMOIZED = [n for n in NAMES if issubclass(REGISTRY[n], ldp.mechanisms.MemoizedMechanism)]
+
+
+@pytest.mark.parametrize("name", MEMOIZED)
+def test_memoized_mechanisms_answer_as_their_first_round(name):
+    mechanism = example(name)
+    values = valid_values(mechanism, 6, np.random.default_rng(8))
+    data = np.random.default_rng(9).bytes(1 << 14)
+    single = mechanism.privatize(values, rng=ByteSource(io.BytesIO(data).read))
+    first, memos = mechanism.privatize_round(values, None, rng=ByteSource(io.BytesIO(data).read))
+    np.testing.assert_array_equal(single, first)
+    assert len(memos) == 6 and all(m.mechanism == mechanism.key for m in memos)
+    # the one-report epsilon is the first of the repeated-report losses
+    assert mechanism.epsilon_repeated(1) == pytest.approx(mechanism.epsilon, rel=1e-12)
+    assert mechanism.epsilon_repeated(3) <= mechanism.epsilon_permanent

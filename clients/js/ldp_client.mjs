@@ -242,6 +242,61 @@ export function privatize(protocol, value, { randbytes } = {}) {
   return { fingerprint: proto.fingerprint, report };
 }
 
+const MEMO_FORMAT = "ldp-memo/1";
+
+/**
+ * One round of a memoized (longitudinal) mechanism (`l-grr`, `l-osue`, `l-oue`, `rappor`,
+ * `dbitflip-pm`): `{record, memo}`.
+ *
+ * The permanent response of each answer (of each pattern, for `dbitflip-pm`) is drawn once
+ * and reused in later rounds; `memo` carries it. Keep the returned memo on the device
+ * (`JSON.stringify` it) and pass it to the next round; never send it: it holds the client's
+ * past answers. No memo starts a new client (what `privatize` does).
+ *
+ * @param protocol the protocol's JSON text, its parsed object, or `loadProtocol(...)`.
+ * @param value this round's answer.
+ * @param options.memo the memo returned by the previous round (optional).
+ * @param options.randbytes `n -> Uint8Array` of n random bytes; default crypto.getRandomValues.
+ */
+export function privatizeRound(protocol, value, { memo, randbytes } = {}) {
+  const proto = loadProtocol(protocol);
+  const round = MEMOIZED.get(proto.mechanism.name);
+  if (round === undefined) {
+    throw new RangeError(`${proto.mechanism.name} is not a memoized mechanism: use privatize()`);
+  }
+  const stream = new Stream(randbytes === undefined ? cryptoBytes : randbytes);
+  const x = encode(proto, value);
+  const state = checkMemo(proto, memo);
+  const report = round(proto, x, stream, state);
+  const keys = [...state.entries.keys()].sort((a, b) => a - b);
+  return {
+    record: { fingerprint: proto.fingerprint, report },
+    memo: {
+      format: MEMO_FORMAT,
+      mechanism: proto.fingerprint,
+      entries: keys.map((key) => [key, [...state.entries.get(key)]]),
+      sampled: [...state.sampled],
+    },
+  };
+}
+
+function checkMemo(proto, memo) {
+  const state = { entries: new Map(), sampled: [] };
+  if (memo === undefined || memo === null) return state;
+  if (!isObject(memo) || memo.format !== MEMO_FORMAT) {
+    throw new TypeError("memo must be the object returned by the previous round");
+  }
+  if (memo.mechanism !== proto.fingerprint) throw new RangeError("the memo belongs to another protocol");
+  for (const entry of memo.entries ?? []) {
+    if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[1])) {
+      throw new TypeError("the memo's entries are malformed");
+    }
+    state.entries.set(entry[0], [...entry[1]]);
+  }
+  state.sampled = [...(memo.sampled ?? [])];
+  return state;
+}
+
 // ---------------------------------------------------------------------------- answers
 function labelKey(value) {
   if (typeof value === "boolean") return "b";
@@ -566,6 +621,64 @@ function unary(proto, x, stream) {
   return pack(choose(stream, laws, which).map((index) => index === 0));
 }
 
+function memoGrr(proto, x, stream, state) {
+  const k = proto.mechanism.params.k;
+  const draw = (name, value) => {
+    if (chooseOne(stream, proto.law(name, proto.sampler[name])) === 0) return value;
+    const other = randint(stream, k - 1, 1)[0];
+    return other + (other >= value ? 1 : 0);
+  };
+  if (!state.entries.has(x)) state.entries.set(x, [draw("permanent", x)]);
+  return [draw("instant", state.entries.get(x)[0])];
+}
+
+function memoUnary(proto, x, stream, state) {
+  const k = proto.mechanism.params.k;
+  const sampler = proto.sampler;
+  if (!state.entries.has(x)) {
+    const laws = [proto.law("other", sampler.other), proto.law("own", sampler.own)];
+    const which = [];
+    for (let v = 0; v < k; v++) which.push(v === x ? 1 : 0);
+    state.entries.set(x, pack(choose(stream, laws, which).map((index) => index === 0)));
+  }
+  const packed = state.entries.get(x);
+  const memoBits = [];
+  for (let v = 0; v < k; v++) memoBits.push((packed[v >> 3] >> (7 - (v % 8))) & 1);
+  const laws = [proto.law("zero", sampler.zero), proto.law("one", sampler.one)];
+  return pack(choose(stream, laws, memoBits).map((index) => index === 0));
+}
+
+function memoDBitFlip(proto, x, stream, state) {
+  const { k, b, d } = proto.mechanism.params;
+  const sampler = proto.sampler;
+  if (state.sampled.length === 0) {
+    const chosen = [];
+    for (let step = 0; step < d; step++) {
+      let r = randint(stream, b - step, 1)[0];
+      for (const column of [...chosen].sort((a, c) => a - c)) if (r >= column) r += 1;
+      chosen.push(r);
+    }
+    state.sampled = chosen.sort((a, c) => a - c);
+  }
+  const bucket = Math.floor((x * b) / k);
+  const pattern = state.sampled.indexOf(bucket) + 1; // 0 when not sampled
+  if (!state.entries.has(pattern)) {
+    const laws = [proto.law("other", sampler.other), proto.law("own", sampler.own)];
+    const which = [];
+    for (let i = 0; i < d; i++) which.push(i + 1 === pattern ? 1 : 0);
+    state.entries.set(pattern, choose(stream, laws, which).map((index) => (index === 0 ? 1 : 0)));
+  }
+  return [...state.sampled, ...state.entries.get(pattern)];
+}
+
+const MEMOIZED = new Map([
+  ["l-grr", memoGrr],
+  ["l-osue", memoUnary],
+  ["l-oue", memoUnary],
+  ["rappor", memoUnary],
+  ["dbitflip-pm", memoDBitFlip],
+]);
+
 // H(x) for the hash function packed in `words` (BigInts): docs/protocol.md, section 6.
 function hash(family, words, x) {
   const sizes = family.fields.map(BigInt);
@@ -638,14 +751,41 @@ function subset(proto, x, stream) {
   const include = chooseOne(stream, proto.law("include", proto.sampler.include)) === 0;
   const count = include ? d - 1 : d;
   const slots = k - 1; // slot o stands for value o + (o >= x)
-  const chosen = new Set();
-  for (let j = slots - count; j < slots; j++) {
-    // Floyd's algorithm
-    const t = randint(stream, j + 1, 1)[0];
-    chosen.add(chosen.has(t) ? j : t);
+  let bits = new Array(k).fill(false);
+  const rows = proto.sampler.bernoulli_bits ?? 0; // absent in older files: Floyd
+  if (rows > 0) {
+    // Bernoulli bits of probability 2^-rows, then corrected to `count` members
+    const width = Math.ceil(k / 8);
+    const packed = new Array(width).fill(0xff);
+    for (let r = 0; r < rows; r++) {
+      const data = stream.take(width);
+      for (let i = 0; i < width; i++) packed[i] &= data[i];
+    }
+    bits = bits.map((_, v) => (packed[v >> 3] & (0x80 >> (v & 7))) !== 0);
+    bits[x] = false;
+    let size = bits.filter(Boolean).length;
+    let misses = 0;
+    while (size !== count) {
+      const t = randint(stream, slots, 1)[0];
+      const v = t + (t >= x ? 1 : 0);
+      if (bits[v] === size > count) {
+        // a member to drop, or a non-member to add
+        bits[v] = !bits[v];
+        size += bits[v] ? 1 : -1;
+        misses = 0;
+      } else if (++misses > MAX_ROUNDS * k) {
+        throw tooManyRounds();
+      }
+    }
+  } else {
+    const chosen = new Set();
+    for (let j = slots - count; j < slots; j++) {
+      // Floyd's algorithm
+      const t = randint(stream, j + 1, 1)[0];
+      chosen.add(chosen.has(t) ? j : t);
+    }
+    for (const o of chosen) bits[o + (o >= x ? 1 : 0)] = true;
   }
-  const bits = new Array(k).fill(false);
-  for (const o of chosen) bits[o + (o >= x ? 1 : 0)] = true;
   if (include) bits[x] = true;
   return pack(bits);
 }
@@ -768,3 +908,6 @@ const MECHANISMS = new Map([
   ["Hybrid", hybrid],
   ["SquareWave", squareWave],
 ]);
+for (const [name, round] of MEMOIZED) {
+  MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));
+}

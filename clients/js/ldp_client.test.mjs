@@ -10,12 +10,12 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { PROTOCOL_VERSION, loadProtocol, privatize } from "./ldp_client.mjs";
+import { PROTOCOL_VERSION, loadProtocol, privatize, privatizeRound } from "./ldp_client.mjs";
 
 const MODULE = fileURLToPath(new URL("./ldp_client.mjs", import.meta.url));
-const VECTORS = JSON.parse(
-  readFileSync(new URL("../test_vectors.json", import.meta.url), "utf8"),
-).vectors;
+const DOCUMENT = JSON.parse(readFileSync(new URL("../test_vectors.json", import.meta.url), "utf8"));
+const VECTORS = DOCUMENT.vectors;
+const MEMOIZED = DOCUMENT.memoized;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave",
@@ -216,4 +216,41 @@ test("without a global crypto (Node 18), the module falls back to node:crypto", 
   const record = JSON.parse(out);
   assert.equal(record.fingerprint, LABELLED.fingerprint);
   assert.ok([0, 1, 2].includes(record.report[0]));
+});
+
+test("the memoized vectors cover every memoized mechanism", () => {
+  assert.deepEqual(
+    new Set(MEMOIZED.map((v) => v.protocol.mechanism.name)),
+    new Set(["l-grr", "l-osue", "l-oue", "rappor", "dbitflip-pm"]),
+  );
+});
+
+for (const vector of MEMOIZED) {
+  test(`memoized vector: ${vector.name}`, () => {
+    const data = fromHex(vector.bytes);
+    const source = replay(data);
+    let memo;
+    const reports = [];
+    for (const value of vector.values) {
+      const out = privatizeRound(vector.protocol, value, { memo, randbytes: source.randbytes });
+      assert.equal(out.record.fingerprint, vector.protocol.fingerprint);
+      memo = JSON.parse(JSON.stringify(out.memo)); // stored as JSON between rounds
+      reports.push(out.record.report);
+    }
+    assert.equal(source.used(), data.length);
+    assert.deepEqual(reports, vector.reports);
+    assert.deepEqual({ entries: memo.entries, sampled: memo.sampled }, vector.memo);
+    const first = privatize(vector.protocol, vector.values[0], { randbytes: replay(data).randbytes });
+    assert.deepEqual(first.report, vector.reports[0]);
+  });
+}
+
+test("a memo of another protocol is refused", () => {
+  const [a, b] = MEMOIZED.filter((v) => v.protocol.mechanism.name === "l-grr");
+  const { memo } = privatizeRound(a.protocol, a.values[0]);
+  if (b !== undefined && b.protocol.fingerprint !== a.protocol.fingerprint) {
+    assert.throws(() => privatizeRound(b.protocol, b.values[0], { memo }), RangeError);
+  }
+  assert.throws(() => privatizeRound(a.protocol, a.values[0], { memo: { entries: [] } }), TypeError);
+  assert.throws(() => privatizeRound(GRR5, 0), RangeError);
 });

@@ -28,7 +28,7 @@ import json
 import math
 import os
 
-__all__ = ["PROTOCOL_VERSION", "Protocol", "load_protocol", "privatize"]
+__all__ = ["PROTOCOL_VERSION", "Protocol", "load_protocol", "privatize", "privatize_round"]
 
 PROTOCOL_VERSION = 1
 _FORMAT = "ldp-protocol"
@@ -104,6 +104,61 @@ def privatize(protocol, value, randbytes=os.urandom):
     name = proto["mechanism"]["name"]
     report = _MECHANISMS[name](proto, x, stream)
     return {"fingerprint": proto["fingerprint"], "report": report}
+
+
+def privatize_round(protocol, value, memo=None, randbytes=os.urandom):
+    """One round of a memoized (longitudinal) mechanism: ``(record, memo)``.
+
+    The mechanisms ``l-grr``, ``l-osue``, ``l-oue``, ``rappor`` and ``dbitflip-pm`` draw a
+    permanent response once per answer (per pattern for ``dbitflip-pm``) and reuse it in every
+    later round; ``memo`` carries it between rounds. Keep the returned memo on the device
+    (``json.dumps`` it) and pass it to the next round; **never send it**: it holds the
+    client's past answers. ``memo=None`` starts a new client (what :func:`privatize` does).
+
+    Parameters
+    ----------
+    protocol : dict or str
+        The protocol file's JSON text or its parsed dict.
+    value
+        This round's answer.
+    memo : dict, optional
+        The memo returned by the previous round.
+    randbytes : callable
+        ``randbytes(n)`` returns ``n`` random bytes; :func:`os.urandom` on devices.
+    """
+    proto = load_protocol(protocol)
+    name = proto["mechanism"]["name"]
+    if name not in _MEMOIZED:
+        raise ValueError(f"{name} is not a memoized mechanism: use privatize()")
+    stream = _Stream(randbytes)
+    x = _encode(proto, value)
+    state = _check_memo(proto, memo)
+    report = _MEMOIZED[name](proto, x, stream, state)
+    return {"fingerprint": proto["fingerprint"], "report": report}, _memo_document(proto, state)
+
+
+def _check_memo(proto, memo):
+    if memo is None:
+        return {"entries": {}, "sampled": []}
+    if not isinstance(memo, dict) or memo.get("format") != _MEMO_FORMAT:
+        raise ValueError("memo must be the dict returned by the previous round")
+    if memo.get("mechanism") != proto["fingerprint"]:
+        raise ValueError("the memo belongs to another protocol")
+    entries = {}
+    for entry in memo.get("entries", []):
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
+            raise ValueError("the memo's entries are malformed")
+        entries[entry[0]] = list(entry[1])
+    return {"entries": entries, "sampled": list(memo.get("sampled", []))}
+
+
+def _memo_document(proto, state):
+    return {
+        "format": _MEMO_FORMAT,
+        "mechanism": proto["fingerprint"],
+        "entries": [[key, list(state["entries"][key])] for key in sorted(state["entries"])],
+        "sampled": list(state["sampled"]),
+    }
 
 
 class _Stream:
@@ -345,6 +400,66 @@ def _unary(proto, x, stream):
     return _pack([index == 0 for index in drawn])
 
 
+def _memo_grr(proto, x, stream, state):
+    k = proto["mechanism"]["params"]["k"]
+    sampler = proto["sampler"]
+
+    def grr(law_name, value):
+        if _choose_one(stream, proto.law(law_name, sampler[law_name])) == 0:
+            return value
+        other = _randint(stream, k - 1, 1)[0]
+        return other + (1 if other >= value else 0)
+
+    if x not in state["entries"]:
+        state["entries"][x] = [grr("permanent", x)]
+    return [grr("instant", state["entries"][x][0])]
+
+
+def _unpack(packed, k):
+    return [(packed[v // 8] >> (7 - v % 8)) & 1 for v in range(k)]
+
+
+def _memo_unary(proto, x, stream, state):
+    k = proto["mechanism"]["params"]["k"]
+    sampler = proto["sampler"]
+    if x not in state["entries"]:
+        laws = [proto.law("other", sampler["other"]), proto.law("own", sampler["own"])]
+        drawn = _choose(stream, laws, [1 if v == x else 0 for v in range(k)])
+        state["entries"][x] = _pack([index == 0 for index in drawn])
+    laws = [proto.law("zero", sampler["zero"]), proto.law("one", sampler["one"])]
+    drawn = _choose(stream, laws, _unpack(state["entries"][x], k))
+    return _pack([index == 0 for index in drawn])
+
+
+def _memo_dbitflip(proto, x, stream, state):
+    params, sampler = proto["mechanism"]["params"], proto["sampler"]
+    k, b, d = params["k"], params["b"], params["d"]
+    if not state["sampled"]:
+        chosen = []
+        for step in range(d):
+            r = _randint(stream, b - step, 1)[0]
+            for column in sorted(chosen):  # the r-th bucket not chosen yet
+                if r >= column:
+                    r += 1
+            chosen.append(r)
+        state["sampled"] = sorted(chosen)
+    sampled = state["sampled"]
+    bucket = x * b // k
+    pattern = sampled.index(bucket) + 1 if bucket in sampled else 0
+    if pattern not in state["entries"]:
+        laws = [proto.law("other", sampler["other"]), proto.law("own", sampler["own"])]
+        drawn = _choose(stream, laws, [1 if i + 1 == pattern else 0 for i in range(d)])
+        state["entries"][pattern] = [1 if index == 0 else 0 for index in drawn]
+    return list(sampled) + list(state["entries"][pattern])
+
+
+def _first_round(function):
+    def run(proto, x, stream):
+        return function(proto, x, stream, {"entries": {}, "sampled": []})
+
+    return run
+
+
 def _hash(family, words, x):
     """``H(x)`` for the hash function packed in ``words`` (``docs/protocol.md``)."""
     fields = [0] * len(family["fields"])
@@ -401,13 +516,29 @@ def _subset(proto, x, stream):
     include = _choose_one(stream, proto.law("include", proto["sampler"]["include"])) == 0
     count = d - 1 if include else d
     slots = k - 1  # slot o stands for value o + (o >= x)
-    chosen = set()
-    for j in range(slots - count, slots):  # Floyd's algorithm
-        t = _randint(stream, j + 1, 1)[0]
-        chosen.add(j if t in chosen else t)
     bits = [False] * k
-    for o in chosen:
-        bits[o + (1 if o >= x else 0)] = True
+    rows = proto["sampler"].get("bernoulli_bits", 0)  # absent in older files: Floyd
+    if rows:  # Bernoulli bits of probability 2^-rows, then corrected to `count` members
+        width = (k + 7) // 8
+        packed = [0xFF] * width
+        for _ in range(rows):
+            packed = [a & b for a, b in zip(packed, stream.take(width))]
+        bits = [bool(packed[v >> 3] & (0x80 >> (v & 7))) for v in range(k)]
+        bits[x] = False
+        size = sum(bits)
+        while size != count:
+            t = _randint(stream, slots, 1)[0]
+            v = t + (1 if t >= x else 0)
+            if bits[v] == (size > count):  # a member to drop, or a non-member to add
+                bits[v] = not bits[v]
+                size += 1 if bits[v] else -1
+    else:
+        chosen = set()
+        for j in range(slots - count, slots):  # Floyd's algorithm
+            t = _randint(stream, j + 1, 1)[0]
+            chosen.add(j if t in chosen else t)
+        for o in chosen:
+            bits[o + (1 if o >= x else 0)] = True
     if include:
         bits[x] = True
     return _pack(bits)
@@ -528,3 +659,15 @@ _MECHANISMS = {
     "Hybrid": _hybrid,
     "SquareWave": _square_wave,
 }
+
+_MEMO_FORMAT = "ldp-memo/1"
+
+#: Memoized mechanisms: one round given the client's memo state.
+_MEMOIZED = {
+    "l-grr": _memo_grr,
+    "l-osue": _memo_unary,
+    "l-oue": _memo_unary,
+    "rappor": _memo_unary,
+    "dbitflip-pm": _memo_dbitflip,
+}
+_MECHANISMS.update({name: _first_round(function) for name, function in _MEMOIZED.items()})

@@ -379,8 +379,9 @@ def compose(
     if not items:
         return Composition(mu=0.0, exact=True, description="nothing released")
     curves = [_as_curve(item) for item in show_progress(items, progress, desc="curves")]
-    if all(isinstance(c, GaussianTradeOff) for c in curves):
-        squares = [c * g.mu**2 for g, c in zip(curves, counts)]
+    gaussians = [c for c in curves if isinstance(c, GaussianTradeOff)]
+    if len(gaussians) == len(curves):
+        squares = [c * g.mu**2 for g, c in zip(gaussians, counts)]
         total = math.sqrt(math.fsum(squares)) * (1.0 + 4.0 * _UNIT)  # rounded up
         return Composition(
             mu=total, exact=True, description=f"G_{total:.6g} (Dong-Roth-Su (2022), Cor. 3.3)"
@@ -398,6 +399,7 @@ def compose(
         tau = 1e-15 if size > _EXACT_LIMIT or not pld.exact else 0.0
         part = pld.self_compose(count, truncation=tau)
         total_pld = part if total_pld is None else total_pld.compose(part, truncation=tau)
+    assert total_pld is not None  # at least one item
     return Composition(
         pld=total_pld,
         exact=total_pld.exact,
@@ -469,9 +471,11 @@ def _common_lattice(
             result.append(_gaussian_pld(c.mu, h))
         elif isinstance(c, LaplaceTradeOff):
             result.append(_laplace_pld(c.mu, h))
-        else:
+        elif isinstance(c, PiecewiseLinearTradeOff):
             p, q = c.dominating_pair()
             result.append(PrivacyLossDistribution.from_pair(q, p, h, interval_slack=h_slack))
+        else:
+            raise TypeError(f"no privacy-loss distribution for {type(c).__name__}")
     return result
 
 

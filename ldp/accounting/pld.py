@@ -446,6 +446,7 @@ class PrivacyLossDistribution(Frozen):
             if not n:
                 break
             base = base.compose(base, truncation)
+        assert result is not None  # n >= 1 has a set bit
         return result
 
     def _check_span(self, n: int, truncation: float | None) -> None:

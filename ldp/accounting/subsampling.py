@@ -118,7 +118,7 @@ def subsampled_eps_delta_tradeoff(
     a, _ = base.vertices
     level = 1.0 - p * eta_max(eps, d)  # 1 - p (e^eps - 1 + 2 delta) / (e^eps + 1)
     grid, values = pointwise_max(
-        base,
+        lambda x: np.asarray(base(x)),
         lambda x: np.clip(level - x, 0.0, None),
         np.union1d(a, [min(max(level, 0.0), 1.0)]),
     )
@@ -432,7 +432,7 @@ class PoissonSubsampledGaussian(Frozen):
         from ldp.accounting.approximations import edgeworth_tradeoff_approx, sg_cumulants
 
         kp, kq = sg_cumulants(self.q, self.sigma)
-        f = edgeworth_tradeoff_approx(kp, kq, self.steps)
+        f = edgeworth_tradeoff_approx(list(kp), list(kq), self.steps)
         return f.epsilon_for_delta(delta)
 
     def __repr__(self) -> str:

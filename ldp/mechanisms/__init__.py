@@ -18,6 +18,7 @@ from ldp.mechanisms.channels import (
     randomized_response,
 )
 from ldp.mechanisms.consistency import ibu, norm_mul, norm_sub, project_simplex
+from ldp.mechanisms.dbitflip import DBitFlipPM
 from ldp.mechanisms.decoding import ChannelOracle, check_decodable, frequency_decoder
 from ldp.mechanisms.frequency import (
     BLH,
@@ -30,6 +31,9 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
+from ldp.mechanisms.longitudinal import LGRR, MemoizedMechanism
+from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
+from ldp.mechanisms.memo import Memo
 from ldp.mechanisms.numeric import (
     Duchi,
     DuchiL2,
@@ -47,13 +51,18 @@ __all__ = [
     "BLH",
     "FREQUENCY_ORACLES",
     "GRR",
+    "LGRR",
+    "LOSUE",
+    "LOUE",
     "OLH",
     "OUE",
+    "RAPPOR",
     "REGISTRY",
     "SUE",
     "Ball",
     "Categories",
     "ChannelOracle",
+    "DBitFlipPM",
     "Duchi",
     "DuchiL2",
     "Field",
@@ -67,6 +76,8 @@ __all__ = [
     "MeanMechanism",
     "MeanSums",
     "Mechanism",
+    "Memo",
+    "MemoizedMechanism",
     "Piecewise",
     "PlainPrivacy",
     "Recommendation",

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from ldp._mechanism import Mechanism
 from ldp.channel import Channel
 from ldp.mechanisms.channels import k_rr
+from ldp.mechanisms.dbitflip import DBitFlipPM
 from ldp.mechanisms.frequency import (
     BLH,
     GRR,
@@ -24,6 +25,8 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
+from ldp.mechanisms.longitudinal import LGRR
+from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
 from ldp.mechanisms.numeric import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, SquareWave
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
@@ -48,6 +51,11 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (Piecewise, lambda: Piecewise(1.0)),
         (Hybrid, lambda: Hybrid(1.0)),
         (SquareWave, lambda: SquareWave(1.0)),
+        (LGRR, lambda: LGRR(5, 1.0, 2.0)),
+        (LOSUE, lambda: LOSUE(6, 1.0, 2.0)),
+        (LOUE, lambda: LOUE(6, 1.0, 2.0)),
+        (RAPPOR, lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
+        (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
     )
 }
 
