@@ -31,6 +31,7 @@ __all__ = [
     "PrivacyProfileDisplay",
     "PrivacyUtilityDisplay",
     "RiskDisplay",
+    "ShuffleDisplay",
     "TradeOffDisplay",
 ]
 
@@ -668,5 +669,106 @@ class RiskDisplay:
         self.legend_ = _finish(
             ax, self.lines_, title or f"{self.quantity} against $n$", fontsize="small"
         )
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
+# --------------------------------------------------------------------------------- shuffle
+class ShuffleDisplay:
+    """Central epsilon after shuffling against the number of users, one curve per ``eps0``.
+
+    Each value is the upper bound of :func:`ldp.accounting.shuffle_amplification` (the
+    numerical clone bound of Feldman-McMillan-Talwar (2021); with a k-RR mechanism the
+    k-RR clone probability of Feldman-McMillan-Talwar (2023)); the dotted lines are the
+    local epsilons ``eps0`` (no amplification).
+
+    Parameters
+    ----------
+    ns : ndarray
+        Numbers of users.
+    epsilons : dict[float, ndarray]
+        ``eps0 -> central epsilon at each n``.
+    delta : float
+        The central delta.
+    label : str
+        What was shuffled (the title).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from ldp.plotting import ShuffleDisplay
+    >>> display = ShuffleDisplay.from_epsilons([1.0, 4.0], [1000, 10_000, 100_000], delta=1e-6)
+    >>> [round(float(v), 4) for v in display.epsilons[4.0]]
+    [3.99, 0.6009, 0.1698]
+    >>> [line.get_label() for line in display.lines_]
+    ['eps0 = 1', 'eps0 = 4']
+    """
+
+    def __init__(
+        self,
+        ns: np.ndarray,
+        epsilons: dict[float, np.ndarray],
+        *,
+        delta: float,
+        label: str = "any eps0-LDP randomizer",
+    ) -> None:
+        self.ns = ns
+        self.epsilons = epsilons
+        self.delta = delta
+        self.label = label
+
+    @classmethod
+    def from_epsilons(
+        cls,
+        epsilon0s: Sequence[float] = (1.0, 2.0, 4.0, 8.0),
+        ns: ArrayLike | None = None,
+        *,
+        delta: float = 1e-6,
+        k: int | None = None,
+        progress: bool = False,
+        ax=None,
+    ) -> ShuffleDisplay:
+        """Compute the bound at each ``(eps0, n)`` and plot it.
+
+        ``k=None`` is the bound for any ``eps0``-LDP randomizer; an integer ``k`` is k-RR
+        (:func:`ldp.k_rr`).
+        """
+        from ldp.accounting import shuffle_amplification
+        from ldp.mechanisms import k_rr
+
+        if ns is None:
+            sizes = np.unique(np.round(np.geomspace(100, 1e7, 11))).astype(np.int64)
+        else:
+            sizes = np.asarray(as_real_array(ns, "ns"), dtype=np.float64)
+            if sizes.ndim != 1 or sizes.size < 1 or np.any(sizes < 1) or np.any(sizes % 1):
+                raise ValueError("ns must be a 1-D array of integers >= 1")
+            sizes = sizes.astype(np.int64)
+        levels = [float(e) for e in epsilon0s]
+        if not levels:
+            raise ValueError("epsilon0s must name at least one local epsilon")
+        epsilons = {}
+        for eps0 in show_progress(levels, progress, desc="epsilon0"):
+            mech = None if k is None else k_rr(k, eps0)
+            epsilons[eps0] = np.array(
+                [shuffle_amplification(eps0, int(n), delta, mechanism=mech).epsilon for n in sizes]
+            )
+        label = "any eps0-LDP randomizer" if k is None else f"{k}-RR"
+        return cls(sizes, epsilons, delta=delta, label=label).plot(ax=ax)
+
+    def plot(self, ax=None, **line_kwargs) -> ShuffleDisplay:
+        """Draw the curves; returns ``self`` with ``ax_``, ``figure_``, ``lines_``."""
+        ax = _axes(ax)
+        self.lines_ = []
+        for eps0, values in self.epsilons.items():
+            (line,) = ax.plot(self.ns, values, marker="o", label=f"eps0 = {eps0:g}", **line_kwargs)
+            ax.axhline(eps0, color=line.get_color(), linestyle=":", linewidth=0.8)
+            self.lines_.append(line)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("users shuffled together, n")
+        ax.set_ylabel(rf"central $\varepsilon$ at $\delta$ = {self.delta:g}")
+        ax.set_title(f"shuffled reports of {self.label}")
+        ax.legend()
         self.ax_, self.figure_ = ax, ax.figure
         return self

@@ -473,7 +473,7 @@ _ENTRIES = (
         "IEEE Computer Security Foundations Symposium (CSF), pp. 263-275",
     ),
     _ref(
-        "feldman2021",
+        "feldman2021filter",
         "V. Feldman; T. Zrnic",
         2021,
         "Individual Privacy Accounting via a Rényi Filter",
@@ -532,6 +532,29 @@ _ENTRIES = (
         1934,
         "The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial",
         "Biometrika",
+    ),
+    # ------------------------------------------------------------ shuffle model
+    # arXiv ids: the arXiv records (title and authors) and the authors' code README.
+    _ref(
+        "feldman2021clones",
+        "V. Feldman; A. McMillan; K. Talwar",
+        2021,
+        "Hiding Among the Clones: A Simple and Nearly Optimal Analysis of Privacy "
+        "Amplification by Shuffling",
+        "IEEE Symposium on Foundations of Computer Science (FOCS)",
+        arxiv="2012.12803",
+    ),
+    # The arXiv record carries an erratum: the general bounds hold only for a restricted
+    # class of randomizers (k-RR among them); the library uses the reduction only where the
+    # condition is checked on the mechanism's matrix.
+    _ref(
+        "feldman2023stronger",
+        "V. Feldman; A. McMillan; K. Talwar",
+        2023,
+        "Stronger Privacy Amplification by Shuffling for Renyi and Approximate "
+        "Differential Privacy",
+        "ACM-SIAM Symposium on Discrete Algorithms (SODA)",
+        arxiv="2208.04591",
     ),
 )
 

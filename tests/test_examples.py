@@ -14,6 +14,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"
 # checks more than the exit code, so running them here again would only cost time
 DEDICATED = {
     "contraction_table.py": "test_contraction_table_prints_every_mechanism_and_plots",
+    "daily_telemetry.py": "tests/test_examples_telemetry.py::test_daily_telemetry_runs",
     "risk_vs_achieved.py": "tests/test_examples_risk.py::test_risk_vs_achieved_runs",
 }
 

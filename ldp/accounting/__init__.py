@@ -36,6 +36,7 @@ from ldp.accounting.approximations import (
     sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.calibration import calibrate
 from ldp.accounting.comparison import (
     BlackwellComparison,
     approx_gdp_delta,
@@ -80,6 +81,7 @@ from ldp.accounting.sgd import (
     noisy_sgd,
     poisson_sgd_tradeoff,
 )
+from ldp.accounting.shuffle import ShuffleAmplification, shuffle_amplification
 from ldp.accounting.subsampled_gaussian import (
     SubsampledGaussianTradeOff,
     sg_plrv_moments,
@@ -137,6 +139,7 @@ __all__ = [
     "PrivacyFilter",
     "PrivacyLossDistribution",
     "RDPFilter",
+    "ShuffleAmplification",
     "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
@@ -147,6 +150,7 @@ __all__ = [
     "approx_gdp_distance",
     "berry_esseen_approx",
     "blackwell_compare",
+    "calibrate",
     "check_tradeoff",
     "clt_mu_approx",
     "compose",
@@ -176,6 +180,7 @@ __all__ = [
     "sg_plrv_moments",
     "sg_plrv_moments_approx",
     "sg_remove_profile",
+    "shuffle_amplification",
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "subsample_tradeoff",

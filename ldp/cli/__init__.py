@@ -13,7 +13,8 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
   (reports of another protocol are refused); or a simulation from a CSV column;
 * ``ldp bound lecam|fano|assouad|bayes PRESET --n N --epsilon E``: a lower bound on the risk
   and the risk achieved;
-* ``ldp account compose|gdp|filter``: composition, Gaussian DP and privacy filters.
+* ``ldp account compose|gdp|filter|shuffle|calibrate``: composition, Gaussian DP, privacy
+  filters, shuffle amplification and calibration of a per-report epsilon.
 
 ``ldp --version`` prints the version. Bad arguments end with exit code 2 and a one-line
 message, never a traceback. Only the module of the subcommand that runs is imported, so
@@ -48,7 +49,10 @@ _COMMANDS = {
         "estimates from the reports of a protocol file, or a simulation from a CSV column",
     ),
     "bound": ("bound", "a risk lower bound for a standard problem, and the risk achieved"),
-    "account": ("account", "composition, Gaussian DP and privacy filters"),
+    "account": (
+        "account",
+        "composition, Gaussian DP, privacy filters, shuffling, calibration",
+    ),
 }
 
 

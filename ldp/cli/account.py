@@ -1,5 +1,5 @@
-"""``ldp account``: exact composition of repeated reports, Gaussian-DP conversions and what a
-GDP privacy filter accepts."""
+"""``ldp account``: exact composition of repeated reports, Gaussian-DP conversions, what a
+GDP privacy filter accepts, shuffle amplification and calibration of a per-report epsilon."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
-    account = commands.add_parser("account", help="composition, Gaussian DP and privacy filters")
+    account = commands.add_parser(
+        "account", help="composition, Gaussian DP, privacy filters, shuffling, calibration"
+    )
     tasks = account.add_subparsers(dest="task", required=True, parser_class=Parser)
     compose = tasks.add_parser("compose", help="exact privacy of repeated reports")
     what = compose.add_mutually_exclusive_group(required=True)
@@ -72,9 +74,151 @@ def add_parser(commands) -> None:
     )
     filt.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
+    shuffle = tasks.add_parser(
+        "shuffle", help="central (epsilon, delta) of n shuffled epsilon0-LDP reports"
+    )
+    shuffle.add_argument(
+        "--mechanism",
+        choices=SHUFFLE_MECHANISMS,
+        default="any",
+        help="the local randomizer: any epsilon0-LDP one (default), rr or k-rr",
+    )
+    shuffle.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    shuffle.add_argument("--epsilon0", type=float, required=True, help="per-report epsilon")
+    shuffle.add_argument("--n", type=count, required=True, help="users shuffled together")
+    shuffle.add_argument("--delta", type=float, required=True, help="central delta")
+    shuffle.add_argument("--rounds", type=count, default=1, help="shuffled rounds composed")
+    shuffle.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    cal = tasks.add_parser(
+        "calibrate", help="largest per-report epsilon meeting a central (epsilon, delta)"
+    )
+    cal.add_argument("--target-epsilon", type=float, required=True, help="central epsilon")
+    cal.add_argument("--target-delta", type=float, required=True, help="central delta")
+    cal.add_argument(
+        "--mechanism", choices=("rr", "k-rr"), default="k-rr", help="the per-report mechanism"
+    )
+    cal.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    cal.add_argument("--folds", type=count, help="reports per user (default 1)")
+    cal.add_argument("--n", type=count, help="users shuffled together (default: no shuffler)")
+    cal.add_argument(
+        "--rtol",
+        type=float,
+        default=1e-6,
+        help="relative precision of the answer (larger is faster; the answer always meets "
+        "the target)",
+    )
+    cal.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+#: ``ldp account shuffle --mechanism``: ``any`` is the generic bound for every randomizer.
+SHUFFLE_MECHANISMS = ("any", "rr", "k-rr")
+
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
-    return {"compose": _compose, "gdp": _gdp, "filter": _filter}[args.task](args)
+    tasks = {
+        "compose": _compose,
+        "gdp": _gdp,
+        "filter": _filter,
+        "shuffle": _shuffle,
+        "calibrate": _calibrate,
+    }
+    return tasks[args.task](args)
+
+
+def _up(x: float) -> float:
+    """``x`` rounded up to six significant digits (a privacy loss is never shown smaller)."""
+    import math
+
+    if not (x > 0.0 and math.isfinite(x)):
+        return x
+    scale = 10.0 ** (math.floor(math.log10(x)) - 5)
+    return math.ceil(x / scale * (1.0 - 1e-15)) * scale
+
+
+def _down(x: float) -> float:
+    """``x`` rounded down to six significant digits (a per-report budget is never shown
+    larger than the one computed)."""
+    import math
+
+    if not (x > 0.0 and math.isfinite(x)):
+        return x
+    scale = 10.0 ** (math.floor(math.log10(x)) - 5)
+    return math.floor(x / scale * (1.0 + 1e-15)) * scale
+
+
+def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.accounting import shuffle_amplification
+
+    if args.mechanism == "any":
+        mechanism, name = None, f"any {args.epsilon0:g}-LDP randomizer"
+    else:
+        k = 2 if args.mechanism == "rr" else args.k
+        mechanism = k_rr(k, args.epsilon0)
+        name = f"{k}-RR (epsilon0 = {args.epsilon0:g})"
+    result = shuffle_amplification(
+        args.epsilon0, args.n, args.delta, mechanism=mechanism, rounds=args.rounds
+    )
+    data = {
+        "mechanism": name,
+        "epsilon0": args.epsilon0,
+        "n": args.n,
+        "delta": args.delta,
+        "rounds": args.rounds,
+        "epsilon": result.epsilon,
+        "method": result.method,
+        "citation": result.citation,
+        "clone_probability": result.clone_probability,
+    }
+    closed = None
+    if args.rounds == 1:
+        try:
+            closed = shuffle_amplification(args.epsilon0, args.n, args.delta, method="closed-form")
+        except ValueError as exc:
+            data["closed_form"] = None
+            data["closed_form_note"] = " ".join(str(exc).split(";")[0].split())
+        else:
+            data["closed_form"] = closed.epsilon
+    rounds = "" if args.rounds == 1 else f", {args.rounds} rounds"
+    lines = [f"{args.n} shuffled reports of {name}{rounds}: upper bounds at delta = {args.delta:g}"]
+    lines.append(row(f"central epsilon ({result.citation})", _up(result.epsilon), 60))
+    if closed is not None:
+        lines.append(row(f"closed form ({closed.citation})", _up(closed.epsilon), 60))
+    elif "closed_form_note" in data:
+        lines.append(f"  closed form: not applicable ({data['closed_form_note']})")
+    return data, "\n".join(lines)
+
+
+def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.accounting import calibrate
+
+    k = 2 if args.mechanism == "rr" else args.k
+    eps0 = calibrate(
+        args.target_epsilon,
+        args.target_delta,
+        mechanism="k-rr",
+        k=k,
+        folds=args.folds,
+        n_shuffled=args.n,
+        rtol=args.rtol,
+    )
+    folds = 1 if args.folds is None else args.folds
+    data = {
+        "mechanism": f"{k}-RR",
+        "target_epsilon": args.target_epsilon,
+        "target_delta": args.target_delta,
+        "folds": folds,
+        "n_shuffled": args.n,
+        "epsilon0": eps0,
+    }
+    how = f"{folds} report{'s' if folds != 1 else ''} per user"
+    if args.n is not None:
+        how += f", shuffled among {args.n} users"
+    lines = [
+        f"{k}-RR, {how}: target (epsilon = {args.target_epsilon:g}, delta = {args.target_delta:g})",
+        row("largest per-report epsilon", _down(eps0)),
+    ]
+    return data, "\n".join(lines)
 
 
 def _compose(args: argparse.Namespace) -> tuple[dict, str]:

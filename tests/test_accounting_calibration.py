@@ -1,0 +1,132 @@
+"""Calibration: the returned per-report epsilon meets the target when re-accounted, and
+1e-3 (relative) more does not; values against an independent trinomial formula and the
+shuffle bounds' own re-evaluation."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+import ldp
+from ldp.accounting import calibrate, compose, shuffle_amplification
+from ldp.accounting.shuffle import clone_probability, shuffle_delta, shuffle_pld
+from ldp.mechanisms import OUE
+
+
+def krr_folds_delta(k, eps0, t, eps):
+    """Exact delta(eps) of t reports of k-RR: the loss is eps0 (a - b) with
+    (a, b, t - a - b) ~ Multinomial(t; p, q, (k - 2) q) under the first input."""
+    e = math.exp(eps0)
+    p, q = e / (e + k - 1), 1 / (e + k - 1)
+    total = 0.0
+    for a in range(t + 1):
+        b = np.arange(t - a + 1)
+        rest = t - a - b
+        loss = (a - b) * eps0
+        logw = gammaln(t + 1) - gammaln(a + 1) - gammaln(b + 1) - gammaln(rest + 1)
+        logw = logw + a * math.log(p) + b * math.log(q)
+        if k > 2:
+            logw = logw + rest * math.log((k - 2) * q)
+        else:
+            logw = np.where(rest == 0, logw, -np.inf)
+        mass = np.exp(logw)
+        total += float(np.sum(np.where(loss > eps, mass * -np.expm1(eps - loss), 0.0)))
+    return total
+
+
+def test_independent_formula_matches_the_accountant():
+    for k, eps0, t, eps in [(3, 1.0, 4, 1.5), (2, 0.5, 10, 2.0), (10, 0.5, 10, 2.0)]:
+        assert compose(ldp.k_rr(k, eps0), t).delta(eps) == pytest.approx(
+            krr_folds_delta(k, eps0, t, eps), rel=1e-9
+        )
+    assert krr_folds_delta(3, 1.0, 4, 1.5) == pytest.approx(0.3260424900, rel=1e-9)
+
+
+@pytest.mark.parametrize("k", [2, 16])
+@pytest.mark.parametrize("folds", [1, 10, 365])
+def test_folds_meets_target_and_is_tight(k, folds):
+    target_eps, target_delta = 2.0, 1e-6
+    eps0 = calibrate(target_eps, target_delta, mechanism="k-rr", k=k, folds=folds)
+    assert compose(ldp.k_rr(k, eps0), folds).delta(target_eps) <= target_delta
+    assert krr_folds_delta(k, eps0, folds, target_eps) <= target_delta * (1 + 1e-9)
+    more = eps0 * (1 + 1e-3)
+    assert compose(ldp.k_rr(k, more), folds).delta(target_eps) > target_delta
+    assert krr_folds_delta(k, more, folds, target_eps) > target_delta
+
+
+def test_worked_values():
+    # T = 10 k-RR, target (2, 1e-6): k = 2 gives 0.200040, k = 10 gives 0.287533
+    assert calibrate(2.0, 1e-6, mechanism="rr", folds=10) == pytest.approx(0.200040, abs=2e-6)
+    assert calibrate(2.0, 1e-6, k=10, folds=10) == pytest.approx(0.287533, abs=2e-6)
+    # one report, pure target: eps0 = target_epsilon exactly (up to the tolerance)
+    assert calibrate(1.0, 0.0, k=4) == pytest.approx(1.0, rel=2e-6)
+    assert calibrate(1.0, 0.0, k=4) <= 1.0
+
+
+@pytest.mark.parametrize("k", [2, 16])
+def test_shuffled_meets_target_and_is_tight(k):
+    n, target_eps, target_delta = 10_000, 0.5, 1e-6
+    eps0 = calibrate(target_eps, target_delta, k=k, n_shuffled=n)
+    assert eps0 == pytest.approx(4.336437, abs=1e-5)  # the k-RR clone probability
+    mech = ldp.k_rr(k, eps0)
+    e0 = mech.epsilon
+    assert shuffle_delta(target_eps, e0, n, clone_probability(mech, e0)) <= target_delta
+    assert shuffle_amplification(eps0, n, target_delta, mechanism=mech).epsilon <= target_eps
+    more = ldp.k_rr(k, eps0 * (1 + 1e-3))
+    e1 = more.epsilon
+    assert shuffle_delta(target_eps, e1, n, clone_probability(more, e1)) > target_delta
+
+
+def test_shuffled_generic_mechanism_uses_the_generic_clones():
+    eps0 = calibrate(0.5, 1e-6, mechanism=OUE(10, 1.0), n_shuffled=10_000)
+    assert eps0 == pytest.approx(3.702417, abs=1e-5)
+    assert shuffle_delta(0.5, eps0, 10_000) <= 1e-6
+    assert shuffle_delta(0.5, eps0 * (1 + 1e-3), 10_000) > 1e-6
+
+
+def test_shuffled_rounds_meet_target_and_are_tight():
+    n, t, target_eps, target_delta = 300, 4, 1.0, 1e-5
+    eps0 = calibrate(target_eps, target_delta, k=4, folds=t, n_shuffled=n)
+    p_c = clone_probability(ldp.k_rr(4, eps0), eps0)
+    assert shuffle_pld(eps0, n, rounds=t, clone_probability=p_c).delta(target_eps) <= 1e-5
+    r = shuffle_amplification(eps0, n, target_delta, mechanism=ldp.k_rr(4, eps0), rounds=t)
+    assert r.epsilon <= target_eps
+    more = eps0 * (1 + 1e-3)
+    p_c = clone_probability(ldp.k_rr(4, more), more)
+    assert shuffle_pld(more, n, rounds=t, clone_probability=p_c).delta(target_eps) > 1e-5
+    # shuffling buys more per-report budget than reporting without a shuffler
+    assert eps0 > calibrate(target_eps, target_delta, k=4, folds=t)
+
+
+def test_mechanism_forms_agree():
+    a = calibrate(1.0, 1e-6, k=8, folds=5)
+    assert calibrate(1.0, 1e-6, mechanism=ldp.k_rr(8, 3.0), folds=5) == a
+    assert calibrate(1.0, 1e-6, mechanism=ldp.mechanisms.GRR(8, 3.0), folds=5) == pytest.approx(
+        a, rel=1e-5
+    )
+    assert calibrate(1.0, 1e-6, mechanism=lambda e: ldp.k_rr(8, e), folds=5) == a
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"target_epsilon": -1.0, "target_delta": 1e-6, "k": 2}, "target_epsilon"),
+        ({"target_epsilon": 1.0, "target_delta": 1.0, "k": 2}, "target_delta"),
+        ({"target_epsilon": 1.0, "target_delta": -0.1, "k": 2}, "target_delta"),
+        ({"target_epsilon": 0.0, "target_delta": 0.0, "k": 2}, "unreachable"),
+        ({"target_epsilon": 1.0, "target_delta": 1e-6, "k": 2, "folds": 0}, "folds"),
+        ({"target_epsilon": 1.0, "target_delta": 1e-6, "k": 2, "n_shuffled": 0}, "n_shuffled"),
+        ({"target_epsilon": 1.0, "target_delta": 1e-6}, "k is needed"),
+        ({"target_epsilon": 1.0, "target_delta": 1e-6, "mechanism": "laplace"}, "mechanism"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        calibrate(**kwargs)
+
+
+def test_non_parametric_channel_is_refused():
+    ch = ldp.Channel([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.3, 0.4, 0.3]])
+    with pytest.raises(TypeError, match="mechanism"):
+        calibrate(1.0, 1e-6, mechanism=ch)

@@ -1,0 +1,70 @@
+"""``ldp account shuffle`` and ``ldp account calibrate`` print what the library computes."""
+
+import json
+
+import pytest
+
+import ldp
+from ldp.accounting import calibrate, compose, shuffle_amplification
+from ldp.cli import main
+
+
+def _json(capsys, *argv):
+    assert main(["account", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_shuffle_k_rr_a_million_users(capsys):
+    argv = ["shuffle", "--mechanism", "k-rr", "--k", "16", "--epsilon0", "4", "--n", "1000000",
+            "--delta", "1e-8"]  # fmt: skip
+    data = _json(capsys, *argv)
+    expected = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
+    assert data["epsilon"] == expected.epsilon
+    assert data["epsilon"] < 0.05 < 4.0
+    assert data["citation"] == "Feldman-McMillan-Talwar (2023)"
+    assert data["closed_form"] == pytest.approx(0.2264, abs=1e-4)
+    assert main(["account", *argv]) == 0
+    text = capsys.readouterr().out
+    assert "0.045073" in text and "Theorem 3.1" in text
+
+
+def test_shuffle_generic_says_when_the_closed_form_does_not_apply(capsys):
+    data = _json(capsys, "shuffle", "--epsilon0", "4", "--n", "10000", "--delta", "1e-8")
+    assert data["closed_form"] is None
+    assert "log(n / (16 log(2/delta)))" in data["closed_form_note"]
+    assert data["epsilon"] == shuffle_amplification(4.0, 10**4, 1e-8).epsilon
+    data = _json(capsys, "shuffle", "--epsilon0", "1", "--n", "1000", "--delta", "1e-6",
+                 "--rounds", "3")  # fmt: skip
+    assert data["rounds"] == 3 and "closed_form" not in data
+    assert data["epsilon"] == shuffle_amplification(1.0, 1000, 1e-6, rounds=3).epsilon
+
+
+def test_calibrate(capsys):
+    data = _json(capsys, "calibrate", "--target-epsilon", "1", "--target-delta", "1e-6",
+                 "--k", "16", "--folds", "365")  # fmt: skip
+    assert data["epsilon0"] == calibrate(1.0, 1e-6, k=16, folds=365)
+    assert compose(ldp.k_rr(16, data["epsilon0"]), 365).delta(1.0) <= 1e-6
+    data = _json(capsys, "calibrate", "--target-epsilon", "0.5", "--target-delta", "1e-6",
+                 "--mechanism", "rr", "--n", "10000")  # fmt: skip
+    assert data["epsilon0"] == pytest.approx(4.336437, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["shuffle", "--epsilon0", "0", "--n", "100", "--delta", "1e-6"],
+        ["shuffle", "--epsilon0", "1", "--n", "0", "--delta", "1e-6"],
+        ["shuffle", "--epsilon0", "1", "--n", "100", "--delta", "1"],
+        ["shuffle", "--epsilon0", "1", "--n", "100"],
+        ["calibrate", "--target-epsilon", "0", "--target-delta", "0"],
+        ["calibrate", "--target-epsilon", "1", "--target-delta", "1e-6", "--folds", "0"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, argv):
+    try:
+        code = main(["account", *argv])
+    except SystemExit as exc:  # argparse: a missing required option
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "error" in err and "Traceback" not in err and len(err.strip().splitlines()) <= 2
