@@ -292,3 +292,29 @@ def test_closed_forms_are_rounded_outward():
             exact = theta + 2 * mpmath.log1p(-mpmath.mpf(d))
             got = f.epsilon(d)
             assert mpmath.mpf(got) >= exact and float((got - exact) / exact) < 1e-12
+
+
+def test_a_profile_with_levels_beyond_a_double_gives_a_valid_curve_without_warnings():
+    """Lines with e^eps beyond a double are left out: the curve is lower (still valid) and no
+    overflow reaches the user (with warnings as errors this would raise)."""
+    from ldp.accounting import get_tradeoff_from_profile
+
+    levels = np.array([0.0, 1.0, 800.0])
+    deltas = np.array([0.5, 0.3, 0.0])
+    f = get_tradeoff_from_profile(levels, deltas)
+    kept = get_tradeoff_from_profile(levels[:2], deltas[:2])
+    a = np.linspace(0.0, 1.0, 101)
+    np.testing.assert_allclose(f(a), kept(a))
+
+
+def test_gdp_level_of_a_nearly_revealing_composition_is_not_zero():
+    """100 reports of randomized response at eps = 30 are nearly revealing: the GDP level
+    must not read 0 (no privacy loss); a curve that jumps at a = 0 gives inf."""
+    import ldp
+    from ldp.accounting import compose, get_mu_from_tradeoff
+
+    mu = get_mu_from_tradeoff(compose(ldp.k_rr(2, 30.0), 100).tradeoff)
+    assert mu > 10.0
+    jump = PiecewiseLinearTradeOff.from_points([0.0, 0.0, 1.0], [1.0, 0.0, 0.0])
+    assert get_mu_from_tradeoff(jump) == math.inf
+    assert get_mu_from_tradeoff(PiecewiseLinearTradeOff([0.0, 1.0], [1.0, 0.0])) == 0.0

@@ -1077,6 +1077,11 @@ def get_epsilon_from_tradeoff(f: TradeOffFunction, delta: ArrayLike) -> float | 
     return f.epsilon_for_delta(delta)
 
 
+#: Largest level ``eps`` whose line ``1 - delta - e^eps a`` enters a curve built from a
+#: profile (``e^709`` is near the largest double).
+_MAX_LINE_LEVEL = 700.0
+
+
 def get_tradeoff_from_profile(
     epsilons: ArrayLike, deltas: ArrayLike, *, symmetric: bool = True
 ) -> PiecewiseLinearTradeOff:
@@ -1119,6 +1124,11 @@ def get_tradeoff_from_profile(
     e, d = np.broadcast_arrays(np.atleast_1d(e), np.atleast_1d(d))
     if e.ndim != 1:
         raise ValueError(f"epsilons and deltas must be 1-D, got shape {e.shape}")
+    # lines with e^eps beyond a double are left out: fewer lines, a lower curve (still valid)
+    usable = e <= _MAX_LINE_LEVEL
+    e, d = e[usable], d[usable]
+    if e.size == 0:
+        return PiecewiseLinearTradeOff._trusted(np.array([0.0, 1.0]), np.zeros(2))
     if not symmetric:
         x, y = _upper_envelope(-np.exp(e), 1.0 - d)
         return PiecewiseLinearTradeOff._trusted(x, y, symmetric=False)
@@ -1168,7 +1178,9 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
     if np.any((a > 0) & (a < 1) & (b <= 0)):
         return math.inf
     if not np.any(inner):
-        return 0.0
+        # only (0, 1) and (1, 0): the curve 1 - a (mu = 0); any other boundary vertex, such
+        # as (0, 0), is a jump to perfect distinguishability
+        return 0.0 if np.all(b >= 1.0 - a) else math.inf
     ai, bi = a[inner], b[inner]
     za, zb = -ndtri(ai), -ndtri(bi)
     # rounded up: ndtri within a few ulps, the sum one more, and an ulp of the vertex
