@@ -13,6 +13,8 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
   (reports of another protocol are refused); or a simulation from a CSV column;
 * ``ldp bound lecam|fano|assouad|bayes PRESET --n N --epsilon E``: a lower bound on the risk
   and the risk achieved;
+* ``ldp plan PROBLEM --target T --epsilon E`` (or ``--n N``): the users (or epsilon) a target
+  risk needs with the library's best mechanism, and the fewest any protocol needs;
 * ``ldp account compose|gdp|filter``: composition, Gaussian DP and privacy filters.
 
 Bad arguments end with exit code 2 and a one-line message, never a traceback.
@@ -26,7 +28,7 @@ import sys
 from collections.abc import Sequence
 
 from ldp.accounting.filters import FilterHaltedError
-from ldp.cli import account, bound, design, estimate, privacy, privatize
+from ldp.cli import account, bound, design, estimate, plan, privacy, privatize
 from ldp.cli._common import Parser, jsonable
 from ldp.cli.privacy import build_mechanism, report
 
@@ -39,6 +41,7 @@ _COMMANDS = {
     "privatize": privatize,
     "estimate": estimate,
     "bound": bound,
+    "plan": plan,
     "account": account,
 }
 

@@ -125,7 +125,8 @@ def _worst_second_moment(mech) -> float:
     best = 0.0
     for x in points:
         arr = np.asarray(x, dtype=np.float64)
-        rows = arr[None, :] if d > 1 else arr  # vectors go in as one row of a batch
+        # vectors (and every input of the ball mechanism) go in as one row of a batch
+        rows = arr.reshape(1, d) if d > 1 or isinstance(mech, DuchiL2) else arr
         value = float(np.sum(mech.per_user_variance(rows))) + float(np.sum(arr * arr))
         best = max(best, value)
     return best

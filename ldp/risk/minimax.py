@@ -92,7 +92,8 @@ def fisher_column_bound(u: int, epsilon: float, c: float | np.ndarray) -> float 
     >>> import math
     >>> from ldp.risk.minimax import fisher_column_bound
     >>> t = math.e - 1   # T(10, 1): the j = 3 column
-    >>> round(float(fisher_column_bound(10, 1.0, 1.0)), 6), round(0.3 * 0.7 * t**2 / (1 + 0.3 * t) ** 2, 6)
+    >>> by_hand = 0.3 * 0.7 * t**2 / (1 + 0.3 * t) ** 2
+    >>> round(float(fisher_column_bound(10, 1.0, 1.0)), 6), round(by_hand, 6)
     (0.269964, 0.269964)
     """
     tau = _inverse_odds(epsilon)  # 1 / t
@@ -395,7 +396,10 @@ def mean_estimation(
       ``[a, e^eps a]``);
     * (ii) :math:`2\varepsilon\tanh(\varepsilon/2)/(1-h^2)^2` (mutual information and a
       sub-Gaussian score);
-    * (iii) :math:`d/(1-h^2)` (no privacy),
+    * (iii) :math:`d/(1-h^2)` (no privacy);
+    * (iv) for ``d = 1``: :math:`\tanh^2(\varepsilon/2)/(1-\tanh^2(\varepsilon/2)h^2)`, the
+      information of randomized response, which every eps-LDP report of a binary input
+      post-processes,
 
     none of which grows with ``d`` except (iii). Then
 
@@ -423,7 +427,7 @@ def mean_estimation(
     -------
     Bound
         ``params``: ``h``, ``fisher_per_user``, ``fisher_route`` (``"variance"``,
-        ``"information"`` or ``"non-private"``), ``protocols``.
+        ``"information"``, ``"non-private"`` or ``"binary"``), ``protocols``.
 
     Examples
     --------
@@ -431,7 +435,7 @@ def mean_estimation(
     >>> from ldp.risk.minimax import mean_estimation
     >>> c2 = ((math.e + 1) / (math.e - 1)) ** 2   # Duchi's worst-case i.i.d. risk C^2 / n
     >>> b = mean_estimation(100_000, 1.0)
-    >>> 0.75 * c2 / 1e5 < b.value < c2 / 1e5
+    >>> 0.85 * c2 / 1e5 < b.value < c2 / 1e5
     True
     """
     n = check_n(n)
@@ -447,10 +451,13 @@ def mean_estimation(
     variance_route = _sinh_half_squared(eps)
     information_route = 2.0 * eps * math.tanh(eps / 2.0) if math.isfinite(eps) else math.inf
 
+    gain = math.tanh(eps / 2.0) ** 2 if dim == 1 else math.inf  # randomized response's
+
     def routes(h: np.ndarray) -> np.ndarray:
         shrink = 1.0 - h * h
+        binary = gain / (1.0 - gain * h * h) if dim == 1 else np.full_like(h, np.inf)
         return np.stack(
-            [variance_route / shrink, information_route / shrink**2, dim / shrink]
+            [variance_route / shrink, information_route / shrink**2, dim / shrink, binary]
         )
 
     def objective(h: np.ndarray) -> np.ndarray:
@@ -460,7 +467,7 @@ def mean_estimation(
     grid = np.concatenate([np.linspace(1e-4, 0.9999, 2000), 1.0 - np.geomspace(1e-8, 1e-4, 50)])
     h, value = maximize(objective, grid)
     stack = routes(np.array([h]))[:, 0]
-    route = ("variance", "information", "non-private")[int(np.argmin(stack))]
+    route = ("variance", "information", "non-private", "binary")[int(np.argmin(stack))]
     scale = radius**2 / dim if domain == "ball" else radius**2
     return Bound(
         max(0.0, value * scale),
@@ -572,9 +579,16 @@ def binary_test_sample_size(
     name = "randomized response + Neyman-Pearson (exact; docs/lower_bounds.md §5)"
     params = {"rr_probabilities": (r0, r1), "alpha": size_one, "beta": size_two}
     if size_one + size_two >= 1.0:
-        return Bound(0.0, name, "sample size (exact minimax)", {**params, "n": 0, "type_two": 1 - size_one})
+        return Bound(
+            0.0, name, "sample size (exact minimax)", {**params, "n": 0, "type_two": 1 - size_one}
+        )
     if r1 == r0:
-        return Bound(math.inf, name, "sample size (exact minimax)", {**params, "n": math.inf, "type_two": 1 - size_one})
+        return Bound(
+            math.inf,
+            name,
+            "sample size (exact minimax)",
+            {**params, "n": math.inf, "type_two": 1 - size_one},
+        )
     hi = 1
     while _type_two(hi, r0, r1, size_one) > size_two:
         hi *= 2

@@ -284,7 +284,9 @@ def plan(
     """
     name = _check_problem(problem)
     target = check_scalar(target_risk, "target_risk", low=0.0, low_open=True)
-    opts = _options(name, {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha})
+    opts = _options(
+        name, {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
+    )
     if epsilon is None:
         if n is None:
             raise TypeError("pass epsilon (how many users?) or n (how much epsilon?)")
@@ -295,13 +297,26 @@ def plan(
     if name == "binary-test":
         if target >= 1.0:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
-        exact = binary_test_sample_size(opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target)
+        exact = binary_test_sample_size(
+            opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target
+        )
         if math.isinf(exact.value):
             raise ValueError("no number of users separates p0 and p1 (they are equal)")
         users = int(exact.value)
         pair = RiskGap(exact, exact, 1.0)
-        return Plan(name, target, eps, None, users, users, None, None, "RR", pair,
-                    "sequentially interactive")  # fmt: skip
+        return Plan(
+            name,
+            target,
+            eps,
+            None,
+            users,
+            users,
+            None,
+            None,
+            "RR",
+            pair,
+            "sequentially interactive",
+        )
 
     def achieved_ok(m: int) -> bool:
         return _achieved(name, m, eps, opts).value <= target
@@ -318,8 +333,19 @@ def plan(
         ) from None
     n_lower = _first_n(lower_ok)
     pair = _pair(name, n_required, eps, opts)
-    return Plan(name, target, eps, None, n_required, n_lower, None, None,
-                str(pair.achieved.mechanism), pair, str(pair.lower.protocols))  # fmt: skip
+    return Plan(
+        name,
+        target,
+        eps,
+        None,
+        n_required,
+        n_lower,
+        None,
+        None,
+        str(pair.achieved.mechanism),
+        pair,
+        str(pair.lower.protocols),
+    )
 
 
 def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
@@ -328,7 +354,9 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
 
         def ok(eps: float) -> bool:
-            need = binary_test_sample_size(opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target)
+            need = binary_test_sample_size(
+                opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target
+            )
             return need.value <= users
 
         try:
@@ -338,9 +366,22 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
                 f"target_risk={target:g} is out of reach with n={users}: not even at epsilon=50"
             ) from None
         down = _first_epsilon(ok, upward=False)
-        exact = binary_test_sample_size(opts["p0"], opts["p1"], up, alpha=opts["alpha"], beta=target)
-        return Plan(name, target, None, users, None, None, up, down, "RR", RiskGap(exact, exact, 1.0),
-                    "sequentially interactive")  # fmt: skip
+        exact = binary_test_sample_size(
+            opts["p0"], opts["p1"], up, alpha=opts["alpha"], beta=target
+        )
+        return Plan(
+            name,
+            target,
+            None,
+            users,
+            None,
+            None,
+            up,
+            down,
+            "RR",
+            RiskGap(exact, exact, 1.0),
+            "sequentially interactive",
+        )
 
     def achieved_ok(eps: float) -> bool:
         return _achieved(name, users, eps, opts).value <= target
@@ -357,5 +398,16 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
         ) from None
     eps_lower = _first_epsilon(lower_ok, upward=False)
     pair = _pair(name, users, eps_required, opts)
-    return Plan(name, target, None, users, None, None, eps_required, eps_lower,
-                str(pair.achieved.mechanism), pair, str(pair.lower.protocols))  # fmt: skip
+    return Plan(
+        name,
+        target,
+        None,
+        users,
+        None,
+        None,
+        eps_required,
+        eps_lower,
+        str(pair.achieved.mechanism),
+        pair,
+        str(pair.lower.protocols),
+    )

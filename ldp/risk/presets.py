@@ -540,15 +540,15 @@ def distribution_estimation(
         else:
             tight = distribution_lower_bound(k, n, priv.epsilon, loss=loss)
         route = "van-trees" if "van Trees" in tight.method else "fano"
-        tight = Bound(tight.value, tight.method, tight.quantity, {"route": route, **tight.params},
-                      rate=tight.rate)  # fmt: skip
+        params = {"route": route, **tight.params}
+        tight = Bound(tight.value, tight.method, tight.quantity, params, rate=tight.rate)
         if method != "best":
             return tight
     elif method == "best":  # delta > 0: the non-private bound still holds (privacy only hurts)
         public = distribution_lower_bound(k, n, math.inf, loss=loss)
         route = "van-trees" if "van Trees" in public.method else "fano"
-        tight = Bound(public.value, public.method, public.quantity,
-                      {"route": route, **public.params}, rate=public.rate)  # fmt: skip
+        params = {"route": route, **public.params}
+        tight = Bound(public.value, public.method, public.quantity, params, rate=public.rate)
     if loss == "tv":  # Assouad bounds l1; TV is half of it
         half = _distribution_assouad(k, n, priv, "l1", method)
         params = {**half.params, "loss": "tv", "separation": half.params["separation"] / 2}
