@@ -24,6 +24,7 @@ ROOT = HERE.parent
 
 #: script -> (quick arguments, full arguments)
 SUITE = {
+    "bench_import": (["--quick"], []),
     "bench_channel": ([], []),
     "bench_contraction": (["--repeat", "1"], []),
     "bench_design": (["--quick"], []),

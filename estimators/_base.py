@@ -5,7 +5,9 @@ domains, mechanisms, budget) and, per column it estimates, the mechanism's merge
 statistic (:class:`~ldp.mechanisms.SupportCounts` or :class:`~ldp.mechanisms.MeanSums`) plus
 the number of report rows. Nothing else survives a fit: no raw value, no report. Every
 public update (``fit``, ``partial_fit``, ``fit_reports``, ``partial_fit_reports``, ``merge``)
-either completes or leaves the estimator exactly as it was.
+either completes or leaves the estimator exactly as it was, and holds the estimator's own
+lock: updates from several threads (for instance chunks of reports aggregated concurrently
+into one estimator) are serialised, and none is lost.
 """
 
 from __future__ import annotations
@@ -37,9 +39,14 @@ from estimators.privatizer import (
     Privatizer,
     atomic,
     check_epsilon_param,
+    install_protocol,
+    install_schema,
+    native_reports,
+    report_width_total,
     same_protocol,
+    update_lock,
 )
-from ldp._validation import check_random_state, check_scalar
+from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
@@ -143,7 +150,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 Column(n, self._kind, bounds=check_bounds(d, n)) for n, d in zip(names, domains)
             ]
         priv = self._new_privatizer()
-        priv._set_protocol(
+        install_schema(
+            priv,
             columns,
             build_mechanisms(
                 columns,
@@ -167,8 +175,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             mine, theirs = getattr(self, param), getattr(privatizer, param)
             if not _same_param(mine, theirs):
                 raise ValueError(
-                    f"{param} of the estimator ({mine!r}) differs from the privatizer's "
-                    f"({theirs!r}); the reports can only be decoded with the clients' protocol"
+                    f"{param} of the estimator ({plain(mine)!r}) differs from the privatizer's "
+                    f"({plain(theirs)!r}); the reports can only be decoded with the clients' "
+                    "protocol"
                 )
         with warnings.catch_warnings():  # the seed is dropped on purpose
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -205,11 +214,11 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         ]
         extras = np.zeros(len(used))
         position = {j: i for i, j in enumerate(used)}
-        step = max(1, SIMULATION_CHUNK // max(1, int(priv._offsets[-1])))
+        step = max(1, SIMULATION_CHUNK // max(1, report_width_total(priv)))
         for start in range(0, n, step):
             part = [column[start : start + step] for column in values]
             encoded = encode_table(priv.columns_, part)
-            for j, _, reports in priv._native_reports(encoded, rng):
+            for j, _, reports in native_reports(priv, encoded, rng):
                 if j not in position:
                     continue
                 i, mech = position[j], priv.mechanisms_[j]
@@ -292,7 +301,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         if self._protocol_spec() is not None:
             self._fit_raw_protocol(X, rng, first=first)
             return
-        names, values, _ = read_table(self, X, reset=first)
+        table = read_table(self, X, reset=first)
         if first:
             priv = self._new_privatizer()
             priv.fit(X)
@@ -304,8 +313,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     "this estimator decodes a protocol with more columns than it estimates; "
                     "add reports with partial_fit_reports"
                 )
-            check_same_columns(priv.columns_, names)
+            check_same_columns(priv.columns_, table.names)
             used = self._used
+        values = table.all_values()
         stats, extras, n_rows = self._simulated_statistics(priv, values, rng, used)
         if first:
             self._commit(priv, used, stats, extras, n_rows)
@@ -397,7 +407,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
                 priv = self._new_privatizer()
-                priv._fit_protocol(None)
+                install_protocol(priv)
                 stats, extras, n_rows = self._gather_protocol(priv, reports)
                 self._commit(priv, [0], stats, extras, n_rows)
                 self.n_features_in_ = 1
@@ -430,9 +440,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         -------
         self
         """
-        if not hasattr(self, "privatizer_"):
-            return self.fit_reports(reports, privatizer)
-        with atomic(self):
+        with atomic(self):  # re-entrant: the first call's fit_reports holds it too
+            if not hasattr(self, "privatizer_"):
+                return self.fit_reports(reports, privatizer)
             if getattr(self.privatizer_, "protocol_", None) is not None:
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
@@ -459,29 +469,36 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         -------
         self
         """
+        if type(other) is not type(self):
+            raise TypeError(f"other must be a {type(self).__name__}, got {type(other).__name__}")
+        with update_lock(other):  # a consistent view of other (never both locks at once)
+            check_is_fitted(other)
+            theirs = other.get_params()
+            their_privatizer, their_used = other.privatizer_, list(other._used)
+            their_stats = (list(other.statistics_), other._extras, other.n_rows_)
         with atomic(self):
             check_is_fitted(self)
-            if type(other) is not type(self):
-                raise TypeError(
-                    f"other must be a {type(self).__name__}, got {type(other).__name__}"
-                )
-            check_is_fitted(other)
-            mine, theirs = self.get_params(), other.get_params()
+            mine = self.get_params()
             for name in mine:
                 if name != "random_state" and not _same_param(mine[name], theirs[name]):
                     raise ValueError(
-                        f"cannot merge: parameter {name!r} differs ({mine[name]!r} vs "
-                        f"{theirs[name]!r})"
+                        f"cannot merge: parameter {name!r} differs ({plain(mine[name])!r} vs "
+                        f"{plain(theirs[name])!r})"
                     )
-            diff = same_protocol(self.privatizer_, other.privatizer_)
-            if diff is None and self._used != other._used:
+            diff = same_protocol(self.privatizer_, their_privatizer)
+            if diff is None and self._used != their_used:
                 diff = "estimated columns"
             if diff:
                 raise ValueError(f"cannot merge: the protocols differ in their {diff}")
-            self._add(other.statistics_, other._extras, other.n_rows_)
+            self._add(*their_stats)
         return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+def declared_protocol(estimator: ProtocolEstimator) -> Privatizer:
+    """The protocol an estimator's own declarations define (for estimators that delegate)."""
+    return estimator._declared_protocol()

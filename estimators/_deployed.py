@@ -16,7 +16,7 @@ import pandas as pd
 from estimators._schema import CATEGORICAL, NUMERIC, Column
 from ldp.protocol import Protocol
 
-__all__ = ["as_protocol", "protocol_column", "single_column_values"]
+__all__ = ["as_protocol", "protocol_column", "single_column_name", "single_column_values"]
 
 
 def as_protocol(spec: object, kind: str) -> Protocol:
@@ -40,6 +40,26 @@ def protocol_column(protocol: Protocol, name: str) -> Column:
         categories = np.arange(protocol.k) if labels is None else np.asarray(labels, dtype=object)
         return Column(name, CATEGORICAL, categories=categories, source="declared")
     return Column(name, NUMERIC, bounds=protocol.bounds, source="declared")
+
+
+def single_column_name(X: object) -> str | None:
+    """The name (if any) of the one column of ``X``, from its metadata where it has some (a
+    DataFrame's columns, a Series' name, an array's shape): fitting a published protocol
+    reads no answer."""
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"a protocol privatizes one answer per row; X has {X.shape[1]} columns"
+            )
+        return str(X.columns[0])
+    if isinstance(X, pd.Series):
+        return None if X.name is None else str(X.name)
+    shape = getattr(X, "shape", None)
+    if getattr(X, "dtype", None) is not None and isinstance(shape, tuple):
+        if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+            return None
+        raise ValueError(f"a protocol privatizes one answer per row; X has shape {shape}")
+    return single_column_values(X)[0]
 
 
 def single_column_values(X: object) -> tuple[str | None, np.ndarray]:

@@ -186,7 +186,7 @@ def _column_errors(name: str):
 def aggregate_block(mechanism: Mechanism, block: np.ndarray, name: str) -> SupportCounts | MeanSums:
     """The mergeable statistic of one column's reports, errors prefixed by the column."""
     with _column_errors(name):
-        return mechanism.aggregate(block)  # type: ignore[union-attr]
+        return mechanism.aggregate(block)
 
 
 def decoded_square_sum(mechanism: MeanMechanism, block: np.ndarray, name: str) -> float:
@@ -198,4 +198,4 @@ def decoded_square_sum(mechanism: MeanMechanism, block: np.ndarray, name: str) -
 
 def empty_statistic(mechanism: Mechanism) -> SupportCounts | MeanSums:
     """The statistic of zero reports."""
-    return mechanism.empty_statistic()  # type: ignore[union-attr]
+    return mechanism.empty_statistic()

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from sklearn.utils.validation import validate_data
 
 CATEGORICAL = "categorical"
@@ -108,48 +109,216 @@ def is_frame(X: object) -> bool:
     return isinstance(X, pd.DataFrame)
 
 
-def read_table(estimator, X, *, reset: bool) -> tuple[list[str], list[np.ndarray], list[object]]:
-    """Column names, column value arrays and column dtypes of ``X`` (checked, not converted).
+#: What an object column of a NumPy table may hold: a category (string, bytes, bool) or a
+#: number. Anything else (a dict, a list, an arbitrary object) is refused by type, and the
+#: message never quotes the value.
+_SCALAR_TYPES = (str, bytes, numbers.Number, np.generic)
 
-    DataFrames keep their per-column dtypes (strings, categoricals, numbers); anything else goes
-    through scikit-learn's ``validate_data`` as a finite numeric 2-D array. Sets (``reset``) or
-    checks ``n_features_in_`` and ``feature_names_in_`` like every scikit-learn estimator.
+#: ``pandas.api.types.infer_dtype`` labels of object columns that hold only numbers: read as
+#: numbers, as scikit-learn does with object arrays of numbers.
+_NUMERIC_INFERRED = ("floating", "integer", "mixed-integer-float", "decimal")
+
+
+def _missing(values: np.ndarray) -> bool:
+    return bool(pd.isna(values).any())
+
+
+def _empty_error(what: str, shape: tuple[int, ...]) -> ValueError:
+    return ValueError(
+        f"Found array with 0 {what}(s) (shape={tuple(shape)}) while a minimum of 1 is required."
+    )
+
+
+class Table:
+    """The columns of ``X`` as an estimator reads them: names first, values only on demand.
+
+    The names, the number of rows and (for DataFrames and NumPy arrays) the dtypes are read
+    from ``X`` without touching a value, so that fitting a schema whose domains are all
+    declared never reads the private rows. :meth:`values` reads one column and checks it
+    (missing values, complex numbers, objects that are neither a category nor a number);
+    its errors name the column and the problem, never the value.
     """
+
+    def __init__(self, names: list[str], n_rows: int, source: object, array: bool) -> None:
+        self.names = names
+        self.n_rows = n_rows
+        self._source = source
+        self._array = array
+        self._converted: np.ndarray | None = None
+        self._columns: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    # ------------------------------------------------------------------ metadata
+    def dtype(self, j: int) -> object:
+        """The dtype of column ``j``: the frame's or the array's (an object column of a NumPy
+        table is read to tell numbers from categories)."""
+        if not self._array:
+            return self._source.dtypes.iloc[j]
+        dtype = getattr(self._source, "dtype", None)
+        if isinstance(self._source, np.ndarray) and dtype is not None and dtype.kind != "O":
+            return dtype
+        return self.values(j).dtype
+
+    # ------------------------------------------------------------------ values
+    def values(self, j: int) -> np.ndarray:
+        """The checked values of column ``j`` (read once)."""
+        if j not in self._columns:
+            self._columns[j] = self._read_frame(j) if not self._array else self._read_array(j)
+        return self._columns[j]
+
+    def all_values(self) -> list[np.ndarray]:
+        return [self.values(j) for j in range(len(self.names))]
+
+    def _read_frame(self, j: int) -> np.ndarray:
+        name, series = self.names[j], self._source.iloc[:, j]
+        if series.isna().to_numpy().any():
+            raise ValueError(f"column {name!r} contains missing values (NaN or None)")
+        if series.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported (column {name!r})")
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            return series.array  # a Categorical: encoding maps its codes (fast)
+        return series.to_numpy()
+
+    def _whole(self) -> np.ndarray:
+        if self._converted is None:
+            self._converted = _as_2d_array(self._source)
+        return self._converted
+
+    def _read_array(self, j: int) -> np.ndarray:
+        name, column = self.names[j], self._whole()[:, j]
+        kind = column.dtype.kind
+        if kind == "c":
+            raise ValueError(f"Complex data not supported (column {name!r} of X)")
+        if kind == "f" and not np.all(np.isfinite(column)):
+            raise ValueError(f"column {name!r} of X contains NaN or infinite values")
+        if kind == "O":
+            return _object_column(column, name)
+        if kind not in "biufUS":
+            raise TypeError(
+                f"column {name!r} of X has dtype {column.dtype}; each entry must be a category "
+                "(a string) or a number"
+            )
+        return column
+
+
+def _check_objects(values: np.ndarray, name: str) -> None:
+    """Every entry of an object column is a string, bytes, a bool or a number (by type)."""
+    inferred = pd.api.types.infer_dtype(values, skipna=False)
+    if inferred in ("string", "bytes", "boolean", *_NUMERIC_INFERRED):
+        return
+    if inferred == "complex":
+        raise ValueError(f"Complex data not supported (column {name!r})")
+    for value in values:
+        if not isinstance(value, _SCALAR_TYPES) or isinstance(value, complex):
+            raise TypeError(
+                f"column {name!r} of X holds an entry of type {type(value).__name__}; an "
+                "argument must be a string or a number (a category or a numeric value)"
+            )
+
+
+def _object_column(column: np.ndarray, name: str) -> np.ndarray:
+    """An object column of a NumPy table: float64 if it holds only numbers (as scikit-learn
+    reads object arrays), else checked categories."""
+    if _missing(column):
+        raise ValueError(f"column {name!r} of X contains missing values (NaN or None)")
+    _check_objects(column, name)
+    if pd.api.types.infer_dtype(column, skipna=False) in _NUMERIC_INFERRED:
+        return numeric_values(column, name)
+    return column
+
+
+def _shape(X: object) -> tuple[int, ...] | None:
+    """The shape of an array-like that declares one (NumPy arrays and their look-alikes)."""
+    shape = getattr(X, "shape", None)
+    if getattr(X, "dtype", None) is None or not isinstance(shape, tuple):
+        return None
+    if not all(isinstance(n, numbers.Integral) for n in shape):
+        return None
+    return tuple(int(n) for n in shape)
+
+
+def _as_2d_array(X: object) -> np.ndarray:
+    """``X`` as a NumPy array, without echoing what fails to convert.
+
+    A list of rows that mixes strings and numbers keeps each entry's type (an object array),
+    rather than NumPy's conversion of every entry to a string.
+    """
+    try:
+        arr = np.asarray(X)
+        if arr.dtype.kind in "US" and not isinstance(X, np.ndarray):
+            arr = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "X must be a table: a DataFrame, or a 2-D array-like of numbers and strings with "
+            "one row per user (rows of equal length)"
+        ) from None
+    return arr
+
+
+def _check_2d(shape: tuple[int, ...]) -> None:
+    if len(shape) != 2:
+        got = "scalar" if len(shape) == 0 else f"{len(shape)}D"
+        raise ValueError(
+            f"Expected a 2D table X, got a {got} array of shape {shape}. Reshape your data "
+            "either using array.reshape(-1, 1) if it has a single feature or "
+            "array.reshape(1, -1) if it contains a single sample."
+        )
+
+
+def _table_shape(X: object) -> tuple[tuple[int, ...], object]:
+    """The 2-D shape of ``X`` and what to read its values from (never echoes a value)."""
+    if sparse.issparse(X):
+        raise TypeError(
+            "X is a sparse matrix; sparse input is not supported (pass a dense array or a "
+            "DataFrame)"
+        )
     if is_frame(X):
-        validate_data(estimator, X, reset=reset, skip_check_array=True)
-        n_rows, n_cols = X.shape
-        if n_rows < 1:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
-            )
-        if n_cols < 1:
-            raise ValueError(
-                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
-            )
+        return tuple(X.shape), X
+    shape = _shape(X)
+    source = X
+    if shape is None:
+        source = _as_2d_array(X)
+        shape = source.shape
+    _check_2d(shape)
+    return shape, source
+
+
+def table_rows(X: object) -> int:
+    """The number of rows of the table ``X`` (checked to be 2-D; no value is read where ``X``
+    declares its shape)."""
+    return _table_shape(X)[0][0]
+
+
+def read_table(estimator, X, *, reset: bool) -> Table:
+    """The columns of ``X`` (names, number of rows, values on demand) as a :class:`Table`.
+
+    DataFrames keep their per-column dtypes (strings, categoricals, numbers); NumPy arrays
+    (numeric, string or object) and lists of rows are read column by column: an object column
+    holding only numbers is numeric, one holding strings is categorical, and any other entry
+    raises by type. Sets (``reset``) or checks ``n_features_in_`` and ``feature_names_in_``
+    like every scikit-learn estimator. No message quotes a value of ``X``.
+    """
+    shape, source = _table_shape(X)
+    array = not is_frame(X)
+    validate_data(estimator, source, reset=reset, skip_check_array=True)
+    n_rows, n_cols = shape
+    if n_rows < 1:
+        raise _empty_error("sample", shape)
+    if n_cols < 1:
+        raise _empty_error("feature", shape)
+    if not array:
         names = [str(c) for c in X.columns]
         if len(set(names)) != len(names):
             raise ValueError("X has duplicate column names")
-        values, dtypes = [], []
-        for name, column in zip(names, X.columns):
-            series = X[column]
-            if series.isna().to_numpy().any():
-                raise ValueError(f"column {name!r} contains missing values (NaN or None)")
-            if series.dtype.kind == "c":
-                raise ValueError(f"Complex data not supported (column {name!r})")
-            # a categorical column stays a pandas Categorical: encoding maps its codes (fast)
-            is_cat = isinstance(series.dtype, pd.CategoricalDtype)
-            values.append(series.array if is_cat else series.to_numpy())
-            dtypes.append(series.dtype)
-        return names, values, dtypes
-    arr = validate_data(estimator, X, reset=reset, dtype="numeric", ensure_min_samples=1)
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None or len(names) != arr.shape[1]:
-        names = [f"x{j}" for j in range(arr.shape[1])]
-    return (
-        [str(n) for n in names],
-        [arr[:, j] for j in range(arr.shape[1])],
-        [arr.dtype] * len(names),
-    )
+    else:
+        fitted = getattr(estimator, "feature_names_in_", None)
+        if fitted is None or len(fitted) != n_cols:
+            names = [f"x{j}" for j in range(n_cols)]
+        else:
+            names = [str(n) for n in fitted]
+    return Table(names, n_rows, source, array)
 
 
 def _is_categorical_dtype(dtype: object) -> bool:
@@ -239,9 +408,7 @@ def numeric_values(values: np.ndarray, name: str) -> np.ndarray:
 
 
 def resolve_schema(
-    names: list[str],
-    values: list[np.ndarray],
-    dtypes: list[object],
+    table: Table,
     *,
     categories: object,
     bounds: object,
@@ -249,8 +416,12 @@ def resolve_schema(
 ) -> list[Column]:
     """The schema of a table: declared domains first, then dtypes, then (documented) data.
 
-    ``default_kind`` forces every column to one kind (``None``: infer from the dtype).
+    ``default_kind`` forces every column to one kind (``None``: infer from the dtype). A
+    column whose domain is declared is never read; the dtype of an undeclared column is read
+    from the table's metadata (a NumPy object column is read to tell numbers from
+    categories), and its values only when the domain comes from the data.
     """
+    names = table.names
     declared_cats = _lookup(categories, names, "categories")
     single_pair = _is_pair(bounds)
     declared_bounds = {} if single_pair else _lookup(bounds, names, "bounds")
@@ -258,7 +429,8 @@ def resolve_schema(
     if both:
         raise ValueError(f"columns {both} are declared both categorical and numeric")
     columns = []
-    for name, column, dtype in zip(names, values, dtypes):
+    for j, name in enumerate(names):
+        dtype = None
         if name in declared_cats:
             kind = CATEGORICAL
         elif name in declared_bounds:
@@ -266,6 +438,7 @@ def resolve_schema(
         elif default_kind is not None:
             kind = default_kind
         else:
+            dtype = table.dtype(j)
             kind = CATEGORICAL if _is_categorical_dtype(dtype) else NUMERIC
         if single_pair and kind == NUMERIC:
             declared_bounds[name] = bounds
@@ -277,21 +450,23 @@ def resolve_schema(
         if kind == CATEGORICAL:
             if name in declared_cats:
                 cats, source = check_categories(declared_cats[name], name), "declared"
-            elif isinstance(dtype, pd.CategoricalDtype):
-                cats, source = check_categories(dtype.categories, name), "dtype"
-            elif getattr(dtype, "kind", "") == "b":
-                cats, source = np.array([False, True]), "dtype"
             else:
-                unique = pd.unique(pd.Series(column, copy=False))
-                with contextlib.suppress(TypeError):  # mixed types keep first-seen order
-                    unique = np.sort(unique)
-                cats, source = check_categories(unique, name), "data"
+                dtype = table.dtype(j) if dtype is None else dtype
+                if isinstance(dtype, pd.CategoricalDtype):
+                    cats, source = check_categories(dtype.categories, name), "dtype"
+                elif getattr(dtype, "kind", "") == "b":
+                    cats, source = np.array([False, True]), "dtype"
+                else:
+                    unique = pd.unique(pd.Series(table.values(j), copy=False))
+                    with contextlib.suppress(TypeError):  # mixed types keep first-seen order
+                        unique = np.sort(unique)
+                    cats, source = check_categories(unique, name), "data"
             columns.append(Column(name, CATEGORICAL, categories=cats, source=source))
         else:
             if name in declared_bounds:
                 low_high, source = check_bounds(declared_bounds[name], name), "declared"
             else:
-                data = numeric_values(column, name)
+                data = numeric_values(table.values(j), name)
                 low_high, source = outward_bounds(float(data.min()), float(data.max())), "data"
             columns.append(Column(name, NUMERIC, bounds=low_high, source=source))
     return columns
@@ -325,7 +500,10 @@ def encode_numeric(column: Column, values: np.ndarray, *, clip: bool = False) ->
     return np.clip(2.0 * (data - low) / (high - low) - 1.0, -1.0, 1.0)
 
 
-def encode_table(columns: list[Column], values: list[np.ndarray]) -> list[np.ndarray]:
+def encode_table(columns: list[Column], table: Table | list[np.ndarray]) -> list[np.ndarray]:
+    """Every column of ``table`` (a :class:`Table`, or its column values) encoded against its
+    fitted :class:`Column`."""
+    values = table.all_values() if isinstance(table, Table) else table
     return [
         encode_categorical(c, v) if c.kind == CATEGORICAL else encode_numeric(c, v)
         for c, v in zip(columns, values)

@@ -8,13 +8,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-)
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from estimators.privatizer import NoSeedInPickles, atomic
+from estimators._base import declared_protocol
+from estimators._schema import table_rows
+from estimators.privatizer import NoSeedInPickles, atomic, update_lock
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
 
@@ -25,10 +23,15 @@ def check_target(estimator, X, y) -> np.ndarray:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
+    n_rows = table_rows(X)  # X's shape first: scikit-learn's checks would quote its values
     y = column_or_1d(y, warn=True)
     if y.dtype.kind in "fc":
         assert_all_finite(y, input_name="y", estimator_name=type(estimator).__name__)
-    check_consistent_length(X, y)
+    if y.shape[0] != n_rows:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"X has {n_rows} rows, y has {y.shape[0]} labels"
+        )
     check_classification_targets(y)
     return y
 
@@ -78,7 +81,8 @@ class PrivateLearnerMixin(NoSeedInPickles):
     A subclass names the statistic's attribute (``_statistic``), how rows are encoded
     (``_encode(X, y, reset=...)``), how the first chunk sets up the model (``_start``), what
     its feature domains are called in messages (``_domain``) and how the model is recomputed
-    from the statistic (``_refresh``). Every update is atomic.
+    from the statistic (``_refresh``). Every update is atomic and holds the estimator's lock
+    (updates from several threads are serialised).
     """
 
     _statistic: str
@@ -157,7 +161,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
                     f"declare the {self._domain} of column(s) {undeclared} to publish a "
                     "model's protocol"
                 )
-            self.device_privatizer_ = getattr(self, self._statistic)._declared_protocol()
+            self.device_privatizer_ = declared_protocol(getattr(self, self._statistic))
         return self.device_privatizer_
 
     def device_rows(self, X, y):
@@ -196,10 +200,10 @@ class PrivateLearnerMixin(NoSeedInPickles):
         -------
         self
         """
-        inner = getattr(self, self._statistic, None)
-        if inner is None or not hasattr(inner, "statistics_"):
-            return self.fit_reports(reports)
-        with atomic(self):
+        with atomic(self):  # re-entrant: the first call's fit_reports holds it too
+            inner = getattr(self, self._statistic, None)
+            if inner is None or not hasattr(inner, "statistics_"):
+                return self.fit_reports(reports)
             inner.partial_fit_reports(reports)
             self._refresh()
         return self
@@ -211,21 +215,22 @@ class PrivateLearnerMixin(NoSeedInPickles):
         -------
         self
         """
+        if type(other) is not type(self):
+            raise TypeError(f"other must be a {type(self).__name__}, got {type(other).__name__}")
+        with update_lock(other):  # a consistent view of other (never both locks at once)
+            check_is_fitted(other)
+            classes, columns, alpha = other.classes_, list(other.columns_), other.alpha
+            statistic = getattr(other, self._statistic)
         with atomic(self):
             check_is_fitted(self)
-            if type(other) is not type(self):
-                raise TypeError(
-                    f"other must be a {type(self).__name__}, got {type(other).__name__}"
-                )
-            check_is_fitted(other)
-            if not np.array_equal(self.classes_, other.classes_):
+            if not np.array_equal(self.classes_, classes):
                 raise ValueError("cannot merge: the classes differ")
-            if len(self.columns_) != len(other.columns_) or not all(
-                a.same_domain(b) for a, b in zip(self.columns_, other.columns_, strict=True)
+            if len(self.columns_) != len(columns) or not all(
+                a.same_domain(b) for a, b in zip(self.columns_, columns, strict=True)
             ):
                 raise ValueError(f"cannot merge: the feature columns or {self._domain} differ")
-            if self.alpha != other.alpha:
+            if self.alpha != alpha:
                 raise ValueError("cannot merge: parameter 'alpha' differs")
-            getattr(self, self._statistic).merge(getattr(other, self._statistic))
+            getattr(self, self._statistic).merge(statistic)  # locks the statistic's owner
             self._refresh()
         return self

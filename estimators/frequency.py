@@ -48,7 +48,9 @@ class FrequencyEstimator(ProtocolEstimator):
         Split ``epsilon`` over the columns, or let each row report one sampled column.
     consistency : {"none", "project", "norm_sub", "ibu"}, default "none"
         Post-processing of the unbiased estimates: none, Euclidean projection onto the
-        simplex, Norm-Sub, or iterative Bayesian update (see :mod:`ldp.mechanisms.consistency`).
+        simplex, Norm-Sub, or iterative Bayesian update (see
+        :func:`ldp.mechanisms.project_simplex`, :func:`ldp.mechanisms.norm_sub` and
+        :func:`ldp.mechanisms.ibu`).
     random_state : None, int or numpy.random.Generator
         Noise source of the simulation (see :class:`~estimators.Privatizer`); a Generator is
         deep-copied by ``clone``, so a clone replays the same noise.

@@ -39,12 +39,12 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     **Method.** The logistic loss ``log(1 + exp(-t w.x))`` (``t = +-1``) is replaced by its
     second-order Taylor polynomial at ``w.x = 0``, ``log 2 - t w.x / 2 + (w.x)^2 / 8``: the
     polynomial-approximation approach to non-interactive LDP learning of smooth generalized
-    linear models (Zheng, Mou and Wang, COLT 2017), at degree 2. The empirical surrogate
+    linear models (Zheng-Mou-Wang (2017)), at degree 2. The empirical surrogate
     depends on the data only through the means of ``x x^T`` and ``t x``, so each user, in one
     round, privatizes the vector of these per-user statistics (features mapped from their
     public ``bounds`` to ``[-1, 1]``, so every statistic lies in ``[-1, 1]``) with a
     :class:`~estimators.MeanEstimator`: with ``budget="sample"`` (the default) each user
-    reports one statistic drawn at random at the full ``epsilon`` (Wang et al., ICDE 2019,
+    reports one statistic drawn at random at the full ``epsilon`` (Wang et al. (2019),
     sampling; with ``D`` statistics the per-coordinate variance is about ``D`` times the
     one-dimensional one, against ``D^2`` for splitting the budget). The server minimizes the
     private surrogate plus a ridge penalty ``alpha |w|^2`` (intercept not penalized), after
@@ -122,8 +122,10 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     # ----------------------------------------------------------------- fitting
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
-        _, values, _ = read_table(self, X, reset=False)
-        x = np.column_stack([encode_numeric(c, v) for c, v in zip(self.columns_, values)])
+        table = read_table(self, X, reset=False)
+        x = np.column_stack(
+            [encode_numeric(c, table.values(j)) for j, c in enumerate(self.columns_)]
+        )
         labels = encode_labels(self.classes_, y)
         if self.classes_.size == 2:
             t = (2.0 * labels - 1.0)[:, None]
@@ -137,11 +139,8 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         check_budget(self.budget)
         check_scalar(self.alpha, "alpha", low=0.0)
         self.classes_ = resolve_classes(classes, y, "classes")
-        names, values, dtypes = read_table(self, X, reset=True)
         self.columns_ = resolve_schema(
-            names,
-            values,
-            dtypes,
+            read_table(self, X, reset=True),
             categories=None,
             bounds=self.bounds,
             default_kind=NUMERIC,
@@ -197,12 +196,14 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores ``X @ coef_.T + intercept_`` (features clipped to their bounds)."""
         check_is_fitted(self)
-        _, values, _ = read_table(self, X, reset=False)
+        table = read_table(self, X, reset=False)
         x = np.column_stack(
             [
-                np.clip(encode_numeric(c, v, clip=True), -1, 1) * (c.bounds[1] - c.bounds[0]) / 2
+                np.clip(encode_numeric(c, table.values(j), clip=True), -1, 1)
+                * (c.bounds[1] - c.bounds[0])
+                / 2
                 + (c.bounds[0] + c.bounds[1]) / 2
-                for c, v in zip(self.columns_, values)
+                for j, c in enumerate(self.columns_)
             ]
         )
         scores = x @ self.coef_.T + self.intercept_

@@ -27,8 +27,8 @@ __all__ = ["LDPNaiveBayes"]
 class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     """Categorical naive Bayes learned from epsilon-LDP reports of (label, feature) pairs.
 
-    **Scheme** (the joint-pair scheme of Yilmaz, Al-Rubaie and Chang, "Locally differentially
-    private naive Bayes classification", 2019). A user with label ``y`` (one of ``C`` classes)
+    **Scheme** (the joint-pair scheme of Yilmaz et al. (2019), "Locally differentially
+    private naive Bayes classification"). A user with label ``y`` (one of ``C`` classes)
     and categorical features ``x_1 .. x_d`` privatizes, for feature ``j``, the *pair*
     ``(y, x_j)`` as one value of the joint alphabet of size ``C k_j`` with a frequency oracle.
     ``budget="split"``: every user reports all ``d`` pairs with ``epsilon / d`` each;
@@ -112,10 +112,13 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------- fitting
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
-        _, values, _ = read_table(self, X, reset=False)
+        table = read_table(self, X, reset=False)
         labels = encode_labels(self.classes_, y)
         return np.column_stack(
-            [labels * c.k + encode_categorical(c, v) for c, v in zip(self.columns_, values)]
+            [
+                labels * c.k + encode_categorical(c, table.values(j))
+                for j, c in enumerate(self.columns_)
+            ]
         )
 
     def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
@@ -124,11 +127,8 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
         check_budget(self.budget)
         check_scalar(self.alpha, "alpha", low=0.0)
         self.classes_ = resolve_classes(classes, y, "classes")
-        names, values, dtypes = read_table(self, X, reset=True)
         self.columns_ = resolve_schema(
-            names,
-            values,
-            dtypes,
+            read_table(self, X, reset=True),
             categories=self.categories,
             bounds=None,
             default_kind=CATEGORICAL,
@@ -181,10 +181,10 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------- prediction
     def _joint_log_likelihood(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self)
-        _, values, _ = read_table(self, X, reset=False)
-        jll = np.tile(self.class_log_prior_, (values[0].shape[0], 1))
-        for column, v, log_prob in zip(self.columns_, values, self.feature_log_prob_):
-            jll += log_prob[:, encode_categorical(column, v)].T
+        table = read_table(self, X, reset=False)
+        jll = np.tile(self.class_log_prior_, (table.n_rows, 1))
+        for j, (column, log_prob) in enumerate(zip(self.columns_, self.feature_log_prob_)):
+            jll += log_prob[:, encode_categorical(column, table.values(j))].T
         return jll
 
     def predict_log_proba(self, X: ArrayLike) -> np.ndarray:

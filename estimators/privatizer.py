@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 from contextlib import contextmanager
 
@@ -11,7 +12,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from estimators._deployed import as_protocol, protocol_column, single_column_values
+from estimators._deployed import (
+    as_protocol,
+    protocol_column,
+    single_column_name,
+    single_column_values,
+)
 from estimators._protocol import (
     Mechanism,
     aggregate_block,
@@ -40,34 +46,79 @@ from ldp.protocol import Protocol
 __all__ = ["Privatizer"]
 
 
+#: The attribute holding an estimator's update lock (created on first use, never pickled).
+_LOCK = "_update_lock"
+_LOCK_CREATION = threading.Lock()
+
+
+def update_lock(estimator) -> threading.RLock:
+    """The estimator's own re-entrant lock, created on first use.
+
+    Every update of a fitted state (``fit``, ``partial_fit``, ``fit_reports``,
+    ``partial_fit_reports``, ``merge``) holds it, so that updates from several threads are
+    serialised and none is lost. It is not a parameter (``get_params`` and ``clone`` never
+    see it) and never pickled; a copy or an unpickled estimator makes its own.
+    """
+    lock = estimator.__dict__.get(_LOCK)
+    if lock is None:
+        with _LOCK_CREATION:
+            lock = estimator.__dict__.get(_LOCK)
+            if lock is None:
+                lock = threading.RLock()
+                estimator.__dict__[_LOCK] = lock
+    return lock
+
+
 @contextmanager
 def atomic(estimator):
-    """Restore ``estimator.__dict__`` if the block raises: a failed call leaves no state."""
-    saved = dict(estimator.__dict__)
-    try:
-        yield
-    except BaseException:
-        estimator.__dict__.clear()
-        estimator.__dict__.update(saved)
-        raise
+    """Hold the estimator's update lock, and restore ``estimator.__dict__`` if the block
+    raises: updates are serialised across threads, and a failed call leaves no state."""
+    with update_lock(estimator):
+        saved = dict(estimator.__dict__)
+        try:
+            yield
+        except BaseException:
+            estimator.__dict__.clear()
+            estimator.__dict__.update(saved)
+            raise
 
 
 class NoSeedInPickles:
-    """Pickles (and copies made through them) carry no randomness state.
+    """Pickles (and copies made through them) carry no randomness state, and no lock.
 
     A seed or a generator state that travels with an estimator lets whoever holds the pickle
     predict the noise of later privatizations, and undo them. ``__getstate__`` drops the
     internal generator and sets ``random_state`` to ``None`` (the operating system's
-    entropy); a restored object draws fresh noise.
+    entropy); a restored object draws fresh noise. A pickle that carries a seed or a
+    generator anyway (written by other code, for instance a server's) has them dropped by
+    ``__setstate__``, with a :class:`~ldp.PrivacyLeakWarning`.
     """
 
     def __getstate__(self):
         state = super().__getstate__()  # type: ignore[misc]
         state = dict(state)
         state.pop("_rng", None)
+        state.pop(_LOCK, None)
         if state.get("random_state") is not None and state.get("random_state") != "os":
             state["random_state"] = None
         return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop(_LOCK, None)
+        seed = state.get("random_state")
+        if "_rng" in state or (seed is not None and not (isinstance(seed, str) and seed == "os")):
+            warnings.warn(
+                PrivacyLeakWarning(
+                    f"the serialised {type(self).__name__} carried a seed or a generator "
+                    "state; it is dropped (random_state=None: the operating system's "
+                    "entropy), since whoever wrote it could predict the noise and undo it"
+                ),
+                stacklevel=2,
+            )
+            state.pop("_rng", None)
+            state["random_state"] = None
+        super().__setstate__(state)  # type: ignore[misc]
 
 
 def check_epsilon_param(epsilon: object) -> float:
@@ -206,11 +257,8 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
                 return self
             epsilon = check_epsilon_param(self.epsilon)
             budget = check_budget(self.budget)
-            names, values, dtypes = read_table(self, X, reset=True)
             columns = resolve_schema(
-                names,
-                values,
-                dtypes,
+                read_table(self, X, reset=True),
                 categories=self.categories,
                 bounds=self.bounds,
                 default_kind=self._default_kind,
@@ -255,7 +303,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     def _fit_protocol(self, X: ArrayLike | None, name: str | None = None) -> None:
         protocol = self._deployed()
         if X is not None:
-            name, _ = single_column_values(X)
+            name = single_column_name(X)  # the protocol declares the domain: no value read
             if isinstance(X, pd.DataFrame):
                 self.feature_names_in_ = np.asarray([name], dtype=object)
             elif hasattr(self, "feature_names_in_"):
@@ -271,7 +319,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- privatizing
     def transform(self, X: ArrayLike) -> np.ndarray:
-        """Privatize every row of ``X``: the report table (module :mod:`estimators._protocol`).
+        """Privatize every row of ``X``: the report table.
 
         Every value is checked against its column's domain before any noise is drawn.
 
@@ -289,8 +337,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             _, values = single_column_values(X)
             reports = self.protocol_.privatize(values, rng=rng)
             return encode_reports(self.protocol_.mechanism, reports)
-        _, values, _ = read_table(self, X, reset=False)
-        encoded = encode_table(self.columns_, values)
+        encoded = encode_table(self.columns_, read_table(self, X, reset=False))
         return self._privatize(encoded, rng)
 
     def _rows_per_column(self, n: int, rng) -> list[tuple[int, np.ndarray | slice]]:
@@ -478,3 +525,28 @@ def same_protocol(a: Privatizer, b: Privatizer) -> str | None:
 
 def categorical_indices(privatizer: Privatizer) -> list[int]:
     return [j for j, c in enumerate(privatizer.columns_) if c.kind == CATEGORICAL]
+
+
+# ----------------------------------------------------------------- for the estimators
+# The estimators build and drive a Privatizer of their own; these functions are the only way
+# they reach into it, so its private state stays inside this module.
+def install_schema(
+    privatizer: Privatizer, columns: list[Column], mechanisms: list[Mechanism | None]
+) -> None:
+    """Fit ``privatizer`` to declared ``columns`` and their ``mechanisms`` (no data read)."""
+    privatizer._set_protocol(columns, mechanisms)
+
+
+def install_protocol(privatizer: Privatizer) -> None:
+    """Fit ``privatizer`` to its published protocol (``privatizer.protocol``)."""
+    privatizer._fit_protocol(None)
+
+
+def report_width_total(privatizer: Privatizer) -> int:
+    """Number of report-table columns of a fitted ``privatizer``."""
+    return int(privatizer._offsets[-1])
+
+
+def native_reports(privatizer: Privatizer, encoded: list[np.ndarray], rng: object):
+    """``(column, rows, native reports)`` for every column that reports something."""
+    return privatizer._native_reports(encoded, rng)

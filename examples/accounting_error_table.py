@@ -1,21 +1,24 @@
 """How wrong are the approximations? Exact composition vs CLT, Edgeworth, Theorem 2 and KOV.
 
+(KOV: the optimal composition theorem of Kairouz-Oh-Viswanath (2017).)
+
 A client reports through a Laplace mechanism (scale 1, sensitivity ``theta`` per report) ``k``
 times. Its tight privacy profile comes from the exact (pessimistically discretised) privacy
 loss distribution; the alternatives are
 
-* CLT (seed 000): ``G_mu`` with ``mu = 2 k kl / sqrt(k (kappa2 - kl^2))`` - an approximation;
-* Edgeworth (seed 002): degree-2 expansion - an approximation;
-* Theorem 2 of seed 001: the tight bound for *any* ``(theta, 0)``-DP, ``eta``-TV mechanism,
-  with ``eta = 1 - e^{-theta/2}`` the Laplace TV - a valid bound;
+* CLT (Dong-Roth-Su (2022)): ``G_mu`` with ``mu = 2 k kl / sqrt(k (kappa2 - kl^2))`` - an
+  approximation;
+* Edgeworth (Zheng-Dong-Long-Su (2020)): degree-2 expansion - an approximation;
+* Ghazi-Issa (2023), Theorem 2: the tight bound for *any* ``(theta, 0)``-DP, ``eta``-TV
+  mechanism, with ``eta = 1 - e^{-theta/2}`` the Laplace TV - a valid bound;
 * KOV: the tight bound knowing only ``(theta, 0)``-DP - a valid bound.
 
 The table prints delta at a few epsilons and the signed error of each method against the
 exact value (negative = the method under-states the privacy loss, i.e. it is not a bound).
 The reference is itself an upper bound: the Laplace loss is rounded up onto a lattice of
 ``1e-4``, which over-states delta by at most about ``k * 1e-4``.
-Then the natural f-DP filter counterexample of seed 004 shows why adaptively chosen
-Poisson-subsampled Gaussians need the GDP filter instead.
+Then the natural f-DP filter counterexample of Tran-Koskela-Räisä-Honkela (2025) shows why
+adaptively chosen Poisson-subsampled Gaussians need the GDP filter instead.
 
 Run: ``python examples/accounting_error_table.py`` (a few seconds).
 """
@@ -88,7 +91,8 @@ def main() -> None:
     print(" over-states by at most k * 1e-4 through its pessimistic rounding.)\n")
 
     r = natural_filter_counterexample()
-    print("Natural f-DP filter, seed 004 Example 3.3 (corrected selection rule):")
+    print("Natural f-DP filter, Tran-Koskela-Räisä-Honkela (2025), Example 3.3")
+    print("  (the paper prints the selection rule reversed; the corrected rule is used):")
     print(
         f"  at gamma_0 = {r['gamma0']:.5f}: budget profile {r['budget']:.6f}, "
         f"true adaptive profile {r['adaptive']:.6f} -> violated: {r['violated']}"

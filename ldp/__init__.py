@@ -4,6 +4,11 @@ The core objects are :class:`Channel`, a finite local randomizer held as a row-s
 matrix whose epsilon, delta profile and eta-TV are computed exactly, and the constructors of
 :mod:`ldp.mechanisms`.
 
+``import ldp`` is fast: the subpackages (:mod:`ldp.accounting`, :mod:`ldp.risk`,
+:mod:`ldp.contraction`, ...) and the names below are imported on first use (PEP 562), so
+``ldp.risk`` and ``from ldp import Channel`` work as usual and pay for scipy only when they
+need it.
+
 Examples
 --------
 >>> import ldp
@@ -14,16 +19,10 @@ Examples
 True
 """
 
-from ldp import accounting, contraction, divergences, risk
-from ldp._warnings import PrivacyLeakWarning
-from ldp.channel import Channel
-from ldp.mechanisms import (
-    binary_erasure,
-    binary_mechanism_with_erasure,
-    eta_max,
-    k_rr,
-    randomized_response,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -38,5 +37,64 @@ __all__ = [
     "eta_max",
     "k_rr",
     "randomized_response",
+    "references",
     "risk",
 ]
+
+#: Public names and the module each one lives in (imported on first access).
+_LAZY_NAMES = {
+    "Channel": "ldp.channel",
+    "PrivacyLeakWarning": "ldp._warnings",
+    "binary_erasure": "ldp.mechanisms",
+    "binary_mechanism_with_erasure": "ldp.mechanisms",
+    "eta_max": "ldp.mechanisms",
+    "k_rr": "ldp.mechanisms",
+    "randomized_response": "ldp.mechanisms",
+}
+
+#: Subpackages and modules reachable as attributes of ``ldp`` (imported on first access).
+_SUBMODULES = frozenset(
+    {
+        "accounting",
+        "audit",
+        "channel",
+        "cli",
+        "contraction",
+        "datasets",
+        "design",
+        "distributed",
+        "divergences",
+        "mechanisms",
+        "plotting",
+        "protocol",
+        "references",
+        "risk",
+    }
+)
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
+    from ldp import accounting, contraction, divergences, references, risk
+    from ldp._warnings import PrivacyLeakWarning
+    from ldp.channel import Channel
+    from ldp.mechanisms import (
+        binary_erasure,
+        binary_mechanism_with_erasure,
+        eta_max,
+        k_rr,
+        randomized_response,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)

@@ -11,7 +11,7 @@ line. A mechanism has
   their ranges), and the conversion between the compact numpy reports and rows of fields
   (the wire format of report files), refusing what the mechanism cannot output;
 * ``epsilon``: an upper bound on its pure-LDP level *as the sampler draws it* (computed from
-  the exact probabilities of :mod:`ldp._sampling` and rounded up);
+  the exact probabilities of ``ldp._sampling`` and rounded up);
 * ``sampler()``: the constants a device needs to run it without computing a transcendental
   function (the exact weights of every coin), written into protocol files;
 * ``name`` and ``params``: its identity (``REGISTRY[name](**params)`` rebuilds it), used for
@@ -188,8 +188,9 @@ class ReportCodec:
     ) -> np.ndarray:
         """Rows of fields as native reports, refusing anything the mechanism cannot output.
 
-        Integer fields must be whole numbers in their range; float fields finite numbers in
-        their range (on their grid, if any); the mechanism's structural check runs last.
+        Integer fields must be whole numbers in their range (booleans are refused); float
+        fields finite numbers in their range (on their grid, if any); the mechanism's
+        structural check runs last.
         Errors name the first bad row through ``where(index)`` and never echo a value.
         """
         try:
@@ -204,7 +205,7 @@ class ReportCodec:
                 f"({', '.join(self.names[:4])}{', ...' if self.width > 4 else ''}), "
                 f"got shape {arr.shape}"
             )
-        if arr.dtype.kind not in "iuf" and not (arr.dtype.kind == "b" and not self.is_float):
+        if arr.dtype.kind not in "iuf":  # booleans too: no mechanism outputs True or False
             raise TypeError(f"reports must be numbers, got dtype {arr.dtype}")
         lows = np.array([f.low for f in self.fields])
         highs = np.array([f.high for f in self.fields])
@@ -403,7 +404,7 @@ class Mechanism(abc.ABC):
 
 def check_unit_values(domain: Domain, values: ArrayLike, name: str = "values") -> np.ndarray:
     """Numeric mechanism input checked against an :class:`Interval` or :class:`Ball`."""
-    arr = as_real_array(values, name)
+    arr = as_real_array(values, name, quote=False)
     if isinstance(domain, Interval):
         if domain.d == 1:
             if arr.ndim != 1:

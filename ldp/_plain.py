@@ -33,9 +33,10 @@ _EXACT_ENTRIES = 1 << 24
 
 @dataclass(frozen=True)
 class PlainPrivacy:
-    """The privacy of one report in plain terms (see the module notes).
+    """The privacy of one report in plain terms (see the module notes); built by
+    :meth:`ldp.mechanisms.Mechanism.summary`.
 
-    Attributes
+    Parameters
     ----------
     epsilon, delta : float
         The guarantee.
@@ -56,6 +57,15 @@ class PlainPrivacy:
         Whether ``observer_accuracy`` is exact (else the randomized-response upper bound).
     prior_accuracy : float or None
         ``1 / k``: the accuracy of a guess without the report.
+
+    Examples
+    --------
+    >>> from ldp import k_rr
+    >>> plain = k_rr(4, 1.0).summary()
+    >>> round(plain.p_true_report, 4), round(plain.odds_factor, 4)  # e / (e + 3), e
+    (0.4754, 2.7183)
+    >>> round(plain.observer_accuracy, 4), plain.prior_accuracy
+    (0.4754, 0.25)
     """
 
     epsilon: float
@@ -137,7 +147,7 @@ def plain_privacy(mechanism: object, delta: float = 0.0) -> PlainPrivacy:
     >>> import ldp
     >>> from ldp._plain import plain_privacy
     >>> plain = plain_privacy(ldp.k_rr(4, 1.0))
-    >>> round(plain.p_true_report, 4), round(plain.odds_factor, 4)
+    >>> round(plain.p_true_report, 4), round(plain.odds_factor, 4)  # e / (e + 3), e
     (0.4754, 2.7183)
     >>> round(plain.observer_accuracy, 4), plain.prior_accuracy
     (0.4754, 0.25)

@@ -49,7 +49,7 @@ def _count(size: object) -> tuple[int, tuple[int, ...] | None]:
 class ByteSource:
     """A source of randomness that is a function returning bytes.
 
-    Every privatizer in ldp draws only whole bytes (``bytes(n)``; see :mod:`ldp._sampling`),
+    Every privatizer in ldp draws only whole bytes (``bytes(n)``; see ``ldp._sampling``),
     so any function ``randbytes(n) -> bytes`` can drive it: :func:`os.urandom` on a device,
     or a fixed byte string to check that two implementations of the protocol produce the same
     report from the same bytes (the test vectors in ``clients/``).
@@ -147,7 +147,8 @@ class OSGenerator(ByteSource):
             low, high = 0, low
         for name, value in (("low", low), ("high", high)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an integer for the OS generator, got {value!r}")
+                shown = value.item() if isinstance(value, np.generic) else value
+                raise TypeError(f"{name} must be an integer for the OS generator, got {shown!r}")
         low, high = int(low), int(high) + (1 if endpoint else 0)
         span = high - low
         if span <= 0:

@@ -256,15 +256,30 @@ def randint(gen: object, bound: int, n: int) -> np.ndarray:
         return out
     bits = (bound - 1).bit_length()
     width = (bits + 7) // 8
-    mask = np.uint64((1 << bits) - 1)
-    pending = np.arange(n)
-    while pending.size:
-        raw = random_bytes(gen, pending.size * width).reshape(pending.size, width)
-        value = _big_endian(raw) & mask
-        accepted = value < np.uint64(bound)
-        out[pending[accepted]] = value[accepted].astype(np.int64)
-        pending = pending[~accepted]
+    mask = (1 << bits) - 1
+    pending = None  # round one: every draw, in order
+    count = n
+    while count:
+        value = _big_endian_words(random_bytes(gen, count * width), width) & mask
+        accepted = value < bound
+        if pending is None:
+            out[:] = value
+            pending = np.flatnonzero(~accepted)
+        else:
+            out[pending[accepted]] = value[accepted]
+            pending = pending[~accepted]
+        count = pending.size
     return out
+
+
+_WORD_TYPES = {1: ">u1", 2: ">u2", 4: ">u4", 8: ">u8"}
+
+
+def _big_endian_words(raw: np.ndarray, width: int) -> np.ndarray:
+    """Consecutive ``width``-byte big-endian words of ``raw`` as int64 (``width <= 7``)."""
+    if width in _WORD_TYPES:
+        return raw.view(_WORD_TYPES[width]).astype(np.int64)
+    return _big_endian(raw.reshape(-1, width)).astype(np.int64)
 
 
 def uniform(gen: object, n: int) -> np.ndarray:

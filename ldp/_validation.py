@@ -1,7 +1,10 @@
 """Argument checks shared by the public API.
 
 Every check raises ``TypeError`` for an argument of the wrong kind and ``ValueError`` for a
-value out of range, and the message names the argument and the offending value.
+value out of range, and the message names the argument and the offending value: a parameter
+(an epsilon, a matrix, a probability) is quoted, as plain numbers. Private data (the values a
+mechanism privatizes) is never quoted: its checks (``quote=False``) name the argument and the
+problem only, so that no raw value reaches a log or a crash report.
 """
 
 from __future__ import annotations
@@ -19,7 +22,37 @@ from ldp._random import ByteSource, OSGenerator
 PMF_TOLERANCE = 1e-9
 
 
-def _describe(value: object) -> str:
+def plain(value: object) -> object:
+    """``value`` with NumPy scalars as Python numbers, so that a message shows ``2.0``, not
+    ``np.float64(2.0)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def compact(n: int) -> str:
+    """A whole number short enough for a one-line message: ``4096``, ``2^40``, ``1.1e+12``
+    (a 300-digit integer is never printed, and never converted to text in full).
+
+    Examples
+    --------
+    >>> from ldp._validation import compact
+    >>> compact(4096), compact(2**40), compact(10**12 + 7), compact(-(10**400))
+    ('4096', '2^40', '1e+12', '-about 2^1328')
+    """
+    n = int(n)
+    if abs(n) < 10**6:
+        return str(n)
+    sign, n = ("-", -n) if n < 0 else ("", n)
+    if n & (n - 1) == 0:
+        return f"{sign}2^{n.bit_length() - 1}"
+    if n.bit_length() <= 1000:
+        return f"{sign}{float(n):.3g}"
+    return f"{sign}about 2^{n.bit_length() - 1}"
+
+
+def describe(value: object) -> str:
+    value = plain(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return compact(value)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -36,7 +69,7 @@ def check_scalar(
 ) -> float:
     """Return ``value`` as a Python float after checking its kind and range."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+        raise TypeError(f"{name} must be a real number, got {describe(value)}")
     out = float(value)
     if np.isnan(out):
         raise ValueError(f"{name} must not be NaN")
@@ -95,33 +128,38 @@ def check_eta_range(value: object, low: float, high: float, context: str) -> flo
 def check_integer(value: object, name: str, *, low: int | None = None) -> int:
     """An integer (``int`` or numpy integer, not ``bool``) at least ``low``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+        raise TypeError(f"{name} must be an integer, got {describe(value)}")
     out = int(value)
     if low is not None and out < low:
-        raise ValueError(f"{name} must be >= {low}, got {out}")
+        raise ValueError(f"{name} must be >= {low}, got {compact(out)}")
     return out
 
 
-def as_real_array(value: object, name: str) -> np.ndarray:
-    """``value`` as a float64 array; rejects non-numeric, boolean and complex data."""
+def as_real_array(value: object, name: str, *, quote: bool = True) -> np.ndarray:
+    """``value`` as a float64 array; rejects non-numeric, boolean and complex data.
+
+    ``quote=False`` for private data: the messages then name ``name`` and the problem, never
+    a value.
+    """
+
+    def shown() -> str:
+        return f", got {describe(value)}" if quote else ""
+
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
-        raise TypeError(f"{name} must be an array of real numbers: {exc}") from None
+        detail = f": {exc}" if quote else " (rows of equal length)"
+        raise TypeError(f"{name} must be an array of real numbers{detail}") from None
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"{name} must be an array of real numbers, got {_describe(value)}"
-            ) from None
+            raise TypeError(f"{name} must be an array of real numbers{shown()}") from None
     if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must be an array of real numbers, got dtype {arr.dtype} ({_describe(value)})"
-        )
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}{shown()}")
     arr = arr.astype(np.float64, copy=False)
     if arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers, got {_describe(value)}")
+        raise ValueError(f"{name} must contain only finite numbers{shown()}")
     return arr
 
 
@@ -135,9 +173,9 @@ def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarra
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} must have at least one outcome, got shape {arr.shape}")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be non-negative, got {_describe(value)}")
+        raise ValueError(f"{name} must be non-negative, got {describe(value)}")
     if np.any(arr > 1.0 + PMF_TOLERANCE):  # also keeps the sums from overflowing
-        raise ValueError(f"{name} must have entries <= 1 (probabilities), got {_describe(value)}")
+        raise ValueError(f"{name} must have entries <= 1 (probabilities), got {describe(value)}")
     total = arr.sum(axis=-1, keepdims=True)
     bad = np.abs(total - 1.0) > PMF_TOLERANCE
     if np.any(bad):
@@ -165,25 +203,27 @@ def check_random_state(rng: object) -> np.random.Generator | ByteSource:
     if isinstance(rng, str):
         if rng == "os":
             return OSGenerator()
-        raise TypeError(f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}")
+        raise TypeError(
+            f"rng must be None, an int seed, a numpy Generator or 'os', got {describe(rng)}"
+        )
     if rng is None or isinstance(
         rng, (numbers.Integral, np.random.SeedSequence, np.random.BitGenerator)
     ):
         if isinstance(rng, (bool, np.bool_)):
             raise TypeError(
-                f"rng must be None, an int seed, a numpy Generator or 'os', got {rng!r}"
+                f"rng must be None, an int seed, a numpy Generator or 'os', got {describe(rng)}"
             )
         try:
             return np.random.default_rng(rng)
         except ValueError as exc:
-            raise ValueError(f"rng: {exc} (got {rng!r})") from None
+            raise ValueError(f"rng: {exc} (got {describe(rng)})") from None
     if isinstance(rng, np.random.RandomState):
         raise TypeError(
             "rng must be None, an int seed, a numpy Generator or 'os'; the legacy RandomState "
             "is not accepted (use np.random.default_rng)"
         )
     raise TypeError(
-        f"rng must be None, an int seed, a numpy Generator or 'os', got {_describe(rng)}"
+        f"rng must be None, an int seed, a numpy Generator or 'os', got {describe(rng)}"
     )
 
 
@@ -201,24 +241,24 @@ def as_levels(
     value) for NaN, forbidden infinities and values outside ``[low, high]``.
     """
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number or array, got {value!r}")
+        raise TypeError(f"{name} must be a real number or array, got {describe(value)}")
     scalar = isinstance(value, numbers.Real)
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number or array: {exc}") from None
     if arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or array, got {value!r}")
+        raise TypeError(f"{name} must be a real number or array, got {describe(value)}")
     arr = arr.astype(np.float64)
     if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not be NaN, got {value!r}")
+        raise ValueError(f"{name} must not be NaN, got {describe(value)}")
     if not allow_inf and np.any(np.isinf(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {describe(value)}")
     if low is not None and np.any(arr < low):
-        bad = arr[arr < low].flat[0]
+        bad = float(arr[arr < low].flat[0])
         raise ValueError(f"{name} must be >= {low}, got {bad!r}")
     if high is not None and np.any(arr > high):
-        bad = arr[arr > high].flat[0]
+        bad = float(arr[arr > high].flat[0])
         raise ValueError(f"{name} must be <= {high}, got {bad!r}")
     return arr, scalar or arr.ndim == 0
 

@@ -20,4 +20,19 @@ class PrivacyLeakWarning(UserWarning):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             ...
+
+    Examples
+    --------
+    The estimators of the ``estimators`` package raise it when a domain is read from the
+    data; it is a ``UserWarning``, so the usual filters apply:
+
+    >>> import warnings
+    >>> from ldp import PrivacyLeakWarning
+    >>> issubclass(PrivacyLeakWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("categories read from the data", PrivacyLeakWarning)
+    >>> caught[0].category.__name__
+    'PrivacyLeakWarning'
     """

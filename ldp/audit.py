@@ -31,7 +31,7 @@ from scipy import stats
 
 from ldp._mechanism import Mechanism
 from ldp._progress import progress as _progress
-from ldp._validation import check_integer, check_random_state, check_scalar
+from ldp._validation import check_integer, check_random_state, check_scalar, compact
 
 __all__ = ["AuditResult", "audit", "clopper_pearson", "epsilon_lower_bound"]
 
@@ -41,6 +41,23 @@ CHUNK = 250_000
 
 def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """Exact two-sided ``1 - alpha`` confidence interval for a binomial proportion.
+
+    The interval of Clopper-Pearson (1934), from the quantiles of beta distributions: it
+    covers the true proportion with probability at least ``1 - alpha`` for every proportion.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes, ``0 <= successes <= trials``.
+    trials : int
+        Number of trials, ``>= 1``.
+    alpha : float
+        One minus the confidence level, in ``(0, 1)``.
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper limits (``0`` and ``1`` at the extreme counts).
 
     Examples
     --------
@@ -52,7 +69,7 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     k = check_integer(successes, "successes", low=0)
     n = check_integer(trials, "trials", low=1)
     if k > n:
-        raise ValueError(f"successes must be <= trials, got {k} > {n}")
+        raise ValueError(f"successes must be <= trials, got {compact(k)} > {compact(n)}")
     level = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     low = 0.0 if k == 0 else float(stats.beta.ppf(level / 2, k, n - k + 1))
     high = 1.0 if k == n else float(stats.beta.ppf(1 - level / 2, k + 1, n - k))
@@ -61,9 +78,9 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`audit`.
+    """Outcome of :func:`audit` and :func:`epsilon_lower_bound`.
 
-    Attributes
+    Parameters
     ----------
     epsilon_lower : float
         Lower confidence bound (level ``1 - alpha``) on the mechanism's epsilon at ``delta``.
@@ -75,6 +92,14 @@ class AuditResult:
         Confidence limits of ``P(S | x0)`` and ``P(S | x1)``.
     n_samples, alpha, delta : number
         The audit's settings.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.audit import epsilon_lower_bound
+    >>> result = epsilon_lower_bound(ldp.k_rr(4, 1.0), 0, 1, n_samples=20_000, rng=0)
+    >>> 0.8 < result.value <= 1.0, result.inputs
+    (True, (1, 0))
     """
 
     epsilon_lower: float

@@ -10,6 +10,11 @@ parameters that built it:
 * ``epsilon_for_delta(delta)``: the inverse of the profile;
 * ``tv``: the eta-TV level ``max_{x, x'} TV(K_x, K_x')`` (Ghazi-Issa (2023), Definition 7),
   which is also the Dobrushin contraction coefficient.
+
+For large channels the pairwise maxima use the channel's structure (k-ary randomized
+response reduces to one pair of rows; otherwise distinct rows, merged columns, rows that
+deviate from a common background in few entries); see ``ldp._pairwise`` and its
+``MAX_PAIRWISE_WORK``.
 """
 
 from __future__ import annotations
@@ -112,7 +117,7 @@ class Channel(Mechanism):
     ----------
     matrix : array_like of shape (n_inputs, n_outputs)
         Finite, non-negative entries whose rows sum to one within
-        :data:`~ldp._validation.PMF_TOLERANCE` (``1e-9``). Rows are divided by their sums,
+        ``PMF_TOLERANCE`` (``1e-9``). Rows are divided by their sums,
         so the stored rows are probability vectors up to rounding. The stored array is a
         read-only copy. (:meth:`from_params` stores a matrix as it is, after the same
         checks: a protocol file's matrix is the law its devices sample.)
@@ -125,7 +130,7 @@ class Channel(Mechanism):
 
     :meth:`privatize` draws output ``z`` for input ``x`` with probability exactly
     ``K[x, z] / sum_z K[x, z]`` (in exact arithmetic on the stored doubles, see
-    :mod:`ldp._sampling`), and :attr:`epsilon` is computed for that law and rounded up, so it
+    ``ldp._sampling``), and :attr:`epsilon` is computed for that law and rounded up, so it
     bounds the mechanism as it is actually sampled.
 
     Examples
@@ -157,14 +162,15 @@ class Channel(Mechanism):
                 raise ValueError(f"matrix must have at least one row and column, got {raw.shape}")
             if np.any(raw < 0):
                 row, col = np.argwhere(raw < 0)[0]
+                value = float(raw[row, col])
                 raise ValueError(
-                    f"matrix must be non-negative, got matrix[{row}, {col}] = {raw[row, col]!r}"
+                    f"matrix must be non-negative, got matrix[{row}, {col}] = {value!r}"
                 )
             if np.any(raw > 1.0 + PMF_TOLERANCE):  # also keeps the row sums from overflowing
                 row, col = np.argwhere(raw > 1.0 + PMF_TOLERANCE)[0]
                 raise ValueError(
                     f"matrix entries are probabilities (<= 1), got matrix[{row}, {col}] = "
-                    f"{raw[row, col]!r}"
+                    f"{float(raw[row, col])!r}"
                 )
             if symmetric_pair(raw) is not None:
                 # every row a permutation of the first: one correctly rounded sum keeps the
@@ -177,7 +183,7 @@ class Channel(Mechanism):
                 row = int(np.argmax(off))
                 raise ValueError(
                     f"matrix rows must sum to 1 (tolerance {PMF_TOLERANCE:g}); row {row} sums "
-                    f"to {sums[row]!r}"
+                    f"to {float(sums[row])!r}"
                 )
             array = raw / sums[:, None]
             array.setflags(write=False)
@@ -241,6 +247,40 @@ class Channel(Mechanism):
     def to_channel(self) -> Channel:
         """The channel itself."""
         return self
+
+    def privacy_channel(self) -> Channel:
+        """A small channel whose privacy profile is this one's (or dominates it).
+
+        The channel itself, except when every pair of rows looks alike (k-ary randomized
+        response: one value on the diagonal, one off it): then a two-row, three-output
+        channel that is Blackwell-more-informative than each pair by a few units in the last
+        place (its
+        larger entry rounded up, its ratio-one mass rounded down, both checked in exact
+        rationals), so that trade-off curves and compositions of ``k_rr(4096)`` are computed
+        on three outputs and stay upper bounds.
+        """
+        if not self._is_reduced():
+            return self
+        return self._cached("privacy_channel", self._dominating_pair)
+
+    def _dominating_pair(self) -> Channel:
+        d, o = float(self._matrix[0, 0]), float(self._matrix[0, 1])
+        if d == o or min(d, o) == 0.0:
+            return Channel(self._pairs())  # no leak at all, or the identity: exact as is
+        k = self.n_inputs
+        big, small = max(d, o), min(d, o)
+        high = math.nextafter(big * (1.0 + 8 * UNIT), math.inf)
+        rest = math.nextafter((k - 2) * small * (1.0 - 8 * UNIT), 0.0)
+        pair = Channel(np.array([[high, small, rest], [small, high, rest]]))
+        # exact check: a stronger ratio and less ratio-one mass than the realised pair law
+        # (then the realised pair is a garbling of ``pair``, and every profile is below)
+        rows, sums = pair._exact_rows()
+        a, b = rows[0][0] / sums[0], rows[0][1] / sums[0]
+        total = Fraction(d) + (k - 1) * Fraction(o)
+        big_exact, small_exact = Fraction(big) / total, Fraction(small) / total
+        if a * small_exact >= big_exact * b and a + b >= big_exact + small_exact:
+            return pair
+        return self  # pragma: no cover - the margins above are hundreds of times the rounding
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Channel):
@@ -417,7 +457,7 @@ class Channel(Mechanism):
     _EXACT_WORK = 1 << 18
 
     def _exact_rows(self) -> tuple[list[list[Fraction]], list[Fraction]]:
-        """The rows of :meth:`_pairs` in exact rationals, and their sums (for a reduced
+        """The rows of ``_pairs`` in exact rationals, and their sums (for a reduced
         matrix, the merged column is ``(k - 2) o`` exactly, so the sums are those of the
         full rows)."""
 
@@ -579,7 +619,7 @@ class Channel(Mechanism):
     def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
-        Each output is drawn with :func:`ldp._sampling.choose` on its input's row: exact for
+        Each output is drawn with ``choose`` on its input's row: exact for
         every probability a double can hold, however small (the row's entries are compared as
         exact integers with the bytes of a uniform, read one at a time until they decide), so
         the realised law is ``K[x] / sum(K[x])`` itself. Users are grouped by input value, so
@@ -611,10 +651,11 @@ class Channel(Mechanism):
         return drawn.reshape(values.shape)
 
     def _check_inputs(self, x: ArrayLike) -> np.ndarray:
+        """The input indices ``x`` (private data: no message quotes a value)."""
         try:
             values = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"x must be an array of input indices: {exc}") from None
+        except (TypeError, ValueError):
+            raise TypeError("x must be an array of input indices (rows of equal length)") from None
         if values.dtype.kind not in "iu":
             if (
                 values.dtype.kind == "f"
@@ -629,11 +670,11 @@ class Channel(Mechanism):
                     + ("" if values.dtype.kind != "f" else " with non-integer or non-finite values")
                 )
         if values.size:
-            low, high = values.min(), values.max()
-            if low < 0 or high >= self.n_inputs:
-                bad = low if low < 0 else high
+            outside = (values < 0) | (values >= self.n_inputs)
+            if np.any(outside):
                 raise ValueError(
-                    f"x must contain input indices in [0, {self.n_inputs}), got {int(bad)}"
+                    f"x must contain input indices in [0, {self.n_inputs}); "
+                    f"{int(outside.sum())} of {values.size} entries do not"
                 )
         return values.astype(np.int64, copy=False)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -60,7 +61,29 @@ _FIRST_CODE = {"PID": 0, "vote": 0}
 
 
 def data_path(name: str) -> Path:
-    """Path of a bundled data file, from the installed package or the source checkout."""
+    """Path of a bundled data file, from the installed package or the source checkout.
+
+    Parameters
+    ----------
+    name : str
+        File name in the ``datasets/`` folder, e.g. ``"anes96.csv"``.
+
+    Returns
+    -------
+    pathlib.Path
+        An existing file.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no such file is bundled.
+
+    Examples
+    --------
+    >>> from ldp.datasets import data_path
+    >>> data_path("anes96.csv").name
+    'anes96.csv'
+    """
     packaged = resources.files("ldp") / "_data" / name
     if packaged.is_file():
         return Path(str(packaged))
@@ -78,6 +101,11 @@ def load_anes96(*, labels: bool = False) -> pd.DataFrame:
     labels : bool, default False
         Return party identification, education, vote and the three liberal-conservative
         scales as ordered pandas categoricals with their survey labels instead of codes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per respondent.
 
     Examples
     --------
@@ -109,10 +137,15 @@ def load_anes96_categorical() -> pd.DataFrame:
 
     Party identification, education, vote and the three liberal-conservative scales carry
     their survey labels (as :func:`load_anes96` with ``labels=True``); age, household income
-    band and TV news days are binned at the fixed, public edges of :data:`ANES96_BINS`
+    band and TV news days are binned at the fixed, public edges of ``ldp.datasets.ANES96_BINS``
     (the income bins group the codebook's 24 bands as 1-8, 9-14, 15-19 and 20-24); the
-    census place population is dropped. Every column's categories are fixed by the codebook, so a
-    privatizer reading them from the dtype learns nothing from the respondents.
+    census place population is dropped. Every column's categories are fixed by the codebook,
+    so a privatizer reading them from the dtype learns nothing from the respondents.
+
+    Returns
+    -------
+    pandas.DataFrame
+        944 rows, 9 categorical columns.
 
     Examples
     --------
@@ -138,6 +171,12 @@ def load_sklearn_table(name: str) -> pd.DataFrame:
     Parameters
     ----------
     name : {"iris", "wine", "breast_cancer", "diabetes", "digits"}
+        Which table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The features (named columns) and ``target``.
 
     Examples
     --------
@@ -151,6 +190,12 @@ def load_sklearn_table(name: str) -> pd.DataFrame:
 
     bunch = getattr(skd, f"load_{name}")(as_frame=True)
     return bunch.frame
+
+
+def _simulation_generator(rng: object) -> np.random.Generator:
+    # a numpy Generator; the OS source (rng="os") refuses the methods a simulation needs,
+    # with a TypeError that says so
+    return cast(np.random.Generator, check_random_state(rng))
 
 
 def _distribution(kind: str, k: int, parameter: float | None) -> np.ndarray:
@@ -182,7 +227,7 @@ def make_categorical(
     *,
     parameter: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n`` categories in ``0 .. k-1`` from a known distribution.
+    """Draw ``n`` categories in ``0, ..., k-1`` from a known distribution.
 
     Parameters
     ----------
@@ -209,7 +254,7 @@ def make_categorical(
     size = check_integer(n, "n", low=0)
     categories = check_integer(k, "k", low=2)
     probabilities = _distribution(distribution, categories, parameter)
-    generator = check_random_state(rng)
+    generator = _simulation_generator(rng)
     values = generator.choice(categories, size=size, p=probabilities).astype(np.int64)
     return values, probabilities
 
@@ -219,6 +264,13 @@ def make_mixed(n: int, rng: object = None) -> tuple[pd.DataFrame, dict]:
 
     Columns: ``region`` (5 categories, Zipf), ``device`` (3 categories, geometric),
     ``age`` (numeric in ``[18, 90]``), ``score`` (numeric in ``[-1, 1]``).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows, ``>= 0``.
+    rng : None, int, numpy.random.Generator or "os"
+        Randomness (see :func:`~ldp.datasets.make_categorical`).
 
     Returns
     -------
@@ -234,7 +286,7 @@ def make_mixed(n: int, rng: object = None) -> tuple[pd.DataFrame, dict]:
     (['region', 'device', 'age', 'score'], (18.0, 90.0))
     """
     size = check_integer(n, "n", low=0)
-    generator = check_random_state(rng)
+    generator = _simulation_generator(rng)
     region_p = _distribution("zipf", 5, None)
     device_p = _distribution("geometric", 3, 0.5)
     region = generator.choice(5, size=size, p=region_p)

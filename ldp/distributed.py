@@ -12,7 +12,7 @@ partition of them. :func:`aggregate` uses that to accept
 * a Dask Array (chunked along users) or Dask DataFrame: each partition is aggregated where it
   lives (``map_partitions``-style, one task per partition) and the statistics are combined by
   a tree reduction, so the driver receives one small object. Dask is an optional extra
-  (``pip install "ldpkit[dask]"``).
+  (``pip install ".[dask]"`` from a checkout).
 
 The result equals the in-memory ``mechanism.aggregate(all_reports)``: exactly for frequency
 oracles (integer counts) and up to floating-point summation order for means.
@@ -99,7 +99,10 @@ def _parquet_chunks(path: Path, columns):
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow comes with the dask extra
-        raise ImportError('reading Parquet needs pyarrow: pip install "ldpkit[dask]"') from exc
+        raise ImportError(
+            "reading Parquet needs pyarrow: pip install pyarrow (from a checkout of ldpkit: "
+            'pip install ".[dask]")'
+        ) from exc
     names = None if columns is None else ([columns] if isinstance(columns, str) else columns)
     source = pq.ParquetFile(path)
     for group in range(source.num_row_groups):

@@ -14,7 +14,7 @@ Conventions
 * ``kl`` and ``chi2`` are ``inf`` when ``p`` puts mass where ``q`` has none (the honest value,
   never NaN). Logarithms are natural (nats).
 
-Inputs must be non-negative and sum to one within :data:`ldp._validation.PMF_TOLERANCE`;
+Inputs must be non-negative and sum to one within ``PMF_TOLERANCE``;
 they are divided by their sum before use.
 """
 

@@ -2,13 +2,15 @@
 
 Each display computes its data at construction (``from_*`` class methods), draws it with
 ``plot(ax=None)`` and keeps ``ax_``, ``figure_`` and the drawn ``lines_``. matplotlib is an
-optional extra (``pip install "ldpkit[plots]"``) imported only when something is drawn.
+optional extra (``pip install ".[plots]"`` from a checkout, or ``pip install matplotlib``)
+imported only when something is drawn.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,7 +32,10 @@ def _pyplot():
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError('plotting needs matplotlib: pip install "ldpkit[plots]"') from exc
+        raise ImportError(
+            "plotting needs matplotlib: pip install matplotlib (from a checkout of ldpkit: "
+            'pip install ".[plots]")'
+        ) from exc
     return plt
 
 
@@ -111,6 +116,15 @@ class PrivacyProfileDisplay:
 
 class PrivacyUtilityDisplay:
     """Privacy-utility curves: the optimizer's value against the standard mechanisms.
+
+    Parameters
+    ----------
+    epsilons : ndarray
+        Levels on the horizontal axis.
+    values : dict[str, ndarray]
+        One curve per mechanism (``"optimum"`` is the optimizer's value).
+    utility : str
+        The utility being compared (axis label).
 
     Examples
     --------
@@ -273,9 +287,7 @@ class TradeOffDisplay:
         return cls(grid, curves, references).plot(ax=ax)
 
     @classmethod
-    def from_channel(
-        cls, channels: dict[str, Channel] | Channel, **kwargs: object
-    ) -> TradeOffDisplay:
+    def from_channel(cls, channels: dict[str, Channel] | Channel, **kwargs: Any) -> TradeOffDisplay:
         """Plot the worst-case trade-off curve of each channel (keywords: see
         :meth:`from_tradeoff`)."""
         from ldp.accounting import tradeoff_from_channel
@@ -285,7 +297,7 @@ class TradeOffDisplay:
         return cls.from_tradeoff(curves, **kwargs)
 
     @classmethod
-    def from_composition(cls, compositions: object, **kwargs: object) -> TradeOffDisplay:
+    def from_composition(cls, compositions: object, **kwargs: Any) -> TradeOffDisplay:
         """Plot the trade-off curve of each :class:`~ldp.accounting.Composition` (keywords:
         see :meth:`from_tradeoff`)."""
         from ldp.accounting import Composition
@@ -391,8 +403,8 @@ class ContractionDisplay:
         if isinstance(kinds, str) or not all(kind in _KINDS for kind in kinds) or not kinds:
             raise ValueError(f"kinds must be a non-empty sequence of {_KINDS}, got {kinds!r}")
         levels = _levels(epsilons, np.linspace(0.1, 4.0, 40), "epsilons")
-        exact = {kind: [] for kind in kinds}
-        bounds = {kind: [] for kind in kinds}
+        exact: dict[str, list[float]] = {kind: [] for kind in kinds}
+        bounds: dict[str, list[float]] = {kind: [] for kind in kinds}
         theorems: dict[str, list[str]] = {kind: [] for kind in kinds}
         for eps in show_progress(list(levels), progress, desc="contraction"):
             channel = make(float(eps))
@@ -461,6 +473,9 @@ class RiskDisplay:
     >>> display = RiskDisplay.from_preset("distribution", [100, 1000, 10_000], epsilon=1.0, k=8)
     >>> bool((display.lower < display.achieved).all())
     True
+    >>> print(display.lower_label)  # the legend names the theorem
+    private Assouad (eta_KL <= tanh^2(eps/2), Ghazi-Issa (2023), Theorem 5, + KL convexity),
+    Paninski family
     """
 
     def __init__(
@@ -490,7 +505,7 @@ class RiskDisplay:
         delta: float = 0.0,
         progress: bool = False,
         ax=None,
-        **options: object,
+        **options: Any,
     ) -> RiskDisplay:
         """Evaluate a preset of :mod:`ldp.risk` at each ``n`` and plot it.
 

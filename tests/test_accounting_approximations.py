@@ -1,4 +1,5 @@
-"""CLT / Berry-Esseen / Edgeworth approximations (seeds 000, 002; digest §5.6 oracles)."""
+"""CLT / Berry-Esseen / Edgeworth approximations (Dong-Roth-Su (2022), Zheng-Dong-Long-Su
+(2020)), against reference values computed independently."""
 
 import itertools
 import math

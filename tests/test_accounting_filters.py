@@ -1,4 +1,5 @@
-"""Privacy filters (seed 004): GDP filter, natural f-DP filter counterexamples, Algorithm 2."""
+"""Privacy filters (Tran-Koskela-Räisä-Honkela (2025)): GDP filter, natural f-DP filter
+counterexamples, Algorithm 2."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""GDP <-> (epsilon, delta) conversions (seed 000 §1.6, digest oracle table §6 rows 4-5)."""
+"""GDP <-> (epsilon, delta) conversions (Dong-Roth-Su (2022), against reference values computed
+independently)."""
 
 import math
 

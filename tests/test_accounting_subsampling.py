@@ -1,4 +1,5 @@
-"""Subsampling (seed 000 §4, seed 001 Prop. 1) and Poisson-subsampled Gaussian accounting."""
+"""Subsampling (Dong-Roth-Su (2022), Section 4; Ghazi-Issa (2023), Proposition 1) and
+Poisson-subsampled Gaussian accounting."""
 
 import math
 import time

@@ -1,4 +1,5 @@
-"""Trade-off function objects and conversions (seed 000 §1, seed 001 §1.6; oracle table §6)."""
+"""Trade-off function objects and conversions (Dong-Roth-Su (2022), Section 2; Ghazi-Issa
+(2023)), against reference values computed independently."""
 
 import math
 

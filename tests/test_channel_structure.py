@@ -108,3 +108,89 @@ def test_large_k_rr_profile_and_contraction():
     expected = (math.e - math.exp(0.5)) / (math.e + 4095)
     assert channel.delta(0.5) == pytest.approx(expected, rel=1e-12)
     assert channel.delta(0.5) >= expected * (1 - 1e-15)
+
+
+@pytest.mark.parametrize("k", [3, 10, 300, 4096])
+@pytest.mark.parametrize("epsilon", [0.01, 1.0, 8.0])
+def test_privacy_channel_dominates_the_realised_pair(k, epsilon):
+    channel = k_rr(k, epsilon)
+    pair = channel.privacy_channel()
+    assert pair.shape == (2, 3)
+    d, o = (Fraction(float(v)) for v in channel.matrix[0, :2])
+    total = d + (k - 1) * o
+    law = [d / total, o / total, (k - 2) * o / total]  # what privatize realises, per pair
+    stored = [Fraction(float(v)) for v in pair.matrix[0]]
+    realised = [v / sum(stored) for v in stored]
+    # the realised pair is a garbling of ``pair``: profile below it at every level
+    for level in [0.0, epsilon / 3, epsilon / 2, epsilon * 0.99]:
+        gamma = Fraction(math.exp(level))
+        exact = max(Fraction(0), law[0] - gamma * law[1])
+        assert Fraction(pair.delta(level)) >= exact
+        assert max(Fraction(0), realised[0] - gamma * realised[1]) >= exact
+    assert pair.delta(level) == pytest.approx(channel.delta(level), rel=1e-12)
+
+
+def test_composition_of_large_k_rr_matches_the_rotated_copy():
+    from ldp.accounting import compose
+
+    small = k_rr(9, 1.0)
+    reduced = compose([small] * 8)
+    full = compose([_hidden(small)] * 8)
+    for level in [0.5, 2.0, 5.0]:
+        assert reduced.delta(level) == pytest.approx(full.delta(level), rel=1e-9, abs=1e-15)
+    large = compose([k_rr(4096, 1.0)] * 10)
+    assert 0.0 < large.delta(2.0) < 1e-3
+
+
+# ------------------------------------------------------------- screened hockey stick
+def _brute_hockey_stick(matrix: np.ndarray, gamma: float) -> float:
+    """Every ordered pair, positive parts summed in exact rationals (independent of tiling)."""
+    rows = [[Fraction(float(v)) for v in row] for row in matrix]
+    g = Fraction(gamma)
+    best = Fraction(0)
+    for p in rows:
+        for q in rows:
+            if gamma >= 1:
+                total = sum((max(Fraction(0), a - g * b) for a, b in zip(p, q)), Fraction(0))
+            else:
+                total = sum((max(Fraction(0), g * b - a) for a, b in zip(p, q)), Fraction(0))
+            best = max(best, total)
+    return float(best)
+
+
+@pytest.mark.parametrize("gamma", [0.3, 1.0, 1.7, 40.0])
+@pytest.mark.parametrize("kind", ["dirichlet", "near_ties", "tiny"])
+def test_screened_hockey_stick_finds_the_exact_maximum(monkeypatch, gamma, kind):
+    from ldp import _pairwise
+
+    monkeypatch.setattr(_pairwise, "SCREEN_WORK", 1)  # screen even this small matrix
+    rng = np.random.default_rng(7)
+    if kind == "dirichlet":
+        matrix = rng.dirichlet(np.full(12, 0.3), size=14)
+    elif kind == "near_ties":  # rows one ulp apart: the screen keeps them all
+        base = rng.dirichlet(np.ones(12))
+        matrix = np.array([np.nextafter(base, base + (i % 3)) for i in range(14)])
+    else:  # probabilities near the subnormal range
+        matrix = rng.dirichlet(np.full(12, 0.05), size=14) * 1e-300
+        matrix[:, 0] += 1.0 - matrix.sum(axis=1)
+    value, i, j = _pairwise.max_pairwise_hockey_stick(matrix, gamma)
+    expected = _brute_hockey_stick(matrix, gamma)
+    assert value == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    g = Fraction(gamma)
+    p, q = matrix[i], matrix[j]
+    if gamma >= 1:
+        pair_value = sum(max(Fraction(0), Fraction(a) - g * Fraction(b)) for a, b in zip(p, q))
+    else:
+        pair_value = sum(max(Fraction(0), g * Fraction(b) - Fraction(a)) for a, b in zip(p, q))
+    assert float(pair_value) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+
+
+def test_screen_falls_back_when_every_pair_ties(monkeypatch):
+    from ldp import _pairwise
+
+    monkeypatch.setattr(_pairwise, "SCREEN_WORK", 1)
+    monkeypatch.setattr(_pairwise, "SCREEN_MAX_CANDIDATES", 4)
+    matrix = np.roll(k_rr(8, 1.0).matrix, 3, axis=1)  # all 56 ordered pairs tie
+    assert _pairwise._screened_candidates(matrix, math.e) is None
+    value = _pairwise.max_pairwise_hockey_stick(matrix, math.e)[0]
+    assert value == pytest.approx(_brute_hockey_stick(matrix, math.e), rel=1e-12)

@@ -6,6 +6,7 @@ Every case calls ``ldp.cli.main(argv)`` in this process; ``test_console_entry_po
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -116,6 +117,14 @@ ERRORS = {
                                 "grr", "--epsilon", "1", "--confidence", "1.5"],
     "estimate zero epsilon": ["estimate", "{data}", "--column", "colour", "--mechanism",
                               "oue", "--epsilon", "0"],
+    # sizes: refused up front (were MemoryError tracebacks, or 300-digit integers)
+    "estimate a 2^40-category protocol": ["estimate", "--protocol", "{huge}", "{huge_reports}"],
+    "compose a billion folds": ["account", "compose", "--mechanism", "k-rr", "--k", "4",
+                                "--epsilon", "1", "--folds", "1e9"],
+    "report a 300-digit k": ["report", "k-rr", "--k", "1e300", "--epsilon", "1"],
+    "filter a 300-digit k": ["account", "filter", "--mu-budget", "1", "--request",
+                             "k-rr:1e300:1"],
+    "design a 300-digit k": ["design", "--k", "1e300", "--epsilon", "1", "--utility", "mi"],
 }  # fmt: skip
 
 
@@ -140,7 +149,12 @@ def files(tmp_path_factory):
     write_reports(other, other.privatize(["red"], rng=0), foreign)
     truncated = folder / "truncated.json"
     truncated.write_text(protocol.to_json()[:200])
+    huge = Protocol.from_mechanism(GRR(2**40, 1.0))  # devices can run it; no server decodes it
+    huge.save(folder / "huge.json")
+    write_reports(huge, huge.privatize([0, 2**40 - 1], rng=0), folder / "huge.csv")
     return {
+        "huge": str(folder / "huge.json"),
+        "huge_reports": str(folder / "huge.csv"),
         "data": str(data),
         "reports": str(reports),
         "missing": str(folder / "none.csv"),
@@ -210,6 +224,7 @@ def test_user_errors_exit_2_with_one_line(capfd, files, name):
     assert "error" in err
     lines = err.strip().splitlines()
     assert len(lines) == 1 or (lines[0].startswith("usage") and len(lines[-1]) < 300), err
+    assert len(lines[-1]) < 300 and not re.search(r"\d{20}", err), err  # no 300-digit integer
 
 
 # ------------------------------------------------------------------------------------ report
@@ -555,3 +570,31 @@ def test_a_closed_pipe_is_not_an_error():
     process.stderr.close()
     assert process.wait(timeout=300) == 0
     assert "Traceback" not in err
+
+
+def test_estimate_reads_a_large_report_file_in_bounded_memory(capsys, tmp_path):
+    """``ldp estimate --protocol`` aggregates a report file chunk by chunk: with a small
+    ``--chunksize`` the peak memory is a fraction of what reading the whole file takes."""
+    import tracemalloc
+
+    n = 200_000
+    protocol = Protocol.from_mechanism(GRR(8, 1.0))
+    protocol.save(tmp_path / "p.json")
+    gen = np.random.default_rng(0)
+    write_reports(protocol, protocol.privatize(gen.integers(0, 8, n), rng=1), tmp_path / "r.csv")
+    argv = ["estimate", "--protocol", str(tmp_path / "p.json"), str(tmp_path / "r.csv"), "--json"]
+
+    def peak(chunksize: int) -> int:
+        tracemalloc.start()
+        try:
+            code, out, err = run(capsys, [*argv, "--chunksize", str(chunksize)])
+            top = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert code == 0, err
+        assert json.loads(out)["n"] == n
+        return top
+
+    small, whole = peak(5_000), peak(n)
+    assert small < whole / 4, (small, whole)
+    assert small < 8 * 2**20

@@ -1,7 +1,7 @@
 """Tests of ldp.contraction: exact coefficients, closed forms and theorem bounds.
 
-Expected values come from three independent places: the oracle tables of the spec digests
-(seed 003 §6, seed 001 §7.2 tables K and L, computed there with separate scripts), direct
+Expected values come from three independent places: reference tables computed with separate
+scripts from the formulas of Asoodeh-Aliakbarpour-Calmon (2021) and Ghazi-Issa (2023), direct
 numerical computations written here without the module's code (SVD of the normalised
 channel over the whole simplex, random ratio searches, subset enumeration of the LDP
 definition), and the closed forms checked against the channels they describe.
@@ -336,7 +336,8 @@ def test_closed_forms_at_extreme_epsilon():
 
 
 def test_rr_kl_erratum_one_minus_two_w_squared():
-    """Seed 003 prints eta_KL(BSC(w)) = 1 - 2 w^2; the channel gives (1 - 2 w)^2."""
+    """Asoodeh-Aliakbarpour-Calmon (2021) print eta_KL(BSC(w)) = 1 - 2 w^2 after Lemma 1; the
+    channel gives (1 - 2 w)^2."""
     for eps in (0.5, 1.0, 2.0):
         w = 1.0 / (1.0 + math.exp(eps))
         exact = randomized_response(eps).contraction("kl").value
@@ -346,7 +347,7 @@ def test_rr_kl_erratum_one_minus_two_w_squared():
 
 
 def test_tanh_not_its_reciprocal_erratum(rng):
-    """Seed 001 eq. (26) / Thm 6 print (e^eps + 1)/(e^eps - 1); eps-LDP channels have
+    """Ghazi-Issa (2023) eq. (26) / Thm 6 print (e^eps + 1)/(e^eps - 1); eps-LDP channels have
     tv <= tanh(eps / 2) and Theorem 5's value uses tanh, not its reciprocal."""
     for _ in range(50):
         eps = float(rng.uniform(0.05, 4.0))
@@ -533,7 +534,8 @@ def test_best_bound_names_the_theorem():
 @settings(max_examples=40)
 @given(stochastic_matrices(max_inputs=5, max_outputs=5, min_inputs=2), st.data())
 def test_theorem1_ldp_iff_hockey_stick_coefficient(matrix, data):
-    """Seed 003 Theorem 1: (eps, delta)-LDP iff eta_{e^eps}(K) <= delta."""
+    """Asoodeh-Aliakbarpour-Calmon (2021), Theorem 1: (eps, delta)-LDP iff
+    eta_{e^eps}(K) <= delta."""
     chan = Channel(matrix)
     eps = data.draw(st.sampled_from([0.0, 0.3, 1.0, 2.5]))
     eta = coefficient(chan, "hockey_stick", gamma=math.exp(eps)).value
@@ -659,11 +661,11 @@ def test_tensorisation_and_lemma2(rng):
 
 
 def test_kl_coefficient_does_not_tensorise_at_channel_level():
-    """The digests state eta_KL(K^{(x)n}) = eta_KL(K) (seed 003 digest §1.4, §2.3, E20). That
-    holds for product *inputs* (maximal correlation tensorises, Witsenhausen 1975) but not
-    for the channel-level supremum, which may use correlated inputs such as a repetition
-    (X, X). Checked with an independent SVD; the library follows the numbers, and Lemma 2's
-    phi_n, not phi, bounds n uses of a channel."""
+    """It is tempting to read eta_KL(K^{(x)n}) = eta_KL(K). That holds for product *inputs*
+    (maximal correlation tensorises, Witsenhausen (1975)) but not for the channel-level
+    supremum, which may use correlated inputs such as a repetition (X, X). Checked with an
+    independent SVD; the library follows the numbers, and Lemma 2's phi_n
+    (Asoodeh-Aliakbarpour-Calmon (2021)), not phi, bounds n uses of a channel."""
     rr = randomized_response(1.0)
     double = rr.product(rr)
     eta = rr.contraction("kl").value

@@ -310,3 +310,253 @@ def test_clone_with_a_generator_replays_the_noise():
     np.testing.assert_array_equal(seeded.transform(frame), seeded.transform(frame))
     fresh = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
     assert not np.array_equal(fresh.transform(frame), fresh.transform(frame))
+
+
+# ----------------------------------------------------------------------------- arrays, not frames
+SECRET_NUMBER = 31337.4242
+
+
+def _array_calls():
+    """(estimator call, X) pairs that must fail on a secret in a NumPy array or a list."""
+    cats = [["north", "south"], ["no", "yes"]]
+    y = [0, 1]
+
+    def privatizer_fit(X):
+        Privatizer(1.0, bounds=[(0.0, 1.0)] * 2, random_state=0).fit(X).transform(X)
+
+    def privatizer_transform(X):
+        Privatizer(1.0, categories=cats, random_state=0).fit([["north", "no"]]).transform(X)
+
+    def naive_bayes(X):
+        LDPNaiveBayes(1.0, categories=cats, classes=[0, 1], random_state=0).fit(X, y)
+
+    def logistic(X):
+        LDPLogisticRegression(1.0, bounds=(0.0, 1.0), classes=[0, 1], random_state=0).fit(X, y)
+
+    def frequency(X):
+        FrequencyEstimator(1.0, categories=cats, random_state=0).fit(X)
+
+    def mean(X):
+        MeanEstimator(1.0, bounds=(0.0, 1.0), random_state=0).fit(X)
+
+    return {
+        "Privatizer.fit": privatizer_fit,
+        "Privatizer.transform": privatizer_transform,
+        "LDPNaiveBayes.fit": naive_bayes,
+        "LDPLogisticRegression.fit": logistic,
+        "FrequencyEstimator.fit": frequency,
+        "MeanEstimator.fit": mean,
+    }
+
+
+def _secret_tables():
+    secret_object = np.array([[SECRET, "no"], ["south", "yes"]], dtype=object)
+    return {
+        "string in an object array": secret_object,
+        "string in a string array": secret_object.astype(str),
+        "string in a list": secret_object.tolist(),
+        "number in an object array": np.array([[SECRET_NUMBER, 0.5], [0.5, 0.5]], dtype=object),
+        "number in a float array": np.array([[SECRET_NUMBER, 0.5], [0.5, 0.5]]),
+        "1-D array": np.array([SECRET, "no"], dtype=object),
+        "1-D numbers": np.array([SECRET_NUMBER, 0.5]),
+        "3-D array": np.array([[[SECRET_NUMBER]]]),
+        "scalar": np.array(SECRET),
+        "dict entry": np.array([[{"id": SECRET}, "no"], ["south", "yes"]], dtype=object),
+        "ragged list": [[SECRET, "no"], ["south"]],
+    }
+
+
+@pytest.mark.parametrize("table", list(_secret_tables()))
+@pytest.mark.parametrize("call", list(_array_calls()))
+def test_array_input_errors_never_echo_a_value(call, table):
+    """scikit-learn's array validation quotes the first value that fails to convert (and
+    prints whole 1-D arrays); the estimators name the argument and the problem instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises((ValueError, TypeError)) as info:
+            _array_calls()[call](_secret_tables()[table])
+    message = str(info.value)
+    assert SECRET not in message and "31337" not in message, message
+    assert "X" in message or "column" in message or "y" in message, message
+
+
+class _Sealed:
+    """Private rows that raise when anything reads a value (only shape and dtype are public)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def _read(self, *args, **kwargs):
+        raise AssertionError("a private value was read")
+
+    __eq__ = __hash__ = __float__ = __int__ = __index__ = __bool__ = _read
+    __str__ = __repr__ = __lt__ = __format__ = _read
+
+
+class _SealedFrame(pd.DataFrame):
+    """A DataFrame whose columns raise when read: only its names, shape and dtypes are open."""
+
+    @property
+    def _constructor(self):
+        return _SealedFrame
+
+    def _read(self, *args, **kwargs):
+        raise AssertionError("a private column was read")
+
+    __getitem__ = __array__ = to_numpy = isna = _read
+
+    @property
+    def iloc(self):
+        raise AssertionError("a private column was read")
+
+    @property
+    def values(self):
+        raise AssertionError("a private column was read")
+
+
+def test_declared_domains_are_not_read_at_fit():
+    """With every domain declared, fitting the schema reads names, shapes and dtypes only."""
+    sealed = np.empty((3, 2), dtype=object)
+    sealed[:] = [[_Sealed(i), _Sealed(-i)] for i in range(3)]
+    priv = Privatizer(1.0, categories=[["a", "b"], None], bounds=[None, (0.0, 1.0)])
+    priv.fit(sealed)
+    assert priv.schema_from_data_ == [] and [c.kind for c in priv.columns_] == [
+        "categorical",
+        "numeric",
+    ]
+    frame = _SealedFrame(_table())
+    priv = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
+    assert list(priv.feature_names_in_) == ["city", "smoker", "income"]
+    nb = LDPNaiveBayes(1.0, categories=CITY, classes=[0, 1])
+    device = nb.device_privatizer(_SealedFrame(_table()[["city", "smoker"]]))
+    assert device.schema_from_data_ == []
+
+
+def test_object_and_string_arrays_are_tables_without_pandas():
+    """A NumPy object or string array is a table: strings are categories, numbers numbers
+    (as scikit-learn reads object arrays), so imputers' NumPy output feeds the estimators."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    colours = ["red", "green", "blue"]
+    X = rng.choice(colours, size=(600, 2)).astype(object)
+    y = (X[:, 0] == "red").astype(int)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    model = make_pipeline(
+        SimpleImputer(strategy="most_frequent"),
+        LDPNaiveBayes(5.0, categories=[colours, colours], classes=[0, 1], random_state=0),
+    )
+    model.fit(X, y)
+    assert model.predict(X).shape == (600,)
+    assert np.mean(model.predict(X) == y) > 0.7
+    mixed = np.array([["red", 0.25], ["blue", 0.75]], dtype=object)
+    priv = Privatizer(1.0, categories=[colours, None], bounds=[None, (0.0, 1.0)], random_state=0)
+    assert priv.fit(mixed).transform(mixed).shape == (2, 2)
+    assert priv.transform(mixed.tolist()).shape == (2, 2)
+    strings = np.array([["red", "blue"], ["green", "red"]])
+    freq = FrequencyEstimator(1.0, categories=[colours, colours], random_state=0).fit(strings)
+    assert freq.n_rows_ == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        numbers_as_objects = np.array([[0.5, 1.5], [2.5, 3.5]], dtype=object)
+        kinds = [c.kind for c in Privatizer().fit(numbers_as_objects).columns_]
+    assert kinds == ["numeric", "numeric"]
+
+
+# ----------------------------------------------------------------------------- threads
+def _hammer(update, threads=8, chunks=150):
+    """Run ``update(thread, chunk)`` from ``threads`` threads at once, switching threads as
+    often as the interpreter allows (so that an unguarded read-modify-write loses updates)."""
+    import sys
+    import threading
+
+    barrier = threading.Barrier(threads)
+    errors = []
+
+    def work(thread):
+        try:
+            barrier.wait()
+            for chunk in range(chunks):
+                update(thread, chunk)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors
+
+
+def test_concurrent_updates_of_one_estimator_lose_nothing():
+    """8 threads adding chunks of reports to one shared estimator: every row is counted once
+    (without a lock, n_rows_ and the counts lost about a quarter of the updates)."""
+    cats = [[0, 1, 2, 3]]
+    X = np.random.default_rng(0).integers(0, 4, size=(10, 1))
+    priv = Privatizer(1.0, categories=cats, random_state=0).fit(X)
+    reports = priv.transform(X)
+    single = FrequencyEstimator(1.0, categories=cats).fit_reports(reports, priv)
+    shared = FrequencyEstimator(1.0, categories=cats)
+    _hammer(lambda thread, chunk: shared.partial_fit_reports(reports, priv))
+    assert shared.n_rows_ == 8 * 150 * 10
+    np.testing.assert_array_equal(
+        shared.statistics_[0].counts, 8 * 150 * single.statistics_[0].counts
+    )
+    assert shared.statistics_[0].n == shared.n_rows_
+    # raw chunks privatized inside, and merges of other shards, interleaved
+    raw = FrequencyEstimator(1.0, categories=cats)
+    shard = FrequencyEstimator(1.0, categories=cats, random_state=1).fit(X)
+
+    def mixed(thread, chunk):
+        if thread % 2:
+            raw.partial_fit(X)
+        else:
+            raw.merge(shard) if hasattr(raw, "privatizer_") else raw.partial_fit(X)
+
+    _hammer(mixed, chunks=60)
+    assert raw.n_rows_ == 8 * 60 * 10 == raw.statistics_[0].n
+
+
+def test_concurrent_updates_of_a_classifier_lose_nothing():
+    cats = {"city": ["north", "south", "east"]}
+    frame = _table()[["city"]]
+    y = np.arange(N) % 2
+    model = LDPNaiveBayes(1.0, categories=cats, classes=[0, 1])
+    device = model.device_privatizer(frame)
+    reports = device.transform(model.device_rows(frame[:20], y[:20]))
+    _hammer(lambda thread, chunk: model.partial_fit_reports(reports), chunks=40)
+    assert model.joint_.n_rows_ == 8 * 40 * 20
+
+
+def test_the_update_lock_is_not_a_parameter_and_never_travels():
+    from sklearn.base import clone
+
+    est = FrequencyEstimator(1.0, categories=CITY, random_state=3).fit(_table()[["city", "smoker"]])
+    assert "_update_lock" in vars(est)  # made by the first update
+    assert "_update_lock" not in est.get_params()
+    assert "_update_lock" not in vars(clone(est))
+    restored = pickle.loads(pickle.dumps(est))
+    assert "_update_lock" not in vars(restored)
+    restored.partial_fit(_table()[["city", "smoker"]])  # makes its own
+    assert restored._update_lock is not est._update_lock
+
+
+def test_fitting_a_published_protocol_reads_no_answer():
+    """The protocol declares the domain: fitting reads the column's name, not its values."""
+    from ldp.mechanisms import GRR
+    from ldp.protocol import Protocol
+
+    protocol = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"])
+    sealed = np.empty(4, dtype=object)
+    sealed[:] = [_Sealed(i) for i in range(4)]
+    priv = Privatizer(protocol=protocol).fit(sealed)
+    assert priv.protocol_ == protocol and priv.n_features_in_ == 1
+    frame = _SealedFrame({"answer": ["a", "b"]})
+    assert list(Privatizer(protocol=protocol).fit(frame).feature_names_in_) == ["answer"]

@@ -2,6 +2,7 @@
 k up to 2^16, n up to 1e9, 1e4-fold composition; finite and correct against mpmath."""
 
 import math
+import re
 
 import mpmath
 import numpy as np
@@ -277,3 +278,86 @@ def test_regression_epsilon_is_exact_at_large_epsilon_and_large_k():
         rel=1e-9,
     )
     assert Duchi(1.0).privatize(np.array([]), rng=0).shape == (0,)  # was: a reshape error
+
+
+@pytest.mark.parametrize(
+    ("call", "limit", "argument"),
+    [
+        (lambda: GRR(2**40, 1.0).aggregate(np.array([0])), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: GRR(2**40, 1.0).estimate(np.array([0])), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: HadamardResponse(2**40, 1.0).aggregate([0]), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: OLH(2**40, 1.0).aggregate([[0, 0]]), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: OLH(2**40, 1.0).empty_statistic(), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: OUE(2**40, 1.0).privatize([0], rng=0), "MAX_VECTOR_CATEGORIES", "k"),
+        (lambda: SUE(2**30, 1.0).aggregate([[0]]), "MAX_STATISTIC_ENTRIES", "k"),
+        (lambda: SubsetSelection(2**30, 1.0).privatize([0], rng=0), "MAX_VECTOR_CATEGORIES", "k"),
+        (lambda: OUE(2**20, 1.0).to_channel(), "MAX_CHANNEL_ENTRIES", "k"),
+        (lambda: SubsetSelection(2**20, 1.0).to_channel(), "MAX_CHANNEL_ENTRIES", "k"),
+        (lambda: OLH(2**20, 1.0).to_channel(), "MAX_CHANNEL_ENTRIES", "k"),
+    ],
+)
+def test_sizes_beyond_the_limits_raise_up_front_naming_the_limit(call, limit, argument):
+    """Were: 8-16 TiB histograms (GRR, HR, OLH with k = 2^40), 128 GiB for one OUE report, and
+    an integer-string conversion error (or a 10-second binomial) building the size of the
+    unary-encoding or subset-selection channel. Each is refused before any allocation, naming
+    the module constant of the limit and the argument; sizes are printed compactly."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as info:
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(info.value)
+    assert limit in message and re.search(rf"(?<![\w-]){argument}\b", message), message
+    assert len(message) < 300 and not re.search(r"\d{20}", message), message
+    assert peak < 32 * 2**20  # nothing near the refused size was allocated
+
+
+def test_local_hashing_with_a_huge_alphabet_is_built_without_a_table():
+    """LocalHashing(2^26, g=6) used to build a 13 GiB table at construction (the ring hash of a
+    non-prime-power g); it builds none, and its decoder stays within the statistic limit."""
+    import tracemalloc
+
+    from ldp.mechanisms import LocalHashing
+    from ldp.mechanisms.base import MAX_STATISTIC_ENTRIES
+
+    tracemalloc.start()
+    try:
+        lh = LocalHashing(2**26, 1.0, g=6)
+        reports = lh.privatize(np.array([0, 2**26 - 1]), rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20 and reports.shape == (2, lh.codec.width)
+    assert lh.statistic_entries == 2**26 <= MAX_STATISTIC_ENTRIES
+
+
+def test_compose_refuses_more_folds_than_its_limit_up_front():
+    """compose(k_rr(4, 1), 10**9) grew for gigabytes (or failed deep inside the lattice with an
+    unrelated message); n above MAX_COMPOSE_FOLDS is refused first. Gaussian curves compose
+    in closed form at any n."""
+    from ldp.accounting import GaussianTradeOff, compose
+    from ldp.accounting.composition import MAX_COMPOSE_FOLDS
+
+    with pytest.raises(ValueError, match=r"n must be <= MAX_COMPOSE_FOLDS.*got 1e\+09"):
+        compose(ldp.k_rr(4, 1.0), 10**9)
+    with pytest.raises(ValueError, match="MAX_COMPOSE_FOLDS"):
+        compose(GRR(4, 1.0), MAX_COMPOSE_FOLDS + 1, adaptive=True)
+    assert compose(GaussianTradeOff(0.1), 10**12).mu == pytest.approx(0.1 * 10**6)
+
+
+def test_huge_integers_are_compact_in_messages():
+    from ldp._validation import check_integer, compact
+
+    with pytest.raises(ValueError) as info:
+        check_integer(-(10**300), "n", low=1)
+    assert str(info.value) == "n must be >= 1, got -1e+300"
+    with pytest.raises(ValueError) as info:
+        check_integer(-(10**400), "n", low=1)
+    assert str(info.value) == "n must be >= 1, got -about 2^1328"
+    with pytest.raises(ValueError, match=r"2\^70"):
+        GRR(2**70, 1.0)
+    assert compact(2**40) == "2^40" and compact(1_100_000_000_000) == "1.1e+12"

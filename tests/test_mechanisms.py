@@ -1,4 +1,5 @@
-"""Constructors of finite mechanisms: closed forms derived in the tests, seed-001 oracles."""
+"""Constructors of finite mechanisms: closed forms derived in the tests, reference
+values for the mechanisms of Ghazi-Issa (2023)."""
 
 import math
 

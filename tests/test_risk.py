@@ -1,8 +1,9 @@
-"""Tests of ldp.risk: the seed 003 digest's oracles, presets against the generic calculators,
+"""Tests of ldp.risk: reference values, presets against the generic calculators,
 validity against exact risks and simulation, monotonicity, and bad input.
 
-Reference values come from the digest (seed003.md §4.3, §5.2, §6, computed independently of
-this code) or are derived here from the printed formula.
+Reference values were computed independently of this code from the formulas of
+Asoodeh-Aliakbarpour-Calmon (2021) and Duchi-Jordan-Wainwright (2018), or are derived here from
+the printed formula.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ E = math.e
 
 
 def small_ball_uniform(z):
-    """L(zeta) = min(2 zeta, 1) for Theta ~ U[0, 1] and absolute loss (seed 003 Example 4)."""
+    """L(zeta) = min(2 zeta, 1) for Theta ~ U[0, 1] and absolute loss
+    (Asoodeh-Aliakbarpour-Calmon (2021), Example 4)."""
     return np.minimum(2.0 * np.asarray(z, dtype=float), 1.0)
 
 
@@ -77,10 +79,10 @@ def random_ldp_channel(rng, k, m, eps):
     return chan
 
 
-# ----------------------------------------------------------------------- digest oracles
-class TestDigestOracles:
+# ----------------------------------------------------------------------- reference values
+class TestReferenceValues:
     def test_lemma3_example(self):
-        # tau = 1, n = 100, eps = 1, delta = 0, KL = 0.01 -> 0.218904 (seed003.md §3.2, §6)
+        # tau = 1, n = 100, eps = 1, delta = 0, KL = 0.01 -> 0.218904 (Lemma 3)
         b = le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0, method="kl")
         assert b.value == pytest.approx(0.218904, abs=5e-7)
         by_hand = 0.5 * (1 - math.sqrt(100 * (1 - math.exp(-1)) * 0.01 / 2))
@@ -97,7 +99,7 @@ class TestDigestOracles:
 
     def test_corollary1_repaired(self):
         b = moment_mean(100, 1.0, 0.0, k=2)
-        # digest oracles 5.2776e-4 and 1.5274e-6 use the metric reduction (tau = s^2), loose by
+        # reference values 5.2776e-4 and 1.5274e-6 use the metric reduction (tau = s^2), loose by
         # exactly 2 for squared loss; the preset reports the direct two-point bound, twice them
         assert b.value == pytest.approx(2 * 5.2776e-4, rel=1e-4)
         assert b.omega == pytest.approx(0.0021110, rel=1e-4)
@@ -116,7 +118,7 @@ class TestDigestOracles:
             assert b.bracket == 0.0 and b.value == 0.0
 
     def test_corollary1_paper_rate_warns(self):
-        with pytest.warns(UserWarning, match="E9"):
+        with pytest.warns(UserWarning, match="Corollary 1 is not supported by its proof"):
             b = moment_mean_paper_rate(100, 1.0, k=2)
         assert b.value == pytest.approx((100 * phi(1.0) ** 2) ** -0.5)
         assert "not a certified" in b.quantity
@@ -203,7 +205,7 @@ class TestDigestOracles:
         ],
     )
     def test_fig1_table(self, eps, thm2, cor3):
-        # digest's Cor. 3 column is a 2e5-point zeta grid, accurate to about 1e-6
+        # the reference Cor. 3 column is a 2e5-point zeta grid, accurate to about 1e-6
         t2 = beta_bernoulli_bayes(20, eps, 1e-4)
         c3 = beta_bernoulli_bayes(20, eps, 1e-4, method="corollary3")
         assert t2.value == pytest.approx(thm2, abs=6e-7)
@@ -262,19 +264,19 @@ class TestDigestOracles:
         assert b.value == pytest.approx(bound, abs=6e-7)
         assert b.entropy == pytest.approx(math.log(k))
 
-    def test_sota_bernoulli_oracles(self):
-        # ldp_sota.md E1: DJW's Phi(delta)/2 reduction gives 2 / (27 n (e - 1)^2); the direct
+    def test_reference_bernoulli_values(self):
+        # DJW's Phi(delta)/2 reduction gives 2 / (27 n (e - 1)^2); the direct
         # two-point average (le_cam's convention) keeps a factor 2 more.
         e1 = 2.5088658321e-5
         lb = bernoulli_mean(1000, 1.0, support=(-1, 1), method="djw")
         assert lb.value == pytest.approx(2 * e1, rel=1e-9)
-        # E2: the matching RR/Duchi risk
+        # the matching RR/Duchi risk
         assert rr_mean_risk(1000, 1.0, support=(-1, 1)).value == pytest.approx(
             4.6826943768e-3, rel=1e-9
         )
 
-    def test_sota_grr_variance(self):
-        # ldp_sota.md A3 (k = 10, n = 1e4, eps = 1): fixed-data variance 4.0958300584e-4 at
+    def test_reference_grr_variance(self):
+        # (k = 10, n = 1e4, eps = 1): fixed-data variance 4.0958300584e-4 at
         # f = 0.1; the i.i.d. risk adds f (1 - f) / n per letter (uniform p: f = 0.1 each)
         b = krr_distribution_risk(10, 10_000, 1.0)
         assert b.value == pytest.approx(10 * (4.0958300584e-4 + 0.09 / 1e4), rel=1e-9)
@@ -332,7 +334,8 @@ class TestLeCam:
         b = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method="hellinger")
         expected = 0.25 * (1 - math.sqrt(2 - 2 * (1 - phi(0.3) * h2 / 2) ** 20))
         assert b.value == pytest.approx(expected)
-        # pure LDP: the same routes with tanh^2(eps/2) in place of phi (seed 001 Thm 5)
+        # pure LDP: the same routes with tanh^2(eps/2) in place of phi
+        # (Ghazi-Issa (2023), Theorem 5)
         t2 = math.tanh(0.15) ** 2
         b = le_cam(p0, p1, separation=1.0, n=20, epsilon=0.3, method="kl-tanh")
         assert b.value == pytest.approx(0.25 * (1 - math.sqrt(20 * t2 * kl01 / 2)))
@@ -550,7 +553,7 @@ class TestBayesGeneric:
     def test_envelope(self):
         eps_grid = [0.1, 0.2, 0.3, 0.5, 1.0, 2.0]
         raw = [beta_bernoulli_bayes(20, e, 1e-4).value for e in eps_grid]
-        assert raw[1] < raw[4]  # not monotone (erratum E21)
+        assert raw[1] < raw[4]  # not monotone in epsilon
         env = [beta_bernoulli_bayes(20, e, 1e-4, envelope=True).value for e in eps_grid]
         assert all(a >= b - 1e-15 for a, b in itertools.pairwise(env))
         assert all(e >= r - 1e-15 for e, r in zip(env, raw, strict=True))
@@ -675,7 +678,7 @@ class TestPresetsAgainstGeneric:
     )
     def test_moment_mean_is_le_cam_on_its_pair(self, n, eps, delta, k):
         # the preset specialises le_cam's direct two-point average on the construction's pair
-        # (separation 4 omega^{2(k-1)/k}); the digest's constant is half of it
+        # (separation 4 omega^{2(k-1)/k}); the metric reduction's constant is half of it
         b = moment_mean(n, eps, delta, k=k)
         w = b.omega
         atom = w ** (-1 / k)
@@ -893,7 +896,7 @@ class TestMonotonicity:
 
     def test_theorem2_non_monotone_documented(self):
         values = [beta_bernoulli_bayes(20, e, 1e-4).value for e in (0.2, 1.0)]
-        assert values[0] < values[1]  # erratum E21: Theorem 2 rises again near eps = 1
+        assert values[0] < values[1]  # Theorem 2 rises again near eps = 1
 
     def test_theorem2_decreasing_in_n(self):
         assert _decreasing([beta_bernoulli_bayes(n, 0.5, 1e-4).value for n in (2, 5, 10, 20)])

@@ -1,4 +1,4 @@
-"""ldp.risk.plan / gap and the ``ldp plan`` command: the thresholds are the smallest n (or
+"""ldp.risk.plan() / gap() and the ``ldp plan`` command: the thresholds are the smallest n (or
 epsilon) at which each side meets the target, checked against the calculators directly."""
 
 import dataclasses

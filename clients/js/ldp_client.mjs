@@ -636,16 +636,16 @@ function subset(proto, x, stream) {
   const k = proto.mechanism.params.k;
   const d = proto.sampler.d;
   const include = chooseOne(stream, proto.law("include", proto.sampler.include)) === 0;
-  const others = [];
-  for (let i = 0; i < k - 1; i++) others.push(i);
-  for (let i = 0; i < d; i++) {
-    if (i === d - 1 && include) break;
-    const j = i + randint(stream, k - 1 - i, 1)[0];
-    [others[i], others[j]] = [others[j], others[i]];
-  }
   const count = include ? d - 1 : d;
+  const slots = k - 1; // slot o stands for value o + (o >= x)
+  const chosen = new Set();
+  for (let j = slots - count; j < slots; j++) {
+    // Floyd's algorithm
+    const t = randint(stream, j + 1, 1)[0];
+    chosen.add(chosen.has(t) ? j : t);
+  }
   const bits = new Array(k).fill(false);
-  for (const o of others.slice(0, count)) bits[o + (o >= x ? 1 : 0)] = true;
+  for (const o of chosen) bits[o + (o >= x ? 1 : 0)] = true;
   if (include) bits[x] = true;
   return pack(bits);
 }

@@ -399,15 +399,14 @@ def _subset(proto, x, stream):
     k = proto["mechanism"]["params"]["k"]
     d = proto["sampler"]["d"]
     include = _choose_one(stream, proto.law("include", proto["sampler"]["include"])) == 0
-    others = list(range(k - 1))
-    for i in range(d):
-        if i == d - 1 and include:
-            break
-        j = i + _randint(stream, k - 1 - i, 1)[0]
-        others[i], others[j] = others[j], others[i]
     count = d - 1 if include else d
+    slots = k - 1  # slot o stands for value o + (o >= x)
+    chosen = set()
+    for j in range(slots - count, slots):  # Floyd's algorithm
+        t = _randint(stream, j + 1, 1)[0]
+        chosen.add(j if t in chosen else t)
     bits = [False] * k
-    for o in others[:count]:
+    for o in chosen:
         bits[o + (1 if o >= x else 0)] = True
     if include:
         bits[x] = True

@@ -20,7 +20,7 @@ lower convex hull) so that they can be plotted and queried like the exact object
   saying why. The expansion is asymptotic and its relative error in the far tails (the
   small deltas of privacy accounting) is unbounded: its curves and values warn with
   :class:`ApproximationWarning` where the last terms it keeps are not small against the
-  normal tail they correct (:data:`EDGEWORTH_RELIABLE`).
+  normal tail they correct (``EDGEWORTH_RELIABLE``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class ApproximationWarning(UserWarning):
     """An approximation (``*_approx``) was queried where it cannot be trusted.
 
     Raised by the Edgeworth approximations when the expansion's correction is not small
-    against the normal tail it corrects (see :data:`EDGEWORTH_RELIABLE`): typically at the
+    against the normal tail it corrects (see ``EDGEWORTH_RELIABLE``): typically at the
     small deltas (far tails) that privacy accounting asks for, where the expansion's
     relative error is unbounded. Use an exact accountant there
     (:meth:`~ldp.accounting.PoissonSubsampledGaussian.epsilon_for_delta`,
@@ -118,7 +118,7 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
     vertex, the relative size of the Edgeworth correction there
     (``relative_correction``). :meth:`delta` and :meth:`epsilon_for_delta` warn with
     :class:`ApproximationWarning` when the vertex that decides the answer has a correction
-    above :data:`EDGEWORTH_RELIABLE`. Built by :func:`edgeworth_tradeoff_approx`.
+    above ``EDGEWORTH_RELIABLE``. Built by :func:`edgeworth_tradeoff_approx`.
     """
 
     relative_correction: np.ndarray
@@ -566,7 +566,7 @@ def edgeworth_value_approx(
     The fast query behind :func:`edgeworth_tradeoff_approx` (scalar arithmetic, no grid, no
     post-processing: the value may even fall outside ``[0, 1 - alpha]``, see the paper's
     footnote 2). An approximation, not a bound; warns with :class:`ApproximationWarning`
-    outside the reliable range (:data:`EDGEWORTH_RELIABLE`).
+    outside the reliable range (``EDGEWORTH_RELIABLE``).
 
     Examples
     --------

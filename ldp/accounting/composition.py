@@ -8,7 +8,7 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     client answering the same question ``n`` times from the same input. The exact privacy
     is the maximum over ordered input pairs ``(x, x')`` of the profile of the product pair
     ``(K_x^n, K_{x'}^n)``; each pair is composed through its privacy-loss distribution
-    (:mod:`ldp.accounting.pld`), exactly when its log-ratios are commensurate and with
+    (``ldp.accounting.pld``), exactly when its log-ratios are commensurate and with
     losses rounded up otherwise;
   - ``"adaptive"``: ``compose(channel, n, adaptive=True)``, and every composition of
     trade-off curves or of a list of mechanisms. A channel then enters through its
@@ -22,7 +22,7 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     ``G_{sqrt(sum mu_i^2)}`` (Dong-Roth-Su (2022), Corollary 3.3).
 
   Every value is an upper bound that holds, floating point included (see
-  :mod:`ldp.accounting.pld`).
+  ``ldp.accounting.pld``).
 * :func:`compose_eps_delta_eta` is the exact k-fold composition of (eps, delta)-DP,
   eta-TV mechanisms (Ghazi-Issa (2023), Theorem 2), computed in log space (the literal
   double sum overflows), with the heterogeneous extension.
@@ -41,7 +41,7 @@ from ldp._formulas import normalise_erasure
 from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
 from ldp._progress import progress as show_progress
-from ldp._validation import check_epsilon, check_integer, check_probability
+from ldp._validation import check_epsilon, check_integer, check_probability, compact
 from ldp.accounting._common import as_levels, out
 from ldp.accounting.pld import (
     DEFAULT_INTERVAL,
@@ -65,6 +65,10 @@ __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delt
 
 #: Lattice size above which an exact composition switches to pessimistic tail truncation.
 _EXACT_LIMIT = 1 << 22
+#: Largest ``n`` that :func:`compose` takes for a composition of privacy-loss distributions,
+#: whose support grows with ``n`` (10^8 reports of a 4-ary k-RR hold about 1.5 GB): larger
+#: ``n`` raises ``ValueError`` up front. Gaussian curves compose in closed form at any ``n``.
+MAX_COMPOSE_FOLDS = 10**7
 _UNIT = float(np.finfo(np.float64).eps) / 2.0
 KINDS = ("same-input", "adaptive")
 
@@ -134,9 +138,9 @@ class Composition(Frozen):
         e, scalar = as_levels(epsilon, "epsilon", low=0.0)
         if self.mu is not None:
             return GaussianTradeOff(self.mu).delta(epsilon)
-        value = self.plds[0]._delta(e)
+        value = np.asarray(self.plds[0].delta(e))
         for pld in self.plds[1:]:
-            value = np.maximum(value, pld._delta(e))
+            value = np.maximum(value, np.asarray(pld.delta(e)))
         return out(value, scalar)
 
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
@@ -144,9 +148,9 @@ class Composition(Frozen):
         if self.mu is not None:
             return GaussianTradeOff(self.mu).epsilon_for_delta(delta)
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
-        value = self.plds[0]._epsilon(d)
+        value = np.asarray(self.plds[0].epsilon_for_delta(d))
         for pld in self.plds[1:]:  # each profile is non-increasing: the largest eps works
-            value = np.maximum(value, pld._epsilon(d))
+            value = np.maximum(value, np.asarray(pld.epsilon_for_delta(d)))
         return out(value, scalar)
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
@@ -170,9 +174,7 @@ class Composition(Frozen):
         """
         if self.mu is not None:
             return GaussianTradeOff(self.mu)
-        levels = np.unique(
-            np.concatenate([[0.0]] + [pld._lattice()[0] + pld.shift for pld in self.plds])
-        )
+        levels = np.unique(np.concatenate([[0.0]] + [pld.levels for pld in self.plds]))
         levels = levels[levels >= 0.0]
         if len(self.plds) > 1:
             levels = np.union1d(levels, self._crossings(levels))
@@ -184,7 +186,7 @@ class Composition(Frozen):
         best = np.full(levels.shape, -np.inf)
         winner = np.zeros(levels.shape, dtype=np.int64)
         for i, pld in enumerate(self.plds):
-            value = pld._delta(levels)
+            value = np.asarray(pld.delta(levels))
             better = value > best
             best = np.where(better, value, best)
             winner = np.where(better, i, winner)
@@ -199,12 +201,12 @@ class Composition(Frozen):
         for i, pld in enumerate(self.plds):
             mine = winner[change] == i
             if np.any(mine):
-                a_left[mine] = pld._delta(left[mine])
-                a_right[mine] = pld._delta(right[mine])
+                a_left[mine] = np.asarray(pld.delta(left[mine]))
+                a_right[mine] = np.asarray(pld.delta(right[mine]))
             theirs = winner[change + 1] == i
             if np.any(theirs):
-                b_left[theirs] = pld._delta(left[theirs])
-                b_right[theirs] = pld._delta(right[theirs])
+                b_left[theirs] = np.asarray(pld.delta(left[theirs]))
+                b_right[theirs] = np.asarray(pld.delta(right[theirs]))
         gap_left, gap_right = a_left - b_left, a_right - b_right
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.clip(gap_left / (gap_left - gap_right), 0.0, 1.0)
@@ -327,6 +329,16 @@ def compose(
         raise TypeError(f"progress must be True or False, got {progress!r}")
     if adaptive is not None and not isinstance(adaptive, bool):
         raise TypeError(f"adaptive must be True, False or None, got {adaptive!r}")
+    if (
+        n is not None
+        and check_integer(n, "n", low=0) > MAX_COMPOSE_FOLDS
+        and not isinstance(mechanisms, GaussianTradeOff)
+    ):
+        raise ValueError(
+            f"n must be <= MAX_COMPOSE_FOLDS = {MAX_COMPOSE_FOLDS:.0e} (ldp.accounting."
+            f"composition) for a privacy-loss composition, got {compact(n)}; for more reports "
+            "use a CLT approximation (clt_mu_approx) or a GDP bound"
+        )
     if isinstance(mechanisms, Mechanism) and not isinstance(mechanisms, Channel):
         # any mechanism composes through its privacy channel (the worst input pair reduced
         # to its likelihood-ratio classes); a dominating one gives an upper bound
@@ -417,7 +429,7 @@ def _compose_same_input(
             pairs.setdefault(key, (p, q))
     plds = []
     for p, q in show_progress(list(pairs.values()), progress, desc="input pairs"):
-        pld = PrivacyLossDistribution._from_pair(p / p.sum(), q / q.sum(), None, fallback=fallback)
+        pld = PrivacyLossDistribution.from_pair(p / p.sum(), q / q.sum(), fallback=fallback)
         tau = 1e-15 if pld.probs.size * n > _EXACT_LIMIT or not pld.exact else 0.0
         plds.append(pld.self_compose(n, truncation=tau))
     exact = all(pld.exact for pld in plds)
@@ -459,7 +471,7 @@ def _common_lattice(
             result.append(_laplace_pld(c.mu, h))
         else:
             p, q = c.dominating_pair()
-            result.append(PrivacyLossDistribution._from_pair(q, p, h, interval_slack=h_slack))
+            result.append(PrivacyLossDistribution.from_pair(q, p, h, interval_slack=h_slack))
     return result
 
 
@@ -595,7 +607,7 @@ def compose_eps_delta_eta(
     if k > MAX_FOLDS:
         raise ValueError(
             f"k must be <= {MAX_FOLDS} for the exact Theorem 2 recurrence (its cost grows as "
-            f"k^2), got {k}; for more folds use clt_mu_approx or a PLD composition"
+            f"k^2), got {compact(k)}; for more folds use clt_mu_approx or a PLD composition"
         )
     d, h, alpha = normalise_erasure(eps, d0, h0)
     params = (eps, d, h)

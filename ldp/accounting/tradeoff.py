@@ -387,6 +387,38 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         self.is_symmetric = self._check_symmetric()
 
     @classmethod
+    def from_points(
+        cls,
+        alphas: ArrayLike,
+        values: ArrayLike,
+        approx: bool = False,
+        *,
+        symmetric: bool | None = None,
+    ) -> PiecewiseLinearTradeOff:
+        """The largest valid curve below computed points: the values clipped into
+        ``[0, 1 - alpha]`` and replaced by their lower convex hull (only ever lowered, so a
+        guarantee the points express still holds). ``symmetric=None`` checks the symmetry;
+        ``True`` states it, for curves symmetric by construction (the caller's claim).
+
+        Examples
+        --------
+        >>> from ldp.accounting import PiecewiseLinearTradeOff
+        >>> f = PiecewiseLinearTradeOff.from_points([0.0, 0.5, 1.0], [1.0, 0.6, 0.0])
+        >>> [float(v) for v in f([0.0, 0.5, 1.0])]   # 0.6 > 1 - 0.5 is clipped to 0.5
+        [1.0, 0.5, 0.0]
+        """
+        a = np.asarray(alphas, dtype=np.float64)
+        b = np.asarray(values, dtype=np.float64)
+        if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+            raise ValueError(
+                f"alphas and values must be 1-d of one length >= 2, got shapes {a.shape} "
+                f"and {b.shape}"
+            )
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError("alphas and values must be finite")
+        return cls._trusted(a, b, bool(approx), symmetric=symmetric)
+
+    @classmethod
     def _trusted(
         cls,
         a: np.ndarray,
@@ -793,8 +825,8 @@ class SubsampledTradeOff(TradeOffFunction):
     """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
 
     Built by :func:`ldp.accounting.subsample_tradeoff`; it lives here with the other curve
-    classes so that :mod:`ldp.accounting.approximations` can recognise it without importing
-    :mod:`ldp.accounting.subsampling`.
+    classes so that ``ldp.accounting.approximations`` can recognise it without importing
+    ``ldp.accounting.subsampling``.
 
     ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
     ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:

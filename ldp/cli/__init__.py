@@ -17,48 +17,90 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
   risk needs with the library's best mechanism, and the fewest any protocol needs;
 * ``ldp account compose|gdp|filter``: composition, Gaussian DP and privacy filters.
 
-Bad arguments end with exit code 2 and a one-line message, never a traceback.
+``ldp --version`` prints the version. Bad arguments end with exit code 2 and a one-line
+message, never a traceback. Only the module of the subcommand that runs is imported, so
+``ldp --help`` answers before numpy and scipy would have loaded.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from ldp.accounting.filters import FilterHaltedError
-from ldp.cli import account, bound, design, estimate, plan, privacy, privatize
 from ldp.cli._common import Parser, jsonable
-from ldp.cli.privacy import build_mechanism, report
 
 __all__ = ["build_mechanism", "main", "report"]
 
-#: subcommand -> its module (each has ``add_parser(commands)`` and ``run(args)``)
+#: subcommand -> (its module in ``ldp.cli``, its one-line help). Each module has
+#: ``add_parser(commands)`` and ``run(args)``; a module is imported only when its command
+#: runs or its help is asked for, so ``ldp --help`` starts without numpy or scipy.
 _COMMANDS = {
-    "report": privacy,
-    "design": design,
-    "privatize": privatize,
-    "estimate": estimate,
-    "bound": bound,
-    "plan": plan,
-    "account": account,
+    "report": ("privacy", "privacy and contraction of a mechanism or a protocol file"),
+    "design": ("design", "the utility-maximising channel for a budget, certified"),
+    "privatize": (
+        "privatize",
+        "run a protocol file on a CSV of answers, as devices would (a simulator)",
+    ),
+    "estimate": (
+        "estimate",
+        "estimates from the reports of a protocol file, or a simulation from a CSV column",
+    ),
+    "bound": ("bound", "a risk lower bound for a standard problem, and the risk achieved"),
+    "plan": (
+        "plan",
+        "users (or epsilon) a target risk needs: the best mechanism and the lower bound",
+    ),
+    "account": ("account", "composition, Gaussian DP and privacy filters"),
 }
 
 
-def _build_parser() -> Parser:
+def _command_module(command: str) -> Any:
+    return importlib.import_module(f"{__name__}.{_COMMANDS[command][0]}")
+
+
+def _version() -> str:
+    from ldp import __version__
+
+    return f"%(prog)s {__version__}"
+
+
+def _build_parser(full: Iterable[str] | None = None) -> Parser:
+    """The ``ldp`` parser. ``full`` names the subcommands whose own arguments are added
+    (default: all); the others get only their name and help line."""
+    full = set(_COMMANDS) if full is None else set(full)
     parser = Parser(prog="ldp", description="Local differential privacy toolkit.")
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in _COMMANDS.values():
-        module.add_parser(commands)
+    for command, (_, summary) in _COMMANDS.items():
+        if command in full:
+            _command_module(command).add_parser(commands)
+        else:
+            commands.add_parser(command, help=summary)
     return parser
 
 
 def _is_user_error(exc: BaseException) -> bool:
-    if isinstance(exc, (TypeError, ValueError, LookupError, OSError, FilterHaltedError)):
+    if isinstance(exc, (TypeError, ValueError, LookupError, OSError)):
         return True
-    design_module = sys.modules.get("ldp.design")
-    return design_module is not None and isinstance(exc, design_module.DesignError)
+    # the library's own error types, if their modules were loaded by the command
+    for module, name in (
+        ("ldp.design", "DesignError"),
+        ("ldp.accounting.filters", "FilterHaltedError"),
+    ):
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(exc, getattr(loaded, name)):
+            return True
+    return False
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("build_mechanism", "report"):  # re-exported from ldp.cli.privacy, lazily
+        return getattr(importlib.import_module(f"{__name__}.privacy"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,10 +125,13 @@ def main(argv: Sequence[str] | None = None) -> int:
       epsilon at delta = 1e-05          4.3...
     0
     """
-    parser = _build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # top-level options come before the command, so the command is the first argument
+    command = argv[0] if argv and argv[0] in _COMMANDS else None
+    parser = _build_parser(full=() if command is None else (command,))
     args = parser.parse_args(argv)
     try:
-        data, text = _COMMANDS[args.command].run(args)
+        data, text = _command_module(args.command).run(args)
     except Exception as exc:
         if not _is_user_error(exc):
             raise

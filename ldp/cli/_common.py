@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import NoReturn
 
-import numpy as np
-
-__all__ = ["Parser", "UserError", "count", "eta", "floats", "jsonable", "number", "pair", "row"]
+__all__ = [
+    "MAX_COUNT",
+    "Parser",
+    "UserError",
+    "count",
+    "eta",
+    "floats",
+    "jsonable",
+    "number",
+    "pair",
+    "row",
+]
 
 
 class Parser(argparse.ArgumentParser):
     """argparse that ends with exit code 2 and one line on bad arguments."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised through main
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised through main
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -21,30 +31,45 @@ class UserError(ValueError):
     """A combination of arguments that the command itself rejects."""
 
 
+#: Largest integer a count option (``--k``, ``--n``, ``--folds``, ...) takes: an int64. A larger
+#: count describes nothing a machine can hold, and its 300 digits would not fit one line.
+MAX_COUNT = 2**63 - 1
+
+
+def _quoted(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def floats(text: str) -> list[float]:
     try:
         return [float(v) for v in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}"
+            f"expected comma-separated numbers, got {_quoted(text)}"
         ) from None
 
 
 def pair(text: str) -> tuple[list[float], list[float]]:
     parts = text.split(";")
     if len(parts) != 2:
-        raise argparse.ArgumentTypeError(f"expected two distributions joined by ';', got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected two distributions joined by ';', got {_quoted(text)}"
+        )
     return floats(parts[0]), floats(parts[1])
 
 
 def count(text: str) -> int:
-    """An integer, also written like ``1e4``."""
+    """An integer up to :data:`MAX_COUNT`, also written like ``1e4``."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_quoted(text)}") from None
     if not value.is_integer():
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_quoted(text)}")
+    if abs(value) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer of at most 2^63 - 1 (MAX_COUNT), got {_quoted(text)}"
+        )
     return int(value)
 
 
@@ -54,10 +79,14 @@ def eta(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'max', got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a number or 'max', got {_quoted(text)}"
+        ) from None
 
 
 def number(x: object) -> str:
+    import numpy as np  # here, not at import time: ``ldp --help`` needs no numpy
+
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
@@ -72,6 +101,8 @@ def row(label: str, value: object, width: int = 34) -> str:
 
 
 def jsonable(x: object) -> object:
+    import numpy as np
+
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -23,7 +23,7 @@ def add_parser(commands) -> None:
         "--eps-delta-eta",
         nargs=3,
         metavar=("E", "D", "H"),
-        help="any (E, D)-LDP, H-TV mechanism (Ghazi-Issa 2023, Theorem 2; H may be 'max')",
+        help="any (E, D)-LDP, H-TV mechanism (Ghazi-Issa (2023), Theorem 2; H may be 'max')",
     )
     what.add_argument("--gdp", type=float, metavar="MU", help="a mu-GDP mechanism")
     compose.add_argument("--epsilon", type=float, help="--mechanism: its epsilon")
@@ -176,19 +176,22 @@ def _gdp(args: argparse.Namespace) -> tuple[dict, str]:
 def _request(spec: str) -> object:
     """A filter request: a GDP mu, ``rr:EPS`` or ``k-rr:K:EPS``."""
     parts = spec.split(":")
-    kind, numbers = parts[0], None
+    kind = parts[0]
+    k: int | None = None
     try:
         if len(parts) == 1:
             return float(spec)  # a GDP mu; its range is checked by the filter
         if kind == "rr" and len(parts) == 2:
-            numbers = (float(parts[1]),)
+            epsilon = float(parts[1])
         elif kind == "k-rr" and len(parts) == 3:
-            numbers = (count(parts[1]), float(parts[2]))
+            k, epsilon = count(parts[1]), float(parts[2])
+        else:
+            raise ValueError(spec)
     except (ValueError, argparse.ArgumentTypeError):
-        numbers = None
-    if numbers is None:
-        raise UserError(f"--request: expected a mu, 'rr:EPS' or 'k-rr:K:EPS', got {spec!r}")
-    return randomized_response(*numbers) if kind == "rr" else k_rr(*numbers)
+        raise UserError(
+            f"--request: expected a mu, 'rr:EPS' or 'k-rr:K:EPS', got {spec!r}"
+        ) from None
+    return randomized_response(epsilon) if k is None else k_rr(k, epsilon)
 
 
 def _filter(args: argparse.Namespace) -> tuple[dict, str]:

@@ -7,11 +7,26 @@ import argparse
 
 import numpy as np
 
+from ldp._validation import compact
 from ldp.cli._common import UserError, count, jsonable, row
 
 __all__ = ["ORACLES", "add_parser", "run"]
 
 ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
+
+#: Largest alphabet whose estimates ``ldp estimate`` prints: one row per category, held as a
+#: table and as JSON. Larger protocols are decoded with the library
+#: (``Protocol.aggregate`` and its decoder's ``estimate``), which keeps only the counts.
+MAX_TABLE_CATEGORIES = 1 << 16
+
+
+def _check_table_size(k: int, what: str) -> None:
+    if k > MAX_TABLE_CATEGORIES:
+        raise UserError(
+            f"{what} has k = {compact(k)} categories; ldp estimate prints one row per category, "
+            f"up to MAX_TABLE_CATEGORIES = {MAX_TABLE_CATEGORIES} (decode larger alphabets "
+            "with the library: Protocol.aggregate and the decoder's estimate)"
+        )
 
 
 def add_parser(commands) -> None:
@@ -98,6 +113,7 @@ def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
 
 
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    from ldp.mechanisms import FrequencyMechanism, Interval, MeanMechanism
     from ldp.protocol import load
 
     for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
@@ -106,6 +122,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
     z = _z(args.confidence)
     protocol = load(args.protocol)
+    if protocol.kind == "categorical":
+        _check_table_size(protocol.k, f"the protocol {args.protocol}")
     decoder = protocol.decoder
     statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:
@@ -123,24 +141,30 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         row("reports", statistic.n),
         row("epsilon (stated)", protocol.epsilon),
     ]
-    if protocol.kind == "categorical":
+    target = protocol.mechanism.domain
+    if protocol.kind == "categorical" and isinstance(decoder, FrequencyMechanism):
         estimate = decoder.estimate(statistic)
         variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
         half = z * np.sqrt(variance)
-        labels = protocol.labels if protocol.labels is not None else range(protocol.k)
+        labels = protocol.labels if protocol.labels is not None else range(len(estimate))
         rows = _frequency_rows(list(labels), estimate, half)
         data["frequencies"] = rows
         lines += _frequency_table(rows, args.confidence)
-    elif protocol.kind == "interval" and protocol.mechanism.domain.d == 1:
+    elif (
+        protocol.kind == "interval"
+        and isinstance(target, Interval)
+        and target.d == 1
+        and isinstance(decoder, MeanMechanism)
+        and protocol.bounds is not None
+    ):
         low, high = protocol.bounds
-        target = protocol.mechanism.domain
         slope = (high - low) / (target.high - target.low)
         unit = float(decoder.estimate(statistic))
         mean = low + (unit - target.low) * slope
-        half = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
-        data["mean"] = {"estimate": mean, "half_width": half, "bounds": [low, high]}
+        half_width = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
+        data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}
         lines.append(row("mean", mean))
-        lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half))
+        lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half_width))
     else:
         raise UserError("estimating vector means from the command line is not supported")
     return data, "\n".join(lines)
@@ -160,6 +184,7 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
             "their protocol"
         )
     codes, categories, missing = _read_column(args.data, args.column)
+    _check_table_size(len(categories), f"column {args.column!r}")
     oracle = FREQUENCY_ORACLES[args.mechanism.upper()](len(categories), args.epsilon)
     reports = oracle.privatize(codes, rng=args.rng)
     truth = np.bincount(codes, minlength=len(categories)) / codes.size

@@ -35,13 +35,15 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     import pandas as pd
 
     from ldp._validation import check_random_state
+    from ldp.mechanisms import Ball, Interval
     from ldp.protocol import ReportWriter, load
 
     protocol = load(args.protocol)
     if not os.path.exists(args.answers):
         raise UserError(f"no such answers file: {args.answers}")
     header = pd.read_csv(args.answers, nrows=0).columns.tolist()
-    dimension = 1 if protocol.kind == "categorical" else protocol.mechanism.domain.d
+    domain = protocol.mechanism.domain
+    dimension = domain.d if isinstance(domain, (Interval, Ball)) else 1
     if args.column is not None:
         columns = [c.strip() for c in args.column.split(",")]
     elif len(header) == dimension:

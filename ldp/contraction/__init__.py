@@ -10,9 +10,9 @@ contraction coefficient is
 computes it exactly where a theorem reduces the supremum to a finite computation, and gives
 the closed forms and bounds of the source papers as functions of ``(epsilon, delta, eta, n)``.
 
-Where things live: the result objects in :mod:`ldp.contraction.results`, the exact
-coefficients in :mod:`ldp.contraction.exact`, the closed forms and theorem bounds in
-:mod:`ldp.contraction.bounds` and :func:`best_bound` in :mod:`ldp.contraction.best`; every
+Where things live: the result objects in ``ldp.contraction.results``, the exact
+coefficients in ``ldp.contraction.exact``, the closed forms and theorem bounds in
+``ldp.contraction.bounds`` and :func:`best_bound` in ``ldp.contraction.best``; every
 public name is importable from ``ldp.contraction`` itself.
 
 Exact coefficients (:func:`coefficient`)

@@ -238,7 +238,7 @@ def coefficient(
         is :math:`\eta_{1/\gamma}`.
     f : callable, optional
         For ``kind="f"``: a convex generator with ``f(1) = 0``, evaluated on arrays
-        (checked by :func:`ldp.divergences.check_generator`).
+        (checked by ``check_generator``).
     operator_convex : bool, default False
         For ``kind="f"``: assert that ``f`` is operator convex with ``f''(1) > 0``, in which
         case :math:`\eta_f = \eta_{\chi^2}` exactly (Choi, Ruskai & Seneta 1994). This

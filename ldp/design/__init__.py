@@ -25,19 +25,19 @@ Two families of programs are solved with cvxpy:
 
 Certification
 -------------
-Solver output is never returned raw: :mod:`ldp.design.certify` cleans it into a valid
+Solver output is never returned raw: ``ldp.design.certify`` cleans it into a valid
 channel, recomputes its privacy from the matrix and raises :class:`DesignError` when it does
 not meet the budget (see that module for the repair rules).
 
 Where things live
 -----------------
-:mod:`~ldp.design.certify` (certification, :class:`DesignError`, :class:`DesignResult`),
-:mod:`~ldp.design.utility` (the utilities and :func:`utility_value`),
-:mod:`~ldp.design.linear` (:class:`LinearDesign`), :mod:`~ldp.design.staircase` (the
-staircase LP and its reductions), :mod:`~ldp.design.optimal` (:func:`optimal_channel`),
-:mod:`~ldp.design.compare` (:func:`compare`) and :mod:`~ldp.design.frequency`
+``ldp.design.certify`` (certification, :class:`DesignError`, :class:`DesignResult`),
+``ldp.design.utility`` (the utilities and :func:`utility_value`),
+``ldp.design.linear`` (:class:`LinearDesign`), ``ldp.design.staircase`` (the
+staircase LP and its reductions), ``ldp.design.optimal`` (:func:`optimal_channel`),
+:mod:`~ldp.design.compare` (:func:`compare`) and ``ldp.design.frequency``
 (:func:`frequency_risk`, :func:`optimal_frequency_channel`; :func:`frequency_decoder` lives
-in :mod:`ldp.mechanisms.decoding`). Every public name is importable from ``ldp.design``.
+in ``ldp.mechanisms.decoding``). Every public name is importable from ``ldp.design``.
 """
 
 from ldp.design.certify import (

@@ -1,5 +1,5 @@
 """Local randomizers: constructors of finite channels, and mechanisms too large to hold as a
-matrix (frequency oracles, mean mechanisms) behind one protocol (:mod:`ldp.mechanisms.base`)."""
+matrix (frequency oracles, mean mechanisms) behind one protocol (``ldp.mechanisms.base``)."""
 
 from ldp._mechanism import Ball, Categories, Field, Interval, Mechanism, ReportCodec
 from ldp._plain import PlainPrivacy

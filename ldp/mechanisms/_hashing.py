@@ -161,6 +161,12 @@ class FieldHash:
             "words": self.packing.words,
         }
 
+    @property
+    def decode_entries(self) -> int:
+        """The largest array :meth:`support_counts` builds: the ``p^L x p`` table, or one
+        user's ``g`` hash values (times ``L`` digits)."""
+        return max(self.rows * self.p, self.g * self.L)
+
     def split(self, words: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         fields = self.packing.unpack(words)
         return fields[: self.e], fields[self.e]
@@ -242,6 +248,11 @@ class RingHash:
             "fields": self.packing.sizes,
             "words": self.packing.words,
         }
+
+    @property
+    def decode_entries(self) -> int:
+        """The largest array :meth:`support_counts` builds: the ``k`` counts."""
+        return self.k
 
     def _coefficients(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         fields = self.packing.unpack(words)

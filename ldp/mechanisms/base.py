@@ -28,7 +28,7 @@ seed, or a PCG64 state reconstructed from past reports) lets the server subtract
 undo the privatization. On devices, privatize with ``rng="os"``, which draws every bit from
 the operating system's CSPRNG (:class:`ldp._random.OSGenerator`).
 
-**Exact coins.** Every coin is drawn by :mod:`ldp._sampling` from whole random bytes, with
+**Exact coins.** Every coin is drawn by ``ldp._sampling`` from whole random bytes, with
 its probability given as exact weights (``e^eps : k - 1`` for GRR's keep-or-change coin):
 the realised probability is the exact ratio of the weights, for every double however small,
 so a rare outcome is never rounded to zero (an infinite privacy loss) or to ``2^-53``. Each
@@ -60,7 +60,14 @@ from ldp._mechanism import (
     Mechanism,
     check_unit_values,
 )
-from ldp._validation import as_real_array, check_epsilon, check_integer, scalar_or_array
+from ldp._validation import (
+    as_real_array,
+    check_epsilon,
+    check_integer,
+    compact,
+    describe,
+    scalar_or_array,
+)
 
 __all__ = [
     "FrequencyMechanism",
@@ -87,6 +94,17 @@ def check_mechanism_epsilon(epsilon: object) -> float:
 #: Largest alphabet of a frequency oracle (category indices and report sizes stay in int64).
 MAX_CATEGORIES = 1 << 40
 
+#: Largest array (in entries, 8 bytes each: 512 MiB) that decoding builds: ``aggregate``,
+#: ``estimate`` and ``empty_statistic`` hold one count per category (per output of Hadamard
+#: response, per hash row and bucket of local hashing). Oracles with small reports (GRR, local
+#: hashing, Hadamard response) privatize larger alphabets, up to ``MAX_CATEGORIES``; their
+#: reports cannot be decoded in memory, and decoding them raises ``ValueError`` up front.
+MAX_STATISTIC_ENTRIES = 1 << 26
+
+#: Largest alphabet of a bit-vector report (unary encoding, subset selection): each report
+#: holds ``k`` bits (512 KiB at the limit) and privatizing works on ``k`` entries per user.
+MAX_VECTOR_CATEGORIES = 1 << 22
+
 #: Users processed at once by the chunked kernels (bounds the working memory).
 CHUNK_ELEMENTS = 1 << 22
 
@@ -101,6 +119,19 @@ def check_convention(convention: object) -> str:
 
 def check_n(n: object) -> int:
     return check_integer(n, "n", low=1)
+
+
+def check_size(entries: int, limit: int, limit_name: str, what: str, argument: str) -> None:
+    """Raise ``ValueError`` before allocating ``entries`` when they exceed ``limit``.
+
+    The message names the operation, the argument that sets the size and the limit (as the
+    module constant ``limit_name``), with every number in compact form.
+    """
+    if entries > limit:
+        raise ValueError(
+            f"{what}: {argument} needs {compact(entries)} entries in memory; the limit is "
+            f"{limit_name} = {compact(limit)} (ldp.mechanisms.base)"
+        )
 
 
 def index_dtype(size: int) -> type[np.signedinteger]:
@@ -122,26 +153,35 @@ def check_categories(values: ArrayLike, k: int, name: str = "values") -> np.ndar
     """A 1-D int64 array of category indices in ``0 .. k - 1``; raises, never clips.
 
     Integer dtypes are accepted; float arrays only when every entry is a finite whole number.
+    The values are private data: a message names ``name`` and the problem (and how many
+    entries have it), never a value.
     """
     try:
         arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of category indices: {exc}") from None
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-D array of category indices (rows of equal length)"
+        ) from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one category per user), got shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must not contain NaN or inf")
-        if not np.all(arr == np.round(arr)):
-            bad = arr[arr != np.round(arr)][0]
-            raise TypeError(f"{name} must contain integer categories, got {bad!r}")
+        whole = arr == np.round(arr)
+        if not np.all(whole):
+            raise TypeError(
+                f"{name} must contain integer categories; {int(arr.size - whole.sum())} of "
+                f"{arr.size} entries are not whole numbers"
+            )
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must contain integer categories, got dtype {arr.dtype}")
     if arr.size:
-        low, high = arr.min(), arr.max()
-        if low < 0 or high >= k:
-            bad = low if low < 0 else high
-            raise ValueError(f"{name} must lie in [0, {k}) (k = {k}), got {bad!r}")
+        outside = (arr < 0) | (arr >= k)
+        if np.any(outside):
+            raise ValueError(
+                f"{name} must lie in [0, {k}) (k = {k}); {int(outside.sum())} of {arr.size} "
+                "entries do not"
+            )
     return arr.astype(np.int64, copy=False)
 
 
@@ -153,7 +193,7 @@ def check_index_reports(reports: ArrayLike, size: int, name: str = "reports") ->
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be integer output indices, got dtype {arr.dtype}")
     if arr.size and (arr.min() < 0 or arr.max() >= size):
-        bad = arr.min() if arr.min() < 0 else arr.max()
+        bad = int(arr.min() if arr.min() < 0 else arr.max())
         raise ValueError(
             f"{name} must lie in [0, {size}) for this mechanism, got {bad!r} "
             "(reports from a mechanism with other parameters?)"
@@ -269,14 +309,14 @@ def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool
         return np.zeros(()), True
     arr = as_real_array(f, name)
     if np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"{name} must be frequencies in [0, 1], got {f!r}")
+        raise ValueError(f"{name} must be frequencies in [0, 1], got {describe(f)}")
     return arr, arr.ndim == 0
 
 
 class FrequencyMechanism(Frozen, Mechanism):
     """A mechanism on the categories ``0 .. k - 1`` whose reports estimate frequencies.
 
-    Subclasses implement :meth:`_support_counts` (the mergeable statistic of validated
+    Subclasses implement ``_support_counts`` (the mergeable statistic of validated
     reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
     (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
     """
@@ -300,12 +340,28 @@ class FrequencyMechanism(Frozen, Mechanism):
         """Entries of the mergeable statistic (the support counts: one per category)."""
         return self.k
 
+    @property
+    def statistic_entries(self) -> int:
+        """The largest array decoding builds, in entries (``k`` counts by default)."""
+        return self.k
+
+    def _check_decodable(self, what: str) -> None:
+        check_size(
+            self.statistic_entries,
+            MAX_STATISTIC_ENTRIES,
+            "MAX_STATISTIC_ENTRIES",
+            f"{type(self).__name__}.{what}",
+            f"decoding k = {compact(self.k)} categories",
+        )
+
     def aggregate(self, reports: ArrayLike) -> SupportCounts:
         """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
 
         The reports are checked by the :attr:`codec` first: anything the mechanism cannot
-        output raises ``ValueError`` naming the row.
+        output raises ``ValueError`` naming the row. An alphabet whose statistic would exceed
+        ``MAX_STATISTIC_ENTRIES`` raises ``ValueError`` before anything is allocated.
         """
+        self._check_decodable("aggregate")
         counts, n = self._support_counts(self.codec.from_rows(reports))
         return SupportCounts(counts, n, self.key)
 
@@ -337,6 +393,7 @@ class FrequencyMechanism(Frozen, Mechanism):
 
     def empty_statistic(self) -> SupportCounts:
         """The statistic of zero reports (the neutral element of ``+``)."""
+        self._check_decodable("empty_statistic")
         counts, _ = self._support_counts(self.codec.from_rows(np.zeros((0, self.codec.width))))
         return SupportCounts(counts, 0, self.key)
 
@@ -345,14 +402,14 @@ class FrequencyOracle(FrequencyMechanism):
     """A pure frequency oracle on ``{0, ..., k-1}`` (support-set protocol).
 
     Subclasses set ``k``, the support probabilities ``p`` and ``q`` and implement
-    :meth:`privatize` and :meth:`_support_counts`. Everything else (estimation, variance,
+    :meth:`privatize` and ``_support_counts``. Everything else (estimation, variance,
     merging, parameter checks) is shared.
     """
 
     def __init__(self, k: int, epsilon: float) -> None:
         self._k = check_integer(k, "k", low=2)
         if self._k > MAX_CATEGORIES:
-            raise ValueError(f"k must be <= 2^40, got {self._k}")
+            raise ValueError(f"k must be <= 2^40 (MAX_CATEGORIES), got {compact(self._k)}")
         self._eps_budget = check_mechanism_epsilon(epsilon)
 
     # ----------------------------------------------------------------- parameters
@@ -401,7 +458,7 @@ class FrequencyOracle(FrequencyMechanism):
         """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
 
         The estimates sum to one only in expectation and may be negative; see
-        :mod:`ldp.mechanisms.consistency` for post-processing.
+        ``ldp.mechanisms.consistency`` for post-processing.
         """
         counts = self.counts_of(reports_or_counts)
         if counts.n == 0:

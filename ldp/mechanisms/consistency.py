@@ -7,7 +7,7 @@ into a distribution is post-processing (no privacy cost) but trades bias for var
   closest distribution in l2, so its l2 error never exceeds that of the raw estimate when the
   truth is a distribution; it shrinks small values to exactly zero (biased down for rare
   values, up for frequent ones). ``O(k log k)``.
-* :func:`norm_sub` (Wang et al., NDSS 2020): clip negatives to zero and shift the positive
+* :func:`norm_sub` (Wang et al. (2020)): clip negatives to zero and shift the positive
   entries by a common ``delta`` until they are non-negative and sum to one. When the clipped
   estimates sum to at least one (the usual case: clipping raises the sum) this is exactly the
   simplex projection; otherwise it raises only the positive entries and keeps the clipped
@@ -15,7 +15,7 @@ into a distribution is post-processing (no privacy cost) but trades bias for var
 * :func:`norm_mul`: clip negatives and rescale. Cheap, keeps ratios between the positive
   estimates, but inflates every value when many negatives are clipped (the post-processing
   multi-freq-ldpy applies by default).
-* :func:`ibu` (iterative Bayesian update, Agrawal-Aggarwal 2001; EM): a maximum-likelihood
+* :func:`ibu` (iterative Bayesian update, Agrawal-Aggarwal (2001); EM): a maximum-likelihood
   style estimate that is always a distribution. Exact EM for a :class:`~ldp.Channel` and
   the output histogram; for a pure frequency oracle it runs EM on the pseudo-channel
   ``A[x, v] = P(v in support | x)`` (``p`` on the diagonal, ``q`` elsewhere) normalised by
@@ -45,6 +45,16 @@ def _estimates(f: ArrayLike) -> np.ndarray:
 def project_simplex(f: ArrayLike) -> np.ndarray:
     """Euclidean projection of ``f`` (last axis) onto the probability simplex.
 
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
+
     Examples
     --------
     >>> from ldp.mechanisms import project_simplex
@@ -63,12 +73,24 @@ def project_simplex(f: ArrayLike) -> np.ndarray:
 
 
 def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:
-    """Norm-Sub (Wang et al. 2020): clip negatives, spread the excess evenly, repeat.
+    """Norm-Sub (Wang et al. (2020)): clip negatives, spread the excess evenly, repeat.
 
     Each round sets ``f <- f - delta`` on the currently positive entries, with ``delta``
     chosen so that they sum to one, and drops the entries that become negative; it stops
     when none does (at most ``k`` rounds). Equal to :func:`project_simplex` whenever
     ``sum(max(f, 0)) >= 1``.
+
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+    max_iter : int, default 10000
+        Largest number of rounds (``k`` always suffice).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
 
     Examples
     --------
@@ -96,6 +118,16 @@ def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:
 
 def norm_mul(f: ArrayLike) -> np.ndarray:
     """Clip negatives to zero and rescale to sum one (uniform if nothing is positive).
+
+    Parameters
+    ----------
+    f : array_like
+        Frequency estimates along the last axis (leading axes are independent vectors).
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``f``; every vector along the last axis is a distribution.
 
     Examples
     --------

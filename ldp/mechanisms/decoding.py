@@ -30,7 +30,34 @@ __all__ = ["ChannelOracle", "check_decodable", "frequency_decoder"]
 
 
 def check_decodable(channel: Channel, weights: np.ndarray | None = None) -> None:
-    """Raise ``ValueError`` unless the channel's input distributions are identifiable."""
+    """Raise ``ValueError`` unless the channel's input distributions are identifiable.
+
+    Frequencies can be decoded without bias exactly when the rows of the channel, restricted
+    to the outputs in use, are linearly independent (rank ``k``).
+
+    Parameters
+    ----------
+    channel : Channel
+        The mechanism, ``k`` inputs by ``m`` outputs.
+    weights : ndarray of shape (m,), optional
+        Output weights; outputs of weight zero are not used.
+
+    Raises
+    ------
+    ValueError
+        If the rank is below the number of inputs, with advice on designing for estimation.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.mechanisms import check_decodable
+    >>> check_decodable(ldp.k_rr(3, 1.0))  # identifiable: returns quietly
+    >>> merged = ldp.Channel([[0.7, 0.3], [0.3, 0.7], [0.3, 0.7]])
+    >>> check_decodable(merged)
+    Traceback (most recent call last):
+    ...
+    ValueError: the channel's 3 input distributions are not identifiable from its outputs ...
+    """
     matrix = channel.matrix
     used = np.ones(channel.n_outputs, dtype=bool) if weights is None else weights > 0
     rank = int(np.linalg.matrix_rank(matrix[:, used]))

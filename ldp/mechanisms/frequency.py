@@ -1,9 +1,9 @@
 """Frequency oracles: GRR, unary encoding (SUE, OUE), local hashing (OLH, BLH), Hadamard
 response and subset selection, vectorised over users.
 
-All of them are pure protocols (see :mod:`ldp.mechanisms.base`); the support probabilities
+All of them are pure protocols (see ``ldp.mechanisms.base``); the support probabilities
 ``p`` and ``q`` of each are in the table of Wang, Blocki, Li and Jha (2017). Every coin is
-drawn exactly from the weights in :meth:`sampler` (:mod:`ldp._sampling`), every
+drawn exactly from the weights in :meth:`sampler` (``ldp._sampling``), every
 ``epsilon`` is computed from those same weights and rounded up, and ``to_channel()``
 rebuilds the exact channel (input -> report) when it is small enough to enumerate.
 """
@@ -24,13 +24,15 @@ from ldp._formulas import (
 from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._rounding import log_products_upper, log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
-from ldp._validation import check_integer, check_random_state, check_scalar
+from ldp._validation import check_integer, check_random_state, check_scalar, compact
 from ldp.channel import Channel
 from ldp.mechanisms._hashing import fwht, hash_family, parity
 from ldp.mechanisms.base import (
+    MAX_VECTOR_CATEGORIES,
     FrequencyOracle,
     check_categories,
     check_mechanism_epsilon,
+    check_size,
     chunk_rows,
     index_dtype,
 )
@@ -52,12 +54,28 @@ __all__ = [
 MAX_CHANNEL_ENTRIES = 1 << 24
 
 
-def _check_channel_size(entries: int, what: str) -> None:
-    if entries > MAX_CHANNEL_ENTRIES:
+def _check_channel_size(log2_entries: float, what: str) -> None:
+    """Refuse a channel of ``2^log2_entries`` entries before any of its sizes is computed in
+    full (the output alphabet of unary encoding or subset selection is astronomically large:
+    ``2^k`` or ``C(k, d)``)."""
+    if log2_entries > math.log2(MAX_CHANNEL_ENTRIES):
+        size = f"about 2^{math.floor(log2_entries)}" if log2_entries >= 20 else "more"
         raise ValueError(
-            f"{what}: the channel would have {entries} entries (limit {MAX_CHANNEL_ENTRIES}); "
-            "use a smaller k"
+            f"{what}.to_channel: the channel would have {size} entries; the limit is "
+            f"MAX_CHANNEL_ENTRIES = 2^{MAX_CHANNEL_ENTRIES.bit_length() - 1} "
+            "(ldp.mechanisms.frequency): use a smaller k"
         )
+
+
+def _check_vector_size(k: int, what: str) -> None:
+    """Bit-vector reports (unary encoding, subset selection) hold ``k`` bits each."""
+    check_size(
+        k,
+        MAX_VECTOR_CATEGORIES,
+        "MAX_VECTOR_CATEGORIES",
+        what,
+        f"a report of k = {compact(k)} bits",
+    )
 
 
 def _pair(first: list[float], second: list[float]) -> Channel:
@@ -144,7 +162,7 @@ class GRR(FrequencyOracle):
 
     def to_channel(self) -> Channel:
         """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
-        _check_channel_size(self._k**2, "GRR")
+        _check_channel_size(2 * math.log2(self._k), "GRR")
         return k_rr(self._k, self._eps_budget)
 
     def privacy_channel(self) -> Channel:
@@ -252,6 +270,7 @@ class UnaryEncoding(FrequencyOracle):
 
     @property
     def codec(self) -> ReportCodec:
+        _check_vector_size(self._k, f"{type(self).__name__}.codec")
         return packed_codec(self._k, _check_pad_bits(self._k))
 
     def sampler(self) -> dict[str, object]:
@@ -259,6 +278,7 @@ class UnaryEncoding(FrequencyOracle):
         return {"own": list(self._own.weights), "other": list(self._other.weights)}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        _check_vector_size(self._k, f"{type(self).__name__}.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
@@ -286,7 +306,7 @@ class UnaryEncoding(FrequencyOracle):
     def to_channel(self) -> Channel:
         """The ``k x 2^k`` channel, output ``z`` = the bit vector with bit ``v`` = bit
         ``k - 1 - v`` of the integer ``z``."""
-        _check_channel_size(self._k * 2**self._k, type(self).__name__)
+        _check_channel_size(math.log2(self._k) + self._k, type(self).__name__)
         z = np.arange(2**self._k)
         bits = (z[None, :] >> (self._k - 1 - np.arange(self._k))[:, None]) & 1  # (k, 2^k)
         ones = bits.sum(axis=0)
@@ -356,7 +376,7 @@ class LocalHashing(FrequencyOracle):
 
     Each user draws a hash function ``H: [k] -> [g]`` from an exactly pairwise-independent
     family (linear over ``GF(p)^e`` when ``g = p^e``, else bits with ``Z_g`` coefficients;
-    see :mod:`ldp.mechanisms._hashing`) and applies GRR over ``[g]`` to ``H(x)``. The report
+    see ``ldp.mechanisms._hashing``) and applies GRR over ``[g]`` to ``H(x)``. The report
     is one int64 row: the hash function's words (its coefficients, packed), then the bucket.
     ``p = e^eps / (e^eps + g - 1)`` and, because the family is exactly pairwise independent,
     ``q = 1/g`` exactly. Decoding costs ``O(n g + k log k)`` for prime-power ``g`` (a
@@ -444,6 +464,11 @@ class LocalHashing(FrequencyOracle):
         bucket[change] = other + (other >= hashed[change])
         return np.column_stack([words, bucket])
 
+    @property
+    def statistic_entries(self) -> int:
+        """The decoder's largest array: the hash family's table (see ``_hashing``)."""
+        return self._family.decode_entries
+
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return (
             self._family.support_counts(reports[:, :-1], reports[:, -1]),
@@ -486,9 +511,10 @@ class LocalHashing(FrequencyOracle):
     def to_channel(self) -> Channel:
         """The channel ``x -> (hash, bucket)``, output index ``hash_index * g + bucket``,
         with every member of the family equally likely."""
+        log2_entries = math.log2(self._k) + math.log2(self._packing.size) + math.log2(self._g)
+        _check_channel_size(log2_entries, type(self).__name__)
         members = self._packing.enumerate()
         size = members.shape[0]
-        _check_channel_size(self._k * size * self._g, type(self).__name__)
         keep, other = self._keep, self._other
         matrix = np.empty((self._k, size, self._g))
         for x in range(self._k):
@@ -508,7 +534,7 @@ class OLH(LocalHashing):
     """Optimized local hashing: ``g = round(e^eps) + 1`` buckets (Wang et al. 2017).
 
     The continuous optimum ``g = e^eps + 1`` would match OUE's variance; the integer ``g``
-    costs a little (spec oracle A5: ``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
+    costs a little (``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
 
     Parameters
     ----------
@@ -636,6 +662,11 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram.astype(np.int64))
         return (int(histogram.sum()) + transformed[1 : self._k + 1]) // 2
 
+    @property
+    def statistic_entries(self) -> int:
+        """The decoder's largest array: the histogram of the ``K`` outputs."""
+        return self._K
+
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return self.histogram_counts(np.bincount(reports, minlength=self._K)), reports.size
 
@@ -656,7 +687,7 @@ class HadamardResponse(FrequencyOracle):
         return statistic
 
     def to_channel(self) -> Channel:
-        _check_channel_size(self._k * self._K, "HadamardResponse")
+        _check_channel_size(math.log2(self._k) + math.log2(self._K), "HadamardResponse")
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
         return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
@@ -675,6 +706,22 @@ def optimal_subset_size(k: int, epsilon: float) -> int:
     star = k / (math.exp(min(epsilon, 700.0)) + 1)
     options = {min(max(v, 1), k - 1) for v in (math.floor(star), math.ceil(star))}
     return min(sorted(options), key=risk)
+
+
+#: Bytes of packed subsets handled per chunk (a cache-sized block of users).
+_SUBSET_CHUNK_BYTES = 1 << 21
+
+
+def _get_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Whether bit ``values[u]`` is set in the packed row starting at ``base[u]``."""
+    masks = np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
+    return (flat[base + (values >> 3)] & masks) != 0
+
+
+def _set_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
+    """Set bit ``values[u]`` in the packed row starting at ``base[u]`` (one bit per row)."""
+    at = base + (values >> 3)
+    flat[at] |= np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
 
 
 class SubsetSelection(FrequencyOracle):
@@ -746,6 +793,7 @@ class SubsetSelection(FrequencyOracle):
 
     @property
     def codec(self) -> ReportCodec:
+        _check_vector_size(self._k, "SubsetSelection.codec")
         return packed_codec(self._k, self._check_subsets)
 
     def _check_subsets(self, reports: np.ndarray, where) -> None:
@@ -765,38 +813,50 @@ class SubsetSelection(FrequencyOracle):
         return {"include": list(self._law.weights), "d": self._d}
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        """Bit-packed subsets; the others are drawn by Floyd's algorithm (uniform ``c``-subset
+        of the ``k - 1`` other values, ``c = d - 1`` when ``x`` is included, else ``d``).
+
+        Floyd's algorithm over ``N = k - 1`` slots draws, for ``j = N - c .. N - 1``,
+        ``t = randint(j + 1)`` and adds ``t``, or ``j`` when ``t`` is already in the subset;
+        every ``c``-subset is equally likely. Slot ``o`` stands for value ``o + (o >= x)``.
+        The subset lives in the packed report itself, so each draw costs a few operations on
+        one byte per user (a batch draws round by round: round ``r`` uses ``j = N - d + r``,
+        and a user that includes ``x`` starts at round one).
+        """
+        _check_vector_size(self._k, "SubsetSelection.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        k, d = self._k, self._d
-        out = np.empty((x.size, (k + 7) // 8), dtype=np.uint8)
-        small = np.int16 if k <= 1 << 15 else np.int64
-        for rows in chunk_rows(x.size, max(1, k // 8)):
-            m = rows.stop - rows.start
-            xs = x[rows]
-            include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
-            # a partial Fisher-Yates shuffle of the k - 1 other values (index o is value
-            # o + (o >= x)): d - 1 draws if x is included, d otherwise; flat indices keep the
-            # d vectorised swaps cheap
-            others = np.tile(np.arange(k - 1, dtype=small), m)
-            base = np.arange(m, dtype=np.int64) * (k - 1)
-            last = np.flatnonzero(~include)
-            for i in range(d):
-                at = base if i < d - 1 else base[last]
-                j = randint(gen, k - 1 - i, at.size)
-                here, there = at + i, at + i + j
-                first = others[here]
-                others[here] = others[there]
-                others[there] = first
-            chosen = others.reshape(m, k - 1)[:, :d].astype(np.int64)
-            values = chosen + (chosen >= xs[:, None])
-            picked = np.ones((m, d), dtype=bool)
-            picked[include, d - 1] = False
-            bits = np.zeros((m, k), dtype=bool)
-            row_index = np.broadcast_to(np.arange(m)[:, None], (m, d))
-            bits[row_index[picked], values[picked]] = True
-            bits[np.arange(m), xs] |= include
-            out[rows] = np.packbits(bits, axis=1)
+        k = self._k
+        width = (k + 7) // 8
+        out = np.empty((x.size, width), dtype=np.uint8)
+        step = max(1, _SUBSET_CHUNK_BYTES // width)
+        for start in range(0, x.size, step):
+            rows = slice(start, min(start + step, x.size))
+            out[rows] = self._privatize_chunk(x[rows], gen, width)
         return out
+
+    def _privatize_chunk(self, xs: np.ndarray, gen: object, width: int) -> np.ndarray:
+        k, d = self._k, self._d
+        m = xs.size
+        include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
+        packed = np.zeros((m, width), dtype=np.uint8)
+        flat = packed.reshape(-1)
+        base = np.arange(m, dtype=np.int64) * width
+        _set_bits(flat, base[include], xs[include])
+        slots = k - 1
+        for r in range(d):
+            users = np.flatnonzero(~include) if r == 0 else None  # round 0: only c = d
+            if users is not None and users.size == 0:
+                continue
+            j = slots - d + r
+            t = randint(gen, j + 1, m if users is None else users.size)
+            at = base if users is None else base[users]
+            at_x = xs if users is None else xs[users]
+            value = t + (t >= at_x)
+            taken = _get_bits(flat, at, value)
+            value = np.where(taken, j + (j >= at_x), value)
+            _set_bits(flat, at, value)
+        return packed
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return _bit_counts(reports, self._k), reports.shape[0]
@@ -823,5 +883,5 @@ class SubsetSelection(FrequencyOracle):
 
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""
-        _check_channel_size(self._k * math.comb(self._k, self._d), "SubsetSelection")
+        _check_channel_size(math.log2(self._k) + self.report_bits, "SubsetSelection")
         return Channel(subset_selection_matrix(self._k, self._d, self._eps_budget))

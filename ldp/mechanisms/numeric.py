@@ -2,7 +2,7 @@
 
 Inputs lie in ``[-1, 1]`` (``[0, 1]`` for :class:`SquareWave`; the ball of radius
 ``radius`` for :class:`DuchiL2`); rescale first. Values outside the domain raise, they are
-never clipped. Formulas and pitfalls: spec ``ldp_sota.md`` section 3.
+never clipped. Each class cites the paper its formulas come from.
 
 **Floating point (Mironov 2012).** A continuous mechanism implemented naively on doubles
 leaks: ``x + scale * log(u)`` reaches a set of doubles that depends on ``x`` (so some outputs
@@ -175,7 +175,7 @@ class Duchi(MeanMechanism):
     >>> import numpy as np
     >>> from ldp.mechanisms import Duchi
     >>> duchi = Duchi(1.0, d=3)
-    >>> round(duchi.bound, 10)            # 2 (e+1)/(e-1), spec oracle B6
+    >>> round(duchi.bound, 10)            # 2 (e+1)/(e-1)
     4.3279068275
     >>> reports = duchi.privatize(np.full((20_000, 3), 0.5), rng=0)
     >>> bool(np.all(np.abs(duchi.estimate(reports) - 0.5) < 0.1))
@@ -343,7 +343,7 @@ class DuchiL2(MeanMechanism):
     Examples
     --------
     >>> from ldp.mechanisms import DuchiL2
-    >>> round(DuchiL2(1.0, d=5).bound, 10)       # spec oracle B7
+    >>> round(DuchiL2(1.0, d=5).bound, 10)
     5.7705424366
     """
 
@@ -446,7 +446,7 @@ class DuchiL2(MeanMechanism):
 class Laplace(MeanMechanism):
     """The Laplace mechanism on ``[-1, 1]``: ``Y = x + Lap(2/eps)``, variance ``8/eps^2``.
 
-    ``Y`` is released rounded to multiples of :attr:`resolution` (``2^-24`` of the scale,
+    ``Y`` is released rounded to multiples of ``resolution`` (``2^-24`` of the scale,
     a power of two) by unbiased randomized rounding, with an exponential sampler whose tail
     is not truncated: the floating-point attack on naive Laplace sampling (Mironov 2012) does
     not apply; see the module notes for the remaining rounding error.
@@ -547,14 +547,14 @@ class Piecewise(MeanMechanism):
     ``r(x) = l(x) + C - 1``: the output is uniform on ``[l, r]`` with probability
     ``z/(z+1)``, on ``[-C, l)`` with probability ``(x+1)/(2z+2)`` and on ``(r, C]`` with
     probability ``(1-x)/(2z+2)``. Variance ``x^2/(z-1) + (z+3)/(3(z-1)^2)``. The output is
-    released on a grid of :attr:`resolution` (``2^-24`` of ``C``) by unbiased randomized
+    released on a grid of ``resolution`` (``2^-24`` of ``C``) by unbiased randomized
     rounding, against the floating-point leak of continuous sampling (module notes).
 
     Examples
     --------
     >>> from ldp.mechanisms import Piecewise
     >>> pm = Piecewise(1.0)
-    >>> round(pm.variance(1), 10), round(pm.variance(1, 0.0), 10)   # spec oracle B2
+    >>> round(pm.variance(1), 10), round(pm.variance(1, 0.0), 10)
     (5.223597452, 3.6821033695)
     """
 
@@ -768,7 +768,7 @@ class SquareWave(MeanMechanism):
     eps))``. The raw output is biased for the mean (it is meant for distribution estimation);
     :meth:`decode` returns ``(Y - q(1+2b)/2) / (2b(p - q))``, which is unbiased because
     ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``. The output is released on a grid of
-    :attr:`resolution` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
+    ``resolution`` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
     floating-point leak of continuous sampling (module notes).
 
     Examples

@@ -72,6 +72,19 @@ def example(name: str) -> Mechanism:
 def mechanism_from_spec(name: object, params: object) -> Mechanism:
     """The mechanism ``REGISTRY[name]`` built from ``params``; bad input raises ``ValueError``.
 
+    Parameters
+    ----------
+    name : str
+        A key of ``REGISTRY`` (the mechanism's ``name``, as in a protocol file).
+    params : mapping
+        The mechanism's parameters, as its ``params`` property returns them.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism; ``mechanism_from_spec(m.name, m.params) == m`` for every registered
+        mechanism ``m``.
+
     Examples
     --------
     >>> from ldp.mechanisms import mechanism_from_spec

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ldp._validation import check_epsilon, check_integer, check_scalar
+from ldp._validation import check_epsilon, check_integer, check_scalar, describe
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.frequency import (
     BLH,
@@ -25,8 +26,9 @@ __all__ = [
     "work_per_report",
 ]
 
-#: The frequency oracles by short name (one registry for recommend, the estimators and the CLI).
-FREQUENCY_ORACLES = {
+#: The frequency oracles by short name (one registry for recommend, the estimators and the CLI):
+#: each builds the oracle from ``(k, epsilon)``.
+FREQUENCY_ORACLES: Mapping[str, Callable[..., FrequencyOracle]] = {
     "GRR": GRR,
     "SUE": SUE,
     "OUE": OUE,
@@ -68,9 +70,10 @@ def work_per_report(mechanism: FrequencyOracle) -> float:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The chosen oracle, why, and the table it was chosen from.
+    """The chosen oracle, why, and the table it was chosen from (what :func:`recommend`
+    returns; printing it shows the table).
 
-    Attributes
+    Parameters
     ----------
     mechanism : FrequencyOracle
         The chosen oracle.
@@ -79,7 +82,18 @@ class Recommendation:
     table : tuple of (name, variance, report_bits, admissible, work)
         Every candidate: ``variance`` is the fixed-data variance of one frequency estimate at
         ``f = 0`` for ``n`` users (per user if ``n`` is None); ``work`` the approximate
-        operations per report (:func:`work_per_report`).
+        operations per report (``work_per_report``).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import recommend
+    >>> choice = recommend(4, 1.0, candidates=("GRR", "OUE"))
+    >>> print(choice)  # doctest: +NORMALIZE_WHITESPACE
+    GRR has the smallest fixed-data variance at f -> 0, 1.59807 per user (divide by n);
+    runner-up OUE at 3.68269 (2.304x). GRR beats OUE iff k < 3e^eps + 2 = 10.15.
+    oracle     variance     bits     work
+    GRR         1.59807      2.0        2
+    OUE         3.68269      4.0        8
     """
 
     mechanism: FrequencyOracle
@@ -107,9 +121,9 @@ def recommend(
 
     The accuracy criterion is the fixed-data variance of one frequency estimate at
     ``f -> 0`` (:meth:`~ldp.mechanisms.FrequencyOracle.variance` with ``f=None``), the
-    comparison of Wang et al. (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``. Among
-    the candidates whose variance is within ``tolerance`` (relative) of the smallest, the
-    one with the least work per report (:func:`work_per_report`), then the smallest report,
+    comparison of Wang-Blocki-Li-Jha (2017): with it GRR beats OUE iff ``k < 3 e^eps + 2``.
+    Among the candidates whose variance is within ``tolerance`` (relative) of the smallest, the
+    one with the least work per report (``work_per_report``), then the smallest report,
     is chosen: subset selection's 0.5-5% gain over local hashing at ``k >= 64`` costs tens of
     times the computation and the report size. ``tolerance=0`` chooses by variance alone.
 
@@ -131,6 +145,7 @@ def recommend(
     Returns
     -------
     Recommendation
+        The chosen oracle (``mechanism``), the reason, and the table of every candidate.
 
     Examples
     --------
@@ -162,7 +177,7 @@ def recommend(
     admissible = [r for r in rows if r[3]]
     if not admissible:
         raise ValueError(
-            f"no candidate fits communication={communication!r} bits; smallest report is "
+            f"no candidate fits communication={describe(communication)} bits; smallest report is "
             f"{min(r[2] for r in rows):.1f} bits"
         )
     by_variance = sorted(admissible, key=lambda r: (r[1], r[2]))

@@ -8,6 +8,8 @@ any data set with the given per-value counts, at a cost that does not grow with 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -54,9 +56,16 @@ def simulate_counts(
     Parameters
     ----------
     mechanism : FrequencyOracle
+        GRR, SUE, OUE or Hadamard response.
     true_counts : array_like of int, shape (k,)
         Number of users holding each value.
     rng : None, int or numpy.random.Generator
+        Randomness (a seeded generator: this is a simulation tool, not a device sampler).
+
+    Returns
+    -------
+    SupportCounts
+        What ``mechanism.aggregate`` would return for the reports of these users.
 
     Examples
     --------
@@ -72,7 +81,8 @@ def simulate_counts(
     k = mechanism.k
     n_x = _check_true_counts(true_counts, k)
     n = int(n_x.sum())
-    gen = check_random_state(rng)
+    # a numpy Generator; the OS source (rng="os") refuses binomial() with a TypeError
+    gen = cast(np.random.Generator, check_random_state(rng))
     if isinstance(mechanism, UnaryEncoding):
         counts = gen.binomial(n_x, mechanism.p) + gen.binomial(n - n_x, mechanism.q)
     elif isinstance(mechanism, GRR):

@@ -8,27 +8,31 @@ optimised separation, ``zeta``, ``omega``, ...) and, for presets, the ``rate``.
 Generic calculators (explicit finite hypotheses; a worst case over all
 ``(epsilon, delta)``-LDP channels, or a concrete :class:`~ldp.Channel`):
 
-* :func:`le_cam`: seed 003 Lemma 3 (private Le Cam), the Hellinger form of its eqs.
-  (38)-(39), and Duchi-Jordan-Wainwright's strong DPI for pure LDP;
-* :func:`fano`: seed 003 Lemma 4 with eq. (9);
-* :func:`assouad`: Duchi-Jordan-Wainwright's private Assouad (ldp_sota.md §4);
-* :func:`bayes`: seed 003 Corollary 3 (private Xu-Raginsky) and Theorem 2
-  (:math:`E_\gamma`-information; :func:`e_gamma_information` of a joint pmf);
-* :func:`stein_exponent` (Corollary 4) and :func:`min_sample_size` (its non-asymptotic
-  form, seed003.md §5.1);
-* :func:`mutual_information_bound` (Corollary 5) and :func:`mutual_information` (exact).
+* :func:`le_cam`: private Le Cam (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 3), the
+  Hellinger form of their eqs. (38)-(39), and the strong data-processing inequality of
+  Duchi-Jordan-Wainwright (2018) for pure LDP;
+* :func:`fano`: private Fano (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 4 with eq. (9));
+* :func:`assouad`: the private Assouad bound of Duchi-Jordan-Wainwright (2018);
+* :func:`bayes`: Asoodeh-Aliakbarpour-Calmon (2021), Corollary 3 (the Bayes-risk bound of
+  Xu-Raginsky (2015), made private) and Theorem 2 (:math:`E_\gamma`-information;
+  :func:`e_gamma_information` of a joint pmf);
+* :func:`stein_exponent` (their Corollary 4) and :func:`min_sample_size` (a non-asymptotic
+  form of it, derived here);
+* :func:`mutual_information_bound` (their Corollary 5) and :func:`mutual_information`
+  (exact).
 
-Tight bounds (:mod:`ldp.risk.minimax`, proofs in ``docs/lower_bounds.md``):
+Tight bounds (``ldp.risk.minimax``, proofs in ``docs/lower_bounds.md``):
 :func:`distribution_van_trees`, :func:`distribution_fano`, :func:`mean_estimation`,
 :func:`binary_test_sample_size`; beside them the worst-case risk of the library's best
 mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`), and the sample-size
 planner :func:`plan` with :func:`gap` (bound, achieved risk, ratio).
 
-Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1 repaired, erratum E9),
-:func:`ball_mean` (Corollary 2, erratum E12), :func:`distribution_estimation`,
-:func:`beta_bernoulli_bayes` (Example 4 / Fig. 1). Achieved risk: :func:`rr_mean_risk`,
-:func:`krr_distribution_risk`. :func:`preset` evaluates a problem by name (one of
-:data:`PRESETS`): its lower bound and, where there is one, the achieved risk.
+Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1, with the proof's choice of
+``omega`` repaired), :func:`ball_mean` (Corollary 2, with the constants of its corrected
+proof), :func:`distribution_estimation`, :func:`beta_bernoulli_bayes` (Example 4 / Fig. 1).
+Achieved risk: :func:`rr_mean_risk`, :func:`krr_distribution_risk`. :func:`preset` evaluates
+a problem by name (one of ``PRESETS``): its lower bound and, where there is one, the
+achieved risk.
 
 Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared
 Hellinger distance lies in ``[0, 2]``; ``epsilon=inf`` gives the non-private bound.
@@ -67,7 +71,7 @@ from ldp.risk.minimax import (
     distribution_van_trees,
     mean_estimation,
 )
-from ldp.risk.plan import PROBLEMS, Plan, RiskGap, gap, plan
+from ldp.risk.planner import PROBLEMS, Plan, RiskGap, gap, plan
 from ldp.risk.presets import (
     PRESETS,
     ball_mean,

@@ -19,6 +19,7 @@ from ldp._validation import (
     check_pmf,
     check_probability,
     check_scalar,
+    describe,
 )
 from ldp.channel import Channel
 from ldp.contraction import phi
@@ -30,13 +31,13 @@ __all__ = ["Bound"]
 class Bound:
     """A number reported by :mod:`ldp.risk`, with the theorem it came from.
 
-    Attributes
+    Parameters
     ----------
     value : float
         The number (never NaN; ``inf`` and ``0`` are reported honestly).
     method : str
         The theorem or construction that produced it, e.g.
-        ``"private Le Cam (seed 003 Lemma 3)"``.
+        ``"private Le Cam (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 3: ...)"``.
     quantity : str
         What ``value`` bounds: ``"minimax risk lower bound"``, ``"Bayes risk lower bound"``,
         ``"mutual information upper bound"``, ``"risk of estimator"``, ...
@@ -110,9 +111,9 @@ def check_support(support: object) -> tuple[float, float, float]:
     try:
         low, high = (float(x) for x in support)  # type: ignore[union-attr]
     except (TypeError, ValueError):
-        raise TypeError(f"support must be a pair (low, high), got {support!r}") from None
+        raise TypeError(f"support must be a pair (low, high), got {describe(support)}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        raise ValueError(f"support must be finite with low < high, got {support!r}")
+        raise ValueError(f"support must be finite with low < high, got ({low!r}, {high!r})")
     return low, high, high - low
 
 
@@ -137,15 +138,17 @@ class Privacy:
         return self.channel is not None or not (math.isinf(self.epsilon) or self.delta == 1.0)
 
     def factor(self, n: int = 1) -> float:
-        """Seed 003's ``phi_n(eps, delta)`` (``1`` without privacy)."""
+        """``phi_n(eps, delta)`` of Asoodeh-Aliakbarpour-Calmon (2021) (``1`` without
+        privacy)."""
         return phi(self.epsilon, self.delta, n)
 
     @property
     def tanh_factor(self) -> float:
         """``tanh^2(eps / 2)``: every eps-LDP channel contracts KL, chi^2 and squared
-        Hellinger by at most this (seed 001 Thm 5 with ``eta_TV <= tanh(eps/2)``, eq. 26
-        corrected; KL, chi^2 and Hellinger share one coefficient, Choi-Ruskai-Seneta). It is
-        below ``phi(eps, 0) = 1 - e^-eps`` for every ``eps > 0``. Pure LDP only."""
+        Hellinger by at most this (Ghazi-Issa (2023), Theorem 5, with
+        ``eta_TV <= tanh(eps/2)``: their eq. (26) prints the reciprocal, which exceeds 1; KL,
+        chi^2 and Hellinger share one coefficient, Choi-Ruskai-Seneta (1994)). It is below
+        ``phi(eps, 0) = 1 - e^-eps`` for every ``eps > 0``. Pure LDP only."""
         return eta_max(self.epsilon) ** 2
 
     @property

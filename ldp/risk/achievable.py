@@ -5,7 +5,7 @@ r"""Exact risk of the estimators that match the presets, to show the gap to the 
   its mean squared error is :math:`t(1-t)/(n(1-2\omega)^2)`, :math:`t = \omega +
   \theta(1-2\omega)`.
 * k-ary distribution: k-RR and the unbiased estimator :math:`\hat p_x = (\hat f_x - q)/(p-q)`
-  (ldp_sota.md §2, i.i.d. convention): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
+  (the i.i.d. convention of Ye-Barg (2018)): :math:`\mathbb E\|\hat p - p\|_2^2 = \sum_x
   t_x(1-t_x)/(n(p-q)^2)` with :math:`t_x = q + p_x(p-q)`, and :math:`\mathbb E\|\hat p-p\|_1 =
   \sum_x \mathbb E|C_x - nt_x| / (n(p-q))` with the binomial mean absolute deviation in de
   Moivre's closed form.
@@ -21,7 +21,14 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
 from ldp._formulas import k_rr_probabilities
-from ldp._validation import check_epsilon, check_integer, check_probability, scalar_or_array
+from ldp._validation import (
+    check_epsilon,
+    check_integer,
+    check_probability,
+    compact,
+    describe,
+    scalar_or_array,
+)
 from ldp.risk._common import Bound, as_pmf, check_n, check_support
 
 __all__ = ["binomial_mean_absolute_deviation", "krr_distribution_risk", "rr_mean_risk"]
@@ -44,6 +51,12 @@ def rr_mean_risk(
         :math:`\Pr(X = \mathrm{high})`; ``0.5`` is the worst case.
     support : (float, float)
         The two values of ``X`` (``(0, 1)`` Bernoulli, ``(-1, 1)`` for a sign).
+
+    Returns
+    -------
+    Bound
+        The mean squared error (``quantity`` "risk of estimator"), with its closed form in
+        ``rate`` and the flip probability in ``params``.
 
     Examples
     --------
@@ -74,6 +87,18 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
 
     .. math:: \mathbb E|B - np| = 2m\binom{n}{m}p^m(1-p)^{n-m+1},\quad m = \lfloor np\rfloor+1.
 
+    Parameters
+    ----------
+    n : int
+        Number of trials, ``>= 1``.
+    p : array_like
+        Success probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        The mean absolute deviation, shaped like ``p``.
+
     Examples
     --------
     >>> from ldp.risk import binomial_mean_absolute_deviation
@@ -83,7 +108,7 @@ def binomial_mean_absolute_deviation(n: int, p: ArrayLike) -> float | np.ndarray
     n = check_n(n)
     arr = np.asarray(p, dtype=np.float64)
     if np.any(np.isnan(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
+        raise ValueError(f"p must lie in [0, 1], got {describe(p)}")
     m = np.floor(n * arr) + 1.0
     inside = (arr > 0) & (arr < 1) & (m <= n)
     safe_p = np.where(inside, arr, 0.5)
@@ -116,6 +141,11 @@ def krr_distribution_risk(
     loss : {"l2sq", "l1"}
         Squared l2 or l1 loss.
 
+    Returns
+    -------
+    Bound
+        The exact risk (``quantity`` "risk of estimator").
+
     Examples
     --------
     >>> import math
@@ -128,7 +158,7 @@ def krr_distribution_risk(
     if isinstance(p, numbers.Integral) and not isinstance(p, bool):
         k = check_integer(p, "p", low=2)
         if k > 1 << 26:  # the uniform pmf is materialised below
-            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {k}")
+            raise ValueError(f"p (the number of categories k) must be <= 2^26, got {compact(k)}")
         probs = np.full(k, 1.0 / k)
     else:
         probs = as_pmf(p, "p")

@@ -1,7 +1,7 @@
-r"""Private Assouad bound for hypercube families (Duchi, Jordan & Wainwright, JASA 2018).
+r"""Private Assouad bound for hypercube families (Duchi-Jordan-Wainwright (2018)).
 
-Seed 003 does not contain Assouad's method (seed003.md §0); this module follows
-ldp_sota.md §4. Index the family by :math:`v \in \{-1,+1\}^d` and let
+Asoodeh-Aliakbarpour-Calmon (2021) treat Le Cam's and Fano's methods but not Assouad's; this
+module follows Duchi-Jordan-Wainwright (2018). Index the family by :math:`v \in \{-1,+1\}^d` and let
 :math:`M^n_{\pm j}` be the law of the privatized sample when ``V`` is uniform on
 :math:`\{v : v_j = \pm 1\}`. If the loss has the Hamming separation
 
@@ -22,10 +22,11 @@ for some map :math:`\hat v`, Assouad's lemma gives
   in both directions and Cauchy-Schwarz: :math:`\sum_j \mathrm{TV}_j \le
   \sqrt{d\,n(e^\varepsilon-1)^2 S/2}`. :math:`S` is computed exactly over the vertices of the
   box for alphabets of at most 16 letters and bounded by :math:`\sum_j\|P_{+j}-P_{-j}\|_1^2`
-  (and :math:`m\,\lambda_{\max}`) otherwise. The constant 2 is [R] in the digest; the
-  tests check the inequality numerically on random LDP channels.
+  (and :math:`m\,\lambda_{\max}`) otherwise. The constant 2 is taken from
+  Duchi-Jordan-Wainwright (2018), not re-derived here; the tests check the inequality
+  numerically on random LDP channels.
 * ``"phi"``: pair each ``v`` with its neighbour :math:`v^{(j)}` (coordinate ``j`` flipped);
-  joint convexity of KL, the chain rule and seed 003's Lemma 1 give
+  joint convexity of KL, the chain rule and Lemma 1 of Asoodeh-Aliakbarpour-Calmon (2021) give
   :math:`\mathrm{KL}(M^n_{+j}\|M^n_{-j}) \le n\varphi\,\overline{\mathrm{KL}}_j` with
   :math:`\overline{\mathrm{KL}}_j` the average of :math:`\mathrm{KL}(P_v\|P_{v^{(j)}})` over
   :math:`v_j = +1` (either direction; the smaller is used).
@@ -42,6 +43,7 @@ from numpy.typing import ArrayLike
 
 from ldp.channel import Channel
 from ldp.divergences import kl
+from ldp.references import cite
 from ldp.risk._common import (
     MINIMAX,
     Bound,
@@ -56,6 +58,17 @@ from ldp.risk._common import (
 __all__ = ["assouad", "hypercube_index"]
 
 _CONTRACTIONS = ("best", "phi", "djw", "tanh")
+
+#: The ``method`` of the bound each route gives (shared with the presets).
+ROUTE_NAMES = {
+    "phi": f"private Assouad ({cite('asoodeh2021', 'Lemma 1')} + KL convexity)",
+    "djw": f"private Assouad ({cite('duchi2018')})",
+    "tanh": (
+        "private Assouad "
+        f"(eta_KL <= tanh^2(eps/2), {cite('ghazi2023', 'Theorem 5')}, + KL convexity)"
+    ),
+    "channel": "Assouad with a concrete channel (exact privatized KL)",
+}
 _MAX_VERTEX_ALPHABET = 16
 
 
@@ -64,6 +77,16 @@ def hypercube_index(d: int) -> np.ndarray:
 
     Row ``r`` has ``v_j = +1`` exactly when bit ``j`` of ``r`` is set (``j = 0`` is the least
     significant bit).
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the hypercube.
+
+    Returns
+    -------
+    ndarray of int, shape (2**d, d)
+        Entries ``-1`` and ``+1``.
 
     Examples
     --------
@@ -182,13 +205,7 @@ def assouad(
         )
     else:
         route = contraction
-    names = {
-        "phi": "private Assouad (seed 003 Lemma 1 + KL convexity)",
-        "djw": "private Assouad (Duchi-Jordan-Wainwright JASA 2018)",
-        "tanh": "private Assouad (eta_KL <= tanh^2(eps/2), seed 001 Thm 5, + KL convexity)",
-        "channel": "Assouad with a concrete channel (exact privatized KL)",
-    }
-    name = names[route] if priv.private else "non-private Assouad"
+    name = ROUTE_NAMES[route] if priv.private else "non-private Assouad"
     tv_sum = routes[route]
     return Bound(
         sep / 2.0 * max(0.0, d - tv_sum),

@@ -1,10 +1,11 @@
-r"""Private Bayes-risk lower bounds (seed 003 §V): Corollary 3 and Theorem 2.
+r"""Private Bayes-risk lower bounds (Asoodeh-Aliakbarpour-Calmon (2021), Section V):
+Corollary 3 and Theorem 2.
 
 With a prior on :math:`\Theta`, the small-ball function
 :math:`\mathcal L(\zeta) = \sup_t \Pr(\ell(\Theta, t) \le \zeta)` and ``n`` users each behind
 an :math:`(\varepsilon,\delta)`-LDP channel (non-interactive):
 
-* **Corollary 3** (private Xu-Raginsky):
+* **Corollary 3** (the bound of Xu-Raginsky (2015), made private):
   :math:`R \ge \sup_\zeta \zeta[1 - (\varphi_n I(\Theta;X^n) + \log 2)
   /\log(1/\mathcal L(\zeta))]_+`;
 * **Theorem 2** (:math:`E_\gamma`-information): :math:`R \ge \sup_\zeta
@@ -15,14 +16,16 @@ an :math:`(\varepsilon,\delta)`-LDP channel (non-interactive):
 * **Remark 1, eq. (17)** (non-private, ``epsilon = inf``): :math:`\sup_{\zeta,\gamma \ge 0}
   \zeta[1 - I_\gamma - \gamma\mathcal L(\zeta) - (1-\gamma)_+]`.
 
-The Beta-Bernoulli example (Example 4, Fig. 1) has closed forms (seed003.md §4.3):
+The Beta-Bernoulli example (Example 4, Fig. 1) has closed forms:
 :math:`I_\gamma(\Theta;X^n) = (n+1)^{-1}\sum_s E_\gamma(\mathrm{Beta}(s+1,n-s+1)\|\mathrm{U}[0,1])`,
 the Theorem 2 bound is :math:`c^2/(8e^\varepsilon)` with :math:`c = (1-c_0)_+`, and the
 Corollary 3 supremum is attained at :math:`\log(1/(2\zeta)) = (A + \sqrt{A^2 + 4A})/2`,
-:math:`A = \varphi_n I + \log 2` (derived here; it reproduces the digest's grid values).
+:math:`A = \varphi_n I + \log 2` (derived here; it agrees with a direct maximisation over a
+fine grid of :math:`\zeta`, see ``tests/test_risk.py``).
 
-Errata followed: Remark 1's printed values (0.03 and 0.08) are replaced by the exact suprema
-0.045659 and 2/27 (E16); the Theorem 2 bound is not monotone in epsilon (E21), and
+Corrections to the paper: Remark 1 prints the values 0.03 and 0.08 for the suprema of (15)
+and (17); the exact suprema are 0.045659 and 2/27 = 0.074074 (so 0.08 overstates the bound;
+checked in ``tests/test_risk.py``). The Theorem 2 bound is not monotone in epsilon, and
 ``envelope=True`` reports the valid monotone envelope :math:`\sup_{\varepsilon'\ge\varepsilon}`.
 """
 
@@ -37,9 +40,10 @@ from scipy import stats
 from scipy.optimize import brentq
 from scipy.special import betainc, betaln
 
-from ldp._validation import as_real_array, check_pmf, check_scalar
+from ldp._validation import as_real_array, check_pmf, check_scalar, describe
 from ldp.contraction import phi
 from ldp.divergences import hockey_stick
+from ldp.references import cite
 from ldp.risk._common import (
     BAYES,
     Bound,
@@ -66,7 +70,7 @@ def e_gamma_information(joint: ArrayLike, gamma: ArrayLike) -> float | np.ndarra
 
     Parameters
     ----------
-    joint : array_like, shape (|A|, |B|)
+    joint : array_like, shape (n_a, n_b)
         The joint pmf (rows index ``A``).
     gamma : float or array_like
         ``gamma >= 0``.
@@ -150,7 +154,8 @@ def bayes(
     zeta_max: float | None = None,
     method: str = "best",
 ) -> Bound:
-    r"""Private Bayes-risk lower bound: seed 003 Corollary 3 and/or Theorem 2.
+    r"""Private Bayes-risk lower bound: Corollary 3 and/or Theorem 2 of
+    Asoodeh-Aliakbarpour-Calmon (2021).
 
     Parameters
     ----------
@@ -217,9 +222,9 @@ def bayes(
         info = check_nonnegative(mutual_information, "mutual_information")
         contracted = scaled(factor_n, info)
         zeta, value = maximize(_cor3_objective(small_ball, contracted), grid)
-        name = "private Xu-Raginsky (seed 003 Corollary 3)"
+        name = f"private Xu-Raginsky ({cite('asoodeh2021', 'Corollary 3')})"
         if not priv.private:
-            name = "Xu-Raginsky (seed 003 eq. (15))"
+            name = f"Xu-Raginsky ({cite('asoodeh2021', 'eq. (15)')})"
         results.append(
             Bound(
                 max(0.0, value),
@@ -244,7 +249,7 @@ def bayes(
             results.append(
                 Bound(
                     max(0.0, value),
-                    "E_gamma-information bound (seed 003 Theorem 2)",
+                    f"E_gamma-information bound ({cite('asoodeh2021', 'Theorem 2')})",
                     BAYES,
                     {"zeta": zeta, "c0": c0, "gamma": gamma, "factor": coefficient},
                 )
@@ -263,7 +268,7 @@ def _remark1_eq17(small_ball: Callable, i_gamma_of: Callable, grid: np.ndarray) 
     zeta, value = inner(gamma)
     return Bound(
         max(0.0, value),
-        "non-private E_gamma-information bound (seed 003 Remark 1, eq. (17))",
+        f"non-private E_gamma-information bound ({cite('asoodeh2021', 'Remark 1')}, eq. (17))",
         BAYES,
         {"zeta": zeta, "gamma": gamma},
     )
@@ -310,10 +315,22 @@ def _beta_e_gamma(a: float, b: float, gamma: float) -> float:
 
 def beta_bernoulli_e_gamma_information(n: int, gamma: ArrayLike) -> float | np.ndarray:
     r""":math:`I_\gamma(\Theta;X^n)` for :math:`\Theta \sim U[0,1]`, :math:`X_i \sim
-    \mathrm{Bern}(\Theta)` (seed 003 Example 4, eq. (16)).
+    \mathrm{Bern}(\Theta)` (Asoodeh-Aliakbarpour-Calmon (2021), Example 4, eq. (16)).
 
     .. math:: I_\gamma = \frac{1}{n+1}\sum_{s=0}^n
               E_\gamma\bigl(\mathrm{Beta}(s+1, n-s+1)\,\|\,U[0,1]\bigr)
+
+    Parameters
+    ----------
+    n : int
+        Number of observations.
+    gamma : float or array_like
+        Levels ``>= 0`` (``inf`` allowed).
+
+    Returns
+    -------
+    float or ndarray
+        The :math:`E_\gamma`-information, in ``[0, 1]``, shaped like ``gamma``.
 
     Examples
     --------
@@ -329,7 +346,7 @@ def beta_bernoulli_e_gamma_information(n: int, gamma: ArrayLike) -> float | np.n
         gam = check_scalar(gamma, "gamma", low=0.0, allow_inf=True)
         return _beta_bernoulli_i_gamma(n, gam)
     if np.any(np.isnan(g)) or np.any(g < 0):
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
+        raise ValueError(f"gamma must be >= 0, got {describe(gamma)}")
     if g.ndim == 0:
         return _beta_bernoulli_i_gamma(n, float(g))
     return np.vectorize(lambda x: _beta_bernoulli_i_gamma(n, float(x)), otypes=[float])(g)
@@ -341,10 +358,21 @@ def _beta_bernoulli_i_gamma(n: int, gamma: float) -> float:
 
 
 def beta_bernoulli_mutual_information(n: int) -> float:
-    r""":math:`I(\Theta;X^n)` in nats for the Beta-Bernoulli model (seed003.md §4.3).
+    r""":math:`I(\Theta;X^n)` in nats for the Beta-Bernoulli model (Example 4 of
+    Asoodeh-Aliakbarpour-Calmon (2021)).
 
     :math:`I = -(n+1)^{-1}\sum_s h(\mathrm{Beta}(s+1, n-s+1))` with ``h`` the differential
     entropy.
+
+    Parameters
+    ----------
+    n : int
+        Number of observations.
+
+    Returns
+    -------
+    float
+        The mutual information in nats.
 
     Examples
     --------
@@ -384,7 +412,9 @@ def beta_bernoulli_bayes(
     envelope : bool
         Report :math:`\sup_{\varepsilon' \ge \varepsilon} \mathrm{LB}(\varepsilon')` (valid
         because an :math:`(\varepsilon,\delta)`-LDP channel is also
-        :math:`(\varepsilon',\delta)`-LDP). Theorem 2 is not monotone in epsilon (erratum E21).
+        :math:`(\varepsilon',\delta)`-LDP). Theorem 2 is not monotone in epsilon (with
+        ``n = 20`` and ``delta = 1e-4`` its value at ``eps = 0.2`` is below its value at
+        ``eps = 1``).
 
     Returns
     -------
@@ -423,7 +453,7 @@ def _bb_theorem2(n: int, eps: float, delta: float) -> Bound:
     zeta = 0.0 if math.isinf(gamma) else c / (4.0 * gamma)
     return Bound(
         value,
-        "E_gamma-information bound (seed 003 Theorem 2), Beta-Bernoulli",
+        f"E_gamma-information bound ({cite('asoodeh2021', 'Theorem 2')}), Beta-Bernoulli",
         BAYES,
         {"zeta": zeta, "c0": c0, "e_gamma_information": i_gamma, "factor": coefficient},
         rate="(1 - c0)_+^2 / (8 e^eps), c0 = phi_n(eps, delta) I_{e^eps}(Theta; X^n)"
@@ -439,7 +469,7 @@ def _bb_corollary3(n: int, eps: float, delta: float) -> Bound:
     zeta = math.exp(-log_inv) / 2.0
     return Bound(
         zeta * (1.0 - a / log_inv),
-        "private Xu-Raginsky (seed 003 Corollary 3), Beta-Bernoulli",
+        f"private Xu-Raginsky ({cite('asoodeh2021', 'Corollary 3')}), Beta-Bernoulli",
         BAYES,
         {"zeta": zeta, "information": information, "factor": factor},
         rate="zeta* (1 - A / L*), L* = (A + sqrt(A^2 + 4A)) / 2, zeta* = e^{-L*} / 2,"

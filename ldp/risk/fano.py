@@ -1,4 +1,4 @@
-r"""Private Fano bound (seed 003, Lemma 4 and eq. (9)).
+r"""Private Fano bound (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 4 and eq. (9)).
 
 For a family :math:`\{P_v\}_{v\in\mathcal V}` with :math:`\ell(\theta_v,\theta_{v'}) \ge`
 ``separation`` for all :math:`v \ne v'`, and :math:`V` uniform,
@@ -7,19 +7,25 @@ For a family :math:`\{P_v\}_{v\in\mathcal V}` with :math:`\ell(\theta_v,\theta_{
 
 with :math:`\tau` = ``separation / 2`` for a metric loss and ``separation / 4`` for a squared
 metric (for squared loss the reduction to testing needs :math:`\|\theta_v-\theta_{v'}\| \ge 2s`
-and then :math:`\tau = s^2`; seed003.md §3.1 and erratum E12).
+and then :math:`\tau = s^2`; this is how the corrected proof of the paper's Corollary 2 uses
+it, see :func:`~ldp.risk.ball_mean`).
 
 The information :math:`I(Z^n;V)` is bounded, per ``contraction``, by
 
-* ``"lemma4"``: :math:`\varphi_n\,I(X^n;V) \le \varphi_n\,n\,I(X;V)` (Lemma 4 as printed; with the
-  "=" of its middle step read as "<=", erratum E11);
+* ``"lemma4"``: :math:`\varphi_n\,I(X^n;V) \le \varphi_n\,n\,I(X;V)` (Lemma 4 as printed,
+  except that the proof's middle step
+  :math:`I(X^n;V) = (n/|\mathcal V|)\sum_v \mathrm{KL}(P_v\|\bar P)` is an inequality,
+  "<=", by the capacity-radius bound; the bound itself stands);
 * ``"per-sample"``: :math:`n\,\varphi\,I(X;V)`: the ``Z_i`` are independent given ``V``, so
   :math:`I(Z^n;V) \le \sum_i I(Z_i;V)`, and Lemma 1 contracts each term by :math:`\varphi \le
-  \varphi_n` (the digest's remark E20, non-interactive);
-* ``"djw"``: for pure :math:`\varepsilon`-LDP, convexity and Duchi-Jordan-Wainwright's Thm 1
-  give :math:`I(Z^n;V) \le |\mathcal V|^{-2}\sum_{v,v'}\mathrm{KL}(M_v^n\|M_{v'}^n) \le
-  2(e^\varepsilon-1)^2\,n\,|\mathcal V|^{-2}\sum_{v,v'}\mathrm{TV}^2(P_v,P_{v'})` (each unordered
-  pair contributes both directions, hence 2 and not the 4 of ldp_sota.md §4);
+  \varphi_n` (non-interactive mechanisms; there Lemma 4's :math:`\varphi_n` is valid but
+  loose);
+* ``"djw"``: for pure :math:`\varepsilon`-LDP, convexity and Theorem 1 of
+  Duchi-Jordan-Wainwright (2018) give :math:`I(Z^n;V) \le
+  |\mathcal V|^{-2}\sum_{v,v'}\mathrm{KL}(M_v^n\|M_{v'}^n) \le
+  2(e^\varepsilon-1)^2\,n\,|\mathcal V|^{-2}\sum_{v,v'}\mathrm{TV}^2(P_v,P_{v'})` (each
+  unordered pair contributes both directions, hence the constant 2 where a count over
+  unordered pairs would give 4);
 * ``"best"``: the smallest that applies.
 
 ``information="exact"`` uses :math:`I(X;V) = |\mathcal V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)`;
@@ -37,6 +43,7 @@ from numpy.typing import ArrayLike
 from ldp._validation import check_scalar
 from ldp.channel import Channel
 from ldp.divergences import kl, tv
+from ldp.references import cite
 from ldp.risk._common import (
     MINIMAX,
     Bound,
@@ -68,11 +75,17 @@ def family_information(family: ArrayLike, *, information: str = "exact") -> floa
 
     Parameters
     ----------
-    family : array_like, shape (|V|, m)
+    family : array_like, shape (n_hypotheses, m)
         One pmf per hypothesis.
     information : {"exact", "kl-pairs"}
-        The exact value :math:`|V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)` or the upper bound
-        :math:`|V|^{-2}\sum_{v,v'}\mathrm{KL}(P_v\|P_{v'})` (``inf`` if some pair is singular).
+        The exact value :math:`|\mathcal V|^{-1}\sum_v \mathrm{KL}(P_v\|\bar P)` or the upper bound
+        :math:`|\mathcal V|^{-2}\sum_{v,v'}\mathrm{KL}(P_v\|P_{v'})` (``inf`` if some pair is
+        singular).
+
+    Returns
+    -------
+    float
+        The information in nats (``inf`` possible for ``"kl-pairs"``).
 
     Examples
     --------
@@ -107,11 +120,12 @@ def fano(
     mutual_information: float | None = None,
     n_hypotheses: float | None = None,
 ) -> Bound:
-    r"""Private Fano lower bound on the minimax risk (seed 003, Lemma 4 with eq. (9)).
+    r"""Private Fano lower bound on the minimax risk (Asoodeh-Aliakbarpour-Calmon (2021),
+    Lemma 4 with eq. (9)).
 
     Parameters
     ----------
-    family : array_like, shape (|V|, m), optional
+    family : array_like, shape (n_hypotheses, m), optional
         The hypotheses ``P_v`` as pmfs, ``|V| >= 2``.
     separation : float
         A lower bound on :math:`\ell(\theta_v, \theta_{v'})` over ``v != v'`` (``> 0``).
@@ -207,11 +221,11 @@ def fano(
     else:
         route = contraction
     names = {
-        "lemma4": "private Fano (seed 003 Lemma 4 + eq. (9))",
-        "per-sample": "private Fano (seed 003 Lemma 1 per sample + eq. (9))",
-        "djw": "private Fano via Duchi-Jordan-Wainwright strong DPI (JASA 2018 Thm 1)",
+        "lemma4": f"private Fano ({cite('asoodeh2021', 'Lemma 4')} + eq. (9))",
+        "per-sample": f"private Fano ({cite('asoodeh2021', 'Lemma 1')} per sample + eq. (9))",
+        "djw": f"private Fano via strong DPI ({cite('duchi2018', 'Theorem 1')})",
     }
-    name = names[route] if priv.private else "non-private Fano (seed 003 eq. (9))"
+    name = names[route] if priv.private else f"non-private Fano ({cite('asoodeh2021', 'eq. (9)')})"
     return _fano_result(tau, routes[route], size, name, {"factor": priv.factor(), "route": route})
 
 

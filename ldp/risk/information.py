@@ -1,4 +1,5 @@
-r"""Mutual information under LDP: seed 003's Corollary 5 and the exact value for a channel.
+r"""Mutual information under LDP: Corollary 5 of Asoodeh-Aliakbarpour-Calmon (2021) and the
+exact value for a channel.
 
 Corollary 5: every :math:`(\varepsilon,\delta)`-LDP channel has
 :math:`I(X;Z) \le \varphi(\varepsilon,\delta)\,H(X)`, from the strong data-processing
@@ -14,6 +15,7 @@ from ldp._validation import check_scalar
 from ldp.channel import Channel
 from ldp.contraction import phi
 from ldp.divergences import kl
+from ldp.references import cite
 from ldp.risk._common import Bound, as_pmf, scaled
 
 __all__ = ["entropy", "mutual_information", "mutual_information_bound"]
@@ -21,6 +23,16 @@ __all__ = ["entropy", "mutual_information", "mutual_information_bound"]
 
 def entropy(prior: ArrayLike) -> float:
     """Shannon entropy ``-sum p log p`` of a pmf, in nats.
+
+    Parameters
+    ----------
+    prior : array_like
+        A pmf.
+
+    Returns
+    -------
+    float
+        The entropy, ``>= 0``.
 
     Examples
     --------
@@ -53,7 +65,7 @@ def mutual_information(channel: Channel | ArrayLike, prior: ArrayLike) -> Bound:
 
     Examples
     --------
-    Uniform bit through randomized response at ``eps = 1`` (seed003.md §5.2):
+    Uniform bit through randomized response at ``eps = 1``:
 
     >>> import ldp
     >>> from ldp.risk import mutual_information
@@ -77,9 +89,14 @@ def mutual_information(channel: Channel | ArrayLike, prior: ArrayLike) -> Bound:
 
 
 def mutual_information_bound(
-    epsilon: float, delta: float = 0.0, entropy: float | None = None, *, prior: ArrayLike = None
+    epsilon: float,
+    delta: float = 0.0,
+    entropy: float | None = None,
+    *,
+    prior: ArrayLike | None = None,
 ) -> Bound:
-    r"""Seed 003 Corollary 5: :math:`\sup_{K} I(X;Z) \le \varphi(\varepsilon,\delta)\,H(X)`.
+    r"""Corollary 5 of Asoodeh-Aliakbarpour-Calmon (2021):
+    :math:`\sup_{K} I(X;Z) \le \varphi(\varepsilon,\delta)\,H(X)`.
 
     Parameters
     ----------
@@ -112,7 +129,7 @@ def mutual_information_bound(
     factor = phi(epsilon, delta)
     return Bound(
         scaled(factor, h),
-        "private mutual information bound (seed 003 Corollary 5)",
+        f"private mutual information bound ({cite('asoodeh2021', 'Corollary 5')})",
         "mutual information upper bound",
         {"factor": factor, "entropy": h},
     )

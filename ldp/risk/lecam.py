@@ -1,9 +1,11 @@
-r"""Private Le Cam two-point bound (seed 003, Lemma 3) and its exact-channel variant.
+r"""Private Le Cam two-point bound (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 3) and its
+exact-channel variant.
 
 Convention for ``separation``
 -----------------------------
 ``separation`` is the loss between the two parameters, :math:`\ell(\theta(P_0), \theta(P_1))`,
-which seed 003 writes as :math:`2\tau`. The bound returned is the paper's
+which Asoodeh-Aliakbarpour-Calmon (2021) write as :math:`2\tau`. The bound returned is the
+paper's
 
 .. math:: \mathcal R_n \ge \frac{\tau}{2}\,[1 - \mathrm{TV}(M_0^n, M_1^n)]_+
           = \frac{\mathrm{separation}}{4}\,[1 - \mathrm{TV}(M_0^n, M_1^n)]_+ ,
@@ -13,26 +15,30 @@ loss with :math:`\ell(t,\theta_0) + \ell(t,\theta_1) \ge \ell(\theta_0,\theta_1)
 ``t``, which covers metrics and squared metrics (absolute and squared error): the minimax risk
 is at least the average risk, and pointwise
 :math:`p_0\ell(t,\theta_0) + p_1\ell(t,\theta_1) \ge \min(p_0,p_1)\,\ell(\theta_0,\theta_1)/2`.
-For squared error this is the constant the digest calls "loose by a factor 2-4" (seed003.md
-§3.1); the direct averaging argument above shows that the paper's constant is in fact valid for
-squared loss (tested against the exact two-point Bayes risk in ``tests/test_risk.py``). For a
-metric loss, twice the value is also valid.
+For squared error the usual reduction through testing loses a factor 2 to 4 against this
+constant; the direct averaging argument above shows that the paper's constant is in fact valid
+for squared loss (tested against the exact two-point Bayes risk in ``tests/test_risk.py``). For
+a metric loss, twice the value is also valid.
 
 The total variation is bounded, per ``method``, by
 
 * ``"kl"``: Pinsker and the chain rule with Lemma 1, :math:`\sqrt{n\varphi\,\mathrm{KL}/2}`
   (Lemma 3; sequential interaction allowed);
 * ``"hellinger"``: Lemma 1 applied to the squared Hellinger distance and its tensorization,
-  :math:`\sqrt{2 - 2(1 - \varphi H^2/2)^n}` (seed 003 eqs. (38)-(39));
+  :math:`\sqrt{2 - 2(1 - \varphi H^2/2)^n}` (Asoodeh-Aliakbarpour-Calmon (2021),
+  eqs. (38)-(39));
 * ``"djw"``: Duchi-Jordan-Wainwright's strong data-processing inequality for pure
   :math:`\varepsilon`-LDP, :math:`\mathrm{KL}+\mathrm{KL}^{\leftarrow} \le 4(e^\varepsilon-1)^2
   \mathrm{TV}^2` per sample, giving :math:`\sqrt n\,(e^\varepsilon-1)\,\mathrm{TV}(P_0,P_1)`;
 * ``"kl-tanh"``, ``"hellinger-tanh"`` (pure LDP): the same two routes with the per-sample
   contraction :math:`\tanh^2(\varepsilon/2)` in place of :math:`\varphi`: every
   :math:`\varepsilon`-LDP channel has :math:`\eta_{KL} = \eta_{\chi^2} = \eta_{H^2}
-  \le \eta_{TV}\tanh(\varepsilon/2) \le \tanh^2(\varepsilon/2)` (seed 001 Thm 5 and the
-  corrected eq. 26), which is below :math:`1 - e^{-\varepsilon}` for every
-  :math:`\varepsilon > 0` (about 3x at ``eps = 1``, 6.5x at ``eps = 0.5``);
+  \le \eta_{TV}\tanh(\varepsilon/2) \le \tanh^2(\varepsilon/2)` (Ghazi-Issa (2023),
+  Theorem 5, with :math:`\eta_{TV} \le \tanh(\varepsilon/2)`: their eq. (26) prints the
+  reciprocal :math:`(e^\varepsilon+1)/(e^\varepsilon-1)`, which exceeds 1; the correct form
+  is the one their Lemma 3 uses, checked in ``tests/test_contraction.py``), which is below
+  :math:`1 - e^{-\varepsilon}` for every :math:`\varepsilon > 0` (about 3x at ``eps = 1``,
+  6.5x at ``eps = 0.5``);
 * ``"best"``: the smallest of those that apply.
 
 With a concrete :class:`~ldp.Channel` (the same channel for all ``n`` users) the privatized
@@ -54,6 +60,7 @@ from scipy.special import gammaln
 from ldp.channel import Channel
 from ldp.divergences import hellinger, tv
 from ldp.divergences import kl as kl_divergence
+from ldp.references import cite
 from ldp.risk._common import (
     MINIMAX,
     Bound,
@@ -156,7 +163,8 @@ def _tv_bounds_worst_case(
     factor = priv.factor()
     out = {"kl": math.sqrt(min(scaled(n * factor, kl01), 4.0) / 2.0)}
     if h2 is not None:
-        # seed 003 (38)-(39): H^2(M0^n, M1^n) <= 2 - 2 (1 - phi H^2 / 2)^n and TV <= H
+        # Asoodeh-Aliakbarpour-Calmon (2021), eqs. (38)-(39):
+        # H^2(M0^n, M1^n) <= 2 - 2 (1 - phi H^2 / 2)^n and TV <= H
         affinity = max(0.0, 1.0 - factor * h2 / 2.0)
         out["hellinger"] = math.sqrt(
             max(0.0, -2.0 * math.expm1(n * math.log(affinity))) if affinity > 0 else 2.0
@@ -203,7 +211,8 @@ def le_cam(
     r"""Private Le Cam two-point lower bound on the minimax risk.
 
     :math:`\mathcal R_n \ge (\mathrm{separation}/4)\,[1 - \mathrm{TV}(M_0^n, M_1^n)]_+`
-    with ``separation`` :math:`= \ell(\theta(P_0), \theta(P_1)) = 2\tau` (seed 003, Lemma 3);
+    with ``separation`` :math:`= \ell(\theta(P_0), \theta(P_1)) = 2\tau`
+    (Asoodeh-Aliakbarpour-Calmon (2021), Lemma 3);
     see the module docstring for the loss functions it covers.
 
     Parameters
@@ -217,7 +226,8 @@ def le_cam(
         Number of users, ``n >= 1``.
     epsilon, delta : float
         Worst case over all (sequentially interactive) ``(epsilon, delta)``-LDP mechanisms;
-        ``epsilon=inf`` gives the non-private bound (seed 003 eq. (7)).
+        ``epsilon=inf`` gives the non-private bound (Asoodeh-Aliakbarpour-Calmon (2021),
+        eq. (7)).
     channel : Channel, optional
         A concrete mechanism used by every user (non-interactive); replaces ``epsilon``.
     kl : float or callable, optional
@@ -225,8 +235,8 @@ def le_cam(
         separation returning it (for parametric families; the separation is then optimised).
         Only the ``"kl"`` route applies.
     method : {"best", "kl", "hellinger", "djw", "kl-tanh", "hellinger-tanh"}
-        Which bound on the total variation to use (module docstring); ``"kl"`` is seed 003's
-        Lemma 3 as printed.
+        Which bound on the total variation to use (module docstring); ``"kl"`` is Lemma 3
+        of Asoodeh-Aliakbarpour-Calmon (2021) as printed.
 
     Returns
     -------
@@ -236,8 +246,8 @@ def le_cam(
 
     Examples
     --------
-    Seed 003's Lemma 3 with ``tau = 1`` (so ``separation = 2``), ``n = 100``, ``eps = 1``,
-    ``KL = 0.01``:
+    Lemma 3 of Asoodeh-Aliakbarpour-Calmon (2021) with ``tau = 1`` (so ``separation = 2``),
+    ``n = 100``, ``eps = 1``, ``KL = 0.01``:
 
     >>> from ldp.risk import le_cam
     >>> round(le_cam(kl=0.01, separation=2.0, n=100, epsilon=1.0, method="kl").value, 6)
@@ -301,9 +311,9 @@ def le_cam(
     bounds = _tv_bounds_worst_case(
         priv,
         n,
-        kl01=min(kl_divergence(p0, p1), kl_divergence(p1, p0)),
-        h2=hellinger(p0, p1),
-        tv01=tv(p0, p1),
+        kl01=float(min(kl_divergence(p0, p1), kl_divergence(p1, p0))),
+        h2=float(hellinger(p0, p1)),
+        tv01=float(tv(p0, p1)),
     )
     if method == "best":
         route = min(bounds, key=bounds.__getitem__)
@@ -317,20 +327,26 @@ def le_cam(
     return _result(sep, bounds[route], route, priv, n)
 
 
-_ROUTE_NAMES = {
-    "kl": "private Le Cam (seed 003 Lemma 3: Pinsker + Lemma 1)",
-    "hellinger": "private Le Cam via Hellinger (seed 003 Lemma 1 + eqs. (38)-(39))",
-    "djw": "private Le Cam via Duchi-Jordan-Wainwright strong DPI (JASA 2018 Thm 1)",
-    "kl-tanh": "private Le Cam (Pinsker + eta_KL <= tanh^2(eps/2), seed 001 Thm 5)",
-    "hellinger-tanh": "private Le Cam via Hellinger (eta_H2 <= tanh^2(eps/2), seed 001 Thm 5)",
+ROUTE_NAMES = {
+    "kl": f"private Le Cam ({cite('asoodeh2021', 'Lemma 3')}: Pinsker + Lemma 1)",
+    "hellinger": (
+        f"private Le Cam via Hellinger ({cite('asoodeh2021', 'Lemma 1')} + eqs. (38)-(39))"
+    ),
+    "djw": f"private Le Cam via strong DPI ({cite('duchi2018', 'Theorem 1')})",
+    "kl-tanh": (
+        f"private Le Cam (Pinsker + eta_KL <= tanh^2(eps/2), {cite('ghazi2023', 'Theorem 5')})"
+    ),
+    "hellinger-tanh": (
+        f"private Le Cam via Hellinger (eta_H2 <= tanh^2(eps/2), {cite('ghazi2023', 'Theorem 5')})"
+    ),
 }
 
 
 def _result(sep: float, tv_n: float, route: str, priv: Privacy, n: int) -> Bound:
-    name = _ROUTE_NAMES[route]
+    name = ROUTE_NAMES[route]
     if not priv.private:
         name = (
-            "non-private Le Cam (seed 003 eq. (7))"
+            f"non-private Le Cam ({cite('asoodeh2021', 'eq. (7)')})"
             if route == "kl"
             else "non-private Le Cam via Hellinger tensorization"
         )
@@ -352,7 +368,7 @@ def _le_cam_optimised(
     kl_of: Callable[[float], float], separation: object, n: int, priv: Privacy
 ) -> Bound:
     try:
-        low, high = (float(x) for x in separation)  # type: ignore[union-attr]
+        low, high = (float(x) for x in separation)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise TypeError(
             f"with a callable kl, separation must be an interval (low, high), got {separation!r}"

@@ -128,7 +128,7 @@ def kl_chi2_factor(epsilon: float) -> float:
     --------
     >>> from ldp.risk.minimax import kl_chi2_factor
     >>> round(kl_chi2_factor(1.0), 6), kl_chi2_factor(float("inf"))
-    (0.637962, 1.0)
+    (0.661303, 1.0)
     """
     if math.isinf(epsilon):
         return 1.0
@@ -180,7 +180,7 @@ def distribution_van_trees(k: int, n: int, epsilon: float) -> Bound:
         \sup_p \mathbb E\|\hat p - p\|_2^2 \ge \max_{u \le k,\ \delta,\ \alpha}
         \frac{(u-1)^2}{n\,u\,C_{1-\delta}(u,\varepsilon) + J_u(\alpha)/\delta^2}
 
-    with ``C`` from :func:`fisher_column_bound` and ``J_u(alpha)`` the Fisher information of
+    with ``C`` from ``fisher_column_bound`` and ``J_u(alpha)`` the Fisher information of
     the ``Dirichlet(alpha)`` prior on ``u`` letters, placed on the sub-simplex
     :math:`\{(1-\delta)/u + \delta w\}` (proof: ``docs/lower_bounds.md`` §2). Valid for every
     ``n`` and for sequentially interactive protocols with public coins. As ``n`` grows it
@@ -280,7 +280,7 @@ def distribution_fano(k: int, n: int, epsilon: float, *, loss: str = "l2sq") -> 
     uniformly and independently, gets extra mass ``beta / s`` over the uniform law
     ``(1 - beta)/(s b)``. One eps-LDP report carries at most
     :math:`\beta^2 h(\varepsilon) T(sb,\varepsilon)/s` nats about the choice
-    (:func:`kl_chi2_factor`, :func:`fisher_column_bound` with ``c = 1``), so with ``n``
+    (``kl_chi2_factor``, ``fisher_column_bound`` with ``c = 1``), so with ``n``
     reports the average probability ``P`` of naming a block's letter obeys
     :math:`d(P\,\|\,1/b) \le n\beta^2 h T / s^2`, and
 
@@ -360,6 +360,17 @@ def distribution_lower_bound(k: int, n: int, epsilon: float, *, loss: str = "l2s
 
     The result names the bound that won; its ``protocols`` entry says which protocols it
     covers (the van Trees bound also holds for sequentially interactive ones).
+
+    Parameters
+    ----------
+    k, n, epsilon
+        As in :func:`distribution_van_trees`.
+    loss : {"l2sq", "l1", "tv"}
+
+    Returns
+    -------
+    Bound
+        The larger bound, with its own ``params``.
 
     Examples
     --------

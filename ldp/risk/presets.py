@@ -6,29 +6,33 @@ calculator of :mod:`ldp.risk` (and tested against it).
   Duchi-Jordan-Wainwright route the optimum is closed-form: with
   :math:`c = \sqrt n(e^\varepsilon-1)`, :math:`s^* = \min\{1/2, 1/(3c)\}` and the bound is
   :math:`w^2 s^{*2}(1 - 2cs^*)`, i.e. :math:`w^2/(27n(e^\varepsilon-1)^2)` for large ``n``
-  (``w`` the width of the support). This is twice ldp_sota.md's
-  :math:`2/(27n(e^\varepsilon-1)^2)` for :math:`X \in \{\pm1\}` (``w = 2``) because the
-  two-point average keeps the factor DJW's :math:`\Phi(\delta)/2` reduction loses (see
-  :mod:`ldp.risk.lecam`).
-* :func:`moment_mean`: seed 003 Example 2 / Corollary 1 **repaired** (seed003.md §3.3,
-  erratum E9): :math:`\tfrac12\omega^{2(k-1)/k}[1 - \sqrt{2(1-(1-\omega\varphi)^n)}]_+` with
+  (``w`` the width of the support). This is twice the
+  :math:`2/(27n(e^\varepsilon-1)^2)` that the :math:`\Phi(\delta)/2` reduction of
+  Duchi-Jordan-Wainwright (2018) gives for :math:`X \in \{\pm1\}` (``w = 2``), because the
+  two-point average keeps the factor that reduction loses (see :mod:`ldp.risk.lecam`).
+* :func:`moment_mean`: Example 2 / Corollary 1 of Asoodeh-Aliakbarpour-Calmon (2021)
+  **repaired**: :math:`\omega^{2(k-1)/k}[1 - \sqrt{2(1-(1-\omega\varphi)^n)}]_+` with
   :math:`\omega = \min\{1, (1 - (7/8)^{1/n})/\varphi\}`, so at least
-  :math:`\tfrac14\omega^{2(k-1)/k} \gtrsim \min\{1, (n\varphi)^{-2(k-1)/k}\}`. The constant
-  follows the digest's certified statement; :func:`~ldp.risk.le_cam` on the same pair (the
-  Hellinger route, eqs. (38)-(39)) gives exactly twice it, since the separation is
-  :math:`4\omega^{2(k-1)/k}`. The printed rate (8) is unsupported by its proof (its
-  :math:`\omega` makes the bracket negative for ``n >= 27``) and is available only through
-  :func:`moment_mean_paper_rate`, which warns.
-* :func:`ball_mean`: seed 003 Example 3 / Corollary 2 with the corrected chain of erratum E12:
+  :math:`\tfrac12\omega^{2(k-1)/k} \gtrsim \min\{1, (n\varphi)^{-2(k-1)/k}\}`. This is
+  :func:`~ldp.risk.le_cam` on the construction's pair (the Hellinger route, eqs. (38)-(39)),
+  whose squared separation is :math:`4\omega^{2(k-1)/k}`. The paper's proof prints that
+  separation as :math:`2\omega^{2(k-1)/k}`, drops the factor :math:`\tfrac12` of Le Cam's
+  bound in (37), and picks :math:`\omega` with :math:`(7/8)^{1/\sqrt n}`, for which the
+  bracket is negative for every ``n >= 27``; so the printed rate (8) is not supported by
+  its proof (and fails as epsilon grows). It is available only through
+  :func:`moment_mean_paper_rate`, which warns. The repair is checked in
+  ``tests/test_risk.py``.
+* :func:`ball_mean`: Example 3 / Corollary 2 of Asoodeh-Aliakbarpour-Calmon (2021), with the
+  proof's chain of inequalities corrected (see :func:`ball_mean`):
   :math:`\max_{16\le k\le d} \frac{r^2\omega^2}{4k}[1 - 16(1+n\omega\varphi_n)\log 2/k]_+`,
   :math:`\omega = \min\{1, k/(50n\varphi_n)\}` (the private Fano of Lemma 4 with
   :math:`\tau = r^2\omega^2/(4k)` for squared loss), together with the one-dimensional Le Cam
   bound of :func:`bernoulli_mean` on :math:`\{\pm r e_1\}` (valid for every ``d``); the larger
   is reported.
 * :func:`distribution_estimation`: private Assouad over the Paninski family
-  (:func:`paninski_family`, ldp_sota.md §4: Duchi-Jordan-Wainwright; Acharya-Canonne-Tyagi;
-  Ye-Barg) on ``u <= k`` letters. Squared l2 loss has Hamming separation
-  :math:`2\gamma^2/u^2`, l1 loss :math:`2\gamma/u`. In the DJW route
+  (:func:`paninski_family`: Paninski (2008), as used by Duchi-Jordan-Wainwright (2018),
+  Acharya-Canonne-Tyagi (2020) and Ye-Barg (2018)) on ``u <= k`` letters. Squared l2 loss
+  has Hamming separation :math:`2\gamma^2/u^2`, l1 loss :math:`2\gamma/u`. In the DJW route
   :math:`\sum_j\mathrm{TV}_j \le \gamma(e^\varepsilon-1)\sqrt{2n}` and the optimum is
   closed-form: for l2^2, :math:`k/(108n(e^\varepsilon-1)^2)` once :math:`k \le 3c`,
   :math:`c = (e^\varepsilon-1)\sqrt{2n}` (and :math:`1/(16c)` with ``u = 4c`` letters when
@@ -44,7 +48,8 @@ import warnings
 
 import numpy as np
 
-from ldp._validation import check_integer, check_scalar
+from ldp._validation import check_integer, check_scalar, compact
+from ldp.references import cite
 from ldp.risk._common import (
     MINIMAX,
     Bound,
@@ -55,8 +60,10 @@ from ldp.risk._common import (
     resolve_privacy,
 )
 from ldp.risk.achievable import krr_distribution_risk, rr_mean_risk
+from ldp.risk.assouad import ROUTE_NAMES as ASSOUAD_NAMES
 from ldp.risk.assouad import hypercube_index
 from ldp.risk.bayes import beta_bernoulli_bayes
+from ldp.risk.lecam import ROUTE_NAMES as LECAM_NAMES
 from ldp.risk.minimax import (
     DISTRIBUTION_LOSSES,
     distribution_fano,
@@ -79,13 +86,6 @@ __all__ = [
 PRESETS = ("bernoulli-mean", "moment-mean", "ball-mean", "distribution", "beta-bernoulli")
 
 _ROUTES = ("best", "kl", "hellinger", "djw", "kl-tanh", "hellinger-tanh")
-_LECAM_NAMES = {
-    "kl": "private Le Cam (seed 003 Lemma 3: Pinsker + Lemma 1)",
-    "hellinger": "private Le Cam via Hellinger (seed 003 Lemma 1 + eqs. (38)-(39))",
-    "djw": "private Le Cam via Duchi-Jordan-Wainwright strong DPI (JASA 2018 Thm 1)",
-    "kl-tanh": "private Le Cam (Pinsker + eta_KL <= tanh^2(eps/2), seed 001 Thm 5)",
-    "hellinger-tanh": "private Le Cam via Hellinger (eta_H2 <= tanh^2(eps/2), seed 001 Thm 5)",
-}
 
 
 # ------------------------------------------------------------------------ Bernoulli mean
@@ -188,12 +188,12 @@ def bernoulli_mean(
         c = math.sqrt(n) * math.expm1(min(priv.epsilon, 700.0))
         grid = np.append(grid, min(0.5, 1.0 / (3.0 * c)) if c > 0 else 0.5)
     s, value = maximize(objective, grid)
-    tv_s, route = tv_of(np.array([s]))
-    route = str(route[0])
+    tv_s, routes = tv_of(np.array([s]))
+    route = str(routes[0])
     if priv.private:
-        name = _LECAM_NAMES[route]
+        name = LECAM_NAMES[route]
     elif route == "kl":
-        name = "non-private Le Cam (seed 003 eq. (7))"
+        name = f"non-private Le Cam ({cite('asoodeh2021', 'eq. (7)')})"
     else:
         name = "non-private Le Cam via Hellinger tensorization"
     rate = _BERNOULLI_RATES[route]
@@ -227,17 +227,21 @@ def _moment_order(k: object) -> float:
 def moment_mean(
     n: int, epsilon: float, delta: float = 0.0, *, k: float, omega: float | None = None
 ) -> Bound:
-    r"""Repaired seed 003 Corollary 1: 1-D mean under :math:`E|X|^k \le 1`, squared loss.
+    r"""Corollary 1 of Asoodeh-Aliakbarpour-Calmon (2021), repaired: 1-D mean under
+    :math:`E|X|^k \le 1`, squared loss.
 
     :math:`\omega^{2(k-1)/k}[1 - \sqrt{2(1-(1-\omega\varphi)^n)}]_+` with, by default,
-    :math:`\omega = \min\{1, (1-(7/8)^{1/n})/\varphi\}` (seed003.md §3.3, erratum E9).
+    :math:`\omega = \min\{1, (1-(7/8)^{1/n})/\varphi\}`. The paper's proof picks
+    :math:`\omega` with :math:`(7/8)^{1/\sqrt n}`, which makes the bracket negative for every
+    ``n >= 27``; with :math:`(7/8)^{1/n}` the bracket stays positive (checked in
+    ``tests/test_risk.py``).
 
     This is :func:`le_cam` (Hellinger route) on the construction's two-point pair, whose
-    squared separation is :math:`4\omega^{2(k-1)/k}`: the two-point average of squared errors
-    is at least ``separation / 4 * (1 - TV)``. The digest's :math:`\tfrac14` (its oracle
-    5.2776e-4 at ``n = 100, eps = 1, k = 2``) goes through the metric reduction with
-    :math:`\tau = s^2` and is loose by exactly 2; this function reports the tighter valid
-    bound, twice the digest's value.
+    squared separation is :math:`4\omega^{2(k-1)/k}` (the proof prints
+    :math:`2\omega^{2(k-1)/k}`): the two-point average of squared errors is at least
+    ``separation / 4 * (1 - TV)``. The constant :math:`\tfrac14` that the reduction through
+    a metric (:math:`\tau = s^2`) gives, 5.2776e-4 at ``n = 100, eps = 1, k = 2``, is loose
+    by exactly 2; this function reports the tighter valid bound, twice that value.
 
     Parameters
     ----------
@@ -259,7 +263,7 @@ def moment_mean(
     Examples
     --------
     >>> from ldp.risk import moment_mean
-    >>> f"{moment_mean(100, 1.0, k=2).value:.4e}"   # twice the digest's 5.2776e-4
+    >>> f"{moment_mean(100, 1.0, k=2).value:.4e}"   # twice the metric reduction's 5.2776e-4
     '1.0555e-03'
     """
     n = check_n(n)
@@ -275,7 +279,8 @@ def moment_mean(
     power = 2.0 * (order - 1.0) / order
     return Bound(
         w**power * bracket,
-        "private Le Cam via Hellinger, seed 003 Corollary 1 repaired (digest §3.3, E9)",
+        "private Le Cam via Hellinger, "
+        f"{cite('asoodeh2021', 'Corollary 1')} with the proof's choice of omega repaired",
         MINIMAX,
         {"omega": w, "bracket": bracket, "separation": 4.0 * w**power, "k": order},
         rate="min{1, (n phi(eps, delta))^(-2(k-1)/k)}",
@@ -283,11 +288,27 @@ def moment_mean(
 
 
 def moment_mean_paper_rate(n: int, epsilon: float, delta: float = 0.0, *, k: float) -> Bound:
-    r"""Seed 003's printed Corollary 1 rate :math:`\min\{1, (n\varphi^2)^{-(k-1)/k}\}`.
+    r"""The rate :math:`\min\{1, (n\varphi^2)^{-(k-1)/k}\}` printed in Corollary 1 of
+    Asoodeh-Aliakbarpour-Calmon (2021).
 
     **Not a certified bound**: its proof picks an :math:`\omega` for which the Le Cam bracket
-    is negative for every ``n >= 27``, and the rate cannot hold uniformly in epsilon
-    (seed003.md §3.3, erratum E9). Emits a ``UserWarning``; use :func:`moment_mean`.
+    is negative for every ``n >= 27``, and the rate cannot hold uniformly in epsilon (it fails
+    as epsilon grows). Emits a ``UserWarning``; use :func:`moment_mean`.
+
+    Parameters
+    ----------
+    n : int
+        Number of users.
+    epsilon, delta : float
+        The LDP budget.
+    k : float
+        Moment order, ``k > 1``.
+
+    Returns
+    -------
+    Bound
+        The printed rate's value, with ``quantity`` saying that it is not a certified
+        bound.
 
     Examples
     --------
@@ -299,8 +320,9 @@ def moment_mean_paper_rate(n: int, epsilon: float, delta: float = 0.0, *, k: flo
     0.158198
     """
     warnings.warn(
-        "seed 003's printed Corollary 1 rate is not supported by its proof (erratum E9); "
-        "it is not a certified lower bound. Use ldp.risk.moment_mean.",
+        f"the rate printed in {cite('asoodeh2021', 'Corollary 1')} is not supported by its "
+        "proof (its choice of omega makes the Le Cam bracket negative for n >= 27); it is "
+        "not a certified lower bound. Use ldp.risk.moment_mean.",
         UserWarning,
         stacklevel=2,
     )
@@ -312,7 +334,7 @@ def moment_mean_paper_rate(n: int, epsilon: float, delta: float = 0.0, *, k: flo
     value = 1.0 if base == 0 else min(1.0, base ** (-(order - 1.0) / order))
     return Bound(
         value,
-        "seed 003 Corollary 1 rate as printed (unsupported; erratum E9)",
+        f"{cite('asoodeh2021', 'Corollary 1')} rate as printed (not supported by its proof)",
         "rate expression (not a certified bound)",
         {"k": order, "factor": factor},
         rate="min{1, (n phi^2)^(-(k-1)/k)}",
@@ -329,11 +351,16 @@ def ball_mean(
     r: float = 1.0,
     method: str = "best",
 ) -> Bound:
-    r"""Seed 003 Corollary 2: d-dimensional mean in the l2 ball of radius ``r``, squared loss.
+    r"""Corollary 2 of Asoodeh-Aliakbarpour-Calmon (2021): d-dimensional mean in the l2
+    ball of radius ``r``, squared loss.
 
-    ``method="fano"``: the private Fano construction of Corollary 2 (errata E12 constants;
-    needs ``d >= 16``, else ``0``). ``method="lecam"``: the 1-D Le Cam bound of
-    :func:`bernoulli_mean` on :math:`\{\pm r e_1\}`, valid in every dimension.
+    ``method="fano"``: the private Fano construction of Corollary 2 (needs ``d >= 16``, else
+    ``0``). Its proof prints the chain (43) with the second inequality reversed; the valid
+    chain is :math:`I(Z^n;V) \le \varphi_n I(X^n;V) \le \varphi_n n I(X;V)`, and the final
+    (44) stands. The hypotheses :math:`P_v(r e_j)` carry a factor :math:`1/k`, so for squared
+    loss :math:`\tau = r^2\omega^2/(4k)`, and the construction needs :math:`16 \le k \le d`
+    (these constants are checked in ``tests/test_risk.py``). ``method="lecam"``: the 1-D Le
+    Cam bound of :func:`bernoulli_mean` on :math:`\{\pm r e_1\}`, valid in every dimension.
     ``method="best"``: the larger.
 
     Corollary 2's rate :math:`r^2\min\{1/(n\varphi_n), d/(n^2\varphi_n^2)\}` never exceeds
@@ -362,7 +389,7 @@ def ball_mean(
 
     Examples
     --------
-    With ``d = 16`` and ``omega < 1`` the bracket is the digest's constant
+    With ``d = 16`` and ``omega < 1`` the bracket is the constant
     ``1 - ln 2 - 16 ln 2 / 50``:
 
     >>> from ldp.risk import ball_mean
@@ -376,13 +403,19 @@ def ball_mean(
     priv = resolve_privacy(epsilon, delta, None)
     dim = check_integer(d, "d", low=1)
     if dim > 1 << 24:  # the Assouad bound scans every support size up to d
-        raise ValueError(f"d must be <= 2^24, got {dim}")
+        raise ValueError(f"d must be <= 2^24, got {compact(dim)}")
     radius = check_scalar(r, "r", low=0.0, low_open=True)
     if method not in ("best", "fano", "lecam"):
         raise ValueError(f"method must be 'best', 'fano' or 'lecam', got {method!r}")
     rate = "r^2 min{1/(n phi_n), d/(n^2 phi_n^2)}"
     if method == "fano":
-        best = Bound(0.0, "private Fano (seed 003 Lemma 4): needs d >= 16", MINIMAX, {}, rate=rate)
+        best = Bound(
+            0.0,
+            f"private Fano ({cite('asoodeh2021', 'Lemma 4')}): needs d >= 16",
+            MINIMAX,
+            {},
+            rate=rate,
+        )
     else:
         lecam = bernoulli_mean(n, priv.epsilon, priv.delta, support=(-radius, radius))
         best = Bound(
@@ -405,7 +438,8 @@ def ball_mean(
         kk = float(ks[i])
         best = Bound(
             float(values[i]),
-            "private Fano (seed 003 Lemma 4), Corollary 2 with erratum E12 constants",
+            f"private Fano ({cite('asoodeh2021', 'Lemma 4')}), Corollary 2 with the "
+            "constants of its corrected proof",
             MINIMAX,
             {
                 "k": int(kk),
@@ -438,6 +472,11 @@ def paninski_family(support: int, gamma: float, *, k: int | None = None) -> np.n
     k : int, optional
         Alphabet size (``>= u``; default ``u``).
 
+    Returns
+    -------
+    ndarray, shape (2**(u/2), k)
+        One pmf per vertex of the hypercube.
+
     Examples
     --------
     >>> from ldp.risk import paninski_family
@@ -461,7 +500,7 @@ def _even_supports(k: int, limit: int = 4000) -> np.ndarray:
     top = k - (k % 2)
     if top // 2 <= limit:
         return np.arange(2, top + 1, 2, dtype=np.float64)
-    grid = np.unique(2 * np.round(np.geomspace(1, top // 2, limit)))
+    grid = np.unique(2 * np.round(np.geomspace(1, float(top // 2), limit)))
     return grid.astype(np.float64)
 
 
@@ -471,11 +510,11 @@ def distribution_estimation(
     r"""Minimax lower bound for estimating a distribution on ``k`` letters under LDP.
 
     For pure LDP (``delta = 0``) the default is the larger of the two bounds of
-    :mod:`ldp.risk.minimax`, which are within a small factor of what subset selection achieves
+    ``ldp.risk.minimax``, which are within a small factor of what subset selection achieves
     (``docs/lower_bounds.md``): the van Trees bound
-    (:func:`~ldp.risk.minimax.distribution_van_trees`, squared l2, sequentially interactive
+    (:func:`~ldp.risk.distribution_van_trees`, squared l2, sequentially interactive
     protocols) and the Fano bound over a block prior
-    (:func:`~ldp.risk.minimax.distribution_fano`, every loss, non-interactive protocols), and
+    (:func:`~ldp.risk.distribution_fano`, every loss, non-interactive protocols), and
     of the private Assouad bound below. With ``delta > 0`` the larger of those bounds at
     ``epsilon = inf`` (a non-private bound holds under any privacy) and private Assouad:
     :func:`~ldp.risk.assouad` over :func:`paninski_family` on ``u`` of the ``k`` letters,
@@ -492,11 +531,11 @@ def distribution_estimation(
     loss : {"l2sq", "l1", "tv"}
         Squared l2, l1, or total variation (half the l1 distance).
     method : {"best", "van-trees", "fano", "assouad", "djw", "phi", "tanh"}
-        ``"van-trees"`` and ``"fano"``: the bounds of :mod:`ldp.risk.minimax` (pure LDP;
-        van Trees for ``l2sq`` only). ``"assouad"``: the best of the Assouad routes,
-        ``"phi"`` seed 003 Lemma 1;
-        ``"tanh"`` the pure-LDP contraction ``tanh^2(eps/2)``; ``"djw"``
-        Duchi-Jordan-Wainwright (the last two need ``delta = 0``).
+        ``"van-trees"`` and ``"fano"``: the bounds of ``ldp.risk.minimax`` (pure LDP;
+        van Trees for ``l2sq`` only). ``"assouad"``: the best of the Assouad routes;
+        ``"phi"`` Lemma 1 of Asoodeh-Aliakbarpour-Calmon (2021); ``"tanh"`` the pure-LDP
+        contraction ``tanh^2(eps/2)`` (Ghazi-Issa (2023), Theorem 5); ``"djw"``
+        Duchi-Jordan-Wainwright (2018) (the last two need ``delta = 0``).
 
     Returns
     -------
@@ -603,8 +642,8 @@ def _distribution_assouad(k: int, n: int, priv: Privacy, loss: str, method: str)
     extra_values = value(supports, extra)
     i, j = np.unravel_index(int(np.argmax(grid_values)), grid_values.shape)
     if extra_values.max() >= grid_values[i, j]:
-        i = int(np.argmax(extra_values))
-        u_best, g_best = float(supports[i]), float(extra[i])
+        best = int(np.argmax(extra_values))
+        u_best, g_best = float(supports[best]), float(extra[best])
     else:
         u_best, g_best = float(supports[i]), float(gammas[0, j])
     local = np.concatenate([np.geomspace(max(g_best / 1.5, 1e-9), min(g_best * 1.5, 1.0), 41)])
@@ -612,14 +651,9 @@ def _distribution_assouad(k: int, n: int, priv: Privacy, loss: str, method: str)
     if v_ref > float(value(np.array(u_best), np.array(g_best))):
         g_best = g_ref
     best_value = float(value(np.array(u_best), np.array(g_best)))
-    tv_best, route = tv_sum(np.array(u_best), np.array(g_best))
-    route = str(np.asarray(route).ravel()[0])
-    names = {
-        "phi": "private Assouad (seed 003 Lemma 1 + KL convexity)",
-        "tanh": "private Assouad (eta_KL <= tanh^2(eps/2), seed 001 Thm 5, + KL convexity)",
-        "djw": "private Assouad (Duchi-Jordan-Wainwright JASA 2018)",
-    }
-    name = names[route] if priv.private else "non-private Assouad"
+    tv_best, routes = tv_sum(np.array(u_best), np.array(g_best))
+    route = str(np.asarray(routes).ravel()[0])
+    name = ASSOUAD_NAMES[route] if priv.private else "non-private Assouad"
     if loss == "l2sq":
         rate = (
             "min{1, 1/sqrt(n (e^eps-1)^2), k/(n (e^eps-1)^2)}"
@@ -670,7 +704,7 @@ def preset(
     Parameters
     ----------
     name : {"bernoulli-mean", "moment-mean", "ball-mean", "distribution", "beta-bernoulli"}
-        The problem (see :data:`PRESETS`): :func:`bernoulli_mean`, :func:`moment_mean`,
+        The problem (see ``PRESETS``): :func:`bernoulli_mean`, :func:`moment_mean`,
         :func:`ball_mean`, :func:`distribution_estimation` or
         :func:`~ldp.risk.beta_bernoulli_bayes`.
     n : int

@@ -1,15 +1,18 @@
-r"""Private hypothesis testing: seed 003's Chernoff-Stein bound (Corollary 4) and the sample
-size it implies.
+r"""Private hypothesis testing: the Chernoff-Stein bound of Asoodeh-Aliakbarpour-Calmon (2021),
+Corollary 4, and the sample size it implies.
 
 Corollary 4: for a test of :math:`P_0` against :math:`P_1` at type-I level :math:`\alpha`
 through :math:`(\varepsilon,\delta)`-LDP channels, the type-II error satisfies
 :math:`\liminf_n \frac1n \log\beta_n \ge -\varphi(\varepsilon,\delta)\,\mathrm{KL}(P_0\|P_1)`
-(``liminf``, erratum E18).
+(the paper writes ``lim``; without a strong-converse argument only the ``liminf`` is shown).
+As proved, Corollary 4 covers non-interactive mechanisms, although the paper's setup allows
+sequential interaction.
 
-Non-asymptotic form (seed003.md §5.1, derived there, not in the paper): data processing of
-the binary KL, the chain rule and Lemma 1 give, for every ``n`` and sequentially interactive
-mechanisms, :math:`(1-\alpha)\log(1/\beta) - \log 2 \le n\,\varphi\,\mathrm{KL}(P_0\|P_1)`.
-Type-II error is :math:`\Pr(T = 0 \mid H_1)` (erratum E17).
+Non-asymptotic form (derived here, not in the paper): data processing of the binary KL, the
+chain rule and Lemma 1 give, for every ``n`` and sequentially interactive mechanisms,
+:math:`(1-\alpha)\log(1/\beta) - \log 2 \le n\,\varphi\,\mathrm{KL}(P_0\|P_1)`.
+The type-II error is :math:`\Pr(T = 0 \mid H_1)`, as the paper's definition of
+:math:`\beta` confirms (its Section VI prints :math:`\Pr(T = 1 \mid H_1)`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from numpy.typing import ArrayLike
 from ldp._validation import check_scalar
 from ldp.channel import Channel
 from ldp.divergences import kl as kl_divergence
+from ldp.references import cite
 from ldp.risk._common import (
     Bound,
     Privacy,
@@ -68,12 +72,29 @@ def stein_exponent(
     channel: Channel | None = None,
     kl: float | None = None,
 ) -> Bound:
-    r"""Lower bound on the private Chernoff-Stein exponent (seed 003 Corollary 4).
+    r"""Lower bound on the private Chernoff-Stein exponent (Asoodeh-Aliakbarpour-Calmon (2021),
+    Corollary 4).
 
     ``value`` :math:`= -\varphi(\varepsilon,\delta)\,\mathrm{KL}(P_0\|P_1)`, a lower bound on
     :math:`\liminf_n \frac1n\log\beta_n` for every ``(epsilon, delta)``-LDP channel. With a
     concrete ``channel`` it is Stein's exponent of that channel,
     :math:`-\mathrm{KL}(P_0K\|P_1K)`, exactly. ``-inf`` when the KL is infinite.
+
+    Parameters
+    ----------
+    p0, p1 : array_like, optional
+        The two hypotheses as pmfs on the same finite alphabet.
+    epsilon, delta : float
+        Worst case over all ``(epsilon, delta)``-LDP channels.
+    channel : Channel, optional
+        A concrete channel; replaces ``epsilon``.
+    kl : float, optional
+        Instead of ``p0, p1``: the per-sample ``KL(P0 || P1)``.
+
+    Returns
+    -------
+    Bound
+        The exponent (``<= 0``), with the contraction factor used in ``params``.
 
     Examples
     --------
@@ -87,7 +108,7 @@ def stein_exponent(
     name = (
         "Chernoff-Stein exponent of a concrete channel (exact)"
         if priv.channel is not None
-        else "private Chernoff-Stein (seed 003 Corollary 4)"
+        else f"private Chernoff-Stein ({cite('asoodeh2021', 'Corollary 4')})"
     )
     return Bound(
         -value if value > 0 else 0.0,
@@ -111,17 +132,31 @@ def min_sample_size(
     r"""Minimum number of users to test :math:`P_0` vs :math:`P_1` at errors ``(alpha, beta)``.
 
     :math:`n \ge [(1-\alpha)\log(1/\beta) - \log 2]_+ / (\varphi\,\mathrm{KL}(P_0\|P_1))`
-    (seed003.md §5.1; valid for every ``n`` and sequentially interactive
-    ``(epsilon, delta)``-LDP mechanisms). With a concrete ``channel`` the exact privatized KL
-    replaces :math:`\varphi\,\mathrm{KL}` (non-interactive). ``inf`` when the privatized
-    information is zero, ``0`` when it is infinite.
+    (derived from Lemma 1 of Asoodeh-Aliakbarpour-Calmon (2021); valid for every ``n`` and
+    sequentially interactive ``(epsilon, delta)``-LDP mechanisms). With a concrete ``channel``
+    the exact privatized KL replaces :math:`\varphi\,\mathrm{KL}` (non-interactive). ``inf``
+    when the privatized information is zero, ``0`` when it is infinite.
 
     Parameters
     ----------
+    p0, p1 : array_like, optional
+        The two hypotheses as pmfs on the same finite alphabet.
     alpha : float
         Type-I error, :math:`\Pr(T=1\mid H_0) \le \alpha`, in ``[0, 1)``.
     beta : float
         Target type-II error :math:`\Pr(T=0\mid H_1)`, in ``(0, 1]``.
+    epsilon, delta : float
+        Worst case over all ``(epsilon, delta)``-LDP mechanisms.
+    channel : Channel, optional
+        A concrete mechanism used by every user; replaces ``epsilon``.
+    kl : float, optional
+        Instead of ``p0, p1``: the per-sample ``KL(P0 || P1)``.
+
+    Returns
+    -------
+    Bound
+        The smallest number of users (``params["n_min"]`` rounded up), ``inf`` when the
+        privatized information is zero.
 
     Examples
     --------
@@ -144,7 +179,8 @@ def min_sample_size(
         value = need / rate
     return Bound(
         value,
-        "private testing sample size (seed 003 Lemma 1 + binary-KL data processing)",
+        f"private testing sample size ({cite('asoodeh2021', 'Lemma 1')} + binary-KL data "
+        "processing)",
         "sample size lower bound",
         {"factor": factor, "information_per_user": rate, "n_min": _ceil(value)},
     )

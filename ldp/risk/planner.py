@@ -1,7 +1,7 @@
 r"""How many users (or how much epsilon) a target risk needs: achieved and provably necessary.
 
-:func:`gap` sets a problem's lower bound (:mod:`ldp.risk.minimax`) beside the worst-case
-risk of the best mechanism in the library (:mod:`ldp.risk.attained`). :func:`plan` inverts
+:func:`gap` sets a problem's lower bound (``ldp.risk.minimax``) beside the worst-case
+risk of the best mechanism in the library (``ldp.risk.attained``). :func:`plan` inverts
 both in ``n`` (or in ``epsilon``): ``n_required`` is the smallest ``n`` at which the best
 mechanism's worst-case risk is at most the target, and ``n_lower_bound`` the smallest ``n``
 at which the lower bound allows it, so that *no* protocol covered by the bound reaches the
@@ -46,9 +46,10 @@ MAX_EPSILON = 50.0
 
 @dataclass(frozen=True)
 class RiskGap:
-    """A lower bound beside the risk the library achieves, and their ratio.
+    """A lower bound beside the risk the library achieves, and their ratio (what
+    :func:`gap` returns).
 
-    Attributes
+    Parameters
     ----------
     lower : Bound
         The minimax lower bound.
@@ -56,6 +57,13 @@ class RiskGap:
         The worst-case risk of the best mechanism (``achieved.mechanism`` names it).
     ratio : float
         ``achieved.value / lower.value`` (``inf`` when the bound is 0).
+
+    Examples
+    --------
+    >>> from ldp.risk import gap
+    >>> g = gap("mean", 10_000, 1.0)
+    >>> g.lower.value <= g.achieved.value, g.ratio >= 1
+    (True, True)
     """
 
     lower: Bound
@@ -67,7 +75,7 @@ class RiskGap:
 class Plan:
     """The answer of :func:`plan`.
 
-    Attributes
+    Parameters
     ----------
     problem : str
     target_risk : float
@@ -87,6 +95,13 @@ class Plan:
         The bound and the achieved risk at the reported ``(n, epsilon)``.
     protocols : str
         Which protocols the lower bound covers.
+
+    Examples
+    --------
+    >>> from ldp.risk import plan
+    >>> p = plan("mean", 1.0, 1e-3)
+    >>> p.n_lower_bound <= p.n_required, p.gap.achieved.value <= 1e-3
+    (True, True)
     """
 
     problem: str
@@ -177,6 +192,11 @@ def gap(problem: str, n: int, epsilon: float, **options: object) -> RiskGap:
         Privacy level (``> 0``, finite).
     **options
         ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``.
+
+    Returns
+    -------
+    RiskGap
+        The bound (``lower``), the best achieved risk (``achieved``) and their ratio.
 
     Examples
     --------
