@@ -514,3 +514,21 @@ def test_bounds_decrease_in_n_and_epsilon():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(("k", "eps", "n"), [(4, 1.0, 200), (10, 0.5, 500), (10, 2.0, 300)])
+def test_simulated_subset_selection_risk_is_above_the_bounds(k, eps, n):
+    """Simulate the achieving estimator (k-RR or subset selection + unbiased estimate, users
+    from the uniform law, its worst case): its Monte Carlo risk agrees with the exact risk
+    the planner uses, and the lower bound is below it."""
+    rng = np.random.default_rng(k * 1000 + n)
+    exact = best_distribution_risk(k, n, eps)
+    mech = {"SS": SubsetSelection(k, eps), "GRR": GRR(k, eps)}[exact.mechanism]
+    trials = 400
+    errors = np.empty(trials)
+    for i in range(trials):
+        x = rng.integers(0, k, size=n)
+        errors[i] = np.sum((mech.estimate(mech.privatize(x, rng=rng)) - 1.0 / k) ** 2)
+    mc, se = errors.mean(), errors.std(ddof=1) / np.sqrt(trials)
+    assert abs(mc - exact.value) < 4 * se, (mc, exact.value, se)
+    assert distribution_lower_bound(k, n, eps).value < mc - 4 * se
