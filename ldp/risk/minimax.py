@@ -58,8 +58,10 @@ DISTRIBUTION_LOSSES = ("l2sq", "l1", "tv")
 #: Domains of :func:`mean_estimation`.
 MEAN_DOMAINS = ("interval", "box", "ball")
 
-_VT_NAME = "van Trees, Dirichlet prior on a sub-simplex (docs/lower_bounds.md §2)"
-_FANO_NAME = "Fano over a block prior, chi-square information bound (docs/lower_bounds.md §3)"
+_VT_NAME = "van Trees, Dirichlet prior on a sub-simplex (proof: 'Lower bounds' docs page, §2)"
+_FANO_NAME = (
+    "Fano over a block prior, chi-square information bound (proof: 'Lower bounds' docs page, §3)"
+)
 _INTERACTIVE = "sequentially interactive"
 _NON_INTERACTIVE = "non-interactive (public coins allowed)"
 
@@ -482,7 +484,7 @@ def mean_estimation(
     scale = radius**2 / dim if domain == "ball" else radius**2
     return Bound(
         max(0.0, value * scale),
-        "van Trees, product Rademacher family (docs/lower_bounds.md §4)",
+        "van Trees, product Rademacher family (proof: 'Lower bounds' docs page, §4)",
         MINIMAX,
         {
             "h": h,
@@ -587,7 +589,7 @@ def binary_test_sample_size(
     r0, r1 = _rr_output(a, eps), _rr_output(b, eps)
     if r1 < r0:  # test the complements: the same problem with the labels of the outcome swapped
         r0, r1 = 1.0 - r0, 1.0 - r1
-    name = "randomized response + Neyman-Pearson (exact; docs/lower_bounds.md §5)"
+    name = "randomized response + Neyman-Pearson (exact; proof: 'Lower bounds' docs page, §5)"
     params = {"rr_probabilities": (r0, r1), "alpha": size_one, "beta": size_two}
     if size_one + size_two >= 1.0:
         return Bound(
