@@ -1,11 +1,11 @@
 """How well can anyone estimate a k-ary distribution from locally private reports?
 
 For k = 10 letters, n users and eps-LDP, the script prints the minimax lower bound of
-``ldp.risk.distribution_estimation`` (private Assouad over the Paninski family: the
-Duchi-Jordan-Wainwright (2018) route or the Lemma 1 route of Asoodeh-Aliakbarpour-Calmon
-(2021), whichever is larger) beside the exact risk that k-RR with the unbiased frequency
-estimator achieves at the uniform distribution (its worst case under squared l2 loss), and
-the ratio between the two. The same for l1 loss.
+``ldp.risk.distribution_estimation`` (the van Trees or the block-Fano bound of
+``ldp.risk.minimax``, whichever is larger; proofs in docs/lower_bounds.md) beside the
+exact risk that k-RR with the unbiased frequency estimator achieves at the uniform
+distribution (its worst case under squared l2 loss), and the ratio between the two. The
+same for l1 loss.
 
 With matplotlib installed it also plots both against n for each eps. Usage::
 

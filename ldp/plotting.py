@@ -578,8 +578,7 @@ class RiskDisplay:
     >>> bool((display.lower < display.achieved).all())
     True
     >>> print(display.lower_label)  # the legend names the theorem
-    private Assouad (eta_KL <= tanh^2(eps/2), Ghazi-Issa (2023), Theorem 5, + KL convexity),
-    Paninski family
+    van Trees, Dirichlet prior on a sub-simplex (proof: 'Lower bounds' docs page, §2)
     """
 
     def __init__(

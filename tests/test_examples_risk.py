@@ -26,7 +26,7 @@ def test_risk_vs_achieved_runs(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     rows = re.findall(
-        r"^\s*([\d.]+)\s+(\d+)\s+([\d.e+-]+)\s+([\d.e+-]+)\s+([\d.]+)\s+(\w+)$",
+        r"^\s*([\d.]+)\s+(\d+)\s+([\d.e+-]+)\s+([\d.e+-]+)\s+([\d.]+)\s+([\w-]+)$",
         result.stdout,
         flags=re.MULTILINE,
     )
@@ -34,7 +34,7 @@ def test_risk_vs_achieved_runs(tmp_path):
     for _, _, lower, achieved, ratio, route in rows:
         assert 0 < float(lower) < float(achieved)
         assert float(ratio) >= 1.0
-        assert route in ("djw", "phi", "tanh")
+        assert route in ("van-trees", "fano", "djw", "phi", "tanh")
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -13,6 +13,8 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
   (reports of another protocol are refused); or a simulation from a CSV column;
 * ``ldp bound lecam|fano|assouad|bayes PRESET --n N --epsilon E``: a lower bound on the risk
   and the risk achieved;
+* ``ldp plan PROBLEM --target T --epsilon E`` (or ``--n N``): the users (or epsilon) a target
+  risk needs with the library's best mechanism, and the fewest any protocol needs;
 * ``ldp account compose|gdp|filter|shuffle|calibrate``: composition, Gaussian DP, privacy
   filters, shuffle amplification and calibration of a per-report epsilon.
 
@@ -49,6 +51,10 @@ _COMMANDS = {
         "estimates from the reports of a protocol file, or a simulation from a CSV column",
     ),
     "bound": ("bound", "a risk lower bound for a standard problem, and the risk achieved"),
+    "plan": (
+        "plan",
+        "users (or epsilon) a target risk needs: the best mechanism and the lower bound",
+    ),
     "account": (
         "account",
         "composition, Gaussian DP, privacy filters, shuffling, calibration",

@@ -58,12 +58,17 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         "certified": {"epsilon": result.epsilon, "delta": result.delta, "tv": result.tv},
         "matrix": matrix.tolist(),
     }
+    if result.gap is not None:
+        data["gap"] = result.gap
+        data["upper_bound"] = result.extras["upper_bound"]
     lines = [f"optimal channel for {args.utility} at epsilon = {args.epsilon:g} ({result.method})"]
     with np.printoptions(precision=6, suppress=True):
         lines.append(str(matrix))
     lines.append(row("utility", result.value))
     lines.append(row("certified epsilon", result.epsilon))
     lines.append(row("certified eta-TV", result.tv))
+    if result.gap is not None:
+        lines.append(row("certified optimality gap", result.gap))
     if protocol_file:
         from ldp.protocol import Protocol
 

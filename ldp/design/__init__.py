@@ -21,7 +21,11 @@ Two families of programs are solved with cvxpy:
   reductions reach larger ``k``: for permutation-invariant utilities (mutual information under
   the uniform prior) the LP collapses onto one weight class, i.e. subset selection; for
   binary hypothesis testing only the ``O(k^2)`` patterns that are intervals of the
-  likelihood-ratio order are needed (checked against the full LP in the tests).
+  likelihood-ratio order are needed (checked against the full LP in the tests). For mutual
+  information under any prior, ``k <= 64``, the LP is solved by *column generation*
+  (``ldp.design.colgen``): a few patterns at a time, new ones priced by local search and,
+  to stop, by an exact mixed-integer pricing step whose bound certifies the optimality gap
+  (``DesignResult.gap``).
 
 Certification
 -------------
@@ -34,7 +38,8 @@ Where things live
 ``ldp.design.certify`` (certification, :class:`DesignError`, :class:`DesignResult`),
 ``ldp.design.utility`` (the utilities and :func:`utility_value`),
 ``ldp.design.linear`` (:class:`LinearDesign`), ``ldp.design.staircase`` (the
-staircase LP and its reductions), ``ldp.design.optimal`` (:func:`optimal_channel`),
+staircase LP and its reductions), ``ldp.design.colgen`` (column generation),
+``ldp.design.optimal`` (:func:`optimal_channel`),
 :mod:`~ldp.design.compare` (:func:`compare`) and ``ldp.design.frequency``
 (:func:`frequency_risk`, :func:`optimal_frequency_channel`; :func:`frequency_decoder` lives
 in ``ldp.mechanisms.decoding``). Every public name is importable from ``ldp.design``.
@@ -47,6 +52,7 @@ from ldp.design.certify import (
     DesignError,
     DesignResult,
 )
+from ldp.design.colgen import MAX_COLUMN_GENERATION_K
 from ldp.design.compare import compare
 from ldp.design.frequency import (
     FrequencyDesign,
@@ -61,6 +67,7 @@ from ldp.design.utility import SUBLINEAR, utility_value
 
 __all__ = [
     "EMPTY_OUTPUT",
+    "MAX_COLUMN_GENERATION_K",
     "MAX_ENTRIES",
     "MAX_EPSILON",
     "MAX_STAIRCASE_K",

@@ -90,6 +90,9 @@ class DesignResult:
     repair : float
         How far certification moved the solver's matrix: the largest probability mass
         lifted in a row, or the mixing weight, whichever is larger (0 when nothing moved).
+    gap : float or None
+        Certified relative optimality gap ``(upper - value) / upper`` when the program
+        proves an upper bound on the optimum (column generation); ``None`` otherwise.
 
     Examples
     --------
@@ -114,6 +117,7 @@ class DesignResult:
     delta: float
     tv: float
     repair: float = 0.0
+    gap: float | None = None
     extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

@@ -7,8 +7,16 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import as_real_array, check_epsilon, check_integer, check_probability, compact
+from ldp._validation import (
+    as_real_array,
+    check_epsilon,
+    check_integer,
+    check_probability,
+    check_scalar,
+    compact,
+)
 from ldp.design.certify import MAX_EPSILON, DesignResult, check_solver
+from ldp.design.colgen import MAX_COLUMN_GENERATION_K, column_generation
 from ldp.design.linear import LinearDesign
 from ldp.design.staircase import (
     MAX_ENTRIES,
@@ -18,9 +26,11 @@ from ldp.design.staircase import (
     staircase,
     subset_selection,
 )
-from ldp.design.utility import SUBLINEAR, sublinear
+from ldp.design.utility import SUBLINEAR, check_prior, sublinear
 
 __all__ = ["optimal_channel"]
+
+_METHODS = ("auto", "staircase", "subset", "interval", "column-generation")
 
 
 def optimal_channel(
@@ -35,6 +45,8 @@ def optimal_channel(
     n_outputs: int | None = None,
     solver: str | None = None,
     method: str = "auto",
+    gap_tolerance: float = 1e-5,
+    time_limit: float = 300.0,
 ) -> DesignResult:
     """The utility-maximising channel on ``k`` inputs for a privacy budget, certified.
 
@@ -62,18 +74,27 @@ def optimal_channel(
     solver : str, optional
         cvxpy solver: default Clarabel for linear problems, HiGHS (a vertex solver, which
         returns sparse staircase solutions) for the staircase LP.
-    method : {"auto", "staircase", "subset", "interval"}
+    method : {"auto", "staircase", "subset", "interval", "column-generation"}
         For sublinear utilities: ``"staircase"`` is the exact LP over all ``2^k - 1``
         patterns (``k <= 16``); ``"subset"`` the weight-class reduction (exact for mutual
         information under a uniform prior); ``"interval"`` the ``O(k^2)`` likelihood-ratio
-        interval patterns for divergences between two hypotheses. ``"auto"`` picks the exact
-        reduction when one applies, else the staircase LP.
+        interval patterns for divergences between two hypotheses; ``"column-generation"``
+        the staircase LP for mutual information solved a few patterns at a time, with an
+        exact (mixed-integer) pricing step that certifies the optimality gap (``k <= 64``).
+        ``"auto"`` picks the exact reduction when one applies, else the staircase LP for
+        ``k <= 16`` and column generation (mutual information) above.
+    gap_tolerance : float, default 1e-5
+        Column generation: stop once the certified relative gap is at most this.
+    time_limit : float, default 300
+        Column generation: seconds before giving up (``DesignError``).
 
     Returns
     -------
     DesignResult
         ``.channel`` (certified), ``.value`` (its utility), ``.status``, ``.solver``, and the
-        certified ``.epsilon``, ``.delta``, ``.tv``.
+        certified ``.epsilon``, ``.delta``, ``.tv``; for column generation also ``.gap``,
+        the certified relative optimality gap of ``.value`` (``extras["upper_bound"]`` is
+        the proven upper bound on the optimum).
 
     Raises
     ------
@@ -94,10 +115,8 @@ def optimal_channel(
         raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {compact(k)}")
     eps = check_epsilon(epsilon, high=MAX_EPSILON, allow_inf=False)
     d = check_probability(delta, "delta")
-    if method not in ("auto", "staircase", "subset", "interval"):
-        raise ValueError(
-            f"method must be 'auto', 'staircase', 'subset' or 'interval', got {method!r}"
-        )
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     if not isinstance(utility, str):
         gains = as_real_array(utility, "utility")
         if gains.ndim != 2 or gains.shape[0] != k:
@@ -122,8 +141,26 @@ def optimal_channel(
             method = "subset"
         elif target.hypotheses is not None and utility != "fisher" and k > 10:
             method = "interval"
+        elif utility == "mi" and k > MAX_STAIRCASE_K:
+            method = "column-generation"
         else:
             method = "staircase"
+    if method == "column-generation":
+        if utility != "mi":
+            raise ValueError(
+                "method='column-generation' prices columns for mutual information only, "
+                f"got utility={utility!r}"
+            )
+        if k > MAX_COLUMN_GENERATION_K:
+            raise ValueError(
+                f"k must be <= {MAX_COLUMN_GENERATION_K} for column generation, got {compact(k)}"
+            )
+        tol = check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0)
+        limit = check_scalar(time_limit, "time_limit", low=0.0, low_open=True)
+        if solver is not None and check_solver(solver, "HIGHS") != "HIGHS":
+            raise ValueError(f"column generation solves with HiGHS, got solver={solver!r}")
+        weights = np.full(k, 1.0 / k) if prior is None else check_prior(prior, k)
+        return column_generation(target, weights, eps, tolerance=tol, time_limit=limit)
     if method == "subset":
         if not target.symmetric:
             raise ValueError(
@@ -147,7 +184,8 @@ def optimal_channel(
     if k > MAX_STAIRCASE_K:
         raise ValueError(
             f"k={k} is too large for the exact staircase LP (2^k columns; k <= "
-            f"{MAX_STAIRCASE_K}); use method='subset' for symmetric mutual information or "
-            "method='interval' for two hypotheses"
+            f"{MAX_STAIRCASE_K}); use method='column-generation' for mutual information, "
+            "method='subset' for symmetric mutual information or method='interval' for two "
+            "hypotheses"
         )
     return staircase(target, all_patterns(k), eps, check_solver(solver, "HIGHS"), "staircase LP")

@@ -21,6 +21,12 @@ Generic calculators (explicit finite hypotheses; a worst case over all
 * :func:`mutual_information_bound` (their Corollary 5) and :func:`mutual_information`
   (exact).
 
+Tight bounds (``ldp.risk.minimax``, proofs in ``docs/lower_bounds.md``):
+:func:`distribution_van_trees`, :func:`distribution_fano`, :func:`mean_estimation`,
+:func:`binary_test_sample_size`; beside them the worst-case risk of the library's best
+mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`), and the sample-size
+planner :func:`plan` with :func:`gap` (bound, achieved risk, ratio).
+
 Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1, with the proof's choice of
 ``omega`` repaired), :func:`ball_mean` (Corollary 2, with the constants of its corrected
 proof), :func:`distribution_estimation`, :func:`beta_bernoulli_bayes` (Example 4 / Fig. 1).
@@ -47,6 +53,7 @@ from ldp.risk.achievable import (
     rr_mean_risk,
 )
 from ldp.risk.assouad import assouad, hypercube_index
+from ldp.risk.attained import best_distribution_risk, best_mean_risk
 from ldp.risk.bayes import (
     bayes,
     beta_bernoulli_bayes,
@@ -57,6 +64,14 @@ from ldp.risk.bayes import (
 from ldp.risk.fano import family_information, fano
 from ldp.risk.information import entropy, mutual_information, mutual_information_bound
 from ldp.risk.lecam import le_cam, product_tv
+from ldp.risk.minimax import (
+    binary_test_sample_size,
+    distribution_fano,
+    distribution_lower_bound,
+    distribution_van_trees,
+    mean_estimation,
+)
+from ldp.risk.planner import PROBLEMS, Plan, RiskGap, gap, plan
 from ldp.risk.presets import (
     PRESETS,
     ball_mean,
@@ -71,29 +86,41 @@ from ldp.risk.testing import min_sample_size, stein_exponent
 
 __all__ = [
     "PRESETS",
+    "PROBLEMS",
     "Bound",
+    "Plan",
+    "RiskGap",
     "assouad",
     "ball_mean",
     "bayes",
     "bernoulli_mean",
+    "best_distribution_risk",
+    "best_mean_risk",
     "beta_bernoulli_bayes",
     "beta_bernoulli_e_gamma_information",
     "beta_bernoulli_mutual_information",
+    "binary_test_sample_size",
     "binomial_mean_absolute_deviation",
     "distribution_estimation",
+    "distribution_fano",
+    "distribution_lower_bound",
+    "distribution_van_trees",
     "e_gamma_information",
     "entropy",
     "family_information",
     "fano",
+    "gap",
     "hypercube_index",
     "krr_distribution_risk",
     "le_cam",
+    "mean_estimation",
     "min_sample_size",
     "moment_mean",
     "moment_mean_paper_rate",
     "mutual_information",
     "mutual_information_bound",
     "paninski_family",
+    "plan",
     "preset",
     "product_tv",
     "rr_mean_risk",

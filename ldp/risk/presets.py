@@ -65,6 +65,12 @@ from ldp.risk.assouad import ROUTE_NAMES as ASSOUAD_NAMES
 from ldp.risk.assouad import hypercube_index
 from ldp.risk.bayes import beta_bernoulli_bayes
 from ldp.risk.lecam import ROUTE_NAMES as LECAM_NAMES
+from ldp.risk.minimax import (
+    DISTRIBUTION_LOSSES,
+    distribution_fano,
+    distribution_lower_bound,
+    distribution_van_trees,
+)
 
 __all__ = [
     "PRESETS",
@@ -504,8 +510,16 @@ def distribution_estimation(
 ) -> Bound:
     r"""Minimax lower bound for estimating a distribution on ``k`` letters under LDP.
 
-    Private Assouad (:func:`~ldp.risk.assouad`) over :func:`paninski_family` on ``u`` of the
-    ``k`` letters, maximised over ``u`` and the perturbation ``gamma``.
+    For pure LDP (``delta = 0``) the default is the larger of the two bounds of
+    ``ldp.risk.minimax``, which are within a small factor of what subset selection achieves
+    (``docs/lower_bounds.md``): the van Trees bound
+    (:func:`~ldp.risk.distribution_van_trees`, squared l2, sequentially interactive
+    protocols) and the Fano bound over a block prior
+    (:func:`~ldp.risk.distribution_fano`, every loss, non-interactive protocols), and
+    of the private Assouad bound below. With ``delta > 0`` the larger of those bounds at
+    ``epsilon = inf`` (a non-private bound holds under any privacy) and private Assouad:
+    :func:`~ldp.risk.assouad` over :func:`paninski_family` on ``u`` of the ``k`` letters,
+    maximised over ``u`` and the perturbation ``gamma``.
 
     Parameters
     ----------
@@ -515,18 +529,21 @@ def distribution_estimation(
         Number of users.
     epsilon, delta : float
         The LDP budget (``epsilon=inf``: non-private).
-    loss : {"l2sq", "l1"}
-        Squared l2 or l1 loss.
-    method : {"best", "djw", "phi", "tanh"}
-        The Assouad route: ``"phi"`` Lemma 1 of Asoodeh-Aliakbarpour-Calmon (2021);
-        ``"tanh"`` the pure-LDP contraction ``tanh^2(eps/2)`` (Ghazi-Issa (2023), Theorem 5);
-        ``"djw"`` Duchi-Jordan-Wainwright (2018) (the last two need ``delta = 0``).
+    loss : {"l2sq", "l1", "tv"}
+        Squared l2, l1, or total variation (half the l1 distance).
+    method : {"best", "van-trees", "fano", "assouad", "djw", "phi", "tanh"}
+        ``"van-trees"`` and ``"fano"``: the bounds of ``ldp.risk.minimax`` (pure LDP;
+        van Trees for ``l2sq`` only). ``"assouad"``: the best of the Assouad routes;
+        ``"phi"`` Lemma 1 of Asoodeh-Aliakbarpour-Calmon (2021); ``"tanh"`` the pure-LDP
+        contraction ``tanh^2(eps/2)`` (Ghazi-Issa (2023), Theorem 5); ``"djw"``
+        Duchi-Jordan-Wainwright (2018) (the last two need ``delta = 0``).
 
     Returns
     -------
     Bound
-        ``params``: ``support`` (``u``), ``gamma``, ``separation`` (Hamming), ``route``;
-        ``rate``.
+        ``params``: ``route`` (``"van-trees"``, ``"fano"``, ``"djw"``, ``"phi"`` or
+        ``"tanh"``) and the route's parameters (for Assouad: ``support`` (``u``), ``gamma``,
+        ``separation`` (Hamming)); ``rate``.
 
     Examples
     --------
@@ -535,16 +552,61 @@ def distribution_estimation(
     >>> lb = distribution_estimation(10, 10_000, 1.0, method="djw")
     >>> math.isclose(lb.value, 10 / (108 * 10_000 * (math.e - 1) ** 2))
     True
-    >>> lb.value < krr_distribution_risk(10, 10_000, 1.0).value
+    >>> best = distribution_estimation(10, 10_000, 1.0)
+    >>> best.route, best.value > 10 * lb.value
+    ('van-trees', True)
+    >>> best.value < krr_distribution_risk(10, 10_000, 1.0).value
     True
     """
     k = check_integer(k, "k", low=2)
     n = check_n(n)
     priv = resolve_privacy(epsilon, delta, None)
-    if loss not in ("l2sq", "l1"):
-        raise ValueError(f"loss must be 'l2sq' or 'l1', got {loss!r}")
-    if method not in ("best", "djw", "phi", "tanh"):
-        raise ValueError(f"method must be 'best', 'djw', 'phi' or 'tanh', got {method!r}")
+    if loss not in DISTRIBUTION_LOSSES:
+        raise ValueError(f"loss must be one of {DISTRIBUTION_LOSSES}, got {loss!r}")
+    if method not in _DISTRIBUTION_METHODS:
+        raise ValueError(f"method must be one of {_DISTRIBUTION_METHODS}, got {method!r}")
+    if method in ("van-trees", "fano") and priv.delta > 0:
+        raise ValueError(f"method={method!r} needs pure LDP (delta = 0), got delta={delta!r}")
+    if method == "van-trees" and loss != "l2sq":
+        raise ValueError(f"method='van-trees' bounds the l2sq loss only, got loss={loss!r}")
+    if k > 1 << 40:
+        raise ValueError(f"k must be <= 2^40, got {k}")
+    tight = None
+    if method in ("best", "van-trees", "fano") and priv.delta == 0.0:
+        if method == "van-trees":
+            tight = distribution_van_trees(k, n, priv.epsilon)
+        elif method == "fano":
+            tight = distribution_fano(k, n, priv.epsilon, loss=loss)
+        else:
+            tight = distribution_lower_bound(k, n, priv.epsilon, loss=loss)
+        route = "van-trees" if "van Trees" in tight.method else "fano"
+        params = {"route": route, **tight.params}
+        tight = Bound(tight.value, tight.method, tight.quantity, params, rate=tight.rate)
+        if method != "best":
+            return tight
+    elif method == "best":  # delta > 0: the non-private bound still holds (privacy only hurts)
+        public = distribution_lower_bound(k, n, math.inf, loss=loss)
+        route = "van-trees" if "van Trees" in public.method else "fano"
+        params = {"route": route, **public.params}
+        tight = Bound(public.value, public.method, public.quantity, params, rate=public.rate)
+    if loss == "tv":  # Assouad bounds l1; TV is half of it
+        half = _distribution_assouad(k, n, priv, "l1", method)
+        params = {**half.params, "loss": "tv", "separation": float(half.params["separation"]) / 2}  # type: ignore[arg-type]
+        assouad = Bound(half.value / 2, half.method, half.quantity, params, rate=half.rate)
+    else:
+        assouad = _distribution_assouad(k, n, priv, loss, method)
+    if tight is not None and tight.value >= assouad.value:
+        return tight
+    return assouad
+
+
+_DISTRIBUTION_METHODS = ("best", "van-trees", "fano", "assouad", "djw", "phi", "tanh")
+
+
+def _distribution_assouad(k: int, n: int, priv: Privacy, loss: str, method: str) -> Bound:
+    """Private Assouad over the Paninski family (the routes ``best|djw|phi|tanh``)."""
+    if method in ("van-trees", "fano", "assouad"):
+        method = "best"  # the best Assouad route
     if method in ("djw", "tanh") and not priv.djw:
         raise ValueError(f"method={method!r} needs pure LDP: a finite epsilon and delta = 0")
     factor = priv.factor()

@@ -1,0 +1,101 @@
+"""``ldp plan``: how many users a target risk needs, achieved and provably necessary (or how
+much epsilon with a given number of users)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ldp.cli._common import UserError, count
+from ldp.cli._common import row as _row
+
+__all__ = ["add_parser", "run"]
+
+_PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "binary-test")
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "plan",
+        help="users (or epsilon) a target risk needs: the best mechanism and the lower bound",
+        description="Give --epsilon to ask for the number of users, or --n to ask for epsilon.",
+    )
+    parser.add_argument("problem", choices=_PROBLEMS)
+    parser.add_argument(
+        "--target",
+        type=float,
+        required=True,
+        help="worst-case risk to reach (binary-test: the type-II error)",
+    )
+    parser.add_argument("--epsilon", type=float, help="privacy level: how many users?")
+    parser.add_argument("--n", type=count, help="number of users: how much epsilon?")
+    parser.add_argument("--k", type=count, help="distribution: number of categories")
+    parser.add_argument("--loss", choices=("l2sq", "l1", "tv"), help="distribution: loss (l2sq)")
+    parser.add_argument("--d", type=count, help="mean-box, mean-ball: dimension")
+    parser.add_argument("--r", type=float, help="means: half-width or radius (default 1)")
+    parser.add_argument("--p0", type=float, help="binary-test: success probability under H0")
+    parser.add_argument("--p1", type=float, help="binary-test: success probability under H1")
+    parser.add_argument("--alpha", type=float, help="binary-test: type-I error")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def row(label: str, value: object) -> str:
+    return _row(label, value, width=40)
+
+
+def run(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.risk import plan
+
+    if (args.epsilon is None) == (args.n is None):
+        raise UserError(
+            "give exactly one of --epsilon (how many users?) and --n (how much epsilon?)"
+        )
+    options = {name: getattr(args, name) for name in ("k", "loss", "d", "r", "p0", "p1", "alpha")}
+    result = plan(args.problem, args.epsilon, args.target, n=args.n, **options)
+    pair = result.gap
+    data = {
+        "problem": result.problem,
+        "target_risk": result.target_risk,
+        "epsilon": result.epsilon,
+        "n": result.n,
+        "n_required": result.n_required,
+        "n_lower_bound": result.n_lower_bound,
+        "epsilon_required": result.epsilon_required,
+        "epsilon_lower_bound": result.epsilon_lower_bound,
+        "mechanism": result.mechanism,
+        "protocols": result.protocols,
+        "lower_bound": {
+            "value": pair.lower.value,
+            "theorem": pair.lower.method,
+            "params": dict(pair.lower.params),
+        },
+        "achieved": {"value": pair.achieved.value, "estimator": pair.achieved.method},
+        "ratio": pair.ratio,
+    }
+    given = [f"{k} = {v}" for k, v in options.items() if v is not None]
+    lines = [
+        f"plan, {result.problem}: target risk {result.target_risk:g}"
+        + (f" ({', '.join(given)})" if given else "")
+    ]
+    if result.n_required is not None:
+        lines += [
+            row("epsilon", result.epsilon),
+            row(f"users needed ({result.mechanism})", result.n_required),
+            row("users no protocol can do without", result.n_lower_bound),
+        ]
+        where = f"at n = {result.n_required}"
+    else:
+        lines += [
+            row("users", result.n),
+            row(f"epsilon needed ({result.mechanism})", result.epsilon_required),
+            row("epsilon no protocol can do without", result.epsilon_lower_bound),
+        ]
+        where = f"at epsilon = {result.epsilon_required:.6g}"
+    lines += [
+        row(f"achieved risk {where}", pair.achieved.value),
+        row("  by", pair.achieved.method),
+        row("lower bound there", pair.lower.value),
+        row("  theorem", pair.lower.method),
+        row("  holds for", f"{result.protocols} protocols"),
+        row("achieved / bound", pair.ratio),
+    ]
+    return data, "\n".join(lines)

@@ -1,0 +1,175 @@
+"""ldp.risk.plan() / gap() and the ``ldp plan`` command: the thresholds are the smallest n (or
+epsilon) at which each side meets the target, checked against the calculators directly."""
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+from ldp.cli import main
+from ldp.risk import (
+    PROBLEMS,
+    Plan,
+    best_distribution_risk,
+    best_mean_risk,
+    binary_test_sample_size,
+    distribution_lower_bound,
+    gap,
+    mean_estimation,
+    plan,
+)
+
+
+@pytest.mark.parametrize(
+    ("problem", "eps", "target", "options"),
+    [
+        ("distribution", 1.0, 1e-3, {"k": 10}),
+        ("distribution", 0.5, 0.05, {"k": 64, "loss": "tv"}),
+        ("mean", 2.0, 1e-3, {}),
+        ("mean-ball", 1.0, 1e-2, {"d": 10}),
+        ("mean-box", 1.0, 0.5, {"d": 8, "r": 2.0}),
+    ],
+)
+def test_thresholds_are_the_first_n(problem, eps, target, options):
+    p = plan(problem, eps, target, **options)
+    if problem == "distribution":
+        k, loss = options["k"], options.get("loss", "l2sq")
+        achieved = lambda n: best_distribution_risk(k, n, eps, loss=loss)  # noqa: E731
+        lower = lambda n: distribution_lower_bound(k, n, eps, loss=loss)  # noqa: E731
+    else:
+        domain = {"mean": "interval", "mean-box": "box", "mean-ball": "ball"}[problem]
+        kw = {"d": options.get("d", 1), "domain": domain, "r": options.get("r", 1.0)}
+        achieved = lambda n: best_mean_risk(n, eps, **kw)  # noqa: E731
+        lower = lambda n: mean_estimation(n, eps, **kw)  # noqa: E731
+    assert achieved(p.n_required).value <= target < achieved(p.n_required - 1).value
+    assert lower(p.n_lower_bound).value <= target < lower(p.n_lower_bound - 1).value
+    assert p.n_lower_bound <= p.n_required
+    assert p.gap.achieved.value == achieved(p.n_required).value
+    assert p.mechanism == p.gap.achieved.mechanism
+
+
+def test_inverse_question():
+    p = plan("distribution", None, 1e-3, k=10, n=100_000)
+    eps = p.epsilon_required
+    assert best_distribution_risk(10, 100_000, eps).value <= 1e-3
+    assert best_distribution_risk(10, 100_000, eps * (1 - 1e-5)).value > 1e-3
+    low = p.epsilon_lower_bound
+    assert distribution_lower_bound(10, 100_000, low).value > 1e-3
+    assert distribution_lower_bound(10, 100_000, low * (1 + 1e-5)).value <= 1e-3
+    assert low < eps
+    assert "epsilon needed by SS" in str(p)
+
+
+def test_binary_test_is_exact_both_ways():
+    p = plan("binary-test", 1.0, 0.2, p0=0.5, p1=0.6, alpha=0.05)
+    exact = binary_test_sample_size(0.5, 0.6, 1.0, alpha=0.05, beta=0.2)
+    assert p.n_required == p.n_lower_bound == exact.n
+    q = plan("binary-test", None, 0.2, p0=0.5, p1=0.6, alpha=0.05, n=exact.n)
+    assert q.epsilon_required <= 1.0 + 1e-6
+    assert binary_test_sample_size(0.5, 0.6, q.epsilon_required, alpha=0.05, beta=0.2).n <= exact.n
+
+
+def test_gap_and_plan_are_frozen():
+    g = gap("distribution", 1000, 1.0, k=4)
+    assert g.ratio == pytest.approx(g.achieved.value / g.lower.value)
+    p = plan("mean", 1.0, 1e-2)
+    assert isinstance(p, Plan)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.n_required = 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        g.ratio = 1.0
+    assert set(PROBLEMS) == {"distribution", "mean", "mean-box", "mean-ball", "binary-test"}
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: plan("median", 1.0, 0.1), ValueError, "problem must be one of"),
+        (lambda: plan("distribution", 1.0, 0.1), TypeError, "needs k"),
+        (lambda: plan("mean", 1.0, 0.1, k=3), TypeError, "does not take k"),
+        (lambda: plan("distribution", 1.0, 0.0, k=3), ValueError, "target_risk"),
+        (lambda: plan("distribution", 1.0, 0.1, k=3, n=10), TypeError, "not both"),
+        (lambda: plan("distribution", None, 0.1, k=3), TypeError, "pass epsilon"),
+        (lambda: plan("distribution", 0.0, 0.1, k=3), ValueError, "epsilon"),
+        (lambda: plan("distribution", 1.0, 0.1, k=1), ValueError, "k"),
+        (lambda: plan("binary-test", 1.0, 0.1, p0=0.3, p1=0.3, alpha=0.1), ValueError, "equal"),
+        (lambda: plan("binary-test", 1.0, 1.5, p0=0.3, p1=0.4, alpha=0.1), ValueError, "< 1"),
+        (lambda: plan("distribution", None, 1e-9, k=10, n=5), ValueError, "out of reach"),
+        (lambda: plan("mean", 1e-6, 1e-14), ValueError, "out of reach"),
+        (lambda: gap("binary-test", 10, 1.0), ValueError, "exact"),
+    ],
+)
+def test_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# ------------------------------------------------------------------------------- ldp plan
+def test_cli_plan_users(capsys):
+    assert (
+        main(["plan", "distribution", "--k", "10", "--epsilon", "1", "--target", "1e-3", "--json"])
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    p = plan("distribution", 1.0, 1e-3, k=10)
+    assert data["n_required"] == p.n_required and data["n_lower_bound"] == p.n_lower_bound
+    assert data["mechanism"] == "SS"
+    assert data["ratio"] == pytest.approx(p.gap.ratio)
+    assert main(["plan", "mean-ball", "--d", "10", "--epsilon", "1", "--target", "0.01"]) == 0
+    text = capsys.readouterr().out
+    assert "users needed (DuchiL2)" in text and "no protocol can do without" in text
+
+
+def test_cli_plan_epsilon(capsys):
+    assert (
+        main(
+            [
+                "plan",
+                "binary-test",
+                "--p0",
+                "0.5",
+                "--p1",
+                "0.6",
+                "--alpha",
+                "0.05",
+                "--n",
+                "1000",
+                "--target",
+                "0.2",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["epsilon_required"] == pytest.approx(
+        plan("binary-test", None, 0.2, p0=0.5, p1=0.6, alpha=0.05, n=1000).epsilon_required
+    )
+    assert math.isclose(data["ratio"], 1.0)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "distribution", "--k", "10", "--target", "0.1"],
+        ["plan", "distribution", "--k", "10", "--target", "0.1", "--epsilon", "1", "--n", "5"],
+        ["plan", "mean", "--epsilon", "1", "--target", "0.1", "--k", "3"],
+        ["plan", "nope", "--epsilon", "1", "--target", "0.1"],
+        ["plan", "distribution", "--k", "10", "--n", "5", "--target", "1e-9"],
+    ],
+)
+def test_cli_plan_errors(argv, capsys):
+    with pytest.raises(SystemExit) if argv[1] == "nope" else _no_exit():
+        code = main(argv)
+        assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
