@@ -38,7 +38,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import xlogy
 
-from ldp._validation import check_epsilon, check_integer, check_probability, check_scalar
+from ldp._validation import check_epsilon, check_integer, check_probability, check_scalar, compact
 from ldp.risk._common import MINIMAX, Bound, check_n, maximize
 
 __all__ = [
@@ -170,7 +170,7 @@ def _alphabet_grid(k: int) -> np.ndarray:
 def _check_common(k: object, n: object, epsilon: object) -> tuple[int, int, float]:
     size = check_integer(k, "k", low=2)
     if size > 1 << 40:
-        raise ValueError(f"k must be <= 2^40, got {size}")
+        raise ValueError(f"k must be <= 2^40, got {compact(size)}")
     return size, check_n(n), check_epsilon(epsilon)
 
 
@@ -455,7 +455,7 @@ def mean_estimation(
     eps = check_epsilon(epsilon)
     dim = check_integer(d, "d", low=1)
     if dim > 1 << 40:
-        raise ValueError(f"d must be <= 2^40, got {dim}")
+        raise ValueError(f"d must be <= 2^40, got {compact(dim)}")
     if domain not in MEAN_DOMAINS:
         raise ValueError(f"domain must be one of {MEAN_DOMAINS}, got {domain!r}")
     if domain == "interval" and dim != 1:

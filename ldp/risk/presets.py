@@ -570,7 +570,7 @@ def distribution_estimation(
     if method == "van-trees" and loss != "l2sq":
         raise ValueError(f"method='van-trees' bounds the l2sq loss only, got loss={loss!r}")
     if k > 1 << 40:
-        raise ValueError(f"k must be <= 2^40, got {k}")
+        raise ValueError(f"k must be <= 2^40, got {compact(k)}")
     tight = None
     if method in ("best", "van-trees", "fano") and priv.delta == 0.0:
         if method == "van-trees":
