@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -188,7 +189,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
     # ----------------------------------------------------------------- statistics
     def _statistics(self, priv: Privatizer, reports: ArrayLike, used: list[int]):
         blocks = priv.report_blocks(reports)
-        stats, extras, counts = [], [], []
+        stats: list[Any] = []
+        extras: list[float] = []
+        counts: list[int] = []
         for j in used:
             mech, column = priv.mechanisms_[j], priv.columns_[j]
             if mech is None:
@@ -196,7 +199,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 extras.append(0.0)
                 counts.append(0)
                 continue
-            rows, block = blocks[j]
+            rows, block = blocks[j]  # type: ignore[misc]
             stats.append(aggregate_block(mech, block, column.name))
             extras.append(self._extra(mech, block, column.name))
             counts.append(rows.size)
@@ -233,7 +236,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         and combined; an error names the chunk or partition, and nothing is committed.
         """
 
-        def one(part: object, where: str):
+        def one(part: Any, where: str):
             try:
                 return self._statistics(priv, part, used)
             except (TypeError, ValueError) as exc:
@@ -249,7 +252,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             if total is None:
                 raise ValueError("reports: the iterator of chunks was empty")
             return total
-        return self._statistics(priv, reports, used)
+        return self._statistics(priv, reports, used)  # type: ignore[arg-type]
 
     def _gather_protocol(self, priv: Privatizer, reports: object):
         """Statistics of a protocol's reports: a report file, table, client records, an
@@ -297,7 +300,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         self._update()
 
     # ----------------------------------------------------------------- raw data (simulation)
-    def _fit_raw(self, X: ArrayLike, rng: np.random.Generator, *, first: bool) -> None:
+    def _fit_raw(self, X: ArrayLike, rng: Any, *, first: bool) -> None:
         if self._protocol_spec() is not None:
             self._fit_raw_protocol(X, rng, first=first)
             return
@@ -322,7 +325,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         else:
             self._add(stats, extras, n_rows)
 
-    def _fit_raw_protocol(self, X: ArrayLike, rng: np.random.Generator, *, first: bool) -> None:
+    def _fit_raw_protocol(self, X: ArrayLike, rng: Any, *, first: bool) -> None:
         name, values = single_column_values(X)
         if first:
             priv = self._new_privatizer()
@@ -497,3 +500,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+
+def declared_protocol(estimator: ProtocolEstimator) -> Privatizer:
+    """The protocol an estimator's own declarations define (for estimators that delegate)."""
+    return estimator._declared_protocol()

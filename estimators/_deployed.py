@@ -28,7 +28,7 @@ def as_protocol(spec: object, kind: str) -> Protocol:
         raise ValueError(
             f"this estimator needs a protocol for {what}; got one for {protocol.describe_domain()}"
         )
-    if protocol.kind == "interval" and protocol.mechanism.domain.d != 1:
+    if protocol.kind == "interval" and getattr(protocol.mechanism.domain, "d", 1) != 1:
         raise ValueError("MeanEstimator decodes one number per report; this protocol has vectors")
     return protocol
 
@@ -37,7 +37,9 @@ def protocol_column(protocol: Protocol, name: str) -> Column:
     """The one column a protocol privatizes, with the protocol's public domain."""
     if protocol.kind == "categorical":
         labels = protocol.labels
-        categories = np.arange(protocol.k) if labels is None else np.asarray(labels, dtype=object)
+        categories = (
+            np.arange(protocol.k or 0) if labels is None else np.asarray(labels, dtype=object)
+        )
         return Column(name, CATEGORICAL, categories=categories, source="declared")
     return Column(name, NUMERIC, bounds=protocol.bounds, source="declared")
 
@@ -78,5 +80,5 @@ def single_column_values(X: object) -> tuple[str | None, np.ndarray]:
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"a protocol privatizes one answer per row; X has shape {np.shape(X)}")
+        raise ValueError(f"a protocol privatizes one answer per row; X has shape {arr.shape}")
     return None, arr

@@ -19,6 +19,7 @@ blocks of the columns a row did not report are NaN.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -106,12 +107,12 @@ def _auto_mean(epsilon: float) -> MeanMechanism:
 
 def build_mechanisms(
     columns: list[Column], epsilon: float, mechanism: object, budget: str
-) -> list[Mechanism | None]:
+) -> list[Any]:
     """One mechanism per column (``None`` for a single-category column) under ``budget``."""
     names = _mechanism_names(mechanism, columns)
     informative = sum(c.informative for c in columns)
     per_column = epsilon / informative if budget == "split" and informative else epsilon
-    out: list[Mechanism | None] = []
+    out: list[Any] = []
     for c, name in zip(columns, names):
         if not c.informative:
             out.append(None)
@@ -163,7 +164,7 @@ def report_width(mechanism: Mechanism | None) -> int:
     return 0 if mechanism is None else mechanism.codec.width
 
 
-def encode_reports(mechanism: Mechanism, reports: np.ndarray) -> np.ndarray:
+def encode_reports(mechanism: Any, reports: np.ndarray) -> np.ndarray:
     """Native reports -> a float64 block ``(n, report_width)`` (every field is exact)."""
     return mechanism.codec.to_rows(reports).astype(np.float64)
 

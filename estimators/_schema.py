@@ -25,6 +25,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,13 @@ class Column:
         return 1 if self.categories is None else len(self.categories)
 
     @property
+    def interval(self) -> tuple[float, float]:
+        """The bounds of a numeric column (``ValueError`` for a categorical one)."""
+        if self.bounds is None:
+            raise ValueError(f"column {self.name!r} is categorical: it has no bounds")
+        return self.bounds
+
+    @property
     def informative(self) -> bool:
         """False for a categorical column with a single category (nothing to privatize)."""
         return self.kind == NUMERIC or self.k >= 2
@@ -78,7 +86,7 @@ class Column:
 
     def describe(self) -> str:
         if self.kind == NUMERIC:
-            return f"numeric in [{self.bounds[0]:g}, {self.bounds[1]:g}]"
+            return f"numeric in [{self.interval[0]:g}, {self.interval[1]:g}]"
         return f"categorical with {self.k} categories"
 
 
@@ -155,7 +163,7 @@ class Table:
         """The dtype of column ``j``: the frame's or the array's (an object column of a NumPy
         table is read to tell numbers from categories)."""
         if not self._array:
-            return self._source.dtypes.iloc[j]
+            return self._source.dtypes.iloc[j]  # type: ignore[attr-defined]
         dtype = getattr(self._source, "dtype", None)
         if isinstance(self._source, np.ndarray) and dtype is not None and dtype.kind != "O":
             return dtype
@@ -172,7 +180,7 @@ class Table:
         return [self.values(j) for j in range(len(self.names))]
 
     def _read_frame(self, j: int) -> np.ndarray:
-        name, series = self.names[j], self._source.iloc[:, j]
+        name, series = self.names[j], self._source.iloc[:, j]  # type: ignore[attr-defined]
         if series.isna().to_numpy().any():
             raise ValueError(f"column {name!r} contains missing values (NaN or None)")
         if series.dtype.kind == "c":
@@ -275,7 +283,7 @@ def _table_shape(X: object) -> tuple[tuple[int, ...], object]:
             "DataFrame)"
         )
     if is_frame(X):
-        return tuple(X.shape), X
+        return tuple(X.shape), X  # type: ignore[attr-defined]
     shape = _shape(X)
     source = X
     if shape is None:
@@ -358,7 +366,7 @@ def _is_pair(value: object) -> bool:
     )
 
 
-def check_bounds(value: object, name: str) -> tuple[float, float]:
+def check_bounds(value: Any, name: str) -> tuple[float, float]:
     if not _is_pair(value):
         raise TypeError(f"bounds of column {name!r} must be a pair (low, high) of numbers")
     low, high = float(value[0]), float(value[1])
@@ -369,7 +377,7 @@ def check_bounds(value: object, name: str) -> tuple[float, float]:
     return low, high
 
 
-def check_categories(value: object, name: str) -> np.ndarray:
+def check_categories(value: Any, name: str) -> np.ndarray:
     if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
         raise TypeError(f"categories of column {name!r} must be a 1-D list of categories")
     index = pd.Index(list(value))
@@ -491,7 +499,7 @@ def encode_categorical(column: Column, values: np.ndarray) -> np.ndarray:
 def encode_numeric(column: Column, values: np.ndarray, *, clip: bool = False) -> np.ndarray:
     """Values affinely mapped from ``column.bounds`` to ``[-1, 1]``; outside values raise."""
     data = numeric_values(values, column.name)
-    low, high = column.bounds
+    low, high = column.interval
     if not clip and (np.any(data < low) or np.any(data > high)):
         raise ValueError(
             f"column {column.name!r} has values outside its bounds [{low:g}, {high:g}] "

@@ -10,6 +10,7 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from estimators._base import declared_protocol
 from estimators._schema import table_rows
 from estimators.privatizer import NoSeedInPickles, atomic, update_lock
 from ldp._validation import check_random_state
@@ -51,9 +52,9 @@ def resolve_classes(declared: object, y: np.ndarray | None, name: str) -> np.nda
             stacklevel=4,
         )
     else:
-        if isinstance(declared, (str, bytes)) or np.ndim(declared) != 1:
+        if isinstance(declared, (str, bytes)) or np.ndim(declared) != 1:  # type: ignore[arg-type]
             raise TypeError(f"{name} must be a 1-D list of class labels")
-        index = pd.Index(list(declared))
+        index = pd.Index(list(declared))  # type: ignore[call-overload]
         if not index.is_unique:
             raise ValueError(f"{name} contains duplicate labels")
         classes = np.asarray(declared)
@@ -160,7 +161,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
                     f"declare the {self._domain} of column(s) {undeclared} to publish a "
                     "model's protocol"
                 )
-            self.device_privatizer_ = getattr(self, self._statistic)._declared_protocol()
+            self.device_privatizer_ = declared_protocol(getattr(self, self._statistic))
         return self.device_privatizer_
 
     def device_rows(self, X, y):

@@ -184,8 +184,8 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         rhs = 2.0 * np.column_stack([t_mean, cross])  # (m, d + 1)
         theta = np.linalg.lstsq(second + np.diag(ridge), rhs.T, rcond=None)[0].T
         # back to the features' units: x_scaled = scale * x + shift
-        low = np.array([c.bounds[0] for c in self.columns_])
-        high = np.array([c.bounds[1] for c in self.columns_])
+        low = np.array([c.interval[0] for c in self.columns_])
+        high = np.array([c.interval[1] for c in self.columns_])
         scale = 2.0 / (high - low)
         shift = -2.0 * low / (high - low) - 1.0
         self.coef_ = theta[:, 1:] * scale
@@ -200,9 +200,9 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         x = np.column_stack(
             [
                 np.clip(encode_numeric(c, table.values(j), clip=True), -1, 1)
-                * (c.bounds[1] - c.bounds[0])
+                * (c.interval[1] - c.interval[0])
                 / 2
-                + (c.bounds[0] + c.bounds[1]) / 2
+                + (c.interval[0] + c.interval[1]) / 2
                 for j, c in enumerate(self.columns_)
             ]
         )

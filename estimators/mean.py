@@ -97,11 +97,11 @@ class MeanEstimator(ProtocolEstimator):
         return decoded_square_sum(mechanism, block, name)
 
     def _scales(self) -> tuple[np.ndarray, np.ndarray]:
-        pairs = [unit_scale(m, c.bounds) for c, m in zip(self.columns_, self.mechanisms_)]
+        pairs = [unit_scale(m, c.interval) for c, m in zip(self.columns_, self.mechanisms_)]
         return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
     def _update(self) -> None:
-        self.bounds_ = [c.bounds for c in self.columns_]
+        self.bounds_ = [c.interval for c in self.columns_]
         offset, slope = self._scales()
         unit = np.array(
             [float(s.total) / s.n if s.n else np.nan for s in self.statistics_], dtype=np.float64
@@ -158,6 +158,6 @@ class MeanEstimator(ProtocolEstimator):
         """
         check_is_fitted(self)
         return [
-            bernoulli_mean(max(self.n_rows_, 1), self.epsilon_total_, support=c.bounds)
+            bernoulli_mean(max(self.n_rows_, 1), self.epsilon_total_, support=c.interval)
             for c in self.columns_
         ]

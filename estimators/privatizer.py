@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import warnings
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,6 @@ from estimators._deployed import (
     single_column_values,
 )
 from estimators._protocol import (
-    Mechanism,
     aggregate_block,
     build_mechanisms,
     check_budget,
@@ -95,7 +95,7 @@ class NoSeedInPickles:
     """
 
     def __getstate__(self):
-        state = super().__getstate__()  # type: ignore[misc]
+        state = super().__getstate__()
         state = dict(state)
         state.pop("_rng", None)
         state.pop(_LOCK, None)
@@ -118,7 +118,7 @@ class NoSeedInPickles:
             )
             state.pop("_rng", None)
             state["random_state"] = None
-        super().__setstate__(state)  # type: ignore[misc]
+        super().__setstate__(state)
 
 
 def check_epsilon_param(epsilon: object) -> float:
@@ -266,7 +266,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             self._set_protocol(columns, build_mechanisms(columns, epsilon, self.mechanism, budget))
         return self
 
-    def _set_protocol(self, columns: list[Column], mechanisms: list[Mechanism | None]) -> None:
+    def _set_protocol(self, columns: list[Column], mechanisms: list[Any]) -> None:
         self.columns_ = columns
         self.mechanisms_ = mechanisms
         self.epsilon_total_ = total_epsilon(mechanisms, check_budget(self.budget))
@@ -358,7 +358,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             mech = self.mechanisms_[j]
             yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng)
 
-    def _privatize(self, encoded: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    def _privatize(self, encoded: list[np.ndarray], rng: Any) -> np.ndarray:
         n = encoded[0].shape[0]
         out = np.full((n, int(self._offsets[-1])), np.nan)
         for j, sel, reports in self._native_reports(encoded, rng):
@@ -368,9 +368,8 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the report columns: the column name, or ``name_i`` for wider reports."""
         check_is_fitted(self)
-        names = check_input_features(self, input_features)
-        if names is None:
-            names = [c.name for c in self.columns_]
+        given = check_input_features(self, input_features)
+        names = [c.name for c in self.columns_] if given is None else list(given)
         out = []
         for name, mech in zip(names, self.mechanisms_):
             width = report_width(mech)
@@ -530,9 +529,7 @@ def categorical_indices(privatizer: Privatizer) -> list[int]:
 # ----------------------------------------------------------------- for the estimators
 # The estimators build and drive a Privatizer of their own; these functions are the only way
 # they reach into it, so its private state stays inside this module.
-def install_schema(
-    privatizer: Privatizer, columns: list[Column], mechanisms: list[Mechanism | None]
-) -> None:
+def install_schema(privatizer: Privatizer, columns: list[Column], mechanisms: list[Any]) -> None:
     """Fit ``privatizer`` to declared ``columns`` and their ``mechanisms`` (no data read)."""
     privatizer._set_protocol(columns, mechanisms)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import abc
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -211,18 +211,19 @@ class ReportCodec:
         highs = np.array([f.high for f in self.fields])
         if self.is_float or arr.dtype.kind == "f":
             values = arr.astype(np.float64, copy=False)
-            for rows in _row_chunks(values):
-                self._raise_first(~np.isfinite(values[rows]), where, "is not a finite number", rows)
+            for chunk in _row_chunks(values):
+                finite = np.isfinite(values[chunk])
+                self._raise_first(~finite, where, "is not a finite number", chunk)
                 if not self.is_float:
-                    block = values[rows]
+                    block = values[chunk]
                     self._raise_first(
-                        block != np.floor(block), where, "is not a whole number", rows
+                        block != np.floor(block), where, "is not a whole number", chunk
                     )
         if arr.size:
             mins, maxs = arr.min(axis=0), arr.max(axis=0)
             if np.any(mins < lows) or np.any(maxs > highs):
-                for rows in _row_chunks(arr):
-                    block = arr[rows]
+                for chunk in _row_chunks(arr):
+                    block = arr[chunk]
                     bad = (block < lows) | (block > highs)
                     if np.any(bad):
                         field_index = int(np.argmax(bad.any(axis=0)))
@@ -232,7 +233,7 @@ class ReportCodec:
                             if self.is_float
                             else f"{int(f.low)}..{int(f.high)}"
                         )
-                        self._raise_first(bad, where, f"has {f.name} outside {span}", rows)
+                        self._raise_first(bad, where, f"has {f.name} outside {span}", chunk)
         if self.is_float:
             for j, f in enumerate(self.fields):
                 if f.step is not None:
@@ -253,13 +254,13 @@ class ReportCodec:
     ) -> None:
         bad = np.asarray(bad)
         if bad.ndim > 1:
-            bad = bad.any(axis=tuple(range(1, bad.ndim)))
+            bad = np.asarray(bad.any(axis=tuple(range(1, bad.ndim))))
         if np.any(bad):
             index = int(np.argmax(bad)) + (rows.start if rows is not None else 0)
             raise ValueError(f"{where(index)}: the report {what} (not a report of this mechanism)")
 
 
-def _row_chunks(arr: np.ndarray, elements: int = 1 << 22):
+def _row_chunks(arr: np.ndarray, elements: int = 1 << 22) -> Iterator[slice]:
     """Slices of rows holding at most about ``elements`` entries."""
     step = max(1, elements // max(1, arr.shape[1] if arr.ndim > 1 else 1))
     for start in range(0, arr.shape[0], step):
@@ -392,7 +393,7 @@ class Mechanism(abc.ABC):
         """
         return plain_privacy(self, delta)
 
-    def audit_statistic(self, x0: object, x1: object) -> Callable[[np.ndarray], np.ndarray] | None:
+    def audit_statistic(self, x0: Any, x1: Any) -> Callable[[np.ndarray], np.ndarray] | None:
         """Reports -> one integer per report keeping the likelihood ratio of ``x0`` and ``x1``.
 
         Empirical audits (:func:`ldp.audit.epsilon_lower_bound`) compare the two output laws

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -127,7 +128,7 @@ def _factor(value: float) -> str:
     return f"{value:.4g}"
 
 
-def plain_privacy(mechanism: object, delta: float = 0.0) -> PlainPrivacy:
+def plain_privacy(mechanism: Any, delta: float = 0.0) -> PlainPrivacy:
     """The plain-terms privacy of a mechanism (a ``Channel``, oracle or mean mechanism).
 
     Parameters
@@ -163,7 +164,7 @@ def plain_privacy(mechanism: object, delta: float = 0.0) -> PlainPrivacy:
     if k is not None:
         support = getattr(mechanism, "p", None)
         if isinstance(support, float) and getattr(mechanism, "name", "") != "GRR":
-            p_true, p_other = support, float(mechanism.q)  # type: ignore[attr-defined]
+            p_true, p_other = support, float(mechanism.q)
         elif isinstance(support, float):
             p_true = support
         elif matrix is not None and matrix.shape[0] == matrix.shape[1]:

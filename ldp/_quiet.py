@@ -26,7 +26,8 @@ def quiet_stdout() -> Iterator[None]:
         return
     for stream in (sys.stdout, sys.__stdout__):
         with contextlib.suppress(AttributeError, OSError, ValueError):
-            stream.flush()
+            if stream is not None:
+                stream.flush()
     saved = os.dup(descriptor)
     try:
         with open(os.devnull, "w") as null:
@@ -34,8 +35,9 @@ def quiet_stdout() -> Iterator[None]:
             try:
                 yield
             finally:
-                with contextlib.suppress(OSError, ValueError):
-                    sys.__stdout__.flush()
+                with contextlib.suppress(AttributeError, OSError, ValueError):
+                    if sys.__stdout__ is not None:
+                        sys.__stdout__.flush()
                 os.dup2(saved, descriptor)
     finally:
         os.close(saved)

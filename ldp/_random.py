@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from typing import Any
 
 import numpy as np
 
@@ -35,14 +36,14 @@ __all__ = ["ByteSource", "OSGenerator"]
 _SUPPORTED = ("bytes", "integers", "random", "standard_normal")
 
 
-def _count(size: object) -> tuple[int, tuple[int, ...] | None]:
+def _count(size: Any) -> tuple[int, tuple[int, ...] | None]:
     if size is None:
         return 1, None
-    shape = (size,) if isinstance(size, numbers.Integral) else tuple(size)
-    for s in shape:
+    given = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+    for s in given:
         if isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral) or s < 0:
             raise ValueError(f"size must be a non-negative int or a tuple of them, got {size!r}")
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(int(s) for s in given)
     return math.prod(shape), shape
 
 
@@ -126,7 +127,7 @@ class OSGenerator(ByteSource):
         """``n`` independent uniform 64-bit words."""
         return np.frombuffer(os.urandom(8 * n), dtype="<u8").astype(np.uint64)
 
-    def random(self, size: object = None, dtype: object = np.float64) -> float | np.ndarray:
+    def random(self, size: Any = None, dtype: Any = np.float64) -> float | np.ndarray:
         """Uniform doubles on ``[0, 1)``: the top 53 bits of a word times ``2**-53``."""
         if np.dtype(dtype) != np.float64:
             raise TypeError(f"dtype must be float64 for the OS generator, got {dtype!r}")
@@ -138,8 +139,8 @@ class OSGenerator(ByteSource):
         self,
         low: int,
         high: int | None = None,
-        size: object = None,
-        dtype: object = np.int64,
+        size: Any = None,
+        dtype: Any = np.int64,
         endpoint: bool = False,
     ) -> int | np.ndarray:
         """Uniform integers on ``[low, high)`` (``[0, low)`` if ``high`` is None), unbiased."""
@@ -182,9 +183,7 @@ class OSGenerator(ByteSource):
             out = (drawn + np.uint64(low % 2**64)).view(np.int64).astype(kind)
         return out[0].item() if shape is None else out.reshape(shape)
 
-    def standard_normal(
-        self, size: object = None, dtype: object = np.float64
-    ) -> float | np.ndarray:
+    def standard_normal(self, size: Any = None, dtype: Any = np.float64) -> float | np.ndarray:
         """Standard normal draws by the Box-Muller transform of two uniforms."""
         if np.dtype(dtype) != np.float64:
             raise TypeError(f"dtype must be float64 for the OS generator, got {dtype!r}")

@@ -60,9 +60,18 @@ MAX_RANDINT = 1 << 53
 
 
 def random_bytes(gen: object, count: int) -> np.ndarray:
-    """``count`` bytes from ``gen.bytes`` as a ``uint8`` array."""
+    """``count`` uniform bytes from ``gen`` as a ``uint8`` array.
+
+    A numpy ``Generator`` gives them as little-endian 64-bit words (``integers`` is several
+    times faster than ``Generator.bytes``; the words are uniform, so their bytes are too);
+    every other source (:class:`~ldp._random.ByteSource`, the OS generator) is read through
+    its ``bytes`` method, byte for byte.
+    """
     if count <= 0:
         return np.empty(0, dtype=np.uint8)
+    if isinstance(gen, np.random.Generator):
+        words = gen.integers(0, 1 << 64, size=(int(count) + 7) // 8, dtype=np.uint64)
+        return np.asarray(words, dtype="<u8").view(np.uint8)[: int(count)]
     data = gen.bytes(int(count))  # type: ignore[attr-defined]
     out = np.frombuffer(data, dtype=np.uint8)
     if out.size != count:

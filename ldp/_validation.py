@@ -214,7 +214,7 @@ def check_random_state(rng: object) -> np.random.Generator | ByteSource:
                 f"rng must be None, an int seed, a numpy Generator or 'os', got {describe(rng)}"
             )
         try:
-            return np.random.default_rng(rng)
+            return np.random.default_rng(rng)  # type: ignore[arg-type]
         except ValueError as exc:
             raise ValueError(f"rng: {exc} (got {describe(rng)})") from None
     if isinstance(rng, np.random.RandomState):

@@ -31,7 +31,7 @@ from scipy import stats
 
 from ldp._mechanism import Mechanism
 from ldp._progress import progress as _progress
-from ldp._validation import check_integer, check_random_state, check_scalar
+from ldp._validation import check_integer, check_random_state, check_scalar, compact
 
 __all__ = ["AuditResult", "audit", "clopper_pearson", "epsilon_lower_bound"]
 
@@ -69,7 +69,7 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     k = check_integer(successes, "successes", low=0)
     n = check_integer(trials, "trials", low=1)
     if k > n:
-        raise ValueError(f"successes must be <= trials, got {k} > {n}")
+        raise ValueError(f"successes must be <= trials, got {compact(k)} > {compact(n)}")
     level = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     low = 0.0 if k == 0 else float(stats.beta.ppf(level / 2, k, n - k + 1))
     high = 1.0 if k == n else float(stats.beta.ppf(1 - level / 2, k + 1, n - k))
@@ -232,6 +232,7 @@ def audit(
         bound = _bound(tpr_lo, fpr_hi, slack)
         if best is None or bound > best.epsilon_lower:
             best = AuditResult(bound, event, pair, tpr_lo, fpr_hi, n, level, slack)
+    assert best is not None  # at least one event was tried
     return best
 
 

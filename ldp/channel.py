@@ -148,6 +148,8 @@ class Channel(Mechanism):
     """
 
     __slots__ = ("_cache", "_matrix")
+    _cache: dict[str, object]
+    _matrix: np.ndarray
     #: numpy defers to Channel's operators (``channel @ array`` raises TypeError)
     __array_ufunc__ = None
 
@@ -305,7 +307,7 @@ class Channel(Mechanism):
     @property
     def shape(self) -> tuple[int, int]:
         """``(n_inputs, n_outputs)``."""
-        return self._matrix.shape  # type: ignore[return-value]
+        return self._matrix.shape
 
     @property
     def n_inputs(self) -> int:

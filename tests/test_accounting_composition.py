@@ -488,3 +488,38 @@ def test_envelope_matches_the_quadratic_evaluation(rng):
         intercepts = np.concatenate((1 - deltas, (1 - deltas) * np.exp(-eps)))
         brute = np.clip(np.max(slopes[None, :] * x[:, None] + intercepts[None, :], axis=1), 0, 1)
         np.testing.assert_allclose(f(x), brute, atol=1e-12)
+
+
+def _brute_force_composed_delta(channel_matrix, n, level):
+    """max over ordered input pairs of E_{e^level}(P^n || Q^n), by enumerating the
+    multinomial counts of n reports over three outputs."""
+    from math import comb, exp
+
+    best = 0.0
+    rows = channel_matrix.shape[0]
+    for a in range(rows):
+        for b in range(rows):
+            if a == b:
+                continue
+            p, q = channel_matrix[a], channel_matrix[b]
+            total = 0.0
+            for i in range(n + 1):
+                for j in range(n + 1 - i):
+                    m = n - i - j
+                    ways = comb(n, i) * comb(n - i, j)
+                    pp = ways * p[0] ** i * p[1] ** j * p[2] ** m
+                    qq = ways * q[0] ** i * q[1] ** j * q[2] ** m
+                    total += max(pp - exp(level) * qq, 0.0)
+            best = max(best, total)
+    return best
+
+
+def test_composition_too_large_for_memory_is_refused_up_front():
+    rng = np.random.default_rng(3)
+    channel = Channel(rng.dirichlet(np.full(3, 8.0), size=3))
+    with pytest.raises(ValueError, match="MAX_POINTS"):
+        compose(channel, 10**5)
+    coarse = compose(channel, 50, interval=1e-2)  # a coarser lattice: still an upper bound
+    for level in [0.5, 2.0, 5.0]:
+        exact = _brute_force_composed_delta(channel.matrix, 50, level)
+        assert exact <= coarse.delta(level) <= exact + 0.05

@@ -235,6 +235,45 @@ def private_imports(edges: list[Edge]) -> list[str]:
     return problems
 
 
+def private_attribute_reads(path: Path, source: str | None = None) -> list[str]:
+    """Reads of ``x._name`` where no code in the module defines ``_name``: a private member
+    of another module's object. Members of ``self``/``cls`` (inherited, protected) and of
+    an instance the module builds with ``cls.__new__`` are the class's own business."""
+    tree = ast.parse(path.read_text() if source is None else source)
+    defined: set[str] = set()
+    own = {"self", "cls"}
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            defined.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            defined.add(node.value)  # setattr(obj, "_name", ...), __slots__
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr == "__new__"
+        ):
+            own.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    problems = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__") or name in defined:
+            continue
+        if isinstance(node.value, ast.Name) and (node.value.id in own | modules):
+            continue
+        problems.append(f"{module_name(path)}:{node.lineno} reads .{name} of another module")
+    return problems
+
+
 # ----------------------------------------------------------------------------- the checks
 def test_every_module_has_a_layer():
     unknown = {component(module_name(p)) for p in module_files()} - set(LAYERS)
@@ -254,6 +293,22 @@ def test_import_graph_has_no_cycle():
 def test_no_private_name_crosses_a_module():
     problems = private_imports(all_edges())
     assert not problems, "\n".join(problems)
+
+
+def test_no_private_attribute_is_read_across_modules():
+    problems = [p for path in module_files() for p in private_attribute_reads(path)]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_private_attribute_read_is_caught():
+    source = "def total(pld):\n    return pld._delta(0.0)\n"
+    assert private_attribute_reads(ROOT / "ldp" / "demo.py", source) == [
+        "ldp.demo:2 reads ._delta of another module"
+    ]
+    own = (
+        "class A:\n    def _delta(self):\n        return 0\n\n\ndef f(a):\n    return a._delta()\n"
+    )
+    assert private_attribute_reads(ROOT / "ldp" / "demo.py", own) == []
 
 
 def test_ldp_never_imports_estimators():

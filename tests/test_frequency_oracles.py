@@ -313,7 +313,8 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
     onto the c-subsets of the k - 1 other values evenly (an exact count, no sampling)."""
     import ldp.mechanisms.frequency as frequency
 
-    k, d, x = 7, 3, 2
+    k, d, x = 40, 2, 2  # d / (k - 1) is far from 1/2, 1/4, 1/8: Floyd's algorithm
+    assert SubsetSelection(k, 1.0, d=d).sampler()["bernoulli_bits"] == 0
     slots = k - 1
     c = d - 1 if include else d
     bounds = [j + 1 for j in range(slots - c, slots)]
@@ -338,6 +339,36 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
         for chosen in itertools.combinations(others, c)
     }
     assert {s: subsets.count(s) for s in set(subsets)} == expected
+
+
+@pytest.mark.parametrize("include", [False, True])
+@pytest.mark.parametrize(("k", "d", "rows"), [(7, 3, 1), (9, 2, 2), (17, 2, 3), (12, 3, 2)])
+def test_subset_selection_bernoulli_rows_draw_every_subset_equally(
+    monkeypatch, k, d, rows, include
+):
+    """Bernoulli rows then corrections: every c-subset of the other values equally often
+    (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4)."""
+    import ldp.mechanisms.frequency as frequency
+
+    ss = SubsetSelection(k, 1.0, d=d)
+    assert ss.sampler()["bernoulli_bits"] == rows
+    monkeypatch.setattr(
+        frequency, "choose", lambda gen, laws, which: np.full(which.size, 0 if include else 1)
+    )
+    x, n = k // 2, 60_000
+    reports = ss.privatize(np.full(n, x), rng=np.random.default_rng(k * 10 + rows + include))
+    members = np.unpackbits(reports, axis=1, count=k).astype(bool)
+    assert np.all(members.sum(axis=1) == d) and np.all(members[:, x] == include)
+    others = [v for v in range(k) if v != x]
+    c = d - 1 if include else d
+    index = {chosen: i for i, chosen in enumerate(itertools.combinations(others, c))}
+    observed = np.zeros(len(index))
+    keys = members[:, others] @ (1 << np.arange(len(others)))
+    values, counts = np.unique(keys, return_counts=True)
+    for key, count in zip(values, counts):
+        chosen = tuple(o for j, o in enumerate(others) if key >> j & 1)
+        observed[index[chosen]] = count
+    assert stats.chisquare(observed).pvalue > 1e-4
 
 
 def test_subset_selection_large_k_membership_frequencies(rng):

@@ -1,4 +1,4 @@
-"""The code base is ruff clean (lint and format)."""
+"""The code base is ruff clean (lint and format) and mypy clean."""
 
 import shutil
 import subprocess
@@ -22,3 +22,16 @@ def test_ruff(command):
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mypy") is None, reason="mypy is in the test extras")
+def test_mypy():
+    result = subprocess.run(
+        ["mypy", "--no-incremental", "--no-error-summary"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

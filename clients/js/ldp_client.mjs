@@ -638,14 +638,41 @@ function subset(proto, x, stream) {
   const include = chooseOne(stream, proto.law("include", proto.sampler.include)) === 0;
   const count = include ? d - 1 : d;
   const slots = k - 1; // slot o stands for value o + (o >= x)
-  const chosen = new Set();
-  for (let j = slots - count; j < slots; j++) {
-    // Floyd's algorithm
-    const t = randint(stream, j + 1, 1)[0];
-    chosen.add(chosen.has(t) ? j : t);
+  let bits = new Array(k).fill(false);
+  const rows = proto.sampler.bernoulli_bits ?? 0; // absent in older files: Floyd
+  if (rows > 0) {
+    // Bernoulli bits of probability 2^-rows, then corrected to `count` members
+    const width = Math.ceil(k / 8);
+    const packed = new Array(width).fill(0xff);
+    for (let r = 0; r < rows; r++) {
+      const data = stream.take(width);
+      for (let i = 0; i < width; i++) packed[i] &= data[i];
+    }
+    bits = bits.map((_, v) => (packed[v >> 3] & (0x80 >> (v & 7))) !== 0);
+    bits[x] = false;
+    let size = bits.filter(Boolean).length;
+    let misses = 0;
+    while (size !== count) {
+      const t = randint(stream, slots, 1)[0];
+      const v = t + (t >= x ? 1 : 0);
+      if (bits[v] === size > count) {
+        // a member to drop, or a non-member to add
+        bits[v] = !bits[v];
+        size += bits[v] ? 1 : -1;
+        misses = 0;
+      } else if (++misses > MAX_ROUNDS * k) {
+        throw tooManyRounds();
+      }
+    }
+  } else {
+    const chosen = new Set();
+    for (let j = slots - count; j < slots; j++) {
+      // Floyd's algorithm
+      const t = randint(stream, j + 1, 1)[0];
+      chosen.add(chosen.has(t) ? j : t);
+    }
+    for (const o of chosen) bits[o + (o >= x ? 1 : 0)] = true;
   }
-  const bits = new Array(k).fill(false);
-  for (const o of chosen) bits[o + (o >= x ? 1 : 0)] = true;
   if (include) bits[x] = true;
   return pack(bits);
 }

@@ -401,13 +401,29 @@ def _subset(proto, x, stream):
     include = _choose_one(stream, proto.law("include", proto["sampler"]["include"])) == 0
     count = d - 1 if include else d
     slots = k - 1  # slot o stands for value o + (o >= x)
-    chosen = set()
-    for j in range(slots - count, slots):  # Floyd's algorithm
-        t = _randint(stream, j + 1, 1)[0]
-        chosen.add(j if t in chosen else t)
     bits = [False] * k
-    for o in chosen:
-        bits[o + (1 if o >= x else 0)] = True
+    rows = proto["sampler"].get("bernoulli_bits", 0)  # absent in older files: Floyd
+    if rows:  # Bernoulli bits of probability 2^-rows, then corrected to `count` members
+        width = (k + 7) // 8
+        packed = [0xFF] * width
+        for _ in range(rows):
+            packed = [a & b for a, b in zip(packed, stream.take(width))]
+        bits = [bool(packed[v >> 3] & (0x80 >> (v & 7))) for v in range(k)]
+        bits[x] = False
+        size = sum(bits)
+        while size != count:
+            t = _randint(stream, slots, 1)[0]
+            v = t + (1 if t >= x else 0)
+            if bits[v] == (size > count):  # a member to drop, or a non-member to add
+                bits[v] = not bits[v]
+                size += 1 if bits[v] else -1
+    else:
+        chosen = set()
+        for j in range(slots - count, slots):  # Floyd's algorithm
+            t = _randint(stream, j + 1, 1)[0]
+            chosen.add(j if t in chosen else t)
+        for o in chosen:
+            bits[o + (1 if o >= x else 0)] = True
     if include:
         bits[x] = True
     return _pack(bits)

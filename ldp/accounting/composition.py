@@ -138,9 +138,9 @@ class Composition(Frozen):
         e, scalar = as_levels(epsilon, "epsilon", low=0.0)
         if self.mu is not None:
             return GaussianTradeOff(self.mu).delta(epsilon)
-        value = self.plds[0]._delta(e)
+        value = np.asarray(self.plds[0].delta(e))
         for pld in self.plds[1:]:
-            value = np.maximum(value, pld._delta(e))
+            value = np.maximum(value, np.asarray(pld.delta(e)))
         return out(value, scalar)
 
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
@@ -148,9 +148,9 @@ class Composition(Frozen):
         if self.mu is not None:
             return GaussianTradeOff(self.mu).epsilon_for_delta(delta)
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
-        value = self.plds[0]._epsilon(d)
+        value = np.asarray(self.plds[0].epsilon_for_delta(d))
         for pld in self.plds[1:]:  # each profile is non-increasing: the largest eps works
-            value = np.maximum(value, pld._epsilon(d))
+            value = np.maximum(value, np.asarray(pld.epsilon_for_delta(d)))
         return out(value, scalar)
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
@@ -174,9 +174,7 @@ class Composition(Frozen):
         """
         if self.mu is not None:
             return GaussianTradeOff(self.mu)
-        levels = np.unique(
-            np.concatenate([[0.0]] + [pld._lattice()[0] + pld.shift for pld in self.plds])
-        )
+        levels = np.unique(np.concatenate([[0.0]] + [pld.levels for pld in self.plds]))
         levels = levels[levels >= 0.0]
         if len(self.plds) > 1:
             levels = np.union1d(levels, self._crossings(levels))
@@ -188,7 +186,7 @@ class Composition(Frozen):
         best = np.full(levels.shape, -np.inf)
         winner = np.zeros(levels.shape, dtype=np.int64)
         for i, pld in enumerate(self.plds):
-            value = pld._delta(levels)
+            value = np.asarray(pld.delta(levels))
             better = value > best
             best = np.where(better, value, best)
             winner = np.where(better, i, winner)
@@ -203,12 +201,12 @@ class Composition(Frozen):
         for i, pld in enumerate(self.plds):
             mine = winner[change] == i
             if np.any(mine):
-                a_left[mine] = pld._delta(left[mine])
-                a_right[mine] = pld._delta(right[mine])
+                a_left[mine] = np.asarray(pld.delta(left[mine]))
+                a_right[mine] = np.asarray(pld.delta(right[mine]))
             theirs = winner[change + 1] == i
             if np.any(theirs):
-                b_left[theirs] = pld._delta(left[theirs])
-                b_right[theirs] = pld._delta(right[theirs])
+                b_left[theirs] = np.asarray(pld.delta(left[theirs]))
+                b_right[theirs] = np.asarray(pld.delta(right[theirs]))
         gap_left, gap_right = a_left - b_left, a_right - b_right
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.clip(gap_left / (gap_left - gap_right), 0.0, 1.0)
@@ -381,8 +379,9 @@ def compose(
     if not items:
         return Composition(mu=0.0, exact=True, description="nothing released")
     curves = [_as_curve(item) for item in show_progress(items, progress, desc="curves")]
-    if all(isinstance(c, GaussianTradeOff) for c in curves):
-        squares = [c * g.mu**2 for g, c in zip(curves, counts)]
+    gaussians = [c for c in curves if isinstance(c, GaussianTradeOff)]
+    if len(gaussians) == len(curves):
+        squares = [c * g.mu**2 for g, c in zip(gaussians, counts)]
         total = math.sqrt(math.fsum(squares)) * (1.0 + 4.0 * _UNIT)  # rounded up
         return Composition(
             mu=total, exact=True, description=f"G_{total:.6g} (Dong-Roth-Su (2022), Cor. 3.3)"
@@ -400,6 +399,7 @@ def compose(
         tau = 1e-15 if size > _EXACT_LIMIT or not pld.exact else 0.0
         part = pld.self_compose(count, truncation=tau)
         total_pld = part if total_pld is None else total_pld.compose(part, truncation=tau)
+    assert total_pld is not None  # at least one item
     return Composition(
         pld=total_pld,
         exact=total_pld.exact,
@@ -431,7 +431,7 @@ def _compose_same_input(
             pairs.setdefault(key, (p, q))
     plds = []
     for p, q in show_progress(list(pairs.values()), progress, desc="input pairs"):
-        pld = PrivacyLossDistribution._from_pair(p / p.sum(), q / q.sum(), None, fallback=fallback)
+        pld = PrivacyLossDistribution.from_pair(p / p.sum(), q / q.sum(), fallback=fallback)
         tau = 1e-15 if pld.probs.size * n > _EXACT_LIMIT or not pld.exact else 0.0
         plds.append(pld.self_compose(n, truncation=tau))
     exact = all(pld.exact for pld in plds)
@@ -471,9 +471,11 @@ def _common_lattice(
             result.append(_gaussian_pld(c.mu, h))
         elif isinstance(c, LaplaceTradeOff):
             result.append(_laplace_pld(c.mu, h))
-        else:
+        elif isinstance(c, PiecewiseLinearTradeOff):
             p, q = c.dominating_pair()
-            result.append(PrivacyLossDistribution._from_pair(q, p, h, interval_slack=h_slack))
+            result.append(PrivacyLossDistribution.from_pair(q, p, h, interval_slack=h_slack))
+        else:
+            raise TypeError(f"no privacy-loss distribution for {type(c).__name__}")
     return result
 
 
@@ -609,7 +611,7 @@ def compose_eps_delta_eta(
     if k > MAX_FOLDS:
         raise ValueError(
             f"k must be <= {MAX_FOLDS} for the exact Theorem 2 recurrence (its cost grows as "
-            f"k^2), got {k}; for more folds use clt_mu_approx or a PLD composition"
+            f"k^2), got {compact(k)}; for more folds use clt_mu_approx or a PLD composition"
         )
     d, h, alpha = normalise_erasure(eps, d0, h0)
     params = (eps, d, h)

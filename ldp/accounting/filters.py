@@ -318,7 +318,7 @@ def two_step_counterexample(epsilon: float = 3.5) -> dict:
     w[0] = w[-1] = w[0] / 2.0
     p1 = np.exp(-0.5 * (y - mu1) ** 2) / math.sqrt(2 * math.pi)
     probe = gamma * np.exp(-mu1 * y + mu1 * mu1 / 2.0)  # gamma q1 / p1
-    gauss2 = GaussianTradeOff(2.0)._delta(np.log(probe))
+    gauss2 = np.asarray(GaussianTradeOff(2.0).delta(np.log(probe)))
     sg = sg_remove_profile(0.3, 10.0, probe)
     adaptive = float(np.where(y <= 1.6, sg, gauss2) @ (w * p1))
     budget = max(float(GaussianTradeOff(2.5).delta(eps)), float(sg @ (w * p1)))

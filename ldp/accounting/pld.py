@@ -196,15 +196,22 @@ class PrivacyLossDistribution(Frozen):
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_pair(
-        cls, p: ArrayLike, q: ArrayLike, interval: float | None = None
+        cls,
+        p: ArrayLike,
+        q: ArrayLike,
+        interval: float | None = None,
+        *,
+        interval_slack: float = 0.0,
+        fallback: float = DEFAULT_INTERVAL,
     ) -> PrivacyLossDistribution:
         """The PLD of ``L = log(p/q)`` under ``P`` for finite distributions.
 
         With ``interval=None`` a lattice on which every finite loss lies (up to the rounding
         of its computation) is looked for (commensurate log-ratios); if there is none,
-        losses are rounded up to a lattice of spacing ``DEFAULT_INTERVAL``. With an
-        explicit ``interval`` losses are rounded up to it (exact when they already lie on
-        it). Losses are never rounded down.
+        losses are rounded up to a lattice of spacing ``fallback`` (``DEFAULT_INTERVAL``).
+        With an explicit ``interval`` losses are rounded up to it (exact when they already
+        lie on it); ``interval_slack >= 0`` is the absolute error the given interval may
+        carry (a lattice found for several pairs at once). Losses are never rounded down.
         """
         first = check_pmf(p, "p", ndim=1)
         second = check_pmf(q, "q", ndim=1)
@@ -212,7 +219,9 @@ class PrivacyLossDistribution(Frozen):
             raise ValueError(
                 f"p and q must have the same length, got {first.size} and {second.size}"
             )
-        return cls._from_pair(first, second, interval)
+        slack = check_scalar(interval_slack, "interval_slack", low=0.0)
+        spacing = check_scalar(fallback, "fallback", low=0.0, low_open=True)
+        return cls._from_pair(first, second, interval, slack, spacing)
 
     @classmethod
     def _from_pair(
@@ -365,6 +374,14 @@ class PrivacyLossDistribution(Frozen):
             )
         else:
             gap = 0.0
+        size = self.probs.size + other.probs.size - 1
+        if size > MAX_POINTS:
+            raise ValueError(
+                f"the composed privacy-loss distribution would span {size} lattice points "
+                f"(interval {self.interval:.3g}); the limit is MAX_POINTS = 2^24 "
+                "(ldp.accounting.pld): pass a coarser interval= (the bound stays an upper "
+                "bound, looser by about n * interval in epsilon) or fewer reports"
+            )
         probs, err = _convolve(self.probs, other.probs)
         error = self.error + other.error + err + self.error * other.error
         inf_mass = 1.0 - (1.0 - self.inf_mass) * (1.0 - other.inf_mass)
@@ -419,6 +436,7 @@ class PrivacyLossDistribution(Frozen):
         n = check_integer(n, "n", low=0)
         if n == 0:
             return PrivacyLossDistribution(np.ones(1), 0, self.interval, 0.0, exact=True)
+        self._check_span(n, truncation)
         result: PrivacyLossDistribution | None = None
         base = self
         while True:
@@ -428,9 +446,42 @@ class PrivacyLossDistribution(Frozen):
             if not n:
                 break
             base = base.compose(base, truncation)
+        assert result is not None  # n >= 1 has a set bit
         return result
 
+    def _check_span(self, n: int, truncation: float | None) -> None:
+        """Refuse up front an ``n``-fold power whose lattice would exceed :data:`MAX_POINTS`:
+        without truncation the span is ``n (size - 1) + 1`` points; with it, the sum of ``n``
+        losses keeps about ``20`` standard deviations, and the last squaring convolves two
+        such spans: ``40 sd sqrt(n)`` points (the check in :meth:`compose` is the hard
+        limit)."""
+        size = self.probs.size
+        tau = (0.0 if self.exact else 1e-15) if truncation is None else truncation
+        if tau == 0.0:
+            estimate = n * (size - 1) + 1
+        else:
+            total = float(self.probs.sum())
+            if total <= 0.0:
+                return
+            points = np.arange(size, dtype=np.float64)
+            mean = float(points @ self.probs) / total
+            sd = math.sqrt(max(float(((points - mean) ** 2) @ self.probs) / total, 0.0))
+            estimate = int(40.0 * sd * math.sqrt(n)) + 2 * size
+        if estimate > MAX_POINTS:
+            raise ValueError(
+                f"{n} compositions would span about {estimate} lattice points (interval "
+                f"{self.interval:.3g}); the limit is MAX_POINTS = 2^24 (ldp.accounting.pld): "
+                "pass a coarser interval= (the bound stays an upper bound, looser by about "
+                "n * interval in epsilon) or fewer reports"
+            )
+
     # ------------------------------------------------------------------ profile
+    @property
+    def levels(self) -> np.ndarray:
+        """The levels ``eps`` where :meth:`delta` bends (it is linear in ``e^eps`` between
+        consecutive ones): the lattice of losses, shifted, from one below the support."""
+        return self._lattice()[0] + self.shift
+
     def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
         """Levels ``l_j`` (one below the support to the top) and ``D_j`` = finite part.
 

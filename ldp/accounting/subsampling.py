@@ -84,7 +84,7 @@ def subsample_tradeoff(f: TradeOffFunction, p: float) -> TradeOffFunction:
     p = _check_p(p)
     if isinstance(f, PiecewiseLinearTradeOff):
         a, b = f.vertices
-        mixed = PiecewiseLinearTradeOff._trusted(
+        mixed = PiecewiseLinearTradeOff.from_points(
             a, p * b + (1.0 - p) * (1.0 - a), f.approx, symmetric=False
         )
         return symmetrize(mixed, "convex_min") if p < 1.0 else symmetrize(f, "max")
@@ -118,11 +118,11 @@ def subsampled_eps_delta_tradeoff(
     a, _ = base.vertices
     level = 1.0 - p * eta_max(eps, d)  # 1 - p (e^eps - 1 + 2 delta) / (e^eps + 1)
     grid, values = pointwise_max(
-        base._evaluate,
+        lambda x: np.asarray(base(x)),
         lambda x: np.clip(level - x, 0.0, None),
         np.union1d(a, [min(max(level, 0.0), 1.0)]),
     )
-    return PiecewiseLinearTradeOff._trusted(grid, values, symmetric=True)
+    return PiecewiseLinearTradeOff.from_points(grid, values, symmetric=True)
 
 
 def subsample_eps_delta(epsilon: float, delta: float, p: float) -> tuple[float, float]:
@@ -394,13 +394,18 @@ class PoissonSubsampledGaussian(Frozen):
         """Upper bound on the tight delta after ``T`` steps (max of both directions)."""
         e, scalar = as_levels(epsilon, "epsilon", low=0.0)
         remove, add = self._composed()
-        return out(np.maximum(remove._delta(e), add._delta(e)), scalar)
+        return out(np.maximum(np.asarray(remove.delta(e)), np.asarray(add.delta(e))), scalar)
 
     def epsilon_for_delta(self, delta: ArrayLike) -> float | np.ndarray:
         """Upper bound on the smallest epsilon at ``delta`` (max of both directions)."""
         d, scalar = as_levels(delta, "delta", low=0.0, high=1.0)
         remove, add = self._composed()
-        return out(np.maximum(remove._epsilon(d), add._epsilon(d)), scalar)
+        return out(
+            np.maximum(
+                np.asarray(remove.epsilon_for_delta(d)), np.asarray(add.epsilon_for_delta(d))
+            ),
+            scalar,
+        )
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
         """Synonym of :meth:`epsilon_for_delta` (the older spelling)."""
@@ -427,7 +432,7 @@ class PoissonSubsampledGaussian(Frozen):
         from ldp.accounting.approximations import edgeworth_tradeoff_approx, sg_cumulants
 
         kp, kq = sg_cumulants(self.q, self.sigma)
-        f = edgeworth_tradeoff_approx(kp, kq, self.steps)
+        f = edgeworth_tradeoff_approx(list(kp), list(kq), self.steps)
         return f.epsilon_for_delta(delta)
 
     def __repr__(self) -> str:

@@ -387,6 +387,38 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         self.is_symmetric = self._check_symmetric()
 
     @classmethod
+    def from_points(
+        cls,
+        alphas: ArrayLike,
+        values: ArrayLike,
+        approx: bool = False,
+        *,
+        symmetric: bool | None = None,
+    ) -> PiecewiseLinearTradeOff:
+        """The largest valid curve below computed points: the values clipped into
+        ``[0, 1 - alpha]`` and replaced by their lower convex hull (only ever lowered, so a
+        guarantee the points express still holds). ``symmetric=None`` checks the symmetry;
+        ``True`` states it, for curves symmetric by construction (the caller's claim).
+
+        Examples
+        --------
+        >>> from ldp.accounting import PiecewiseLinearTradeOff
+        >>> f = PiecewiseLinearTradeOff.from_points([0.0, 0.5, 1.0], [1.0, 0.6, 0.0])
+        >>> [float(v) for v in f([0.0, 0.5, 1.0])]   # 0.6 > 1 - 0.5 is clipped to 0.5
+        [1.0, 0.5, 0.0]
+        """
+        a = np.asarray(alphas, dtype=np.float64)
+        b = np.asarray(values, dtype=np.float64)
+        if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+            raise ValueError(
+                f"alphas and values must be 1-d of one length >= 2, got shapes {a.shape} "
+                f"and {b.shape}"
+            )
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError("alphas and values must be finite")
+        return cls._trusted(a, b, bool(approx), symmetric=symmetric)
+
+    @classmethod
     def _trusted(
         cls,
         a: np.ndarray,

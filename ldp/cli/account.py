@@ -78,7 +78,12 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
 
 
 def _compose(args: argparse.Namespace) -> tuple[dict, str]:
-    from ldp.accounting import GaussianTradeOff, compose, compose_eps_delta_eta
+    from ldp.accounting import (
+        EpsDeltaEtaComposition,
+        GaussianTradeOff,
+        compose,
+        compose_eps_delta_eta,
+    )
 
     if args.adaptive and args.mechanism is None:
         raise UserError("--adaptive applies to --mechanism (the other inputs are adaptive)")
@@ -96,6 +101,7 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
             ) from None
         result = compose_eps_delta_eta(e, d, h, args.folds, progress=args.progress)
         name = f"(eps={e:g}, delta={d:g}, eta={'max' if h is None else f'{h:g}'}) mechanism"
+        assert isinstance(result, EpsDeltaEtaComposition)  # scalar parameters
         single = {"epsilon": e, "delta": d, "eta": result.params[2]}
     elif args.gdp is not None:
         result = compose(GaussianTradeOff(args.gdp), args.folds, progress=args.progress)

@@ -123,7 +123,7 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     z = _z(args.confidence)
     protocol = load(args.protocol)
     if protocol.kind == "categorical":
-        _check_table_size(protocol.k, f"the protocol {args.protocol}")
+        _check_table_size(protocol.k or 0, f"the protocol {args.protocol}")
     decoder = protocol.decoder
     statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:

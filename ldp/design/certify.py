@@ -128,7 +128,7 @@ def certify(
                 float(np.max(excess[need] / (excess[need] + base[need] * (gamma - 1.0))))
             )
     else:
-        current = candidate.delta(epsilon)
+        current = float(candidate.delta(epsilon))
         if current > delta:
             weights.append(1.0 - delta / current)
     if eta is not None and candidate.tv > eta:
@@ -174,7 +174,7 @@ def certified_result(
         solver=solver,
         method=method,
         epsilon=channel.epsilon,
-        delta=channel.delta(epsilon),
+        delta=float(channel.delta(epsilon)),
         tv=channel.tv,
         repair=weight,
         extras={"kept_outputs": kept, **extras},

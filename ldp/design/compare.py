@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._formulas import k_rr_probabilities
-from ldp._validation import check_epsilon, check_integer
+from ldp._validation import check_epsilon, check_integer, compact
 from ldp.channel import Channel
 from ldp.design.certify import MAX_EPSILON
 from ldp.design.optimal import optimal_channel
@@ -48,7 +48,7 @@ def compare(
 
     k = check_integer(k, "k", low=2)
     if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
-        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {compact(k)}")
     eps = check_epsilon(epsilon, high=MAX_EPSILON, allow_inf=False)
     rows = []
 

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._formulas import subset_selection_matrix
-from ldp._validation import as_real_array, check_epsilon, check_integer
+from ldp._validation import as_real_array, check_epsilon, check_integer, compact
 from ldp.channel import Channel
 from ldp.design.certify import MAX_EPSILON
 from ldp.design.staircase import MAX_ENTRIES
@@ -132,7 +132,7 @@ def optimal_frequency_channel(
     """
     k = check_integer(k, "k", low=2)
     if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
-        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {compact(k)}")
     eps = check_epsilon(epsilon, high=MAX_EPSILON, allow_inf=False)
     count = check_integer(n, "n", low=1)
     prior = None if p is None else check_prior(p, k, "p")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import as_real_array, check_epsilon, check_integer, check_probability
+from ldp._validation import as_real_array, check_epsilon, check_integer, check_probability, compact
 from ldp.design.certify import MAX_EPSILON, DesignResult, check_solver
 from ldp.design.linear import LinearDesign
 from ldp.design.staircase import (
@@ -91,7 +91,7 @@ def optimal_channel(
     """
     k = check_integer(k, "k", low=2)
     if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix
-        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {k}")
+        raise ValueError(f"k must be <= {math.isqrt(MAX_ENTRIES)}, got {compact(k)}")
     eps = check_epsilon(epsilon, high=MAX_EPSILON, allow_inf=False)
     d = check_probability(delta, "delta")
     if method not in ("auto", "staircase", "subset", "interval"):

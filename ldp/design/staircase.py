@@ -53,7 +53,7 @@ def staircase(
     theta = cp.Variable(columns.shape[1], nonneg=True)
     problem = cp.Problem(cp.Maximize(mu @ theta), [columns @ theta == 1])
     solve(problem, solver)
-    weights = np.clip(theta.value, 0.0, None)
+    weights = np.clip(np.asarray(theta.value, dtype=np.float64), 0.0, None)
     raw = columns * weights[None, :]
     raw = raw[:, weights > 0]
     return certified_result(
@@ -82,6 +82,7 @@ def subset_selection(utility: Sublinear, k: int, epsilon: float) -> DesignResult
         value = comb(k, w) * float(utility.column_values(column[:, None])[0])
         if best is None or value > best[0] + 1e-15:
             best = (value, w)
+    assert best is not None  # the loop ran over at least one size
     value, w = best
     size = int(comb(k, w, exact=True))
     if size * k > MAX_ENTRIES:

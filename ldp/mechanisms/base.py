@@ -359,7 +359,7 @@ class FrequencyMechanism(Frozen, Mechanism):
 
         The reports are checked by the :attr:`codec` first: anything the mechanism cannot
         output raises ``ValueError`` naming the row. An alphabet whose statistic would exceed
-        :data:`MAX_STATISTIC_ENTRIES` raises ``ValueError`` before anything is allocated.
+        ``MAX_STATISTIC_ENTRIES`` raises ``ValueError`` before anything is allocated.
         """
         self._check_decodable("aggregate")
         counts, n = self._support_counts(self.codec.from_rows(reports))

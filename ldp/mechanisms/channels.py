@@ -21,6 +21,7 @@ from ldp._validation import (
     check_integer,
     check_pmf,
     check_probability,
+    compact,
 )
 from ldp.channel import Channel
 
@@ -66,7 +67,8 @@ def k_rr(k: int, epsilon: float) -> Channel:
     k = check_integer(k, "k", low=2)
     if k > MAX_K:
         raise ValueError(
-            f"k must be <= {MAX_K} for a k x k channel matrix, got {k} (use ldp.mechanisms.GRR)"
+            f"k must be <= {MAX_K} for a k x k channel matrix, got {compact(k)} "
+            "(use ldp.mechanisms.GRR)"
         )
     eps = check_epsilon(epsilon)
     keep, other, _ = k_rr_probabilities(k, eps)

@@ -11,6 +11,7 @@ rebuilds the exact channel (input -> report) when it is small enough to enumerat
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -23,7 +24,7 @@ from ldp._formulas import (
 )
 from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._rounding import log_products_upper, log_ratio_upper
-from ldp._sampling import ExactLaw, choose, randint
+from ldp._sampling import ExactLaw, choose, randint, random_bytes
 from ldp._validation import check_integer, check_random_state, check_scalar, compact
 from ldp.channel import Channel
 from ldp.mechanisms._hashing import fwht, hash_family, parity
@@ -298,7 +299,7 @@ class UnaryEncoding(FrequencyOracle):
         q1, q0 = self._other.probabilities()
         return _pair([p1 * q1, p1 * q0, p0 * q1, p0 * q0], [q1 * p1, q1 * p0, q0 * p1, q0 * p0])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 bit[x0] + bit[x1]``: sufficient for the pair."""
         a, b = int(x0), int(x1)
         return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
@@ -485,7 +486,7 @@ class LocalHashing(FrequencyOracle):
         first = [1.0 / self._g, apart * keep, apart * other, rest]
         return _pair(first, [first[0], first[2], first[1], rest])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Whether the bucket is the hash of ``x0`` and whether it is the hash of ``x1``."""
         a, b = int(x0), int(x1)
 
@@ -676,7 +677,7 @@ class HadamardResponse(FrequencyOracle):
         q = 1.0 / (self._odds + 1.0)
         return _pair([p / 2, p / 2, q / 2, q / 2], [p / 2, q / 2, p / 2, q / 2])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 [y in C_x0] + [y in C_x1]``: sufficient for the pair."""
         a, b = int(x0) + 1, int(x1) + 1
 
@@ -724,6 +725,43 @@ def _set_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
     flat[at] |= np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
 
 
+def _clear_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
+    """Clear bit ``values[u]`` in the packed row starting at ``base[u]`` (one bit per row)."""
+    at = base + (values >> 3)
+    flat[at] &= ~np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
+
+
+#: The mask of bit ``v % 8`` of a packed byte (bit ``v`` is bit ``7 - v % 8``).
+_BIT_MASKS = np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
+
+#: Set bits of every byte value.
+_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
+
+
+def _popcount_rows(packed: np.ndarray) -> np.ndarray:
+    """Set bits of each packed row (int64)."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(packed).sum(axis=1, dtype=np.int64)
+    return _POPCOUNT[packed].sum(axis=1, dtype=np.int64)
+
+
+def subset_bernoulli_bits(k: int, d: int) -> int:
+    """How subset selection draws the other values: ``b`` in ``1..3`` when ``(k - 1) 2^-b``
+    is the nearest of ``(k - 1) / 2, (k - 1) / 4, ...`` to ``d`` (Bernoulli rows of
+    probability ``2^-b``, then corrected), else ``0`` (Floyd's algorithm; small ``d``).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms.frequency import subset_bernoulli_bits
+    >>> subset_bernoulli_bits(1024, 275), subset_bernoulli_bits(1024, 121)
+    (2, 3)
+    >>> subset_bernoulli_bits(1024, 49)   # 64 or 32 would be nearest: Floyd
+    0
+    """
+    best = min(range(1, max(2, (k - 1).bit_length() + 1)), key=lambda b: abs((k - 1) / 2**b - d))
+    return best if best <= 3 else 0
+
+
 class SubsetSelection(FrequencyOracle):
     """Subset selection (Wang et al. 2016; Ye and Barg 2018): report a ``d``-subset of ``[k]``.
 
@@ -761,6 +799,7 @@ class SubsetSelection(FrequencyOracle):
         else:
             weights = [d * math.exp(eps), float(k - d)]
         self._law = ExactLaw(weights)
+        self._bernoulli_bits = subset_bernoulli_bits(k, d)
 
     @property
     def params(self) -> dict[str, object]:
@@ -800,7 +839,7 @@ class SubsetSelection(FrequencyOracle):
         _check_pad_bits(self._k)(reports, where)
         sizes = np.zeros(reports.shape[0], dtype=np.int64)
         for rows in chunk_rows(reports.shape[0], 8 * reports.shape[1]):
-            sizes[rows] = np.unpackbits(reports[rows], axis=1).sum(axis=1)
+            sizes[rows] = _popcount_rows(reports[rows])
         bad = sizes != self._d
         if np.any(bad):
             raise ValueError(
@@ -809,19 +848,36 @@ class SubsetSelection(FrequencyOracle):
             )
 
     def sampler(self) -> dict[str, object]:
-        """``include``: odds of ``x`` being in the subset; ``d``: the subset size."""
-        return {"include": list(self._law.weights), "d": self._d}
+        """``include``: odds of ``x`` being in the subset; ``d``: the subset size;
+        ``bernoulli_bits``: how the other values are drawn (see :meth:`privatize`)."""
+        return {
+            "include": list(self._law.weights),
+            "d": self._d,
+            "bernoulli_bits": self._bernoulli_bits,
+        }
 
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
-        """Bit-packed subsets; the others are drawn by Floyd's algorithm (uniform ``c``-subset
-        of the ``k - 1`` other values, ``c = d - 1`` when ``x`` is included, else ``d``).
+        """Bit-packed subsets: ``x`` with the exact odds of :meth:`sampler`, and a uniform
+        ``c``-subset of the ``k - 1`` other values (``c = d - 1`` when ``x`` is included,
+        else ``d``) drawn one of two ways, both exact.
 
-        Floyd's algorithm over ``N = k - 1`` slots draws, for ``j = N - c .. N - 1``,
-        ``t = randint(j + 1)`` and adds ``t``, or ``j`` when ``t`` is already in the subset;
-        every ``c``-subset is equally likely. Slot ``o`` stands for value ``o + (o >= x)``.
+        *Bernoulli and correct* (``bernoulli_bits = b >= 1``, when ``d / (k - 1)`` is near
+        ``2^-b`` for ``b <= 3``): the AND of ``b`` random packed rows makes every bit 1 with
+        probability ``2^-b``; ``x``'s bit is cleared, leaving ``s`` others, a uniform
+        ``s``-subset given ``s``. While ``s != c``, ``t = randint(k - 1)`` names slot ``t``
+        (value ``t + (t >= x)``): when ``s > c`` a member is dropped (a non-member draw is
+        discarded), when ``s < c`` a non-member is added (a member draw is discarded). Dropping
+        a uniform member of a uniform ``s``-subset leaves a uniform ``(s - 1)``-subset, and
+        adding a uniform non-member a uniform ``(s + 1)``-subset, so the result is a uniform
+        ``c``-subset. It costs ``b`` random bits per value and about ``|s - c|`` draws.
+
+        *Floyd's algorithm* (``bernoulli_bits = 0``, small ``d``) over ``N = k - 1`` slots
+        draws, for ``j = N - c .. N - 1``, ``t = randint(j + 1)`` and adds ``t``, or ``j``
+        when ``t`` is already in the subset. A batch draws round by round (round ``r`` uses
+        ``j = N - d + r``; a user that includes ``x`` starts at round one).
+
         The subset lives in the packed report itself, so each draw costs a few operations on
-        one byte per user (a batch draws round by round: round ``r`` uses ``j = N - d + r``,
-        and a user that includes ``x`` starts at round one).
+        one byte per user.
         """
         _check_vector_size(self._k, "SubsetSelection.privatize")
         x = check_categories(values, self._k)
@@ -836,13 +892,24 @@ class SubsetSelection(FrequencyOracle):
         return out
 
     def _privatize_chunk(self, xs: np.ndarray, gen: object, width: int) -> np.ndarray:
-        k, d = self._k, self._d
         m = xs.size
         include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
+        base = np.arange(m, dtype=np.int64) * width
+        if self._bernoulli_bits:
+            packed = self._bernoulli_subsets(xs, include, gen, width)
+        else:
+            packed = self._floyd_subsets(xs, include, gen, width)
+        _set_bits(packed.reshape(-1), base[include], xs[include])
+        return packed
+
+    def _floyd_subsets(
+        self, xs: np.ndarray, include: np.ndarray, gen: object, width: int
+    ) -> np.ndarray:
+        k, d = self._k, self._d
+        m = xs.size
         packed = np.zeros((m, width), dtype=np.uint8)
         flat = packed.reshape(-1)
         base = np.arange(m, dtype=np.int64) * width
-        _set_bits(flat, base[include], xs[include])
         slots = k - 1
         for r in range(d):
             users = np.flatnonzero(~include) if r == 0 else None  # round 0: only c = d
@@ -856,6 +923,39 @@ class SubsetSelection(FrequencyOracle):
             taken = _get_bits(flat, at, value)
             value = np.where(taken, j + (j >= at_x), value)
             _set_bits(flat, at, value)
+        return packed
+
+    def _bernoulli_subsets(
+        self, xs: np.ndarray, include: np.ndarray, gen: object, width: int
+    ) -> np.ndarray:
+        k, bits = self._k, self._bernoulli_bits
+        m = xs.size
+        raw = random_bytes(gen, m * bits * width).reshape(m, bits, width)
+        packed = raw[:, 0, :].copy()  # each bit is 1 with probability 2^-bits
+        for row in range(1, bits):
+            packed &= raw[:, row, :]
+        if k % 8:
+            packed[:, -1] &= np.uint8((0xFF << (8 * width - k)) & 0xFF)
+        flat = packed.reshape(-1)
+        base = np.arange(m, dtype=np.int64) * width
+        _clear_bits(flat, base, xs)
+        excess = _popcount_rows(packed) - (self._d - include.astype(np.int64))
+        pending = np.flatnonzero(excess)
+        at, at_x, need = base[pending], xs[pending], excess[pending]
+        step = np.sign(need)
+        drop = need > 0  # too many: drop members; too few: add non-members
+        while at.size:
+            t = randint(gen, k - 1, at.size)
+            value = t + (t >= at_x)
+            byte = at + (value >> 3)
+            mask = _BIT_MASKS[value & 7]
+            hit = ((flat[byte] & mask) != 0) == drop
+            flat[byte[hit]] ^= mask[hit]
+            need -= step * hit
+            left = need != 0
+            if not left.all():
+                at, at_x, need = at[left], at_x[left], need[left]
+                step, drop = step[left], drop[left]
         return packed
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
@@ -876,7 +976,7 @@ class SubsetSelection(FrequencyOracle):
         ]
         return _pair(first, [first[0], first[2], first[1], first[3]])
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """``2 [x0 in S] + [x1 in S]``: sufficient for the pair."""
         a, b = int(x0), int(x1)
         return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)

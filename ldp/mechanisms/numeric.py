@@ -25,6 +25,7 @@ the set of possible outputs. The variance formulas omit the rounding's own varia
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -264,7 +265,7 @@ class Duchi(MeanMechanism):
         """Randomized response with the truthful coin's odds: the pair ``v, -v``."""
         return _randomized_response(self._law)
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """The sign pattern (``d <= 62``), else the side of ``x0 - x1``."""
         if self._d == 1:
             return lambda reports: (np.asarray(reports) > 0).astype(np.int64)
@@ -430,7 +431,7 @@ class DuchiL2(MeanMechanism):
         opposite half-spheres with the truthful coin's odds."""
         return _randomized_response(self._law)
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """The side of ``x0 - x1`` the report lies on."""
         direction = np.asarray(x0, dtype=float) - np.asarray(x1, dtype=float)
         return lambda reports: (np.asarray(reports) @ direction > 0).astype(np.int64)
@@ -527,7 +528,7 @@ class Laplace(MeanMechanism):
             out = np.maximum(0.0, self.epsilon + 2 * np.log1p(-targets))
         return float(out) if out.ndim == 0 else out
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``."""
         low, high = sorted((float(x0), float(x1)))
         return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
@@ -614,7 +615,7 @@ class Piecewise(MeanMechanism):
         z = self._law.weights[0]
         return _windows(z / (z + 1), 1 / (z * (z + 1)))
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``."""
         low, high = sorted((float(x0), float(x1)))
         return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
@@ -737,7 +738,7 @@ class Hybrid(MeanMechanism):
         piecewise = self._pm.privacy_channel().matrix
         return Channel(np.hstack([alpha * piecewise, (1 - alpha) * duchi]))
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``, with Duchi's atoms coded apart."""
         low, high = sorted((float(x0), float(x1)))
         atom = self._duchi.bound
@@ -830,7 +831,7 @@ class SquareWave(MeanMechanism):
         near, far = self._law.probabilities()
         return _windows(near, far * 2 * self.b)
 
-    def audit_statistic(self, x0: object, x1: object):
+    def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``."""
         low, high = sorted((float(x0), float(x1)))
         return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)

@@ -226,6 +226,9 @@ class Protocol:
     """
 
     __slots__ = ("_document", "_fingerprint", "_mechanism")
+    _document: dict[str, Any]
+    _fingerprint: str
+    _mechanism: Mechanism
 
     def __init__(self, document: Mapping[str, Any], mechanism: Mechanism) -> None:
         body = {key: value for key, value in document.items() if key != "fingerprint"}
@@ -660,7 +663,7 @@ def _encode_labels(labels: list[Any], values: ArrayLike) -> np.ndarray:
             key = _label_key(_label(value, i))
         except (TypeError, ValueError):
             key = None
-        index = lookup.get(key) if key is not None else None  # type: ignore[arg-type]
+        index = lookup.get(key) if key is not None else None
         if index is None:
             unknown += 1
             out[i] = -1

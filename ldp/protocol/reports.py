@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -152,7 +152,7 @@ def _first_non_numeric(values: pd.DataFrame) -> int:
 
 def _file_chunks(
     path: str, chunksize: int, names: list[str]
-) -> Iterator[tuple[pd.DataFrame, Callable[[int], str]]]:
+) -> Generator[tuple[pd.DataFrame, Callable[[int], str]], None, None]:
     import pandas as pd
 
     lower = path.lower()
@@ -164,7 +164,7 @@ def _file_chunks(
         for batch in handle.iter_batches(batch_size=chunksize):
             frame = batch.to_pandas()
             start = offset
-            yield frame, (lambda i, s=start: f"{os.path.basename(path)} row {s + i}")
+            yield frame, _row_namer(f"{os.path.basename(path)} row", start)
             offset += len(frame)
         return
     if lower.endswith((".jsonl", ".ndjson", ".json")):
@@ -180,8 +180,13 @@ def _file_chunks(
         for frame in reader:
             start = offset
             # the header is line 1: data row i of this chunk is line start + i + 2
-            yield frame, (lambda i, s=start: f"{os.path.basename(path)} line {s + i + 2}")
+            yield frame, _row_namer(f"{os.path.basename(path)} line", start + 2)
             offset += len(frame)
+
+
+def _row_namer(prefix: str, start: int) -> Callable[[int], str]:
+    """``where(i)`` naming row ``i`` of a chunk that starts at ``start``."""
+    return lambda i: f"{prefix} {start + i}"
 
 
 def _json_chunks(path: str, chunksize: int, names: list[str]):
@@ -285,7 +290,7 @@ def iter_reports(
             if not isinstance(chunk, pd.DataFrame):
                 raise TypeError(f"chunk {index} of the reports is not a DataFrame")
             start = offset
-            yield _frame_chunk(protocol, chunk, lambda i, s=start: f"row {s + i}")
+            yield _frame_chunk(protocol, chunk, _row_namer("row", start))
             offset += len(chunk)
         return
     raise TypeError(
@@ -344,8 +349,8 @@ class ReportWriter:
             if lower.endswith((".jsonl", ".ndjson"))
             else "csv"
         )
-        self._parquet = None
-        self._handle = None
+        self._parquet: Any = None
+        self._handle: Any = None
         self._rows = 0
 
     def __enter__(self) -> ReportWriter:
@@ -371,7 +376,7 @@ class ReportWriter:
                     "fingerprint": self.protocol.fingerprint,
                     "report": [_plain(v) for v in row],
                 }
-                self._handle.write(json.dumps(record) + "\n")  # type: ignore[union-attr]
+                self._handle.write(json.dumps(record) + "\n")
         else:
             frame.to_csv(self._handle, index=False, header=self._rows == 0)
         self._rows += len(frame)

@@ -7,6 +7,7 @@ import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -106,10 +107,10 @@ def check_n(n: object) -> int:
     return check_integer(n, "n", low=1)
 
 
-def check_support(support: object) -> tuple[float, float, float]:
+def check_support(support: Any) -> tuple[float, float, float]:
     """``(low, high, high - low)`` of a finite support ``(low, high)`` with ``low < high``."""
     try:
-        low, high = (float(x) for x in support)  # type: ignore[union-attr]
+        low, high = (float(x) for x in support)
     except (TypeError, ValueError):
         raise TypeError(f"support must be a pair (low, high), got {describe(support)}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:

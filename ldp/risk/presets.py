@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -676,7 +677,7 @@ def preset(
     TypeError: the 'moment-mean' preset needs moment
     """
 
-    def take(key: str, default: object = None, required: bool = False) -> object:
+    def take(key: str, default: Any = None, required: bool = False) -> Any:
         if required and options.get(key) is None:
             raise TypeError(f"the {name!r} preset needs {key}")
         value = options.pop(key, None)
