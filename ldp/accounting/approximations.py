@@ -376,7 +376,10 @@ def _group_key(item: object) -> object:
     if isinstance(item, PiecewiseLinearTradeOff):
         a, b = item.vertices
         return (type(item), item.approx, item.is_symmetric, a.tobytes(), b.tobytes())
-    if type(item) in (GaussianTradeOff, LaplaceTradeOff):
+    if isinstance(item, (GaussianTradeOff, LaplaceTradeOff)) and type(item) in (
+        GaussianTradeOff,
+        LaplaceTradeOff,
+    ):  # exactly these types: a subclass may carry more than mu
         return (type(item), item.mu)
     return ("object", id(item))
 
