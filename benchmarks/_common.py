@@ -32,6 +32,13 @@ def row(
     }
 
 
+def verdict_of(r: dict) -> str:
+    """ "ok", "MISSED", "skipped (why)" or "" (a figure with no target)."""
+    if r.get("status") == "skipped":
+        return f"skipped ({r.get('note', '')})"
+    return {True: "ok", False: "MISSED", None: ""}[r["ok"]]
+
+
 def timed(fn: Callable[[], object]) -> tuple[object, float]:
     """``(fn(), wall seconds)``."""
     start = time.perf_counter()
@@ -45,8 +52,8 @@ def emit(title: str, rows: Sequence[dict], json_path: str | None = None) -> None
     width = max(len(r["benchmark"]) for r in rows) + 2
     for r in rows:
         value = r["value"]
-        shown = f"{value:.4g}" if isinstance(value, float) and math.isfinite(value) else value
-        verdict = {True: "ok", False: "MISSED", None: ""}[r["ok"]]
+        shown = f"{value:.4g}" if isinstance(value, float) and math.isfinite(value) else "-"
+        verdict = verdict_of(r)
         print(f"  {r['benchmark']:<{width}}{shown!s:>12} {r['unit']:<8} {r['target']:<24}{verdict}")
     if json_path:
         payload = {

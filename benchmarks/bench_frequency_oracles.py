@@ -2,16 +2,12 @@
 numpy needs to draw the random numbers each oracle consumes, and against the peer libraries
 pure-ldp and multi-freq-ldpy, in one process and one run.
 
-Setup of the peers (a separate environment, so that the project's stays clean; pure-ldp
-needs ``xxhash < 4`` and imports statsmodels without declaring it)::
+The peers are found by importing their packages (``pip install ldpkit[bench]``; pure-ldp
+needs ``xxhash < 4`` and imports statsmodels without declaring it); a peer that is not
+installed gives a "skipped" row. ``--peers PREFIX`` also appends a separate environment's
+site-packages to ``sys.path`` *after* the project's, so both sides use the same numpy::
 
-    python -m venv /tmp/peers
-    /tmp/peers/bin/pip install pure-ldp multi-freq-ldpy 'xxhash<4' statsmodels
-
-Run (the peers' site-packages are appended to ``sys.path`` *after* the project's, so both
-sides use the same numpy; if the folder or a package is missing its rows are skipped)::
-
-    python benchmarks/bench_frequency_oracles.py --peers /tmp/peers
+    python -m benchmarks.bench_frequency_oracles [--peers /tmp/peers]
 
 The peers privatize and decode one user at a time in Python; at the largest sizes that
 takes minutes to hours (OLH decoding is O(n k) hash calls), so they run at ``--peer-n``
@@ -155,7 +151,7 @@ def multi_freq_runner(name: str):
 # ----------------------------------------------------------------- main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--peers", default="/tmp/peers", help="prefix of the peers' venv")
+    parser.add_argument("--peers", default=None, help="prefix of an extra venv holding peers")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--peer-n", type=int, default=None, help="users per peer run")
     parser.add_argument("--sizes", default="100000,1000000")
@@ -186,8 +182,9 @@ def main() -> None:
 
     if args.no_peers:
         return
-    add_peer_path(args.peers)
-    print(f"\npeers (from {args.peers}); ratio = peer time / ldpkit time at the same n")
+    if args.peers:
+        add_peer_path(args.peers)
+    print("\npeers (imported by package name); ratio = peer time / ldpkit time at the same n")
     print(
         f"{'library':<16} {'oracle':<5} {'k':>5} {'n':>7} {'wall s':>8} {'cpu s':>8} "
         f"{'MSE':>10} {'ldpkit s':>9} {'ldpkit MSE':>10} {'ratio':>7}"
@@ -206,7 +203,9 @@ def main() -> None:
             ):
                 runner = factory(name)
                 if runner is None:
-                    print(f"{label:<16} {name:<5} {k:>5} {n:>7}  (not available)")
+                    print(
+                        f"{label:<16} {name:<5} {k:>5} {n:>7}  skipped (not installed or no {name})"
+                    )
                     continue
                 runner(x[:50], k)  # warm-up (numba compilation)
                 out, wall, cpu = clock(lambda runner=runner, x=x, k=k: runner(x, k))

@@ -299,3 +299,50 @@ def test_subsampled_gaussian_functionals_for_a_large_mu():
     half = tradeoff_functionals(subsample_tradeoff(GaussianTradeOff(30.0), 0.5))
     assert all(math.isfinite(v) and v > 0 for v in half.values())
     assert half["kl"] < closed["kl"]
+
+
+def _ungrouped(items):
+    """The CLT and Berry-Esseen numbers summed item by item, with no grouping."""
+    from ldp.accounting import tradeoff_from_channel
+
+    vals = [
+        tradeoff_functionals(tradeoff_from_channel(x) if hasattr(x, "matrix") else x) for x in items
+    ]
+    kl = math.fsum(v["kl"] for v in vals)
+    var = math.fsum(v["kappa2"] for v in vals) - math.fsum(v["kl"] ** 2 for v in vals)
+    k3 = math.fsum(v["kappa3_bar"] for v in vals)
+    return 2 * kl / math.sqrt(var), 0.56 * k3 / var**1.5
+
+
+def test_clt_groups_identical_items_and_equals_the_ungrouped_sums():
+    from ldp import k_rr
+
+    a, b = k_rr(5, 0.7), randomized_response(0.3)
+    a_again = k_rr(5, 0.7)  # equal matrix, another object: same group
+    items = [a] * 40 + [b] * 7 + [a_again] * 3 + [EpsDeltaTradeOff(0.5)] * 5
+    items += [GaussianTradeOff(0.2), GaussianTradeOff(0.2), LaplaceTradeOff(0.4)]
+    mu, gamma = _ungrouped(items)
+    assert clt_mu_approx(items) == pytest.approx(mu, rel=1e-12)
+    got = berry_esseen_approx(items)
+    assert got[0] == pytest.approx(mu, rel=1e-12) and got[1] == pytest.approx(gamma, rel=1e-12)
+
+
+def test_clt_evaluates_each_distinct_item_once(monkeypatch):
+    import ldp.accounting.approximations as approx
+    from ldp import k_rr
+
+    calls = []
+    real = approx.tradeoff_functionals
+    monkeypatch.setattr(approx, "tradeoff_functionals", lambda f: calls.append(f) or real(f))
+    c = k_rr(8, 1.0)
+    mu = clt_mu_approx([c] * 10_000 + [k_rr(8, 1.0)] * 5 + [GaussianTradeOff(0.1)] * 3)
+    assert len(calls) == 2  # the two equal k-RR channels and the Gaussian
+    # k-RR: kl and kappa2 of its binary hypothesis test, n = 10005 copies, plus G_0.1 x 3
+    v = real(approx.tradeoff_from_channel(c))
+    var = 10_005 * (v["kappa2"] - v["kl"] ** 2) + 3 * 0.1**2
+    assert mu == pytest.approx(2 * (10_005 * v["kl"] + 3 * 0.1**2 / 2) / math.sqrt(var))
+
+
+def test_clt_rejects_a_foreign_item_anywhere():
+    with pytest.raises(TypeError, match="got str"):
+        clt_mu_approx([EpsDeltaTradeOff(0.5)] * 3 + ["rr"])

@@ -409,12 +409,42 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     }
 
 
-def _functionals(items: Sequence[object]) -> list[dict]:
-    out = []
+def _group_key(item: object) -> object:
+    """Items with equal keys have equal functionals: a channel by its matrix, a
+    piecewise-linear curve by its vertices, ``G_mu`` and Laplace curves by ``mu``."""
+    if isinstance(item, Channel):
+        return item  # hashed and compared by its matrix
+    if isinstance(item, PiecewiseLinearTradeOff):
+        a, b = item.vertices
+        return (type(item), item.approx, item.is_symmetric, a.tobytes(), b.tobytes())
+    if isinstance(item, (GaussianTradeOff, LaplaceTradeOff)) and type(item) in (
+        GaussianTradeOff,
+        LaplaceTradeOff,
+    ):  # exactly these types: a subclass may carry more than mu
+        return (type(item), item.mu)
+    return ("object", id(item))
+
+
+def _functionals(items: Sequence[object]) -> list[tuple[dict, int]]:
+    """The functionals of each distinct item with its multiplicity.
+
+    Identical items are grouped as :func:`~ldp.accounting.compose` groups them, so that
+    ``[channel] * 10_000`` costs one evaluation.
+    """
+    by_id: dict[int, list] = {}  # id -> [item, count] of its group, keyed once per object
+    groups: dict[object, list] = {}
     for item in items:
+        group = by_id.get(id(item))
+        if group is None:
+            if not isinstance(item, (Channel, TradeOffFunction)):
+                raise TypeError(
+                    f"expected Channels or TradeOffFunctions, got {type(item).__name__}"
+                )
+            group = by_id[id(item)] = groups.setdefault(_group_key(item), [item, 0])
+        group[1] += 1
+    out = []
+    for item, count in groups.values():
         f = tradeoff_from_channel(item) if isinstance(item, Channel) else item
-        if not isinstance(f, TradeOffFunction):
-            raise TypeError(f"expected Channels or TradeOffFunctions, got {type(item).__name__}")
         if not f.is_symmetric:
             raise ValueError("the CLT of Dong-Roth-Su (2022) needs symmetric trade-off functions")
         v = tradeoff_functionals(f)
@@ -423,12 +453,24 @@ def _functionals(items: Sequence[object]) -> list[dict]:
                 "kl(f) is infinite (f(0) < 1: an atom of infinite privacy loss, e.g. delta > 0);"
                 " the CLT does not apply - split off f_{0,delta} and compose exactly"
             )
-        out.append(v)
+        out.append((v, count))
     return out
+
+
+def _sums(items: Sequence[object], names: Sequence[str]) -> list[float]:
+    """``sum_i v_i[name]`` over the items, each distinct item weighted by its count, and
+    ``sum_i kl_i^2`` last."""
+    grouped = _functionals(items)
+    count = np.array([c for _, c in grouped], dtype=np.float64)
+    totals = [float(count @ np.array([v[name] for v, _ in grouped])) for name in names]
+    kl = np.array([v["kl"] for v, _ in grouped])
+    return [*totals, float(count @ kl**2)]
 
 
 def clt_mu_approx(mechanisms: Sequence[object]) -> float:
     """CLT approximation ``mu = 2 sum kl / sqrt(sum kappa2 - sum kl^2)`` (not a bound).
+
+    Identical mechanisms are evaluated once and counted (``[m] * 10_000`` costs one).
 
     Parameters
     ----------
@@ -447,11 +489,9 @@ def clt_mu_approx(mechanisms: Sequence[object]) -> float:
     >>> round(clt_mu_approx([EpsDeltaTradeOff(1 / math.sqrt(10))] * 10), 6)  # 2 sqrt(n) sinh
     1.004172
     """
-    v = _functionals(mechanisms)
-    kl = np.array([x["kl"] for x in v])
-    k2 = np.array([x["kappa2"] for x in v])
-    var = k2.sum() - (kl**2).sum()
-    return math.inf if var <= 0 else float(2 * kl.sum() / math.sqrt(var))
+    kl, k2, kl2 = _sums(mechanisms, ("kl", "kappa2"))
+    var = k2 - kl2
+    return math.inf if var <= 0 else float(2 * kl / math.sqrt(var))
 
 
 def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
@@ -459,7 +499,7 @@ def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
 
     The composition lies between ``G_mu(a + gamma) - gamma`` and ``G_mu(a - gamma) +
     gamma``; ``mu`` alone is only an approximation, and the sandwich is informative only
-    when ``gamma < 1/2``.
+    when ``gamma < 1/2``. Identical mechanisms are evaluated once and counted.
 
     Parameters
     ----------
@@ -481,13 +521,10 @@ def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
     >>> round(mu, 6), round(gamma, 6)
     (1.004172, 0.183715)
     """
-    v = _functionals(mechanisms)
-    kl = np.array([x["kl"] for x in v])
-    k2 = np.array([x["kappa2"] for x in v])
-    k3 = np.array([x["kappa3_bar"] for x in v])
-    var = k2.sum() - (kl**2).sum()
-    mu = 2 * kl.sum() / math.sqrt(var)
-    return float(mu), float(0.56 * k3.sum() / var**1.5)
+    kl, k2, k3, kl2 = _sums(mechanisms, ("kl", "kappa2", "kappa3_bar"))
+    var = k2 - kl2
+    mu = 2 * kl / math.sqrt(var)
+    return float(mu), float(0.56 * k3 / var**1.5)
 
 
 def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:

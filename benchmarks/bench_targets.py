@@ -1,0 +1,427 @@
+"""The performance targets of the project, measured as ratios against references run in the
+same process, each with a verdict.
+
+* subset selection (k = 1024, eps = 1): privatize + aggregate against the time numpy needs to
+  draw the same ``n x d`` random subset members (target <= 3x);
+* frequency oracles end to end (privatize + aggregate + estimate, eps = 1) against pure-ldp
+  and multi-freq-ldpy, found by importing their packages, at k = 64, n = 1e5 and k = 1024,
+  n = 1e4 (the peers are O(n k) Python loops); target >= 50x pure-ldp, >= 20x
+  multi-freq-ldpy; each row also records both one-run MSEs (not judged: one run's MSE is
+  noisy). A peer that is not installed, or lacks the oracle, gives a skipped row;
+* estimators on 1e6 rows x 4 columns, each in a fresh process: peak extra resident memory
+  (target <= 4x the input's size); naive Bayes and logistic regression on 4 features of
+  k = 32 and 5 classes: <= 5 s CPU and <= 600 MB peak, with scikit-learn's non-private
+  ``CategoricalNB`` timed on the same data;
+* structured channels: ``k_rr(4096)`` tv, delta(0.5), KL contraction each < 1 s and equal to
+  the closed forms; a dense 1024 x 1024 channel's epsilon, tv and delta(1) < 2 s;
+* accounting: Poisson-subsampled Gaussian (q = 0.01, sigma = 1, T = 1000) against
+  dp-accounting's connect-the-dots PLD at discretisation 1e-4 (epsilon at delta = 1e-5 no
+  larger, median time no longer); ``clt_mu_approx`` of 10^4 identical channels against one
+  (target <= 10x).
+
+Run: ``python -m benchmarks.bench_targets [--quick] [--json out.json]``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from benchmarks._common import emit, parser, row
+
+EPS = 1.0
+
+
+def cpu_clock(fn, repeat: int = 1):
+    """``(result, median wall seconds, median CPU seconds)`` over ``repeat`` runs."""
+    walls, cpus, out = [], [], None
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return out, sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2]
+
+
+def installed(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
+
+
+def skipped(benchmark: str, target: str, why: str) -> dict:
+    return row(benchmark, None, "", target, None, status="skipped", note=why)
+
+
+# ----------------------------------------------------------------- subset selection
+def subset_selection(n: int) -> list[dict]:
+    from ldp.mechanisms import SubsetSelection
+
+    k = 1024
+    mech = SubsetSelection(k, EPS)
+    x = np.random.default_rng(0).integers(0, k, n)
+    mech.aggregate(mech.privatize(x[:1000], rng=0))  # warm-up
+    _, ours, _ = cpu_clock(lambda: mech.aggregate(mech.privatize(x, rng=1)), 3)
+
+    def draw():  # the floor: n x d uniformly random members (one integer each)
+        np.random.default_rng(2).integers(0, k, size=(n, mech.d))
+
+    _, floor, _ = cpu_clock(draw, 3)
+    ratio = ours / floor
+    return [
+        row(
+            f"subset selection k=1024 n={n:.0e}: x numpy draw of n*d members",
+            ratio,
+            "x",
+            "<= 3x",
+            ratio <= 3.0,
+            seconds=ours,
+            reference_seconds=floor,
+        )
+    ]
+
+
+# ----------------------------------------------------------------- frequency oracles vs peers
+def zipf(n: int, k: int, seed: int) -> np.ndarray:
+    w = 1.0 / np.arange(1, k + 1) ** 1.1
+    return np.random.default_rng(seed).choice(k, size=n, p=w / w.sum())
+
+
+def peers_rows(n: int, k: int) -> list[dict]:
+    from benchmarks.bench_frequency_oracles import (
+        ORACLES,
+        multi_freq_runner,
+        pure_ldp_runner,
+        run_ldpkit,
+    )
+
+    x = zipf(n, k, seed=7)
+    truth = np.bincount(x, minlength=k) / n
+    out = []
+    for name in ORACLES:
+        est, ours, _ = run_ldpkit(name, x, k, seed=3)
+        for label, package, factory, goal in (
+            ("pure-ldp", "pure_ldp", pure_ldp_runner, 50.0),
+            ("multi-freq-ldpy", "multi_freq_ldpy", multi_freq_runner, 20.0),
+        ):
+            bench = f"{name} k={k} n={n:.0e}: {label} time / ldpkit time"
+            target = f">= {goal:g}x"
+            if not installed(package):
+                out.append(skipped(bench, target, f"{package} not installed"))
+                continue
+            runner = factory(name)
+            if runner is None:
+                out.append(skipped(bench, target, f"{label} has no {name}"))
+                continue
+            runner(x[:50], k)  # warm-up (numba compilation is not counted)
+            got, wall, _ = cpu_clock(lambda runner=runner: runner(x, k))
+            ratio = wall / ours
+            peer_mse = float(np.mean((np.asarray(got) - truth) ** 2))
+            out.append(
+                row(
+                    bench,
+                    ratio,
+                    "x",
+                    target,
+                    ratio >= goal,
+                    seconds=ours,
+                    reference_seconds=wall,
+                    mse=float(np.mean((est - truth) ** 2)),
+                    reference_mse=peer_mse,
+                )
+            )
+    return out
+
+
+# ----------------------------------------------------------------- estimators (fresh processes)
+def _estimator_case(name: str, n: int) -> dict:
+    """Fit one estimator on ``n x 4`` rows in this process; peak extra RSS over the input."""
+    from estimators import FrequencyEstimator, LDPLogisticRegression, LDPNaiveBayes, MeanEstimator
+
+    rng = np.random.default_rng(0)
+    y = None
+    if name == "FrequencyEstimator":
+        X = rng.integers(0, 1024, (n, 4))
+        est = FrequencyEstimator(EPS, categories=[list(range(1024))] * 4, random_state=0)
+    elif name == "MeanEstimator":
+        X = rng.random((n, 4))
+        est = MeanEstimator(EPS, bounds=[(0.0, 1.0)] * 4, random_state=0)
+    else:  # the naive-Bayes case: features depend on one of 5 classes, k = 32
+        y = rng.integers(0, 5, n)
+        X = (6 * y[:, None] + rng.integers(0, 8, (n, 4))) % 32
+        if name == "LDPNaiveBayes":
+            est = LDPNaiveBayes(
+                EPS, categories=[list(range(32))] * 4, classes=list(range(5)), random_state=0
+            )
+        else:
+            X = X.astype(np.float64)
+            est = LDPLogisticRegression(
+                EPS, bounds=[(0.0, 31.0)] * 4, classes=list(range(5)), random_state=0
+            )
+    before = _rss_mb()
+    reset = _reset_peak()
+    _, wall, cpu = cpu_clock(lambda: est.fit(X) if y is None else est.fit(X, y))
+    peak = _peak_mb() if reset else _maxrss_mb()
+    out = {
+        "wall": wall,
+        "cpu": cpu,
+        "input_mb": (X.nbytes + (0 if y is None else y.nbytes)) / 2**20,
+        "peak_mb": peak,
+        "extra_mb": max(peak - before, 0.0),
+    }
+    if y is not None:
+        from sklearn.naive_bayes import CategoricalNB
+
+        out["accuracy"] = float(est.score(X[:100_000], y[:100_000]))
+        nb = CategoricalNB(min_categories=32)
+        _, out["sklearn_wall"], out["sklearn_cpu"] = cpu_clock(lambda: nb.fit(X, y))
+        out["sklearn_accuracy"] = float(nb.score(X[:100_000], y[:100_000]))
+    return out
+
+
+def _status_mb(field: str) -> float | None:
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith(field):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+def _rss_mb() -> float:
+    value = _status_mb("VmRSS:")
+    return _maxrss_mb() if value is None else value
+
+
+def _peak_mb() -> float:
+    value = _status_mb("VmHWM:")
+    return _maxrss_mb() if value is None else value
+
+
+def _maxrss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _reset_peak() -> bool:
+    """Reset the peak-RSS watermark (Linux ``clear_refs`` 5); False where unsupported."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+ESTIMATORS = ("FrequencyEstimator", "MeanEstimator", "LDPNaiveBayes", "LDPLogisticRegression")
+
+
+def estimators(n: int) -> list[dict]:
+    out = []
+    for name in ESTIMATORS:
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.bench_targets", "--estimator", name, "--n", str(n)],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        )
+        if done.returncode:
+            out.append(
+                row(
+                    f"{name} {n:.0e} x 4: fit",
+                    None,
+                    "",
+                    "fits",
+                    False,
+                    note=done.stderr.strip()[-300:],
+                )
+            )
+            continue
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        ratio = r["extra_mb"] / r["input_mb"]
+        out.append(
+            row(
+                f"{name} {n:.0e} x 4: peak extra RSS / input size",
+                ratio,
+                "x",
+                "<= 4x",
+                ratio <= 4.0,
+                extra_mb=r["extra_mb"],
+                input_mb=r["input_mb"],
+                seconds=r["wall"],
+                cpu_seconds=r["cpu"],
+            )
+        )
+        if "accuracy" in r:
+            out.append(
+                row(
+                    f"{name} {n:.0e} x 4: CPU",
+                    r["cpu"],
+                    "s",
+                    "<= 5 s",
+                    r["cpu"] <= 5.0,
+                    reference_seconds=r["sklearn_cpu"],
+                    ratio_to_sklearn=r["cpu"] / max(r["sklearn_cpu"], 1e-9),
+                )
+            )
+            out.append(
+                row(
+                    f"{name} {n:.0e} x 4: peak RSS",
+                    r["peak_mb"],
+                    "MB",
+                    "<= 600 MB",
+                    r["peak_mb"] <= 600.0,
+                )
+            )
+            out.append(
+                row(
+                    f"{name} {n:.0e} x 4: accuracy (sklearn non-private)",
+                    r["accuracy"],
+                    "",
+                    "",
+                    None,
+                    reference=r["sklearn_accuracy"],
+                )
+            )
+    return out
+
+
+# ----------------------------------------------------------------- channels
+def channels(dense: int) -> list[dict]:
+    from ldp import Channel, k_rr
+    from ldp.contraction import coefficient, k_rr_coefficient
+
+    k, eps = 4096, 1.0
+    out = []
+    e = math.exp(eps)
+    closed = {  # tv: (e - 1)/(e + k - 1); delta(eps'): (e - e^eps')/(e + k - 1) for eps' < eps
+        "tv": (lambda c: c.tv, (e - 1) / (e + k - 1)),
+        "delta(0.5)": (lambda c: c.delta(0.5), (e - math.exp(0.5)) / (e + k - 1)),
+        "contraction kl": (lambda c: coefficient(c, "kl").value, k_rr_coefficient("kl", k, eps)),
+    }
+    for label, (fn, expected) in closed.items():
+        channel = k_rr(k, eps)  # fresh: no cached quantity
+        value, wall, _ = cpu_clock(lambda fn=fn, channel=channel: fn(channel))
+        equal = math.isclose(float(value), expected, rel_tol=1e-9, abs_tol=1e-15)
+        out.append(
+            row(
+                f"k_rr(4096).{label}",
+                wall,
+                "s",
+                "< 1 s, = closed form",
+                wall < 1.0 and equal,
+                result=float(value),
+                closed_form=expected,
+            )
+        )
+    matrix = np.random.default_rng(0).dirichlet(np.ones(dense), size=dense)
+
+    def exact():
+        c = Channel(matrix)
+        return c.epsilon, c.tv, c.delta(1.0)
+
+    _, wall, _ = cpu_clock(exact)
+    out.append(row(f"dense {dense}x{dense} epsilon, tv, delta(1)", wall, "s", "< 2 s", wall < 2.0))
+    return out
+
+
+# ----------------------------------------------------------------- accounting
+def accounting() -> list[dict]:
+    from ldp import k_rr
+    from ldp.accounting import PoissonSubsampledGaussian, clt_mu_approx
+
+    out = []
+    channel = k_rr(8, 1.0)
+    _, one, _ = cpu_clock(lambda: clt_mu_approx([k_rr(8, 1.0)]), 5)
+    many = [channel] * 10_000
+    _, grouped, _ = cpu_clock(lambda: clt_mu_approx(many), 5)
+    out.append(
+        row(
+            "clt_mu_approx 10^4 identical channels / one",
+            grouped / one,
+            "x",
+            "<= 10x",
+            grouped / one <= 10.0,
+            seconds=grouped,
+            reference_seconds=one,
+        )
+    )
+    ours, wall, _ = cpu_clock(lambda: PoissonSubsampledGaussian(0.01, 1.0, 1000).epsilon(1e-5), 3)
+    bench = "Poisson SGD q=0.01 sigma=1 T=1000: dp-accounting time / ldpkit time"
+    if not installed("dp_accounting"):
+        return [*out, skipped(bench, ">= 1x, eps no larger", "dp_accounting not installed")]
+    from dp_accounting.pld import privacy_loss_distribution as dpl
+
+    def google():
+        pld = dpl.from_gaussian_mechanism(
+            1.0, sampling_prob=0.01, value_discretization_interval=1e-4
+        )
+        return pld.self_compose(1000).get_epsilon_for_delta(1e-5)
+
+    theirs, their_wall, _ = cpu_clock(google, 3)
+    ratio = their_wall / wall
+    out.append(
+        row(
+            bench,
+            ratio,
+            "x",
+            ">= 1x, eps no larger",
+            ratio >= 1.0 and ours <= theirs,
+            seconds=wall,
+            reference_seconds=their_wall,
+            epsilon=ours,
+            reference_epsilon=theirs,
+        )
+    )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser(__doc__.splitlines()[0])
+    p.add_argument("--estimator", choices=ESTIMATORS, help=argparse_hidden())
+    p.add_argument("--n", type=int, default=None, help="rows (estimators) or users")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        choices=["subset", "peers", "estimators", "channels", "accounting"],
+    )
+    args = p.parse_args(argv)
+    if args.estimator:
+        print(json.dumps(_estimator_case(args.estimator, args.n)))
+        return
+    quick = args.quick
+    parts = {
+        "subset": lambda: subset_selection(args.n or (20_000 if quick else 1_000_000)),
+        "peers": lambda: (
+            peers_rows(2_000, 64)
+            if quick
+            else peers_rows(100_000, 64) + peers_rows(10_000, 1024)  # peers are O(n k) in Python
+        ),
+        "estimators": lambda: estimators(args.n or (5_000 if quick else 1_000_000)),
+        "channels": lambda: channels(64 if quick else 1024),
+        "accounting": accounting,
+    }
+    rows = []
+    for name, fn in parts.items():
+        if args.only is None or name in args.only:
+            rows.extend(fn())
+    emit(
+        "targets" + (" (quick: sizes too small for the verdicts)" if quick else ""), rows, args.json
+    )
+
+
+def argparse_hidden() -> str:
+    return "internal: fit one estimator in this process and print its figures as JSON"
+
+
+if __name__ == "__main__":
+    main()
