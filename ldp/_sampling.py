@@ -166,46 +166,87 @@ def _decide_tables(law: ExactLaw, prefix: np.ndarray, stage: int) -> tuple[np.nd
     return np.where(undecided, previous, first_above), ~undecided
 
 
+def _first_byte_tables(laws: Sequence[ExactLaw]) -> tuple[np.ndarray, np.ndarray]:
+    """For every law and every first byte: the outcome, and whether that byte decides it
+    (flattened as ``law * 256 + byte``); the same decisions as :func:`_decide_tables`."""
+    picks = np.empty((len(laws), 256), dtype=np.int64)
+    dones = np.empty((len(laws), 256), dtype=bool)
+    every_byte = np.arange(256, dtype=np.uint64)
+    for i, law in enumerate(laws):
+        picks[i], dones[i] = _decide_tables(law, every_byte, 1)
+    return picks.ravel(), dones.ravel()
+
+
+def _decide_grouped(
+    laws: Sequence[ExactLaw], ids: np.ndarray, current: np.ndarray, stage: int
+) -> tuple[np.ndarray, np.ndarray]:
+    pick = np.empty(ids.size, dtype=np.int64)
+    done = np.empty(ids.size, dtype=bool)
+    if len(laws) <= 4:
+        for law_id in range(len(laws)):
+            sel = ids == law_id
+            if np.any(sel):
+                pick[sel], done[sel] = _decide_tables(laws[law_id], current[sel], stage)
+        return pick, done
+    order = np.argsort(ids, kind="stable")
+    bounds = np.flatnonzero(np.diff(ids[order])) + 1
+    for part in np.split(order, bounds):
+        if part.size:
+            law = laws[int(ids[part[0]])]
+            pick[part], done[part] = _decide_tables(law, current[part], stage)
+    return pick, done
+
+
 def choose(gen: object, laws: Sequence[ExactLaw], which: np.ndarray) -> np.ndarray:
     """One exact draw per entry of ``which``: an index of ``laws[which[i]]``.
 
     Draws proceed in rounds (module notes): every draw reads one byte per round until the
-    bytes read so far decide it.
+    bytes read so far decide it. The first round, which decides all but about ``1/256`` of
+    the draws, is one lookup per draw in a table of every law's decision for every byte.
     """
     which = np.asarray(which, dtype=np.int64).ravel()
     n = which.size
-    out = np.empty(n, dtype=np.int64)
-    pending = np.arange(n)
-    prefix = np.zeros(n, dtype=np.uint64)
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    first = random_bytes(gen, n)
+    picks, dones = _first_byte_tables(laws)
+    at = which * 256 + first
+    out = picks[at]
+    pending = np.flatnonzero(~dones[at])
+    if pending.size:
+        out[pending] = choose_after_first_byte(gen, laws, which[pending], first[pending])
+    return out
+
+
+def first_byte_thresholds(law: ExactLaw) -> tuple[int, bool]:
+    """For a two-outcome law: the first byte ``t`` with ``byte < t`` deciding outcome 0 and
+    ``byte > t`` outcome 1, and whether ``byte == t`` is undecided (else outcome 1)."""
+    if law.size != 2:
+        raise ValueError(f"first_byte_thresholds needs a law of two outcomes, got {law.size}")
+    floors, inexact = law.table(1)
+    return int(floors[0]), bool(inexact[0])
+
+
+def choose_after_first_byte(
+    gen: object, laws: Sequence[ExactLaw], which: np.ndarray, first: np.ndarray
+) -> np.ndarray:
+    """Finish draws whose first bytes ``first`` did not decide them (as :func:`choose`
+    does from its second round on: the same bytes, in the same order)."""
+    pending = np.arange(which.size)
+    out = np.empty(which.size, dtype=np.int64)
+    prefix = np.asarray(first, dtype=np.uint64)  # the bytes read so far, one per pending draw
     big: list[int] | None = None
-    stage = 0
-    grouped = len(laws) > 4
+    stage = 1
     while pending.size:
         stage += 1
         drawn = random_bytes(gen, pending.size)
         if stage <= _TABLE_ROUNDS:
-            current = prefix[pending] * np.uint64(256) + drawn
-            prefix[pending] = current
-            pick = np.empty(pending.size, dtype=np.int64)
-            done = np.empty(pending.size, dtype=bool)
-            ids = which[pending]
-            if not grouped:
-                for law_id in range(len(laws)):
-                    sel = ids == law_id
-                    if np.any(sel):
-                        pick[sel], done[sel] = _decide_tables(laws[law_id], current[sel], stage)
-            else:
-                order = np.argsort(ids, kind="stable")
-                sorted_ids = ids[order]
-                bounds = np.flatnonzero(np.diff(sorted_ids)) + 1
-                for part in np.split(order, bounds):
-                    if part.size:
-                        law = laws[int(ids[part[0]])]
-                        pick[part], done[part] = _decide_tables(law, current[part], stage)
+            current = prefix * np.uint64(256) + drawn
+            pick, done = _decide_grouped(laws, which[pending], current, stage)
             out[pending[done]] = pick[done]
-            pending = pending[~done]
+            pending, prefix = pending[~done], current[~done]
             if stage == _TABLE_ROUNDS and pending.size:
-                big = [int(v) for v in prefix[pending]]
+                big = [int(v) for v in prefix]
         else:
             assert big is not None
             keep = []

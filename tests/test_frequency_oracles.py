@@ -635,3 +635,19 @@ def test_large_epsilon_gives_finite_or_infinite_epsilon_never_nan():
         GRR(4, 800.0)
     assert GRR(4, 700.0).epsilon == pytest.approx(700.0, rel=1e-12)
     assert np.isfinite(GRR(4, 700.0).variance(10))
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_unary_encoding_reads_the_bytes_of_the_generic_exact_sampler(epsilon):
+    """The unary encodings decide most bits by comparing their first byte with a threshold;
+    the result must be the generic exact sampler's, byte for byte (refinements included)."""
+    from ldp._sampling import choose
+
+    for mechanism in (OUE(37, epsilon), SUE(37, epsilon)):
+        x = np.random.default_rng(5).integers(0, 37, 3000)
+        fast = mechanism.privatize(x, rng=np.random.default_rng(11))
+        gen = np.random.default_rng(11)
+        own = np.arange(37)[None, :] == x[:, None]
+        laws = [mechanism._other, mechanism._own]
+        bits = choose(gen, laws, own.ravel().astype(np.int64)) == 0
+        np.testing.assert_array_equal(fast, np.packbits(bits.reshape(-1, 37), axis=1))

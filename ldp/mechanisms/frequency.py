@@ -24,7 +24,14 @@ from ldp._formulas import (
 )
 from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._rounding import log_products_upper, log_ratio_upper
-from ldp._sampling import ExactLaw, choose, randint, random_bytes
+from ldp._sampling import (
+    ExactLaw,
+    choose,
+    choose_after_first_byte,
+    first_byte_thresholds,
+    randint,
+    random_bytes,
+)
 from ldp._validation import check_integer, check_random_state, check_scalar, compact
 from ldp.channel import Channel
 from ldp.mechanisms._hashing import fwht, hash_family, parity
@@ -283,11 +290,27 @@ class UnaryEncoding(FrequencyOracle):
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
-        columns = np.arange(self._k)
+        laws = [self._other, self._own]  # law 1 for the bit of x
+        (t_other, open_other), (t_own, open_own) = map(first_byte_thresholds, laws)
         for rows in chunk_rows(x.size, self._k):
-            own = columns[None, :] == x[rows, None]  # law 1 for the bit of x
-            bits = choose(gen, [self._other, self._own], own.ravel().astype(np.int64)) == 0
-            out[rows] = np.packbits(bits.reshape(-1, self._k), axis=1)
+            m = rows.stop - rows.start
+            first = random_bytes(gen, m * self._k).reshape(m, self._k)
+            at = np.arange(m), x[rows]
+            own_bytes = first[at]
+            # bit = outcome 0 of the bit's law: decided by the first byte unless it equals the
+            # law's threshold and the division there is inexact (then: the next bytes)
+            bits = first < t_other
+            bits[at] = own_bytes < t_own
+            undecided = (first == t_other) if open_other else np.zeros_like(bits)
+            undecided[at] = (own_bytes == t_own) if open_own else False
+            where = np.flatnonzero(undecided)
+            if where.size:
+                own = np.zeros((m, self._k), dtype=bool)
+                own[at] = True
+                which = own.ravel()[where].astype(np.int64)
+                outcome = choose_after_first_byte(gen, laws, which, first.ravel()[where])
+                bits.ravel()[where] = outcome == 0
+            out[rows] = np.packbits(bits, axis=1)
         return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
