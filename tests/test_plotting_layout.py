@@ -135,7 +135,11 @@ def test_a_crowded_axes_puts_the_legend_beside_it_inside_the_figure():
 
 
 def test_risk_legend_is_short_and_keeps_the_citation():
-    display = DISPLAYS["risk"]()
+    display = DISPLAYS["risk, no estimator"]()
     label = display.lines_[0].get_label()
-    assert label == "private Assouad, Ghazi-Issa (2023), Theorem 5"
-    assert "Paninski family" in display.lower_label  # the full description is kept
+    assert label == "E_gamma-information bound, Asoodeh-Aliakbarpour-Calmon (2021), Theorem 2"
+    assert "Beta-Bernoulli" in display.lower_label  # the full description is kept
+    # a bound proved in the documentation (no paper to cite) keeps its head only
+    derived = DISPLAYS["risk"]()
+    assert derived.lines_[0].get_label() == "van Trees"
+    assert "Lower bounds" in derived.lower_label
