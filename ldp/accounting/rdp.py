@@ -17,7 +17,7 @@ r"""Rényi DP: the subsampled Gaussian, conversions to (eps, delta), and the RDP
   every order, the accumulated RDP stays within the budget. It is valid under full
   adaptivity: each order's almost-sure sum bound holds whatever made the run stop, so the
   output is ``(alpha, B_alpha)``-RDP for every order of the grid at once.
-  :data:`DEFAULT_ORDERS` is the grid of the paper's comparison (``1.1, 1.2, ..., 10.9`` and
+  ``DEFAULT_ORDERS`` is the grid of the paper's comparison (``1.1, 1.2, ..., 10.9`` and
   ``11, ..., 128``).
 """
 
@@ -214,7 +214,7 @@ class RDPFilter:
     Parameters
     ----------
     orders : array_like
-        Orders ``alpha > 1`` (default :data:`DEFAULT_ORDERS`).
+        Orders ``alpha > 1`` (default ``DEFAULT_ORDERS``).
     budgets : array_like
         ``B_alpha >= 0``, one per order (or one number for all).
     halt_on_refusal : bool, default True
@@ -257,7 +257,7 @@ class RDPFilter:
         self.halted = False
 
     def cost(self, mechanism: object) -> np.ndarray:
-        """The RDP curve charged for ``mechanism`` on :attr:`orders` (not recorded).
+        """The RDP curve charged for ``mechanism`` on ``orders`` (not recorded).
 
         ``mechanism`` is an array of RDP values (one per order) or a
         :class:`~ldp.accounting.GaussianTradeOff` (``alpha mu^2 / 2``, Dong-Roth-Su (2022),
