@@ -38,6 +38,7 @@ from ldp.accounting.gdp import (
     get_mu_from_epsilon_delta,
     get_tv_from_gdp,
 )
+from ldp.accounting.group import group_privacy
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.accounting.subsampling import (
     PoissonSubsampledGaussian,
@@ -100,6 +101,7 @@ __all__ = [
     "get_mu_from_tradeoff",
     "get_tradeoff_from_profile",
     "get_tv_from_gdp",
+    "group_privacy",
     "laplace_cumulants",
     "natural_filter_counterexample",
     "sg_cumulants",
