@@ -25,6 +25,12 @@ from ldp.accounting.composition import (
     compose,
     compose_eps_delta_eta,
 )
+from ldp.accounting.divergences import (
+    get_rdp_from_gdp,
+    rr_renyi,
+    tradeoff_chi2_plus,
+    tradeoff_renyi,
+)
 from ldp.accounting.filters import (
     ApproxGDPFilter,
     FilterHaltedError,
@@ -99,19 +105,23 @@ __all__ = [
     "get_epsilon_from_tradeoff",
     "get_mu_from_epsilon_delta",
     "get_mu_from_tradeoff",
+    "get_rdp_from_gdp",
     "get_tradeoff_from_profile",
     "get_tv_from_gdp",
     "group_privacy",
     "laplace_cumulants",
     "natural_filter_counterexample",
+    "rr_renyi",
     "sg_cumulants",
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "subsample_tradeoff",
     "subsampled_eps_delta_tradeoff",
     "symmetrize",
+    "tradeoff_chi2_plus",
     "tradeoff_from_channel",
     "tradeoff_from_pair",
     "tradeoff_functionals",
+    "tradeoff_renyi",
     "two_step_counterexample",
 ]
