@@ -45,6 +45,10 @@ from ldp.accounting.gdp import (
     get_tv_from_gdp,
 )
 from ldp.accounting.group import group_privacy
+from ldp.accounting.intersection import (
+    IntersectedComposition,
+    compose_eps_delta_eta_intersection,
+)
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.accounting.subsampling import (
     PoissonSubsampledGaussian,
@@ -83,6 +87,7 @@ __all__ = [
     "EpsDeltaTradeOff",
     "FilterHaltedError",
     "GaussianTradeOff",
+    "IntersectedComposition",
     "LaplaceTradeOff",
     "PiecewiseLinearTradeOff",
     "PoissonSubsampledGaussian",
@@ -95,6 +100,7 @@ __all__ = [
     "clt_mu_approx",
     "compose",
     "compose_eps_delta_eta",
+    "compose_eps_delta_eta_intersection",
     "drs_sgd_mu_clt_approx",
     "edgeworth_cumulants",
     "edgeworth_tradeoff_approx",
