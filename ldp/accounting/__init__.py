@@ -19,6 +19,7 @@ from ldp.accounting.approximations import (
     sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.attacks import attacker_success_rate
 from ldp.accounting.composition import (
     Composition,
     EpsDeltaEtaComposition,
@@ -95,6 +96,7 @@ __all__ = [
     "PrivacyLossDistribution",
     "SubsampledTradeOff",
     "TradeOffFunction",
+    "attacker_success_rate",
     "berry_esseen_approx",
     "check_tradeoff",
     "clt_mu_approx",
