@@ -60,6 +60,7 @@ from ldp.accounting.subsampling import (
     subsample_tradeoff,
     subsampled_eps_delta_tradeoff,
 )
+from ldp.accounting.summary import TradeOffSummary, tradeoff_summary
 from ldp.accounting.tradeoff import (
     EpsDeltaEtaTradeOff,
     EpsDeltaTradeOff,
@@ -96,6 +97,7 @@ __all__ = [
     "PrivacyLossDistribution",
     "SubsampledTradeOff",
     "TradeOffFunction",
+    "TradeOffSummary",
     "attacker_success_rate",
     "berry_esseen_approx",
     "check_tradeoff",
@@ -131,5 +133,6 @@ __all__ = [
     "tradeoff_from_pair",
     "tradeoff_functionals",
     "tradeoff_renyi",
+    "tradeoff_summary",
     "two_step_counterexample",
 ]
