@@ -42,7 +42,7 @@ def mechanism(request):
 def test_the_registry_is_complete():
     assert set(NAMES) == {
         "BLH", "Channel", "Duchi", "DuchiL2", "GRR", "HR", "Hybrid", "LH", "Laplace", "OLH",
-        "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE",
+        "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE", "staircase",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)

@@ -18,7 +18,7 @@ const VECTORS = JSON.parse(
 ).vectors;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
-  "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave",
+  "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase",
 ];
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.

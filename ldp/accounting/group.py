@@ -59,7 +59,7 @@ def _polygon_below(f: TradeOffFunction) -> PiecewiseLinearTradeOff:
     rounding slack.
     """
     a = _GRID
-    b = np.asarray(f._evaluate(a.copy()), dtype=np.float64) - 8.0 * _ULP
+    b = np.asarray(f(a), dtype=np.float64) - 8.0 * _ULP
     slope = np.diff(b) / np.diff(a)  # slope of chord i on [a_i, a_{i+1}]
     xs, ys = [a], [b]
     # on interval i (1 <= i <= n-3): lines of chord i-1 and chord i+1

@@ -43,9 +43,7 @@ def _area(f: TradeOffFunction) -> float:
         return float(np.sum(np.diff(a) * (b[:-1] + b[1:]) / 2.0))
     from scipy.integrate import quad
 
-    value, _ = quad(
-        lambda x: float(f._evaluate(np.array([x]))[0]), 0.0, 1.0, limit=400, epsabs=1e-12
-    )
+    value, _ = quad(lambda x: float(f(x)), 0.0, 1.0, limit=400, epsabs=1e-12)
     return float(value)
 
 

@@ -24,7 +24,15 @@ from ldp.mechanisms.frequency import (
     SubsetSelection,
     UnaryEncoding,
 )
-from ldp.mechanisms.numeric import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, SquareWave
+from ldp.mechanisms.numeric import (
+    Duchi,
+    DuchiL2,
+    Hybrid,
+    Laplace,
+    Piecewise,
+    SquareWave,
+    Staircase,
+)
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
 
@@ -48,6 +56,7 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (Piecewise, lambda: Piecewise(1.0)),
         (Hybrid, lambda: Hybrid(1.0)),
         (SquareWave, lambda: SquareWave(1.0)),
+        (Staircase, lambda: Staircase(1.0)),
     )
 }
 
