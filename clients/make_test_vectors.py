@@ -44,6 +44,7 @@ from ldp.mechanisms import (
     LocalHashing,
     Piecewise,
     SquareWave,
+    Staircase,
     SubsetSelection,
     UnaryEncoding,
 )
@@ -103,6 +104,8 @@ def cases() -> list[tuple[str, Protocol, list[object]]]:
         ("Hybrid eps=1", Protocol.from_mechanism(Hybrid(1.0)), [0.2, -1.0]),
         ("Hybrid eps=0.3 (Duchi only)", Protocol.from_mechanism(Hybrid(0.3)), [0.2]),
         ("SquareWave eps=1", Protocol.from_mechanism(SquareWave(1.0), bounds=(0, 1)), [0.0, 0.4]),
+        ("staircase eps=1", Protocol.from_mechanism(Staircase(1.0), bounds=(0, 10)), [0.0, 7.5]),
+        ("staircase eps=0.2 gamma=0.5", Protocol.from_mechanism(Staircase(0.2, 0.5)), [-1.0]),
     ]  # fmt: skip
     return out
 

@@ -32,6 +32,7 @@ __all__ = [
     "accounting",
     "binary_erasure",
     "binary_mechanism_with_erasure",
+    "blackwell_dominates",
     "contraction",
     "divergences",
     "eta_max",
@@ -47,6 +48,7 @@ _LAZY_NAMES = {
     "PrivacyLeakWarning": "ldp._warnings",
     "binary_erasure": "ldp.mechanisms",
     "binary_mechanism_with_erasure": "ldp.mechanisms",
+    "blackwell_dominates": "ldp.blackwell",
     "eta_max": "ldp.mechanisms",
     "k_rr": "ldp.mechanisms",
     "randomized_response": "ldp.mechanisms",
@@ -57,6 +59,7 @@ _SUBMODULES = frozenset(
     {
         "accounting",
         "audit",
+        "blackwell",
         "channel",
         "cli",
         "contraction",
@@ -75,6 +78,7 @@ _SUBMODULES = frozenset(
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from ldp import accounting, contraction, divergences, references, risk
     from ldp._warnings import PrivacyLeakWarning
+    from ldp.blackwell import blackwell_dominates
     from ldp.channel import Channel
     from ldp.mechanisms import (
         binary_erasure,

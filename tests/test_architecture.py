@@ -6,7 +6,7 @@ sees lazy imports inside functions as well as module-level ones; imports under
 
 Layers, lowest first (a module may import its own component and lower layers only)::
 
-    ldp/_*.py (leaves) <- divergences <- channel <- {mechanisms, contraction}
+    ldp/_*.py (leaves) <- divergences <- channel <- {mechanisms, contraction, blackwell}
       <- {risk, design, accounting, audit, protocol, datasets, distributed}
       <- ldp (the package itself) <- plotting <- cli <- __main__ <- estimators
 
@@ -37,6 +37,7 @@ LAYERS = {
     "ldp.channel": 2,
     "ldp.mechanisms": 3,
     "ldp.contraction": 3,
+    "ldp.blackwell": 3,
     "ldp.risk": 4,
     "ldp.design": 4,
     "ldp.accounting": 4,

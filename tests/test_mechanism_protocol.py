@@ -48,7 +48,7 @@ def mechanism(request):
 def test_the_registry_is_complete():
     assert set(NAMES) == {
         "BLH", "Channel", "Duchi", "DuchiL2", "GRR", "HR", "Hybrid", "LH", "Laplace", "OLH",
-        "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE",
+        "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE", "staircase",
         # longitudinal (memoized): privatize() is the first round of fresh clients
         "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
     }  # fmt: skip

@@ -890,6 +890,20 @@ function squareWave(proto, x, stream) {
   return [snap(stream, y, sampler.step)];
 }
 
+function staircase(proto, x, stream) {
+  const sampler = proto.sampler;
+  const d = sampler.sensitivity;
+  const g = sampler.gamma;
+  const negative = bernoulli(stream, [0.5])[0];
+  let periods = 0;
+  while (bernoulli(stream, [sampler.b])[0]) periods += 1;
+  const lower = bernoulli(stream, [sampler.p0])[0];
+  const u = uniform(stream, 1)[0];
+  const within = lower ? g * d * u : g * d + (1.0 - g) * d * u;
+  const noise = periods * d + within;
+  return [snap(stream, x + (negative ? -noise : noise), sampler.step)];
+}
+
 const MECHANISMS = new Map([
   ["Channel", channel],
   ["GRR", grr],
@@ -907,6 +921,7 @@ const MECHANISMS = new Map([
   ["Piecewise", piecewise],
   ["Hybrid", hybrid],
   ["SquareWave", squareWave],
+  ["staircase", staircase],
 ]);
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));

@@ -641,6 +641,20 @@ def _square_wave(proto, x, stream):
     return [_snap(stream, y, sampler["step"])]
 
 
+def _staircase(proto, x, stream):
+    sampler = proto["sampler"]
+    d, g = sampler["sensitivity"], sampler["gamma"]
+    negative = _bernoulli(stream, [0.5])[0]
+    periods = 0
+    while _bernoulli(stream, [sampler["b"]])[0]:
+        periods += 1
+    lower = _bernoulli(stream, [sampler["p0"]])[0]
+    u = _uniform(stream, 1)[0]
+    within = g * d * u if lower else g * d + (1.0 - g) * d * u
+    noise = float(periods) * d + within
+    return [_snap(stream, x + (-noise if negative else noise), sampler["step"])]
+
+
 _MECHANISMS = {
     "Channel": _channel,
     "GRR": _grr,
@@ -658,6 +672,7 @@ _MECHANISMS = {
     "Piecewise": _piecewise,
     "Hybrid": _hybrid,
     "SquareWave": _square_wave,
+    "staircase": _staircase,
 }
 
 _MEMO_FORMAT = "ldp-memo/1"

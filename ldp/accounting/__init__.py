@@ -36,6 +36,7 @@ from ldp.accounting.approximations import (
     sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.attacks import attacker_success_rate
 from ldp.accounting.calibration import calibrate
 from ldp.accounting.comparison import (
     BlackwellComparison,
@@ -53,6 +54,12 @@ from ldp.accounting.composition import (
     compose,
     compose_eps_delta_eta,
 )
+from ldp.accounting.divergences import (
+    get_rdp_from_gdp,
+    rr_renyi,
+    tradeoff_chi2_plus,
+    tradeoff_renyi,
+)
 from ldp.accounting.filters import (
     ApproxGDPFilter,
     FilterHaltedError,
@@ -67,6 +74,11 @@ from ldp.accounting.gdp import (
     get_epsilon_from_gdp,
     get_mu_from_epsilon_delta,
     get_tv_from_gdp,
+)
+from ldp.accounting.group import group_privacy
+from ldp.accounting.intersection import (
+    IntersectedComposition,
+    compose_eps_delta_eta_intersection,
 )
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.accounting.rdp import (
@@ -97,6 +109,7 @@ from ldp.accounting.subsampling import (
     subsample_tradeoff,
     subsampled_eps_delta_tradeoff,
 )
+from ldp.accounting.summary import TradeOffSummary, tradeoff_summary
 from ldp.accounting.tradeoff import (
     EpsDeltaEtaTradeOff,
     EpsDeltaTradeOff,
@@ -130,6 +143,7 @@ __all__ = [
     "FilterHaltedError",
     "GaussianTradeOff",
     "IndividualApproxGDPAccountant",
+    "IntersectedComposition",
     "InvalidFilterError",
     "LaplaceTradeOff",
     "NaturalFDPFilter",
@@ -143,11 +157,13 @@ __all__ = [
     "SubsampledGaussianTradeOff",
     "SubsampledTradeOff",
     "TradeOffFunction",
+    "TradeOffSummary",
     "adaptive_clt_params",
     "approx_gdp_charge",
     "approx_gdp_clip",
     "approx_gdp_delta",
     "approx_gdp_distance",
+    "attacker_success_rate",
     "berry_esseen_approx",
     "blackwell_compare",
     "calibrate",
@@ -155,6 +171,7 @@ __all__ = [
     "clt_mu_approx",
     "compose",
     "compose_eps_delta_eta",
+    "compose_eps_delta_eta_intersection",
     "delta_divergence",
     "drs_sgd_mu_clt_approx",
     "edgeworth_cumulants",
@@ -167,8 +184,10 @@ __all__ = [
     "get_epsilon_from_tradeoff",
     "get_mu_from_epsilon_delta",
     "get_mu_from_tradeoff",
+    "get_rdp_from_gdp",
     "get_tradeoff_from_profile",
     "get_tv_from_gdp",
+    "group_privacy",
     "is_approx_gdp",
     "is_blackwell_chain",
     "laplace_cumulants",
@@ -176,6 +195,7 @@ __all__ = [
     "noisy_sgd",
     "poisson_sgd_tradeoff",
     "rdp_subsampled_gaussian",
+    "rr_renyi",
     "sg_cumulants",
     "sg_plrv_moments",
     "sg_plrv_moments_approx",
@@ -186,9 +206,12 @@ __all__ = [
     "subsample_tradeoff",
     "subsampled_eps_delta_tradeoff",
     "symmetrize",
+    "tradeoff_chi2_plus",
     "tradeoff_from_channel",
     "tradeoff_from_pair",
     "tradeoff_functionals",
+    "tradeoff_renyi",
+    "tradeoff_summary",
     "two_step_counterexample",
     "worst_case_adaptive_profile",
 ]

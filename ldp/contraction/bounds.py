@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp import _formulas
+from ldp._mechanism import Mechanism
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.channel import Channel
 from ldp.contraction._checks import (
@@ -23,12 +24,14 @@ from ldp.divergences import check_generator, tv
 __all__ = [
     "chi2_output_bound",
     "erase",
+    "erasure_kl_ratio_lower_bound",
     "k_rr_coefficient",
     "max_f_divergence",
     "max_kl_contraction",
     "max_output_tv",
     "phi",
     "rr_coefficient",
+    "utility_proxy",
     "worst_case_hockey_stick",
     "worst_case_tv",
 ]
@@ -524,3 +527,85 @@ def erase(channel: Channel | ArrayLike, epsilon: float, eta: float) -> Channel:
     keep = 0.0 if level == 0.0 else min(1.0, level / _formulas.eta_max(eps))
     matrix = np.hstack([keep * K.matrix, np.full((K.n_inputs, 1), 1.0 - keep)])
     return Channel(matrix)
+
+
+def erasure_kl_ratio_lower_bound(epsilon: float, eta: float) -> float:
+    r"""Lower bound on ``KL(be) / KL(opt)``: how close the binary mechanism with erasure is to
+    the best ``(eps, eta)`` channel for a pair of input laws (Ghazi-Issa (2023), eq. (41)).
+
+    For input laws ``P_0, P_1``, ``Q^{(be)}`` (:func:`~ldp.binary_mechanism_with_erasure`) and
+    the channel ``Q^{opt}`` in ``Q_{eps,eta}`` that maximises ``D(M_0 || M_1)``:
+
+    .. math:: \frac{D(M_0^{(be)} \| M_1^{(be)})}{D(M_0^{opt} \| M_1^{opt})} \ge
+              \frac{\eta}{2 (e^\varepsilon - 1)(1 + e^{-\varepsilon})}
+
+    (Pinsker on ``Q^{(be)}``, whose output TV is ``eta * TV(P_0, P_1)``, against the
+    chi-square bound of their Theorem 6). With ``eta >= c eps`` and ``eps -> 0`` it tends to
+    ``c / 4``: the mechanism with erasure is order-optimal in the high-privacy regime.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0`` (finite).
+    eta : float
+        TV level in ``[0, tanh(epsilon/2)]``.
+
+    Returns
+    -------
+    float
+        The bound (at most 1 where it is informative).
+
+    Examples
+    --------
+    >>> from ldp.contraction import erasure_kl_ratio_lower_bound
+    >>> round(erasure_kl_ratio_lower_bound(0.01, 0.2 * 0.01), 6)   # c = 0.2: near c / 4
+    0.049999
+    """
+    eps = check_epsilon(epsilon)
+    if eps == 0.0 or math.isinf(eps):
+        raise ValueError(f"epsilon must be positive and finite, got {eps!r}")
+    level = check_eta(eta, eps)
+    return level / (2.0 * math.expm1(eps) * (1.0 + math.exp(-eps)))
+
+
+def utility_proxy(epsilon: float | object, eta: float | None = None) -> float:
+    r"""The utility proxy ``eta tanh(eps/2)`` of an ``(eps, eta)`` channel (Ghazi-Issa (2023),
+    §VII-C).
+
+    The largest KL contraction coefficient of an ``eps``-LDP, ``eta``-TV channel (their
+    Theorem 5): a single number to rank two privatization mechanisms when neither is a
+    garbling of the other (larger keeps more information and leaks more).
+
+    Parameters
+    ----------
+    epsilon : float or Channel or Mechanism
+        ``eps >= 0``; or a mechanism, whose ``epsilon`` and ``tv`` are used.
+    eta : float, optional
+        TV level in ``[0, tanh(epsilon/2)]`` (required with a number).
+
+    Returns
+    -------
+    float
+        ``eta * tanh(eps / 2)`` in ``[0, 1)``.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.contraction import utility_proxy
+    >>> round(utility_proxy(1.0, 0.3), 12)
+    0.138635147178
+    >>> rr = ldp.randomized_response(1.0)
+    >>> round(utility_proxy(rr), 12) == round(rr.tv * rr.tv, 12)   # tanh(1/2)^2
+    True
+    """
+    if isinstance(epsilon, Mechanism):
+        if eta is not None:
+            raise TypeError("give eta only with a number epsilon, not with a mechanism")
+        eps = float(epsilon.epsilon)
+        level = min(float(epsilon.tv), _formulas.eta_max(eps))
+    else:
+        eps = check_epsilon(epsilon)
+        if eta is None:
+            raise TypeError("eta is required when epsilon is a number")
+        level = check_eta(eta, eps)
+    return float(level * _formulas.eta_max(eps)) if math.isfinite(eps) else float(level)

@@ -41,7 +41,9 @@ from ldp.mechanisms.numeric import (
     Laplace,
     Piecewise,
     SquareWave,
+    Staircase,
     hybrid_threshold,
+    staircase_tv,
 )
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
@@ -83,6 +85,7 @@ __all__ = [
     "Recommendation",
     "ReportCodec",
     "SquareWave",
+    "Staircase",
     "SubsetSelection",
     "SupportCounts",
     "UnaryEncoding",
@@ -101,4 +104,5 @@ __all__ = [
     "randomized_response",
     "recommend",
     "simulate_counts",
+    "staircase_tv",
 ]

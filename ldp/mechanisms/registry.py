@@ -27,7 +27,15 @@ from ldp.mechanisms.frequency import (
 )
 from ldp.mechanisms.longitudinal import LGRR
 from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
-from ldp.mechanisms.numeric import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, SquareWave
+from ldp.mechanisms.numeric import (
+    Duchi,
+    DuchiL2,
+    Hybrid,
+    Laplace,
+    Piecewise,
+    SquareWave,
+    Staircase,
+)
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
 
@@ -56,6 +64,7 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (LOUE, lambda: LOUE(6, 1.0, 2.0)),
         (RAPPOR, lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
         (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
+        (Staircase, lambda: Staircase(1.0)),
     )
 }
 
