@@ -11,10 +11,25 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from estimators._base import declared_protocol
-from estimators._schema import table_rows
+from estimators._schema import is_frame, table_rows
 from estimators.privatizer import NoSeedInPickles, atomic, update_lock
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
+
+#: Values of encoded statistics per chunk when a classifier privatizes its rows (8 MiB).
+ENCODE_CHUNK = 1 << 20
+
+
+def row_chunks(X, y: np.ndarray, step: int):
+    """``(X[a:b], y[a:b])`` in chunks of ``step`` rows (DataFrame or ndarray; another
+    array-like is one chunk)."""
+    n = int(y.shape[0])
+    if n <= step or not (is_frame(X) or isinstance(X, np.ndarray)):
+        yield X, y
+        return
+    for start in range(0, n, step):
+        rows = slice(start, start + step)
+        yield (X.iloc[rows] if is_frame(X) else X[rows]), y[rows]
 
 
 def check_target(estimator, X, y) -> np.ndarray:
@@ -79,14 +94,33 @@ class PrivateLearnerMixin(NoSeedInPickles):
     """``fit``, ``partial_fit`` and ``merge`` of a classifier built on one mergeable statistic.
 
     A subclass names the statistic's attribute (``_statistic``), how rows are encoded
-    (``_encode(X, y, reset=...)``), how the first chunk sets up the model (``_start``), what
-    its feature domains are called in messages (``_domain``) and how the model is recomputed
-    from the statistic (``_refresh``). Every update is atomic and holds the estimator's lock
+    (``_encode(X, y, reset=...)``) and how many statistics a row becomes (``_row_width``), how
+    the model is set up from the first ``X`` (``_setup``), what its feature domains are called
+    in messages (``_domain``) and how the model is recomputed from the statistic
+    (``_refresh``). Every update is atomic and holds the estimator's lock
     (updates from several threads are serialised).
     """
 
     _statistic: str
     _domain: str
+
+    def _start(self, X, y, classes) -> np.ndarray:
+        """Check ``y``, then set up the model from all of ``X`` (schema, classes, statistic)."""
+        y_checked = check_target(self, X, y)
+        self._setup(X, self.classes if classes is None else classes, y_checked)
+        return y_checked
+
+    def _add_rows(self, X, y: np.ndarray, *, first: bool) -> None:
+        """Encode and privatize the rows chunk by chunk: the per-user statistics (``width``
+        floats a row) are never built for all rows at once."""
+        inner = getattr(self, self._statistic)
+        step = max(256, ENCODE_CHUNK // max(1, self._row_width()))
+        for index, (part, labels) in enumerate(row_chunks(X, y, step)):
+            rows = self._encode(part, labels, reset=False)
+            if first and index == 0:
+                inner.fit(rows)
+            else:
+                inner.partial_fit(rows)
 
     def fit(self, X, y):
         """Simulation: privatize each user's rows, then estimate the model.
@@ -102,8 +136,8 @@ class PrivateLearnerMixin(NoSeedInPickles):
         """
         with atomic(self):
             self._rng = check_random_state(self.random_state)
-            rows = self._start(X, y, None)
-            getattr(self, self._statistic).fit(rows)
+            y_checked = self._start(X, y, None)
+            self._add_rows(X, y_checked, first=True)
             self._refresh()
         return self
 
@@ -123,12 +157,12 @@ class PrivateLearnerMixin(NoSeedInPickles):
                         "with the `classes` parameter)"
                     )
                 self._rng = check_random_state(self.random_state)
-                rows = self._start(X, y, classes)
+                y_checked = self._start(X, y, classes)
+                self._add_rows(X, y_checked, first=True)
             else:
                 if classes is not None and not np.array_equal(np.asarray(classes), self.classes_):
                     raise ValueError("classes differs from the classes of the first call")
-                rows = self._encode(X, y, reset=False)
-            getattr(self, self._statistic).partial_fit(rows)
+                self._add_rows(X, check_target(self, X, y), first=False)
             self._refresh()
         return self
 

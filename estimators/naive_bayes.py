@@ -149,10 +149,8 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
             random_state=getattr(self, "_rng", None),
         )
 
-    def _start(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None) -> np.ndarray:
-        y_checked = check_target(self, X, y)
-        self._setup(X, self.classes if classes is None else classes, y_checked)
-        return self._encode(X, y, reset=False)
+    def _row_width(self) -> int:
+        return len(self.columns_)
 
     def _refresh(self) -> None:
         n_classes = self.classes_.size

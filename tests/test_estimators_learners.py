@@ -146,3 +146,39 @@ def test_logistic_regression_multiclass_and_merge():
     proba = one.predict_proba(X[:10])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(one.classes_[proba.argmax(axis=1)], one.predict(X[:10]))
+
+
+@pytest.mark.parametrize("model", ["nb", "lr"])
+def test_fit_encodes_rows_in_chunks_that_replay_as_partial_fits(monkeypatch, model):
+    """fit privatizes its rows chunk by chunk (bounded memory): with the same noise stream it
+    equals partial_fit called on those chunks in order, for arrays and DataFrames alike."""
+    import pandas as pd
+
+    import estimators._supervised as supervised
+
+    monkeypatch.setattr(supervised, "ENCODE_CHUNK", 1 << 10)
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 3, 1500)
+    X = (5 * y[:, None] + rng.integers(0, 4, (1500, 2))) % 12
+
+    def build(seed):
+        if model == "nb":
+            return LDPNaiveBayes(
+                2.0, categories=[list(range(12))] * 2, classes=[0, 1, 2], random_state=seed
+            )
+        return LDPLogisticRegression(2.0, bounds=(0.0, 11.0), classes=[0, 1, 2], random_state=seed)
+
+    whole = build(np.random.default_rng(9)).fit(X, y)
+    frame = build(np.random.default_rng(9)).fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    width = 2 if model == "nb" else 2 + 3 + 3 + 6
+    step = max(256, (1 << 10) // width)
+    assert step < 1500  # several chunks
+    replay = build(np.random.default_rng(9))
+    for start in range(0, 1500, step):
+        replay.partial_fit(X[start : start + step], y[start : start + step])
+    attribute = "feature_log_prob_" if model == "nb" else "coef_"
+    for other in (frame, replay):
+        for a, b in zip(getattr(whole, attribute), getattr(other, attribute), strict=True):
+            np.testing.assert_array_equal(a, b)
+    inner = whole.joint_ if model == "nb" else whole.statistics_
+    assert int(np.max(inner.n_reports_)) > 0
