@@ -38,6 +38,7 @@ from ldp.mechanisms import (
     DBitFlipPM,
     Duchi,
     DuchiL2,
+    Gaussian,
     HadamardResponse,
     Hybrid,
     Laplace,
@@ -106,6 +107,8 @@ def cases() -> list[tuple[str, Protocol, list[object]]]:
         ("SquareWave eps=1", Protocol.from_mechanism(SquareWave(1.0), bounds=(0, 1)), [0.0, 0.4]),
         ("staircase eps=1", Protocol.from_mechanism(Staircase(1.0), bounds=(0, 10)), [0.0, 7.5]),
         ("staircase eps=0.2 gamma=0.5", Protocol.from_mechanism(Staircase(0.2, 0.5)), [-1.0]),
+        ("gaussian mu=1, delta=1e-6, bounds (0, 10)",
+         Protocol.from_mechanism(Gaussian(1.0), bounds=(0, 10), delta=1e-6), [0.0, 7.5]),
     ]  # fmt: skip
     return out
 

@@ -104,13 +104,13 @@ class PrivateLearnerMixin(NoSeedInPickles):
     _statistic: str
     _domain: str
 
-    def _start(self, X, y, classes) -> np.ndarray:
+    def _start(self, X, y, classes):
         """Check ``y``, then set up the model from all of ``X`` (schema, classes, statistic)."""
         y_checked = check_target(self, X, y)
         self._setup(X, self.classes if classes is None else classes, y_checked)
         return y_checked
 
-    def _add_rows(self, X, y: np.ndarray, *, first: bool) -> None:
+    def _add_rows(self, X, y, *, first):
         """Encode and privatize the rows chunk by chunk: the per-user statistics (``width``
         floats a row) are never built for all rows at once."""
         inner = getattr(self, self._statistic)

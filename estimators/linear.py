@@ -145,19 +145,19 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
             bounds=self.bounds,
             default_kind=NUMERIC,
         )
-        d = len(self.columns_)
-        m = 1 if self.classes_.size == 2 else self.classes_.size
-        count = d + d * (d + 1) // 2 + m + m * d  # x, x_j x_l (j <= l), t, t_c x_j
         self.statistics_ = MeanEstimator(
             self.epsilon,
-            bounds=[(-1.0, 1.0)] * count,
+            bounds=[(-1.0, 1.0)] * self._row_width(),
             mechanism=self.mechanism,
             budget=self.budget,
             random_state=getattr(self, "_rng", None),
         )
 
     def _row_width(self) -> int:
-        return len(self.statistics_.bounds)
+        """Statistics per user: ``x``, ``x_j x_l`` (``j <= l``), ``t``, ``t_c x_j``."""
+        d = len(self.columns_)
+        m = 1 if self.classes_.size == 2 else self.classes_.size
+        return d + d * (d + 1) // 2 + m + m * d
 
     def _refresh(self) -> None:
         d = len(self.columns_)

@@ -620,11 +620,16 @@ HOSTILE = [
 ]  # fmt: skip
 
 
+def _delta_of(mechanism) -> float:
+    """The delta a protocol states: 0 for pure mechanisms, 1e-6 for the others (Gaussian)."""
+    return 1e-6 if math.isinf(mechanism.epsilon) else 0.0
+
+
 def _decoders(mechanism):
     """Every entry point of ``mechanism``'s decoder that takes reports."""
     from ldp.protocol import Protocol
 
-    decoder = Protocol.from_mechanism(mechanism).decoder
+    decoder = Protocol.from_mechanism(mechanism, delta=_delta_of(mechanism)).decoder
     calls = [decoder.aggregate, decoder.estimate]
     if hasattr(decoder, "decode"):
         calls.append(decoder.decode)
@@ -854,7 +859,7 @@ def test_mechanisms_and_protocols_pickle_round_trip(name):
     mechanism = ldp.mechanisms.registry.example(name)
     copy = pickle.loads(pickle.dumps(mechanism))
     assert copy == mechanism and copy.key == mechanism.key
-    protocol = Protocol.from_mechanism(mechanism)
+    protocol = Protocol.from_mechanism(mechanism, delta=_delta_of(mechanism))
     restored = pickle.loads(pickle.dumps(protocol))
     assert restored == protocol and restored.fingerprint == protocol.fingerprint
     rows = _valid_reports(mechanism, n=50)
@@ -922,7 +927,8 @@ def test_a_protocol_file_carrying_a_seed_is_refused(name, field, where, value):
 
     from ldp.protocol import Protocol, fingerprint_of
 
-    document = json.loads(Protocol.from_mechanism(ldp.mechanisms.registry.example(name)).to_json())
+    mechanism = ldp.mechanisms.registry.example(name)
+    document = json.loads(Protocol.from_mechanism(mechanism, delta=_delta_of(mechanism)).to_json())
     target = {
         "top": document,
         "mechanism": document["mechanism"],

@@ -853,6 +853,15 @@ function laplace(proto, x, stream) {
   return [snap(stream, x + sign * noise, sampler.step)];
 }
 
+function gaussianNoise(proto, x, stream) {
+  const sampler = proto.sampler;
+  const steps = zeroBits(stream, 1)[0];
+  const exponential = LN2 * steps - Math.log1p(-0.5 * uniform(stream, 1)[0]);
+  const angle = uniform(stream, 1)[0];
+  const noise = Math.sqrt(2.0 * exponential) * Math.cos(TWO_PI * angle);
+  return [snap(stream, x + sampler.sigma * noise, sampler.step)];
+}
+
 function piecewiseValue(proto, sampler, x, stream) {
   const c = sampler.C;
   const width = sampler.width;
@@ -922,6 +931,7 @@ const MECHANISMS = new Map([
   ["Hybrid", hybrid],
   ["SquareWave", squareWave],
   ["staircase", staircase],
+  ["gaussian", gaussianNoise],
 ]);
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));

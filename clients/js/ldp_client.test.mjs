@@ -18,7 +18,7 @@ const VECTORS = DOCUMENT.vectors;
 const MEMOIZED = DOCUMENT.memoized;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
-  "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase",
+  "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase", "gaussian",
 ];
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.

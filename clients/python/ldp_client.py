@@ -605,6 +605,15 @@ def _laplace(proto, x, stream):
     return [_snap(stream, x + sign * noise, sampler["step"])]
 
 
+def _gaussian_noise(proto, x, stream):
+    sampler = proto["sampler"]
+    steps = _zero_bits(stream, 1)[0]
+    exponential = _LN2 * float(steps) - math.log1p(-0.5 * _uniform(stream, 1)[0])
+    angle = _uniform(stream, 1)[0]
+    noise = math.sqrt(2.0 * exponential) * math.cos(_TWO_PI * angle)
+    return [_snap(stream, x + sampler["sigma"] * noise, sampler["step"])]
+
+
 def _piecewise_value(proto, sampler, x, stream):
     c, width = sampler["C"], sampler["width"]
     window = _choose_one(stream, proto.law(("piecewise", "keep"), sampler["keep"])) == 0
@@ -673,6 +682,7 @@ _MECHANISMS = {
     "Hybrid": _hybrid,
     "SquareWave": _square_wave,
     "staircase": _staircase,
+    "gaussian": _gaussian_noise,
 }
 
 _MEMO_FORMAT = "ldp-memo/1"

@@ -60,6 +60,7 @@ from ldp.accounting.tradeoff import (
     tradeoff_from_channel,
 )
 from ldp.channel import Channel
+from ldp.mechanisms.numeric import Gaussian
 
 __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delta_eta"]
 
@@ -232,6 +233,8 @@ class Composition(Frozen):
 
 
 def _as_curve(item: object) -> TradeOffFunction:
+    if isinstance(item, Gaussian):  # exactly G_mu (no finite channel has its profile)
+        return GaussianTradeOff(item.mu)
     if isinstance(item, Mechanism):  # a Channel, or any mechanism's privacy channel
         return tradeoff_from_channel(item.privacy_channel())
     if isinstance(item, TradeOffFunction):
@@ -349,6 +352,8 @@ def compose(
             f"composition) for a privacy-loss composition, got {compact(n)}; for more reports "
             "use a CLT approximation (clt_mu_approx) or a GDP bound"
         )
+    if isinstance(mechanisms, Gaussian):  # exactly mu-GDP: n reports are sqrt(n) mu-GDP
+        return compose(GaussianTradeOff(mechanisms.mu), n, adaptive=adaptive)
     if isinstance(mechanisms, Mechanism) and not isinstance(mechanisms, Channel):
         # any mechanism composes through its privacy channel (the worst input pair reduced
         # to its likelihood-ratio classes); a dominating one gives an upper bound

@@ -37,6 +37,7 @@ from ldp.mechanisms.memo import Memo
 from ldp.mechanisms.numeric import (
     Duchi,
     DuchiL2,
+    Gaussian,
     Hybrid,
     Laplace,
     Piecewise,
@@ -70,6 +71,7 @@ __all__ = [
     "Field",
     "FrequencyMechanism",
     "FrequencyOracle",
+    "Gaussian",
     "HadamardResponse",
     "Hybrid",
     "Interval",

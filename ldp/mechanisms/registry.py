@@ -30,6 +30,7 @@ from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
 from ldp.mechanisms.numeric import (
     Duchi,
     DuchiL2,
+    Gaussian,
     Hybrid,
     Laplace,
     Piecewise,
@@ -65,6 +66,7 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (RAPPOR, lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
         (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
         (Staircase, lambda: Staircase(1.0)),
+        (Gaussian, lambda: Gaussian(1.0)),
     )
 }
 
