@@ -290,10 +290,14 @@ def bernoulli(gen: object, p: np.ndarray) -> np.ndarray:
 
 
 def _big_endian(raw: np.ndarray) -> np.ndarray:
-    value = np.zeros(raw.shape[0], dtype=np.uint64)
-    for column in range(raw.shape[1]):
-        value = (value << np.uint64(8)) | raw[:, column].astype(np.uint64)
-    return value
+    """The rows of ``raw`` (``width <= 8`` bytes each) as big-endian ``uint64`` values: the
+    bytes are copied in reverse order into zero-padded 4- or 8-byte little-endian words (the
+    native order of common machines, so the conversion needs no byte swap)."""
+    rows, width = raw.shape
+    size = 4 if width <= 4 else 8
+    words = np.zeros((rows, size), dtype=np.uint8)
+    words[:, :width] = raw[:, ::-1]
+    return words.view(f"<u{size}").reshape(rows).astype(np.uint64)
 
 
 def randint(gen: object, bound: int, n: int) -> np.ndarray:
@@ -322,13 +326,10 @@ def randint(gen: object, bound: int, n: int) -> np.ndarray:
     return out
 
 
-_WORD_TYPES = {1: ">u1", 2: ">u2", 4: ">u4", 8: ">u8"}
-
-
 def _big_endian_words(raw: np.ndarray, width: int) -> np.ndarray:
     """Consecutive ``width``-byte big-endian words of ``raw`` as int64 (``width <= 7``)."""
-    if width in _WORD_TYPES:
-        return raw.view(_WORD_TYPES[width]).astype(np.int64)
+    if width == 1:
+        return raw.astype(np.int64)
     return _big_endian(raw.reshape(-1, width)).astype(np.int64)
 
 

@@ -292,7 +292,7 @@ def test_sampler_goodness_of_fit(mech, rng):
 
 
 def test_subset_selection_sampler_goodness_of_fit(rng):
-    ss = SubsetSelection(5, 1.0, d=2)
+    ss = SubsetSelection(5, 1.0, d=2, encoding="bits")
     subsets = list(itertools.combinations(range(5), 2))
     n = 30_000
     for x in (0, 3):
@@ -314,7 +314,7 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
     import ldp.mechanisms.frequency as frequency
 
     k, d, x = 40, 2, 2  # d / (k - 1) is far from 1/2, 1/4, 1/8: Floyd's algorithm
-    assert SubsetSelection(k, 1.0, d=d).sampler()["bernoulli_bits"] == 0
+    assert SubsetSelection(k, 1.0, d=d, encoding="bits").sampler()["bernoulli_bits"] == 0
     slots = k - 1
     c = d - 1 if include else d
     bounds = [j + 1 for j in range(slots - c, slots)]
@@ -331,7 +331,7 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
 
     monkeypatch.setattr(frequency, "choose", fake_choose)
     monkeypatch.setattr(frequency, "randint", fake_randint)
-    reports = SubsetSelection(k, 1.0, d=d).privatize(np.full(len(paths), x), rng=0)
+    reports = SubsetSelection(k, 1.0, d=d, encoding="bits").privatize(np.full(len(paths), x), rng=0)
     subsets = [tuple(np.flatnonzero(row)) for row in np.unpackbits(reports, axis=1, count=k)]
     others = [v for v in range(k) if v != x]
     expected = {
@@ -350,7 +350,7 @@ def test_subset_selection_bernoulli_rows_draw_every_subset_equally(
     (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4)."""
     import ldp.mechanisms.frequency as frequency
 
-    ss = SubsetSelection(k, 1.0, d=d)
+    ss = SubsetSelection(k, 1.0, d=d, encoding="bits")
     assert ss.sampler()["bernoulli_bits"] == rows
     monkeypatch.setattr(
         frequency, "choose", lambda gen, laws, which: np.full(which.size, 0 if include else 1)
@@ -597,7 +597,7 @@ def test_unary_reports_with_padding_bits_are_rejected():
     with pytest.raises(ValueError, match="beyond k"):
         mech.aggregate(bad)
     with pytest.raises(ValueError, match="exactly d"):
-        SubsetSelection(10, 1.0, d=3).aggregate(np.zeros((1, 2), dtype=np.uint8))
+        SubsetSelection(10, 1.0, d=3, encoding="bits").aggregate(np.zeros((1, 2), dtype=np.uint8))
 
 
 def test_report_dtypes_are_compact(rng):
@@ -651,3 +651,57 @@ def test_unary_encoding_reads_the_bytes_of_the_generic_exact_sampler(epsilon):
         laws = [mechanism._other, mechanism._own]
         bits = choose(gen, laws, own.ravel().astype(np.int64)) == 0
         np.testing.assert_array_equal(fast, np.packbits(bits.reshape(-1, 37), axis=1))
+
+
+@pytest.mark.parametrize("include", [False, True])
+@pytest.mark.parametrize(("k", "d"), [(9, 2), (12, 3), (40, 2)])
+def test_subset_selection_index_reports_draw_every_subset_equally(monkeypatch, k, d, include):
+    """Index encoding (rejection): every c-subset of the other values equally often
+    (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4),
+    the members sorted and distinct."""
+    import ldp.mechanisms.frequency as frequency
+
+    ss = SubsetSelection(k, 1.0, d=d, encoding="indices")
+    assert ss.sampler()["members"] == "rejection"
+    monkeypatch.setattr(
+        frequency, "choose", lambda gen, laws, which: np.full(which.size, 0 if include else 1)
+    )
+    x, n = k // 2, 40_000
+    reports = ss.privatize(np.full(n, x), rng=np.random.default_rng(k * 10 + d + include))
+    assert reports.shape == (n, d) and np.all(np.diff(reports, axis=1) > 0)
+    assert np.all((reports == x).any(axis=1) == include)
+    others = [v for v in range(k) if v != x]
+    c = d - 1 if include else d
+    index = {chosen: i for i, chosen in enumerate(itertools.combinations(others, c))}
+    observed = np.zeros(len(index))
+    for row in reports:
+        observed[index[tuple(int(v) for v in row if v != x)]] += 1
+    assert stats.chisquare(observed).pvalue > 1e-4
+
+
+def test_subset_selection_chooses_the_smaller_encoding():
+    for k, eps in [(8, 1.0), (1024, 4.0), (2**20, 6.0), (1024, 1.0), (64, 0.5)]:
+        ss = SubsetSelection(k, eps)
+        indices = ss.d * math.ceil(math.log2(k))
+        assert ss.encoding == ("indices" if indices < k else "bits")
+        assert len(ss.codec.fields) == (ss.d if ss.encoding == "indices" else (k + 7) // 8)
+    # the reports carry the same law either way: the support counts of a fixed stream agree
+    # with the exact channel's expectation in both encodings
+    for encoding in ("bits", "indices"):
+        ss = SubsetSelection(12, 2.0, d=2, encoding=encoding)
+        counts = ss.aggregate(ss.privatize(np.full(60_000, 5), rng=3)).counts
+        expected = np.full(12, ss.q * 60_000)
+        expected[5] = ss.p * 60_000
+        assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected))
+
+
+def test_subset_selection_index_reports_are_checked():
+    ss = SubsetSelection(40, 3.0)
+    assert ss.encoding == "indices"
+    with pytest.raises(ValueError, match="distinct and increasing"):
+        ss.aggregate(np.array([[5, 5]]))
+    with pytest.raises(ValueError, match="outside"):
+        ss.aggregate(np.array([[5, 40]]))
+    assert SubsetSelection.from_params({"k": 40, "epsilon": 3.0, "d": 2}).encoding == "bits"
+    with pytest.raises(ValueError, match="encoding"):
+        SubsetSelection(40, 3.0, encoding="packed")

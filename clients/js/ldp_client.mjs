@@ -751,6 +751,18 @@ function subset(proto, x, stream) {
   const include = chooseOne(stream, proto.law("include", proto.sampler.include)) === 0;
   const count = include ? d - 1 : d;
   const slots = k - 1; // slot o stands for value o + (o >= x)
+  if (proto.sampler.members === "rejection") {
+    // index encoding: the members, sorted
+    const seen = new Set();
+    let rounds = 0;
+    while (seen.size < count) {
+      if (++rounds > MAX_ROUNDS) throw tooManyRounds();
+      for (const t of randint(stream, slots, count - seen.size)) seen.add(t);
+    }
+    const members = [...seen].map((t) => t + (t >= x ? 1 : 0));
+    if (include) members.push(x);
+    return members.sort((a, b) => a - b);
+  }
   let bits = new Array(k).fill(false);
   const rows = proto.sampler.bernoulli_bits ?? 0; // absent in older files: Floyd
   if (rows > 0) {

@@ -516,6 +516,16 @@ def _subset(proto, x, stream):
     include = _choose_one(stream, proto.law("include", proto["sampler"]["include"])) == 0
     count = d - 1 if include else d
     slots = k - 1  # slot o stands for value o + (o >= x)
+    if proto["sampler"].get("members") == "rejection":  # index encoding: the members, sorted
+        held = []
+        seen = set()
+        while len(held) < count:
+            for t in _randint(stream, slots, count - len(held)):
+                if t not in seen:
+                    seen.add(t)
+                    held.append(t)
+        members = [t + (1 if t >= x else 0) for t in held] + ([x] if include else [])
+        return sorted(members)
     bits = [False] * k
     rows = proto["sampler"].get("bernoulli_bits", 0)  # absent in older files: Floyd
     if rows:  # Bernoulli bits of probability 2^-rows, then corrected to `count` members

@@ -11,6 +11,7 @@ rebuilds the exact channel (input -> report) when it is small enough to enumerat
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -853,13 +854,21 @@ class SubsetSelection(FrequencyOracle):
 
     name = "SS"
 
-    def __init__(self, k: int, epsilon: float, d: int | None = None) -> None:
+    def __init__(
+        self, k: int, epsilon: float, d: int | None = None, encoding: str = "auto"
+    ) -> None:
         super().__init__(k, epsilon)
         if d is None:
             d = optimal_subset_size(self._k, self._eps_budget)
         self._d = check_integer(d, "d", low=1)
         if self._d >= self._k:
             raise ValueError(f"d must be < k = {self._k}, got {self._d}")
+        if encoding not in ("auto", "bits", "indices"):
+            raise ValueError(f"encoding must be 'auto', 'bits' or 'indices', got {encoding!r}")
+        if encoding == "auto":
+            index_bits = self._d * max(1, (self._k - 1).bit_length())
+            encoding = "indices" if index_bits < self._k else "bits"
+        self._encoding = encoding
         self._p, self._q = subset_selection_probabilities(self._k, self._d, self._eps_budget)
         k, d, eps = self._k, self._d, self._eps_budget
         # odds of x in the subset: d e^eps : k - d (scaled down where d e^eps would overflow)
@@ -872,12 +881,27 @@ class SubsetSelection(FrequencyOracle):
 
     @property
     def params(self) -> dict[str, object]:
-        return {"k": self._k, "epsilon": self._eps_budget, "d": self._d}
+        return {"k": self._k, "epsilon": self._eps_budget, "d": self._d, "encoding": self._encoding}
+
+    @classmethod
+    def from_params(cls, params):
+        """Rebuild from :attr:`params`; a file without ``encoding`` (written before it
+        existed) means bit-packed reports."""
+        if not isinstance(params, Mapping):
+            raise TypeError(f"params must be a mapping, got {type(params).__name__}")
+        return cls(**{"encoding": "bits", **dict(params)})
 
     @property
     def d(self) -> int:
         """Subset size."""
         return self._d
+
+    @property
+    def encoding(self) -> str:
+        """``"bits"``: a bit-packed membership vector of ``ceil(k / 8)`` bytes; ``"indices"``:
+        the ``d`` members in increasing order (chosen by ``"auto"`` when ``d ceil(log2 k)``
+        bits are fewer than ``k``)."""
+        return self._encoding
 
     @property
     def p(self) -> float:
@@ -901,8 +925,21 @@ class SubsetSelection(FrequencyOracle):
 
     @property
     def codec(self) -> ReportCodec:
+        if self._encoding == "indices":
+            fields = tuple(Field(f"member_{i}", "int", 0, self._k - 1) for i in range(self._d))
+            dtype = np.dtype(index_dtype(self._k)).name
+            return ReportCodec(fields, dtype, vector=True, check=self._check_members)
         _check_vector_size(self._k, "SubsetSelection.codec")
         return packed_codec(self._k, self._check_subsets)
+
+    def _check_members(self, reports: np.ndarray, where) -> None:
+        if self._d > 1:
+            bad = np.any(np.diff(reports, axis=1) <= 0, axis=1)
+            if np.any(bad):
+                raise ValueError(
+                    f"{where(int(np.argmax(bad)))}: the report's members are not distinct and "
+                    "increasing (not a report of this mechanism)"
+                )
 
     def _check_subsets(self, reports: np.ndarray, where) -> None:
         _check_pad_bits(self._k)(reports, where)
@@ -919,6 +956,8 @@ class SubsetSelection(FrequencyOracle):
     def sampler(self) -> dict[str, object]:
         """``include``: odds of ``x`` being in the subset; ``d``: the subset size;
         ``bernoulli_bits``: how the other values are drawn (see :meth:`privatize`)."""
+        if self._encoding == "indices":
+            return {"include": list(self._law.weights), "d": self._d, "members": "rejection"}
         return {
             "include": list(self._law.weights),
             "d": self._d,
@@ -947,10 +986,19 @@ class SubsetSelection(FrequencyOracle):
 
         The subset lives in the packed report itself, so each draw costs a few operations on
         one byte per user.
+
+        With ``encoding="indices"`` the ``c`` others are drawn by *rejection*: ``c`` draws
+        ``t = randint(k - 1)`` at once, the new distinct slots kept (a slot already held, or
+        repeated within the draws, is skipped), and as many draws again as are missing, until
+        ``c`` slots are held. The held set is the first ``c`` distinct values of an i.i.d.
+        uniform sequence, a uniform ``c``-subset by symmetry; each user costs about ``c``
+        draws, never ``k`` bits. The report is the members in increasing order.
         """
-        _check_vector_size(self._k, "SubsetSelection.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
+        if self._encoding == "indices":
+            return self._privatize_members(x, gen)
+        _check_vector_size(self._k, "SubsetSelection.privatize")
         k = self._k
         width = (k + 7) // 8
         out = np.empty((x.size, width), dtype=np.uint8)
@@ -959,6 +1007,53 @@ class SubsetSelection(FrequencyOracle):
             rows = slice(start, min(start + step, x.size))
             out[rows] = self._privatize_chunk(x[rows], gen, width)
         return out
+
+    def _privatize_members(self, x: np.ndarray, gen: object) -> np.ndarray:
+        d = self._d
+        out = np.empty((x.size, d), dtype=self.codec.native_dtype)
+        step = max(1, _SUBSET_CHUNK_BYTES // (8 * d))
+        for start in range(0, x.size, step):
+            rows = slice(start, min(start + step, x.size))
+            out[rows] = self._members_chunk(x[rows], gen)
+        return out
+
+    def _members_chunk(self, xs: np.ndarray, gen: object) -> np.ndarray:
+        k, d = self._k, self._d
+        m = xs.size
+        include = choose(gen, [self._law], np.zeros(m, dtype=np.int64)) == 0
+        wanted = d - include.astype(np.int64)
+        # round one: every user's c draws at once (user by user, as a client draws them)
+        slots = np.full((m, d), k, dtype=np.int64)  # k marks an empty place (sorts last)
+        slots[np.arange(d)[None, :] < wanted[:, None]] = randint(gen, k - 1, int(wanted.sum()))
+        slots.sort(axis=1)
+        repeated = np.zeros_like(slots, dtype=bool)
+        repeated[:, 1:] = slots[:, 1:] == slots[:, :-1]
+        if repeated.any():
+            slots[repeated] = k
+            slots.sort(axis=1, kind="stable")  # nearly sorted: a merge of few runs
+        users = np.flatnonzero((slots < k).sum(axis=1) < wanted)
+        while users.size:  # the few users with repeats: draw what is missing
+            rows = slots[users]
+            held = (rows < k).sum(axis=1)
+            missing = wanted[users] - held
+            owner = np.repeat(np.arange(users.size), missing)
+            drawn = randint(gen, k - 1, owner.size)
+            known = (rows[owner] == drawn[:, None]).any(axis=1)
+            keys = owner * k + drawn
+            _, first = np.unique(keys, return_index=True)
+            fresh = np.zeros(keys.size, dtype=bool)
+            fresh[first] = True
+            fresh &= ~known
+            new_owner, new_slot = owner[fresh], drawn[fresh]  # owner is sorted
+            rank = np.arange(new_owner.size) - np.searchsorted(new_owner, new_owner)
+            rows[new_owner, held[new_owner] + rank] = new_slot
+            rows.sort(axis=1, kind="stable")
+            slots[users] = rows
+            users = users[(rows < k).sum(axis=1) < wanted[users]]
+        values = slots + (slots >= xs[:, None])  # slot t stands for value t + (t >= x)
+        values[include, d - 1] = xs[include]
+        values.sort(axis=1, kind="stable")  # sorted but for x, appended last
+        return values.astype(self.codec.native_dtype, copy=False)
 
     def _privatize_chunk(self, xs: np.ndarray, gen: object, width: int) -> np.ndarray:
         m = xs.size
@@ -1028,6 +1123,11 @@ class SubsetSelection(FrequencyOracle):
         return packed
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        if self._encoding == "indices":
+            total = np.zeros(self._k, dtype=np.int64)
+            for rows in chunk_rows(reports.shape[0], reports.shape[1]):
+                total += np.bincount(reports[rows].ravel(), minlength=self._k)
+            return total, reports.shape[0]
         return _bit_counts(reports, self._k), reports.shape[0]
 
     def privacy_channel(self) -> Channel:
@@ -1048,6 +1148,13 @@ class SubsetSelection(FrequencyOracle):
     def audit_statistic(self, x0: Any, x1: Any):
         """``2 [x0 in S] + [x1 in S]``: sufficient for the pair."""
         a, b = int(x0), int(x1)
+        if self._encoding == "indices":
+
+            def members(reports: np.ndarray) -> np.ndarray:
+                rows = np.asarray(reports)
+                return 2 * (rows == a).any(axis=1).astype(np.int64) + (rows == b).any(axis=1)
+
+            return members
         return lambda reports: 2 * packed_bit(reports, a) + packed_bit(reports, b)
 
     def to_channel(self) -> Channel:
