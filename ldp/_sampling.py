@@ -327,9 +327,17 @@ def randint(gen: object, bound: int, n: int) -> np.ndarray:
 
 
 def _big_endian_words(raw: np.ndarray, width: int) -> np.ndarray:
-    """Consecutive ``width``-byte big-endian words of ``raw`` as int64 (``width <= 7``)."""
+    """Consecutive ``width``-byte big-endian words of ``raw`` as int64 (``width <= 7``);
+    up to 4 bytes by shifts in 32-bit arithmetic (the common case: bounds below ``2^32``)."""
     if width == 1:
         return raw.astype(np.int64)
+    if width <= 4:
+        rows = raw.reshape(-1, width)
+        value = rows[:, 0].astype(np.uint32)
+        for column in range(1, width):
+            value <<= np.uint32(8)
+            value |= rows[:, column]
+        return value.astype(np.int64)
     return _big_endian(raw.reshape(-1, width)).astype(np.int64)
 
 
