@@ -22,7 +22,7 @@ string, a protocol parameter; not randomness), a row index ``j`` and a width ``m
 with ``PREFIX = b"ldpkit/sketch-hash/v1\\x00"``, ``u32`` a 4-byte big-endian unsigned
 integer and ``salt`` the salt's UTF-8 bytes. The salt is length-prefixed and the item comes
 last, so two different (salt, row, item) triples never hash the same message. For a power of
-two ``m`` every bucket is equally likely for a uniformly random digest; otherwise the bias is
+two ``m`` every bucket is equally likely for a uniformly random hash value; otherwise the bias is
 below ``m / 2^64``.
 
 Examples
@@ -149,8 +149,8 @@ def sketch_hash(salt: bytes, row: int, item: bytes, width: int) -> int:
     >>> [sketch_hash(b"2026", j, b"apple", 16) for j in range(4)]
     [10, 15, 5, 12]
     """
-    digest = hashlib.sha256(_message_head(salt, row) + item).digest()
-    return int.from_bytes(digest[:8], "big") % width
+    value = hashlib.sha256(_message_head(salt, row) + item).digest()
+    return int.from_bytes(value[:8], "big") % width
 
 
 def sketch_hashes(salt: bytes, rows: np.ndarray, items: Sequence[bytes], width: int) -> np.ndarray:

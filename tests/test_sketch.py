@@ -4,8 +4,8 @@ computed by hand, the bias of fixed hashes, privacy, and the server's query API.
 
 Every reference value here is computed independently of the code under test: the hash from
 ``hashlib`` and the documented byte layout, the laws from the closed-form flip probabilities,
-the variance examples from Apple Differential Privacy Team (2017) as re-derived (Pan 2024
-reports errors in the printed variance), evaluated by hand.
+the variance examples from the model of Apple Differential Privacy Team (2017) with the
+variance re-derived (the printed one has errors), evaluated by hand.
 """
 
 import hashlib
@@ -318,5 +318,19 @@ def test_protocol_files_carry_the_items_domain():
 
 
 def test_recommend_points_huge_domains_to_a_sketch():
-    choice = recommend(2**40, 4.0, n=10**6)
-    assert choice.name in ("cms", "hcms"), choice
+    """An open domain (k=None) or one beyond what a histogram server decodes gets a sketch:
+    CMS where its m-bit report buys variance (large eps), HCMS's one bit where the two are
+    within the tolerance (small eps) or the report budget is small."""
+    for k in (None, 2**40):
+        choice = recommend(k, 4.0, n=10**6)
+        assert choice.mechanism.name == "cms", choice
+        width, depth = choice.mechanism.width, choice.mechanism.depth
+        noise = math.exp(2.0) / (math.exp(2.0) - 1) ** 2  # (c^2 - 1) / 4 at eps / 2 = 2
+        r2 = (width / (width - 1)) ** 2
+        assert (r2 - 1) * noise + 1 / (width - 1) <= 0.05 * noise  # the width rule
+        assert 10**6 / (depth * (width - 1)) <= noise  # heavy items cost at most the noise
+    assert recommend(None, 0.3).mechanism.name == "hcms"
+    assert recommend(None, 4.0, n=10**6, communication=64).mechanism.name == "hcms"
+    assert recommend(2**20, 4.0).mechanism.name != "cms"  # decodable: a frequency oracle
+    with pytest.raises(ValueError, match="sketches"):
+        recommend(None, 1.0, candidates=("GRR",))

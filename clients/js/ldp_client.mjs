@@ -747,7 +747,7 @@ function hash(family, words, x) {
 }
 
 // SHA-256 (FIPS 180-4) of a Uint8Array, synchronous, for browsers and Node alike (the
-// sketches' public hash; crypto.subtle.digest is asynchronous, privatize is not). Exported
+// sketches' public hash; the Web Crypto hash is asynchronous, privatize is not). Exported
 // for tests.
 const SHA256_K = Uint32Array.from([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -821,8 +821,8 @@ function sketchHash(params, row, item) {
   at += 4 + salt.length;
   view.setUint32(at, row);
   message.set(item, at + 4);
-  const digest = new DataView(sha256(message).buffer);
-  const top = (BigInt(digest.getUint32(0)) << 32n) | BigInt(digest.getUint32(4));
+  const hashed = new DataView(sha256(message).buffer);
+  const top = (BigInt(hashed.getUint32(0)) << 32n) | BigInt(hashed.getUint32(4));
   return Number(top % BigInt(params.width));
 }
 

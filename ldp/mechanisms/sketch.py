@@ -28,9 +28,9 @@ Apple's matrix ``M`` (``depth x width``, count scale), from which the count or f
 its buckets: ``(m/(m-1)) (1/k) sum_l sum_{x != d} f(x) (1[h_l(x) = h_l(d)] - 1/m)``. It is
 unbiased only *on average over the draw of the hash functions* (over the ``salt``), and
 :meth:`CountMeanSketch.variance` is the exact variance over the noise, the users' rows and
-that draw (fully random hashes). Pan (2024) points out errors in the expectation and variance
-printed in the original paper; the formulas here are derived afresh (``docs/protocol.md``)
-and checked by simulation in the tests.
+that draw (fully random hashes). It is not the variance printed in the original paper,
+which has errors; it is derived afresh (the notes of :meth:`CountMeanSketch.variance`) and
+checked by simulation in the tests.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ class Sketch(Frozen):
     (10000, (8, 256))
     >>> bool(abs(sketch.frequency("apple") - 0.6) < 0.05)
     True
-    >>> np.round(sketch.frequency(["pear", "fig", "kiwi"]), 1).tolist()
+    >>> (np.round(sketch.frequency(["pear", "fig", "kiwi"]), 1) + 0.0).tolist()
     [0.3, 0.1, 0.0]
     """
 
@@ -385,6 +385,11 @@ class CountMeanSketch(Frozen, Mechanism):
         both = self.buckets([x0, x1])
         return both[0], both[1]
 
+    @property
+    @abc.abstractmethod
+    def report_bits(self) -> float:
+        """``log2`` of the number of possible reports."""
+
     # ----------------------------------------------------------------- server
     @property
     @abc.abstractmethod
@@ -473,6 +478,18 @@ class CountMeanSketch(Frozen, Mechanism):
         Returns
         -------
         float or ndarray
+
+        Notes
+        -----
+        The estimate is ``r sum_i Y_i - r n / m`` with one unbiased indicator ``Y_i`` per
+        report: ``c (bit - 1/2) + 1/2`` of the bucket of ``d`` in the report's row (CMS), or
+        ``c (+-1) H[l_i, h_{j_i}(d)]`` (HCMS). Given the rows and the hashes,
+        ``E[Y_i] = Z_i = 1[h_{j_i}(x_i) = h_{j_i}(d)]`` and ``Var(Y_i) = (c^2 - 1) / 4``
+        (CMS) or ``c^2 - Z_i`` (HCMS). The collisions ``sum_{i: x_i != d} Z_i`` are
+        ``sum_{l, x != d} N_{l,x} 1[h_l(x) = h_l(d)]`` with ``N_{l,x} ~ Bin(f(x), 1/k)`` the
+        users of ``x`` in row ``l`` and independent ``Bernoulli(1/m)`` indicators, whose
+        variance is ``(1/m)(1 - 1/m) sum_x (f(x)(1 - 1/k) + f(x)^2 / k)``; scaled by ``r^2``
+        this is the second term.
 
         Examples
         --------
