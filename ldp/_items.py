@@ -43,7 +43,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["HASH_PREFIX", "check_items", "item_bytes", "sketch_hash", "sketch_hashes"]
+__all__ = [
+    "HASH_PREFIX",
+    "check_items",
+    "item_bytes",
+    "sketch_hash",
+    "sketch_hashes",
+    "unique_items",
+]
 
 #: Domain separation of the sketch hash (version 1 of the layout).
 HASH_PREFIX = b"ldpkit/sketch-hash/v1\x00"
@@ -88,22 +95,46 @@ def item_bytes(value: object, name: str = "values") -> bytes:
     )
 
 
-def check_items(values: object, name: str = "values") -> list[bytes]:
-    """A 1-D collection of items as their byte strings (one per user).
+def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.ndarray]:
+    """The distinct items of a 1-D collection (byte strings) and each user's index into them.
 
-    A single string or byte string is refused (it is one item, not a list of them).
+    A numpy array of strings, byte strings or integers is deduplicated by ``np.unique``
+    (vectorised); any other sequence by a dictionary. A single string or byte string is
+    refused (it is one item, not a list of them). Messages never echo an item.
+
+    Parameters
+    ----------
+    values : 1-D array_like of str, bytes or int
+        One item per user.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    (list of bytes, ndarray of int64)
+        ``unique[inverse[i]]`` is the byte string of ``values[i]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp._items import unique_items
+    >>> unique_items(np.array(["b", "a", "b"]))
+    ([b'a', b'b'], array([1, 0, 1]))
     """
     if isinstance(values, (str, bytes, bytearray)):
         raise TypeError(f"{name} must be a 1-D list of items (one per user), not a single item")
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise ValueError(f"{name} must be 1-D (one item per user), got shape {values.shape}")
-        if values.dtype.kind in "iuUSO":
-            seq: Sequence[object] = values.tolist()
-        else:
+        if values.dtype.kind in "iuUS":
+            uniq, back = np.unique(values, return_inverse=True)
+            distinct = [item_bytes(v, name) for v in uniq.tolist()]
+            return distinct, np.asarray(back, dtype=np.int64).reshape(-1)
+        if values.dtype.kind != "O":
             raise TypeError(
                 f"{name} must be strings, bytes or integers (items), got dtype {values.dtype}"
             )
+        seq: Sequence[object] = values.tolist()
     elif isinstance(values, Sequence):
         seq = values
     else:
@@ -113,12 +144,30 @@ def check_items(values: object, name: str = "values") -> list[bytes]:
             raise TypeError(
                 f"{name} must be a 1-D list of items, got {type(values).__name__}"
             ) from None
-    out = []
-    for value in seq:
-        if isinstance(value, (list, tuple, np.ndarray)):
-            raise ValueError(f"{name} must be 1-D (one item per user)")
-        out.append(item_bytes(value, name))
-    return out
+    index: dict[tuple[type, object], int] = {}
+    unique: list[bytes] = []
+    inverse = np.empty(len(seq), dtype=np.int64)
+    for i, value in enumerate(seq):
+        key = (type(value), value)
+        try:
+            j = index.get(key)
+        except TypeError:  # unhashable: a list, an array, a dict
+            j = None
+        if j is None:
+            if isinstance(value, (list, tuple, np.ndarray, dict)):
+                raise ValueError(f"{name} must be 1-D (one item per user)")
+            j = len(unique)
+            unique.append(item_bytes(value, name))
+            index[key] = j
+        inverse[i] = j
+    return unique, inverse
+
+
+def check_items(values: object, name: str = "values") -> list[bytes]:
+    """A 1-D collection of items as their byte strings (one per user; see
+    :func:`unique_items`)."""
+    unique, inverse = unique_items(values, name)
+    return [unique[i] for i in inverse.tolist()]
 
 
 def _message_head(salt: bytes, row: int) -> bytes:
@@ -153,17 +202,21 @@ def sketch_hash(salt: bytes, row: int, item: bytes, width: int) -> int:
     return int.from_bytes(value[:8], "big") % width
 
 
-def sketch_hashes(salt: bytes, rows: np.ndarray, items: Sequence[bytes], width: int) -> np.ndarray:
-    """``h_{rows[i]}(items[i])`` for every ``i`` (each distinct pair hashed once).
+def sketch_hashes(
+    salt: bytes, rows: np.ndarray, unique: Sequence[bytes], inverse: np.ndarray, width: int
+) -> np.ndarray:
+    """``h_{rows[i]}(unique[inverse[i]])`` for every ``i`` (each distinct pair hashed once).
 
     Parameters
     ----------
     salt : bytes
         The public salt's UTF-8 bytes.
     rows : ndarray of int
-        One row index per item.
-    items : sequence of bytes
-        The items' byte strings.
+        One row index per user, ``0 <= row < 2^32``.
+    unique : sequence of bytes
+        The distinct items' byte strings (:func:`unique_items`).
+    inverse : ndarray of int
+        Each user's index into ``unique``.
     width : int
         Number of buckets.
 
@@ -175,22 +228,22 @@ def sketch_hashes(salt: bytes, rows: np.ndarray, items: Sequence[bytes], width: 
     --------
     >>> import numpy as np
     >>> from ldp._items import sketch_hashes
-    >>> sketch_hashes(b"2026", np.array([0, 3, 0]), [b"apple"] * 3, 16).tolist()
+    >>> sketch_hashes(b"2026", np.array([0, 3, 0]), [b"apple"], np.zeros(3, int), 16).tolist()
     [10, 12, 10]
     """
     rows = np.asarray(rows, dtype=np.int64)
-    out = np.empty(len(items), dtype=np.int64)
+    inverse = np.asarray(inverse, dtype=np.int64)
+    if rows.size == 0:
+        return np.empty(0, dtype=np.int64)
+    span = int(rows.max()) + 1
+    pairs, back = np.unique(inverse * span + rows, return_inverse=True)
     heads: dict[int, bytes] = {}
-    seen: dict[tuple[int, bytes], int] = {}
+    values = np.empty(pairs.size, dtype=np.int64)
     sha = hashlib.sha256
-    for i, (row, item) in enumerate(zip(rows.tolist(), items)):
-        key = (row, item)
-        value = seen.get(key)
-        if value is None:
-            head = heads.get(row)
-            if head is None:
-                head = heads[row] = _message_head(salt, row)
-            value = int.from_bytes(sha(head + item).digest()[:8], "big") % width
-            seen[key] = value
-        out[i] = value
-    return out
+    for position, code in enumerate(pairs.tolist()):
+        item, row = divmod(code, span)
+        head = heads.get(row)
+        if head is None:
+            head = heads[row] = _message_head(salt, row)
+        values[position] = int.from_bytes(sha(head + unique[item]).digest()[:8], "big") % width
+    return values[np.asarray(back).reshape(-1)]

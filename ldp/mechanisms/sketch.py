@@ -36,6 +36,7 @@ checked by simulation in the tests.
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, cast
@@ -44,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._frozen import Frozen
-from ldp._items import MAX_ROW, check_items, item_bytes, sketch_hashes
+from ldp._items import MAX_ROW, sketch_hashes, unique_items
 from ldp._mechanism import Field, Items, Mechanism, ReportCodec
 from ldp._rounding import log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
@@ -128,8 +129,8 @@ class SketchCounts:
             raise ValueError(f"rows must be non-negative and sum to n = {n}")
         if counts.size and np.any(np.abs(counts) > rows[:, None]):
             raise ValueError("counts must not exceed the number of reports of their row")
-        object.__setattr__(self, "counts", _frozen_array(counts.astype(np.int64)))
-        object.__setattr__(self, "rows", _frozen_array(rows.astype(np.int64)))
+        object.__setattr__(self, "counts", _frozen_array(counts.astype(np.int64, copy=False)))
+        object.__setattr__(self, "rows", _frozen_array(rows.astype(np.int64, copy=False)))
         object.__setattr__(self, "n", n)
 
     def __add__(self, other: SketchCounts) -> SketchCounts:
@@ -229,15 +230,11 @@ class Sketch(Frozen):
         True
         """
         scalar = _scalar_item(items)
-        queried = [item_bytes(items, "items")] if scalar else check_items(items, "items")
         mech = self.mechanism
-        depth, width = mech.depth, mech.width
-        if not queried:
-            return np.zeros(0)
-        rows = np.tile(np.arange(depth, dtype=np.int64), len(queried))
-        repeated = [item for item in queried for _ in range(depth)]
-        buckets = sketch_hashes(mech.salt.encode("utf-8"), rows, repeated, width)
-        picked = self.matrix[rows, buckets].reshape(len(queried), depth)
+        buckets = mech.buckets([items] if scalar else items)
+        rows = np.arange(mech.depth)
+        picked = self.matrix[rows[None, :], buckets]
+        width = mech.width
         out = width / (width - 1) * (picked.mean(axis=1) - self.n / width)
         return scalar_or_array(out, scalar)
 
@@ -372,14 +369,11 @@ class CountMeanSketch(Frozen, Mechanism):
         >>> CMS(1.0, width=16, depth=4, salt="2026").buckets(["apple"]).tolist()
         [[10, 15, 5, 12]]
         """
-        queried = check_items(items, "items")
-        rows = np.tile(np.arange(self._depth, dtype=np.int64), len(queried))
-        repeated = [item for item in queried for _ in range(self._depth)]
-        out = sketch_hashes(self._salt.encode("utf-8"), rows, repeated, self._width)
-        return out.reshape(len(queried), self._depth)
-
-    def _hash_rows(self, items: list[bytes], rows: np.ndarray) -> np.ndarray:
-        return sketch_hashes(self._salt.encode("utf-8"), rows, items, self._width)
+        unique, inverse = unique_items(items, "items")
+        rows = np.tile(np.arange(self._depth, dtype=np.int64), inverse.size)
+        repeated = np.repeat(inverse, self._depth)
+        out = sketch_hashes(self._salt.encode("utf-8"), rows, unique, repeated, self._width)
+        return out.reshape(inverse.size, self._depth)
 
     def _pair_buckets(self, x0: Any, x1: Any) -> tuple[np.ndarray, np.ndarray]:
         both = self.buckets([x0, x1])
@@ -611,10 +605,10 @@ class CMS(CountMeanSketch):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         """``(row, packed bits)`` per user: the row by ``randint(depth)`` for every user,
         then the :class:`SUE` report of each user's bucket."""
-        items = check_items(values)
+        unique, inverse = unique_items(values)
         gen = check_random_state(rng)
-        rows = randint(gen, self._depth, len(items))
-        buckets = self._hash_rows(items, rows)
+        rows = randint(gen, self._depth, inverse.size)
+        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
         bits = self._sue.privatize(buckets, gen)
         dtype = self.codec.native_dtype
         return np.column_stack([rows.astype(dtype), bits.astype(dtype)])
@@ -625,11 +619,17 @@ class CMS(CountMeanSketch):
         out = np.zeros((self._depth, self._width), dtype=np.int64)
         order = np.argsort(rows, kind="stable")
         rows, bits = rows[order], bits[order]
-        for sl in chunk_rows(rows.size, self._width):
-            unpacked = np.unpackbits(bits[sl], axis=1, count=self._width)
-            here = rows[sl]
-            starts = np.flatnonzero(np.r_[True, here[1:] != here[:-1]])
-            out[here[starts]] += np.add.reduceat(unpacked, starts, axis=0, dtype=np.int64)
+        # the reports of each row are contiguous now: sum each block's bits (a column sum of
+        # contiguous rows is fast; at most depth blocks, each unpacked in bounded chunks)
+        bounds = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1], True])
+        if not rows.size:
+            return out
+        for first, stop in itertools.pairwise(bounds):
+            total = out[rows[first]]
+            for sl in chunk_rows(int(stop - first), self._width):
+                block = bits[first + sl.start : first + sl.stop]
+                unpacked = np.unpackbits(block, axis=1, count=self._width)
+                total += unpacked.sum(axis=0, dtype=np.int64)
         return out
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
@@ -730,13 +730,13 @@ class HCMS(CountMeanSketch):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         """``(row, coefficient, bit)`` per user: ``randint(depth)`` for every user, then
         ``randint(width)`` for every user, then the keep-or-flip coin of every user."""
-        items = check_items(values)
+        unique, inverse = unique_items(values)
         gen = check_random_state(rng)
-        n = len(items)
+        n = inverse.size
         rows = randint(gen, self._depth, n)
         cols = randint(gen, self._width, n)
         flip = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 1
-        buckets = self._hash_rows(items, rows)
+        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
         plus = (parity(cols & buckets) == 0) != flip
         return np.column_stack([rows, cols, plus.astype(np.int64)])
 

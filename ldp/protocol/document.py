@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._items import check_items
+from ldp._items import unique_items
 from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._rounding import round_up
 from ldp._validation import check_random_state, check_scalar
@@ -545,10 +545,10 @@ class Protocol:
                 return _encode_indices(domain["k"], values)
             return _encode_labels(domain["labels"], values)
         if domain["type"] == "items":
-            items = check_items(values)
-            encoded = np.empty(len(items), dtype=object)
-            encoded[:] = items
-            return encoded
+            unique, inverse = unique_items(values)
+            distinct = np.empty(len(unique), dtype=object)
+            distinct[:] = unique
+            return distinct[inverse]
         if domain["type"] == "interval":
             return _encode_interval(self._mechanism.domain, domain, values)
         return _encode_ball(domain, values)
