@@ -334,3 +334,27 @@ def test_recommend_points_huge_domains_to_a_sketch():
     assert recommend(2**20, 4.0).mechanism.name != "cms"  # decodable: a frequency oracle
     with pytest.raises(ValueError, match="sketches"):
         recommend(None, 1.0, candidates=("GRR",))
+
+
+def test_command_line_privatizes_items_and_queries_them(tmp_path, capsys):
+    """ldp privatize reads items as text ("007" stays "007"); ldp estimate --items queries
+    the sketch of the reports."""
+    import json
+
+    from ldp.cli import main
+
+    protocol = Protocol.from_mechanism(CMS(4.0, width=256, depth=16, salt="cli"))
+    protocol.save(tmp_path / "p.json")
+    rng = np.random.default_rng(0)
+    words = rng.choice(["007", "7", "zebra"], size=6000, p=[0.5, 0.3, 0.2])
+    (tmp_path / "answers.csv").write_text("word\n" + "\n".join(words) + "\n")
+    argv = ["privatize", "--protocol", str(tmp_path / "p.json"), str(tmp_path / "answers.csv")]
+    assert main([*argv, "--out", str(tmp_path / "r.csv"), "--rng", "1"]) == 0
+    capsys.readouterr()
+    query = ["estimate", "--protocol", str(tmp_path / "p.json"), str(tmp_path / "r.csv")]
+    assert main([*query, "--items", "007,7,zebra,absent", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["frequencies"]
+    assert [r["category"] for r in rows] == ["007", "7", "zebra", "absent"]
+    for r, truth in zip(rows, (0.5, 0.3, 0.2, 0.0)):
+        assert abs(r["estimate"] - truth) < 2 * r["half_width"] + 0.01
+    assert main(query) == 2  # a sketch needs --items
