@@ -55,9 +55,6 @@ __all__ = [
 #: Domain separation of the sketch hash (version 1 of the layout).
 HASH_PREFIX = b"ldpkit/sketch-hash/v1\x00"
 
-#: Largest row index a hash message can hold (a 4-byte field).
-MAX_ROW = (1 << 32) - 1
-
 
 def item_bytes(value: object, name: str = "values") -> bytes:
     """The byte string that names ``value`` (module notes); never echoes the value.

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._frozen import Frozen
-from ldp._items import MAX_ROW, sketch_hashes, unique_items
+from ldp._items import sketch_hashes, unique_items
 from ldp._mechanism import Field, Items, Mechanism, ReportCodec
 from ldp._rounding import log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
@@ -72,7 +72,8 @@ from ldp.mechanisms.frequency import SUE
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
 
-#: Largest number of hash functions (rows) of a sketch.
+#: Largest number of hash functions (rows) of a sketch (a row index is a 4-byte field of the
+#: hash message, ``ldp._items``; the report's row field is at most 16 bits).
 MAX_DEPTH = 1 << 16
 #: Largest salt, in UTF-8 bytes.
 MAX_SALT_BYTES = 1024
@@ -307,7 +308,6 @@ class CountMeanSketch(Frozen, Mechanism):
         self._depth = check_integer(depth, "depth", low=1)
         if self._depth > MAX_DEPTH:
             raise ValueError(f"depth must be <= {MAX_DEPTH}, got {compact(self._depth)}")
-        assert MAX_DEPTH <= MAX_ROW
         self._salt = _check_salt(salt)
         check_size(
             self._depth * self._width,
