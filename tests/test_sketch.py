@@ -103,36 +103,28 @@ def test_parameters_are_checked():
 
 
 # ----------------------------------------------------------------------------- the law
-def test_cms_reports_follow_their_exact_law():
-    """Row uniform; given row j, bit h_j(d) is 1 with p = e^{eps/2}/(1 + e^{eps/2}) and
-    every other bit with 1 - p, independently (chi-square over all 2 x 2^4 outputs)."""
-    eps, width, depth = 1.3, 4, 2
-    mech = CMS(eps, width=width, depth=depth, salt="law")
+def _cms_law(eps, width, depth, salt, item: bytes) -> np.ndarray:
+    """Row uniform; given row j, bit h_j(d) is 1 with p = e^{eps/2}/(1 + e^{eps/2}) and every
+    other bit with 1 - p, independently. Index: row * 2^width + the bits read as an integer
+    (bit 0 most significant)."""
     p = math.exp(eps / 2) / (1 + math.exp(eps / 2))
-    buckets = [reference_hash("law", j, b"apple", width) for j in range(depth)]
+    buckets = [reference_hash(salt, j, item, width) for j in range(depth)]
     law = np.zeros(depth * 2**width)
     for j in range(depth):
         for pattern in range(2**width):
-            bits = [(pattern >> (width - 1 - a)) & 1 for a in range(width)]
             prob = 1.0 / depth
-            for a, bit in enumerate(bits):
+            for a in range(width):
                 one = p if a == buckets[j] else 1 - p
-                prob *= one if bit else 1 - one
+                prob *= one if (pattern >> (width - 1 - a)) & 1 else 1 - one
             law[j * 2**width + pattern] = prob
-    reports = mech.privatize(np.array(["apple"] * 100_000), rng=np.random.default_rng(5))
-    patterns = reports[:, 1].astype(np.int64) >> (8 - width)
-    index = reports[:, 0].astype(np.int64) * 2**width + patterns
-    counts = np.bincount(index, minlength=law.size)
-    assert stats.chisquare(counts, law * counts.sum()).pvalue > P_FLOOR
+    return law
 
 
-def test_hcms_reports_follow_their_exact_law():
+def _hcms_law(eps, width, depth, salt, item: bytes) -> np.ndarray:
     """Row and coefficient uniform; the bit is the Hadamard sign H[l, h_j(d)] with
-    probability e^eps / (1 + e^eps)."""
-    eps, width, depth = 0.8, 8, 2
-    mech = HCMS(eps, width=width, depth=depth, salt="law")
+    probability e^eps / (1 + e^eps). Index: (row * width + coefficient) * 2 + bit."""
     keep = math.exp(eps) / (1 + math.exp(eps))
-    buckets = [reference_hash("law", j, b"pear", width) for j in range(depth)]
+    buckets = [reference_hash(salt, j, item, width) for j in range(depth)]
     law = np.zeros(depth * width * 2)
     for j in range(depth):
         for col in range(width):
@@ -140,10 +132,58 @@ def test_hcms_reports_follow_their_exact_law():
             for bit in (0, 1):
                 agree = (bit == 1) == sign_plus
                 law[(j * width + col) * 2 + bit] = (keep if agree else 1 - keep) / (depth * width)
-    reports = mech.privatize(["pear"] * 100_000, rng=np.random.default_rng(6))
-    index = (reports[:, 0] * width + reports[:, 1]) * 2 + reports[:, 2]
+    return law
+
+
+def _cms_index(reports: np.ndarray, width: int) -> np.ndarray:
+    reports = np.asarray(reports, dtype=np.int64)
+    return reports[:, 0] * 2**width + (reports[:, 1] >> (8 - width))
+
+
+def _hcms_index(reports: np.ndarray, width: int) -> np.ndarray:
+    reports = np.asarray(reports, dtype=np.int64)
+    return (reports[:, 0] * width + reports[:, 1]) * 2 + reports[:, 2]
+
+
+def _fits(index: np.ndarray, law: np.ndarray) -> bool:
     counts = np.bincount(index, minlength=law.size)
-    assert stats.chisquare(counts, law * counts.sum()).pvalue > P_FLOOR
+    return stats.chisquare(counts, law * counts.sum()).pvalue > P_FLOOR
+
+
+def test_cms_reports_follow_their_exact_law():
+    """Chi-square over all 2 x 2^4 outputs, 100,000 seeded reports."""
+    mech = CMS(1.3, width=4, depth=2, salt="law")
+    reports = mech.privatize(np.array(["apple"] * 100_000), rng=np.random.default_rng(5))
+    assert _fits(_cms_index(reports, 4), _cms_law(1.3, 4, 2, "law", b"apple"))
+
+
+def test_hcms_reports_follow_their_exact_law():
+    mech = HCMS(0.8, width=8, depth=2, salt="law")
+    reports = mech.privatize(["pear"] * 100_000, rng=np.random.default_rng(6))
+    assert _fits(_hcms_index(reports, 8), _hcms_law(0.8, 8, 2, "law", b"pear"))
+
+
+def test_the_python_client_follows_the_same_laws():
+    """The stdlib client (seeded byte source), 30,000 reports each."""
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients" / "python"))
+    import ldp_client
+
+    cases = (
+        (CMS(1.3, width=4, depth=2, salt="law"), _cms_law, _cms_index),
+        (HCMS(0.8, width=8, depth=2, salt="law"), _hcms_law, _hcms_index),
+    )
+    for mech, law_of, index in cases:
+        law = law_of(mech.params["epsilon"], mech.width, mech.depth, "law", b"apple")
+        loaded = ldp_client.load_protocol(Protocol.from_mechanism(mech).to_dict())
+        source = random.Random(7).randbytes
+        reports = [
+            ldp_client.privatize(loaded, "apple", randbytes=source)["report"] for _ in range(30_000)
+        ]
+        assert _fits(index(np.array(reports), mech.width), law)
 
 
 # ----------------------------------------------------------------------------- worked examples
