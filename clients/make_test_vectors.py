@@ -27,7 +27,9 @@ from ldp._random import ByteSource
 from ldp.design import optimal_channel
 from ldp.mechanisms import (
     BLH,
+    CMS,
     GRR,
+    HCMS,
     LGRR,
     LOSUE,
     LOUE,
@@ -114,6 +116,14 @@ def cases() -> list[tuple[str, Protocol, list[object]]]:
         ("staircase eps=0.2 gamma=0.5", Protocol.from_mechanism(Staircase(0.2, 0.5)), [-1.0]),
         ("gaussian mu=1, delta=1e-6, bounds (0, 10)",
          Protocol.from_mechanism(Gaussian(1.0), bounds=(0, 10), delta=1e-6), [0.0, 7.5]),
+        ("cms width=64 depth=16", Protocol.from_mechanism(
+            CMS(2.0, width=64, depth=16, salt="vectors")), ["apple", "café 😀", "", 12345]),
+        ("cms width=10 depth=300 (pad bits, two-byte row)", Protocol.from_mechanism(
+            CMS(4.0, width=10, depth=300)), ["x" * 100, -7]),
+        ("hcms width=1024 depth=1024", Protocol.from_mechanism(
+            HCMS(4.0, width=1024, depth=1024, salt="ünï")), ["apple", 0]),
+        ("hcms width=2 depth=1 eps=0.5", Protocol.from_mechanism(HCMS(0.5, width=2, depth=1)),
+         ["pear"]),
     ]  # fmt: skip
     return out
 

@@ -4,8 +4,8 @@
 estimators, accounting) relies on, so that a new mechanism is one class and one registry
 line. A mechanism has
 
-* a **domain** (:class:`Categories`, :class:`Interval` or :class:`Ball`): the values it
-  privatizes;
+* a **domain** (:class:`Categories`, :class:`Interval`, :class:`Ball` or :class:`Items`):
+  the values it privatizes;
 * ``privatize(values, rng=None)``: one report per user, vectorised;
 * a **report codec** (:class:`ReportCodec`): the report's fields (integers or floats, with
   their ranges), and the conversion between the compact numpy reports and rows of fields
@@ -42,6 +42,7 @@ __all__ = [
     "Domain",
     "Field",
     "Interval",
+    "Items",
     "Mechanism",
     "ReportCodec",
     "canonical_json",
@@ -148,7 +149,34 @@ class Ball:
         return {"type": "ball", "radius": self.radius, "dimension": self.d}
 
 
-Domain = Categories | Interval | Ball
+@dataclass(frozen=True)
+class Items:
+    """Items of an open domain: strings, byte strings or integers, never enumerated.
+
+    Sketches (:class:`~ldp.mechanisms.CMS`, :class:`~ldp.mechanisms.HCMS`) hash them into a
+    few buckets with a public hash (``docs/protocol.md``); any item can be queried after
+    collection. A string and its UTF-8 bytes are the same item, and so are an integer and its
+    decimal text.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import CMS, Items
+    >>> CMS(2.0, width=64, depth=4).domain == Items()
+    True
+    >>> Items().describe(), Items().to_dict()
+    ('items (strings, bytes or integers)', {'type': 'items'})
+    """
+
+    kind: ClassVar[str] = "items"
+
+    def describe(self) -> str:
+        return "items (strings, bytes or integers)"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": "items"}
+
+
+Domain = Categories | Interval | Ball | Items
 
 
 # ----------------------------------------------------------------------------- reports

@@ -556,6 +556,15 @@ _ENTRIES = (
         "ACM-SIAM Symposium on Discrete Algorithms (SODA)",
         arxiv="2208.04591",
     ),
+    # ------------------------------------------------------------ sketches of large domains
+    _ref(
+        "apple2017",
+        "Apple Differential Privacy Team",
+        2017,
+        "Learning with Privacy at Scale",
+        "Apple Machine Learning Journal, vol. 1, issue 8",
+        short="Apple Differential Privacy Team",
+    ),
 )
 
 #: Every entry by key (read-only).

@@ -62,3 +62,11 @@ def test_replace_block_keeps_the_rest_of_the_readme():
     assert table.readme_block(new) == "| a |"
     with pytest.raises(ValueError, match="markers"):
         table.replace_block("no markers", "x")
+
+
+def test_sketch_rows_run_at_tiny_size():
+    from benchmarks import bench_sketches
+
+    rows = bench_sketches.rows_for(300)
+    assert [r["benchmark"].split()[0] for r in rows] == ["cms", "hcms"]
+    assert all(r.get("status") == "skipped" or r["value"] > 0 for r in rows)

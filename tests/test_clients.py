@@ -72,6 +72,7 @@ def test_the_vectors_cover_every_mechanism():
         "categorical",
         "interval",
         "ball",
+        "items",
     }
 
 

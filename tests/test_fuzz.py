@@ -572,6 +572,8 @@ def _valid_reports(mechanism, n=4):
     domain = mechanism.domain
     if domain.kind == "categorical":
         values = np.arange(n) % domain.k
+    elif domain.kind == "items":
+        values = np.array([f"item-{i % 3}" for i in range(n)])
     elif getattr(domain, "d", 1) > 1:
         values = np.zeros((n, domain.d))
     else:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp._mechanism import Ball, Categories, Interval, Mechanism, canonical_json
+from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._random import ByteSource
 from ldp.mechanisms import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.registry import example
@@ -34,6 +34,9 @@ def valid_values(mechanism: Mechanism, n: int, rng: np.random.Generator) -> np.n
     if isinstance(domain, Interval):
         shape = (n,) if domain.d == 1 else (n, domain.d)
         return rng.uniform(domain.low, domain.high, size=shape)
+    if isinstance(domain, Items):  # strings, bytes and integers of an open domain
+        pool = np.array(["apple", "pear", "café", b"\x00raw", 12345, -7], dtype=object)
+        return pool[rng.integers(0, pool.size, size=n)]
     assert isinstance(domain, Ball)
     points = rng.normal(size=(n, domain.d))
     points /= np.linalg.norm(points, axis=1)[:, None]
@@ -51,6 +54,8 @@ def test_the_registry_is_complete():
         "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE", "staircase", "gaussian",
         # longitudinal (memoized): privatize() is the first round of fresh clients
         "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
+        # sketches of an open domain of items
+        "cms", "hcms",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)
@@ -143,6 +148,12 @@ def test_domains_check_values(mechanism):
         with pytest.raises(ValueError) as info:
             mechanism.privatize(np.full(shape, domain.high + 123.25))
         assert "123.25" not in str(info.value)  # the value is not echoed
+    elif isinstance(domain, Items):
+        for bad in ([1.5], [None], [True], ["\ud800"], [["nested"]]):
+            with pytest.raises((ValueError, TypeError)):
+                mechanism.privatize(bad)
+        with pytest.raises(TypeError):
+            mechanism.privatize("one item, not a list")
     else:
         with pytest.raises(ValueError, match="ball"):
             mechanism.privatize(np.full((1, domain.d), domain.radius))

@@ -166,6 +166,8 @@ function checkDomain(domain) {
       throw new RangeError("the protocol's interval has no valid bounds");
     }
     if (!isCount(dimension)) throw new RangeError("the protocol's domain has no valid dimension");
+  } else if (domain.type === "items") {
+    // an open domain: any string, byte string or integer is an answer
   } else if (domain.type === "ball") {
     if (typeof domain.radius !== "number" || !(domain.radius > 0)) {
       throw new RangeError("the protocol's ball has no valid radius");
@@ -315,8 +317,31 @@ function mechanismInterval(proto) {
   return proto.mechanism.name === "SquareWave" ? [0.0, 1.0] : [-1.0, 1.0];
 }
 
+// An item's byte string: UTF-8 text, bytes as they are, an integer's decimal text.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function itemBytes(value) {
+  if (typeof value === "string") {
+    if (LONE_SURROGATE.test(value)) {
+      throw new RangeError("the answer is a string that is not valid Unicode");
+    }
+    return new TextEncoder().encode(value);
+  }
+  if (value instanceof Uint8Array) return Uint8Array.from(value);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+  if (typeof value === "bigint") return new TextEncoder().encode(value.toString());
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) {
+      throw new RangeError("a numeric item must be a safe integer (pass larger ones as BigInt)");
+    }
+    return new TextEncoder().encode(String(value)); // -0 is "0"
+  }
+  throw new TypeError("the answer must be a string, bytes or an integer (an item)");
+}
+
 function encode(proto, value) {
   const domain = proto.domain;
+  if (domain.type === "items") return itemBytes(value);
   if (domain.type === "categorical") {
     const k = domain.k;
     if (domain.labels === null) {
@@ -721,6 +746,106 @@ function hash(family, words, x) {
   return out;
 }
 
+// SHA-256 (FIPS 180-4) of a Uint8Array, synchronous, for browsers and Node alike (the
+// sketches' public hash; the Web Crypto hash is asynchronous, privatize is not). Exported
+// for tests.
+const SHA256_K = Uint32Array.from([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+export function sha256(message) {
+  const length = message.length;
+  const blocks = Math.ceil((length + 9) / 64);
+  const padded = new Uint8Array(blocks * 64);
+  padded.set(message);
+  padded[length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(length / 0x20000000)); // bit length, high word
+  view.setUint32(padded.length - 4, (length * 8) >>> 0);
+  const h = Uint32Array.from([
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+  for (let block = 0; block < blocks; block++) {
+    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + 4 * t);
+    for (let t = 16; t < 64; t++) {
+      const a = w[t - 15];
+      const b = w[t - 2];
+      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      w[t] = (w[t - 16] + s0 + w[t - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let t = 0; t < 64; t++) {
+      const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[t] + w[t]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      k = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    const next = [a, b, c, d, e, f, g, k];
+    for (let i = 0; i < 8; i++) h[i] = (h[i] + next[i]) >>> 0;
+  }
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) outView.setUint32(4 * i, h[i]);
+  return out;
+}
+
+const SKETCH_PREFIX = new TextEncoder().encode("ldpkit/sketch-hash/v1\u0000");
+
+// h_row(item): the first 8 bytes of SHA-256(prefix, salt, row, item), big-endian, mod width
+// (docs/protocol.md, "Items and their hash").
+function sketchHash(params, row, item) {
+  const salt = new TextEncoder().encode(params.salt);
+  const message = new Uint8Array(SKETCH_PREFIX.length + 8 + salt.length + item.length);
+  const view = new DataView(message.buffer);
+  let at = 0;
+  message.set(SKETCH_PREFIX, at);
+  at += SKETCH_PREFIX.length;
+  view.setUint32(at, salt.length);
+  message.set(salt, at + 4);
+  at += 4 + salt.length;
+  view.setUint32(at, row);
+  message.set(item, at + 4);
+  const hashed = new DataView(sha256(message).buffer);
+  const top = (BigInt(hashed.getUint32(0)) << 32n) | BigInt(hashed.getUint32(4));
+  return Number(top % BigInt(params.width));
+}
+
+function cms(proto, x, stream) {
+  const params = proto.mechanism.params;
+  const sampler = proto.sampler;
+  const row = randint(stream, params.depth, 1)[0];
+  const bucket = sketchHash(params, row, x);
+  const laws = [proto.law("other", sampler.other), proto.law("own", sampler.own)];
+  const which = Array.from({ length: params.width }, (_, a) => (a === bucket ? 1 : 0));
+  const drawn = choose(stream, laws, which);
+  return [row, ...pack(drawn.map((index) => index === 0))];
+}
+
+function hcms(proto, x, stream) {
+  const params = proto.mechanism.params;
+  const row = randint(stream, params.depth, 1)[0];
+  const column = randint(stream, params.width, 1)[0];
+  const flip = chooseOne(stream, proto.law("keep", proto.sampler.keep)) === 1;
+  const plus = (parity(BigInt(column & sketchHash(params, row, x))) === 0) !== flip;
+  return [row, column, plus ? 1 : 0];
+}
+
 function localHashing(proto, x, stream) {
   const sampler = proto.sampler;
   const family = sampler.hash;
@@ -944,6 +1069,8 @@ const MECHANISMS = new Map([
   ["SquareWave", squareWave],
   ["staircase", staircase],
   ["gaussian", gaussianNoise],
+  ["cms", cms],
+  ["hcms", hcms],
 ]);
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));

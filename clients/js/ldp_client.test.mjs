@@ -10,7 +10,9 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { PROTOCOL_VERSION, loadProtocol, privatize, privatizeRound } from "./ldp_client.mjs";
+import { createHash } from "node:crypto";
+
+import { PROTOCOL_VERSION, loadProtocol, privatize, privatizeRound, sha256 } from "./ldp_client.mjs";
 
 const MODULE = fileURLToPath(new URL("./ldp_client.mjs", import.meta.url));
 const DOCUMENT = JSON.parse(readFileSync(new URL("../test_vectors.json", import.meta.url), "utf8"));
@@ -19,6 +21,7 @@ const MEMOIZED = DOCUMENT.memoized;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase", "gaussian",
+  "cms", "hcms",
 ];
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.
@@ -65,7 +68,7 @@ test("the vectors cover every mechanism and domain", () => {
   );
   assert.deepEqual(
     new Set(VECTORS.map((v) => v.protocol.domain.type)),
-    new Set(["categorical", "interval", "ball"]),
+    new Set(["categorical", "interval", "ball", "items"]),
   );
   assert.equal(PROTOCOL_VERSION, 1);
 });
@@ -253,4 +256,25 @@ test("a memo of another protocol is refused", () => {
   }
   assert.throws(() => privatizeRound(a.protocol, a.values[0], { memo: { entries: [] } }), TypeError);
   assert.throws(() => privatizeRound(GRR5, 0), RangeError);
+});
+
+test("sha256 agrees with node:crypto on every length around the block boundaries", () => {
+  for (let length = 0; length < 200; length++) {
+    const message = Uint8Array.from({ length }, (_, i) => (i * 131 + length * 7) & 0xff);
+    const expected = createHash("sha256").update(message).digest("hex");
+    assert.equal(Buffer.from(sha256(message)).toString("hex"), expected);
+  }
+});
+
+test("sketch items: strings, bytes and integers; an integer is its decimal text", () => {
+  const protocol = vectorOf("cms").protocol;
+  const bytes = new Uint8Array(4096).fill(7);
+  const run = (value) => privatize(protocol, value, { randbytes: replay(bytes).randbytes }).report;
+  assert.deepEqual(run(12345), run("12345"));
+  assert.deepEqual(run(12345n), run("12345"));
+  assert.deepEqual(run(new TextEncoder().encode("apple")), run("apple"));
+  assert.throws(() => run(1.5), RangeError);
+  assert.throws(() => run(true), TypeError);
+  assert.throws(() => run(null), TypeError);
+  assert.throws(() => run("\ud800"), RangeError);
 });

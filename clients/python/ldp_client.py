@@ -93,7 +93,8 @@ def privatize(protocol, value, randbytes=os.urandom):
         The protocol file's JSON text or its parsed dict.
     value
         The answer: one of the protocol's labels (categorical), a number within its bounds
-        (interval), or a list of numbers (vectors).
+        (interval), a list of numbers (vectors), or an item (a string, bytes or an integer)
+        for the sketches ``cms`` and ``hcms``.
     randbytes : callable
         ``randbytes(n)`` returns ``n`` random bytes; :func:`os.urandom` on devices. A fixed
         byte string reproduces a report (tests only: a predictable source reveals the answer).
@@ -229,6 +230,8 @@ def _encode(proto, value):
                 raise ValueError(f"the answer lies outside the protocol's bounds [{low}, {high}]")
             out.append(min(max(target[0] + (v - low) * scale, target[0]), target[1]))
         return out[0] if dimension == 1 else out
+    if kind == "items":
+        return _item_bytes(value)
     if kind == "ball":
         dimension, radius = domain["dimension"], domain["radius"]
         if not isinstance(value, list) or len(value) != dimension:
@@ -238,6 +241,20 @@ def _encode(proto, value):
             raise ValueError(f"the answer lies outside the ball of radius {radius}")
         return values
     raise ValueError(f"unknown domain type {kind!r}")
+
+
+def _item_bytes(value):
+    """An item's byte string: UTF-8 text, bytes as they are, an integer's decimal text."""
+    if isinstance(value, str):
+        try:
+            return value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("the answer is a string that is not valid Unicode") from None
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value).encode("ascii")
+    raise TypeError("the answer must be a string, bytes or an integer (an item)")
 
 
 def _mechanism_interval(proto):
@@ -674,6 +691,35 @@ def _staircase(proto, x, stream):
     return [_snap(stream, x + (-noise if negative else noise), sampler["step"])]
 
 
+_SKETCH_PREFIX = b"ldpkit/sketch-hash/v1\x00"
+
+
+def _sketch_hash(params, row, item):
+    """``h_row(item)``: the first 8 bytes of SHA-256(prefix, salt, row, item) mod width."""
+    salt = params["salt"].encode("utf-8")
+    message = _SKETCH_PREFIX + len(salt).to_bytes(4, "big") + salt + row.to_bytes(4, "big") + item
+    return int.from_bytes(hashlib.sha256(message).digest()[:8], "big") % params["width"]
+
+
+def _cms(proto, x, stream):
+    params, sampler = proto["mechanism"]["params"], proto["sampler"]
+    width = params["width"]
+    row = _randint(stream, params["depth"], 1)[0]
+    bucket = _sketch_hash(params, row, x)
+    laws = [proto.law("other", sampler["other"]), proto.law("own", sampler["own"])]
+    drawn = _choose(stream, laws, [1 if a == bucket else 0 for a in range(width)])
+    return [row, *_pack([index == 0 for index in drawn])]
+
+
+def _hcms(proto, x, stream):
+    params = proto["mechanism"]["params"]
+    row = _randint(stream, params["depth"], 1)[0]
+    column = _randint(stream, params["width"], 1)[0]
+    flip = _choose_one(stream, proto.law("keep", proto["sampler"]["keep"])) == 1
+    plus = (_parity(column & _sketch_hash(params, row, x)) == 0) != flip
+    return [row, column, 1 if plus else 0]
+
+
 _MECHANISMS = {
     "Channel": _channel,
     "GRR": _grr,
@@ -693,6 +739,8 @@ _MECHANISMS = {
     "SquareWave": _square_wave,
     "staircase": _staircase,
     "gaussian": _gaussian_noise,
+    "cms": _cms,
+    "hcms": _hcms,
 }
 
 _MEMO_FORMAT = "ldp-memo/1"

@@ -47,6 +47,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--mechanism", choices=ORACLES, help="simulation: frequency oracle")
     parser.add_argument("--epsilon", type=float, help="simulation: privacy level (> 0)")
     parser.add_argument("--rng", type=int, help="simulation: seed of the noise")
+    parser.add_argument(
+        "--items", help="a sketch protocol (cms, hcms): the comma-separated items to query"
+    )
     parser.add_argument("--confidence", type=float, default=0.95, help="of the intervals")
     parser.add_argument(
         "--chunksize", type=count, default=1 << 20, help="reports read per chunk (memory bound)"
@@ -113,7 +116,7 @@ def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
 
 
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
-    from ldp.mechanisms import FrequencyMechanism, Interval, MeanMechanism
+    from ldp.mechanisms import CountMeanSketch, FrequencyMechanism, Interval, MeanMechanism
     from ldp.protocol import load
 
     for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
@@ -142,7 +145,21 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         row("epsilon (stated)", protocol.epsilon),
     ]
     target = protocol.mechanism.domain
-    if protocol.kind == "categorical" and isinstance(decoder, FrequencyMechanism):
+    if (args.items is not None) != (protocol.kind == "items"):
+        raise UserError(
+            "--items queries a sketch protocol (cms, hcms); a sketch protocol needs --items"
+        )
+    if protocol.kind == "items" and isinstance(decoder, CountMeanSketch):
+        items = [item for item in args.items.split(",") if item]
+        if not items:
+            raise UserError("--items names no item")
+        estimate = np.asarray(decoder.estimate(statistic).frequency(items))
+        # thinly spread other items; a heavy item that shares buckets adds to the error
+        variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0))
+        rows = _frequency_rows(items, estimate, z * np.sqrt(variance))
+        data["frequencies"] = rows
+        lines += _frequency_table(rows, args.confidence)
+    elif protocol.kind == "categorical" and isinstance(decoder, FrequencyMechanism):
         estimate = decoder.estimate(statistic)
         variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
         half = z * np.sqrt(variance)
@@ -174,6 +191,8 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.mechanisms import FREQUENCY_ORACLES
 
     z = _z(args.confidence)
+    if args.items is not None:
+        raise UserError("--items queries the reports of a sketch protocol (give --protocol)")
     if args.column is None:
         raise UserError("a data file needs --column (or give --protocol to decode reports)")
     if args.mechanism is None or args.epsilon is None:

@@ -56,7 +56,10 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     if len(columns) != dimension:
         raise UserError(f"the protocol takes {dimension} column(s) per answer, got {columns}")
     labels = protocol.labels
-    as_text = labels is not None and all(isinstance(v, str) for v in labels)
+    # items of a sketch are read as text: "007" is not the integer 7
+    as_text = protocol.kind == "items" or (
+        labels is not None and all(isinstance(v, str) for v in labels)
+    )
     dtype = dict.fromkeys(columns, str) if as_text else None
     rng = check_random_state("os" if args.rng is None else args.rng)
     total = 0

@@ -1,7 +1,7 @@
 """Local randomizers: constructors of finite channels, and mechanisms too large to hold as a
 matrix (frequency oracles, mean mechanisms) behind one protocol (``ldp.mechanisms.base``)."""
 
-from ldp._mechanism import Ball, Categories, Field, Interval, Mechanism, ReportCodec
+from ldp._mechanism import Ball, Categories, Field, Interval, Items, Mechanism, ReportCodec
 from ldp._plain import PlainPrivacy
 from ldp.mechanisms.base import (
     FrequencyMechanism,
@@ -49,11 +49,14 @@ from ldp.mechanisms.numeric import (
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
+from ldp.mechanisms.sketch import CMS, HCMS, CountMeanSketch, Sketch, SketchCounts
 
 __all__ = [
     "BLH",
+    "CMS",
     "FREQUENCY_ORACLES",
     "GRR",
+    "HCMS",
     "LGRR",
     "LOSUE",
     "LOUE",
@@ -65,6 +68,7 @@ __all__ = [
     "Ball",
     "Categories",
     "ChannelOracle",
+    "CountMeanSketch",
     "DBitFlipPM",
     "Duchi",
     "DuchiL2",
@@ -75,6 +79,7 @@ __all__ = [
     "HadamardResponse",
     "Hybrid",
     "Interval",
+    "Items",
     "Laplace",
     "LocalHashing",
     "MeanMechanism",
@@ -86,6 +91,8 @@ __all__ = [
     "PlainPrivacy",
     "Recommendation",
     "ReportCodec",
+    "Sketch",
+    "SketchCounts",
     "SquareWave",
     "Staircase",
     "SubsetSelection",

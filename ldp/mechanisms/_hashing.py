@@ -47,17 +47,19 @@ def parity(x: np.ndarray) -> np.ndarray:
 
 
 def fwht(a: np.ndarray) -> np.ndarray:
-    """Unnormalised Walsh-Hadamard transform ``H a``, ``H[i, j] = (-1)^popcount(i & j)``."""
+    """Unnormalised Walsh-Hadamard transform ``H a``, ``H[i, j] = (-1)^popcount(i & j)``
+    (of each row, along the last axis)."""
     out = np.array(a, copy=True)
-    size = out.size
+    size = out.shape[-1] if out.ndim else 1
     if size & (size - 1):
         raise ValueError(f"fwht needs a power-of-two length, got {size}")
+    lead = out.shape[:-1]
     h = 1
     while h < size:
-        blocks = out.reshape(-1, 2, h)
-        first = blocks[:, 0, :].copy()
-        blocks[:, 0, :] += blocks[:, 1, :]
-        blocks[:, 1, :] = first - blocks[:, 1, :]
+        blocks = out.reshape(*lead, -1, 2, h)
+        first = blocks[..., 0, :].copy()
+        blocks[..., 0, :] += blocks[..., 1, :]
+        blocks[..., 1, :] = first - blocks[..., 1, :]
         h *= 2
     return out
 

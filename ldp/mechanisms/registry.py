@@ -37,6 +37,7 @@ from ldp.mechanisms.numeric import (
     SquareWave,
     Staircase,
 )
+from ldp.mechanisms.sketch import CMS, HCMS
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
 
@@ -67,6 +68,8 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
         (Staircase, lambda: Staircase(1.0)),
         (Gaussian, lambda: Gaussian(1.0)),
+        (CMS, lambda: CMS(1.0, width=16, depth=4)),
+        (HCMS, lambda: HCMS(1.0, width=16, depth=4)),
     )
 }
 

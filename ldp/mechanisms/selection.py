@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ldp._validation import check_epsilon, check_integer, check_scalar, describe
-from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.base import MAX_STATISTIC_ENTRIES, FrequencyOracle
 from ldp.mechanisms.frequency import (
     BLH,
     GRR,
@@ -17,12 +17,15 @@ from ldp.mechanisms.frequency import (
     HadamardResponse,
     SubsetSelection,
 )
+from ldp.mechanisms.sketch import CMS, HCMS, MAX_DEPTH, CountMeanSketch
 
 __all__ = [
     "FREQUENCY_ORACLES",
+    "SKETCHES",
     "VARIANCE_TOLERANCE",
     "Recommendation",
     "recommend",
+    "sketch_shape",
     "work_per_report",
 ]
 
@@ -38,12 +41,16 @@ FREQUENCY_ORACLES: Mapping[str, Callable[..., FrequencyOracle]] = {
     "SS": SubsetSelection,
 }
 
+#: The sketches for items of an open or huge domain, by registry name (``recommend`` with
+#: ``k=None`` or ``k`` beyond what a frequency oracle's server can decode).
+SKETCHES: Mapping[str, type[CountMeanSketch]] = {"cms": CMS, "hcms": HCMS}
+
 
 #: Default relative tolerance on the variance: a cheaper oracle within it is preferred.
 VARIANCE_TOLERANCE = 0.05
 
 
-def work_per_report(mechanism: FrequencyOracle) -> float:
+def work_per_report(mechanism: FrequencyOracle | CountMeanSketch) -> float:
     """An approximate count of elementary operations per report, client and server.
 
     The model behind ``recommend``'s cost-aware choice (measured in ``benchmarks/``, not a
@@ -51,9 +58,19 @@ def work_per_report(mechanism: FrequencyOracle) -> float:
     coin and an index; local hashing draws its hash words and evaluates the hash, and the
     server scatters into ``g`` buckets (``k`` values for hash families over a ring, decoded in
     ``O(n k)``); unary encoding draws ``k`` coins and the server counts ``k`` bits; subset
-    selection draws ``d`` members and the server counts ``k`` bits.
+    selection draws ``d`` members and the server counts ``k`` bits; a sketch hashes the item
+    once and draws its row, then the bits (CMS) or one sign (HCMS).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import CMS, GRR
+    >>> from ldp.mechanisms.selection import work_per_report
+    >>> work_per_report(GRR(4, 1.0)), work_per_report(CMS(1.0, width=16))
+    (2.0, 35.0)
     """
     name = mechanism.name
+    if isinstance(mechanism, CountMeanSketch):  # a row, a hash, and the bits or one sign
+        return 3.0 + (2.0 * mechanism.width if name == "cms" else 2.0)
     k = mechanism.k
     if name in ("GRR", "HR"):
         return 2.0
@@ -75,8 +92,8 @@ class Recommendation:
 
     Parameters
     ----------
-    mechanism : FrequencyOracle
-        The chosen oracle.
+    mechanism : FrequencyOracle or CountMeanSketch
+        The chosen oracle (a sketch for an open or huge domain).
     reason : str
         Sentences naming the criterion, the runner-up and what the choice saves.
     table : tuple of (name, variance, report_bits, admissible, work)
@@ -96,7 +113,7 @@ class Recommendation:
     OUE         3.68269      4.0        8
     """
 
-    mechanism: FrequencyOracle
+    mechanism: FrequencyOracle | CountMeanSketch
     reason: str
     table: tuple[tuple[str, float, float, bool, float], ...]
 
@@ -108,8 +125,104 @@ class Recommendation:
         return "\n".join(lines)
 
 
+def _noise_per_user(cls: type[CountMeanSketch], epsilon: float) -> float:
+    """The sketch's noise variance per user at ``f -> 0`` (one row: no collision term; a
+    wide sketch: the ``r^2`` factor and HCMS's ``1/m`` vanish)."""
+    width = 1 << 20
+    return float(cls(epsilon, width=width, depth=1).variance(1)) * (1 - 1 / width) ** 2
+
+
+def sketch_shape(
+    cls: type[CountMeanSketch], epsilon: float, n: int | None = None
+) -> tuple[int, int]:
+    """``(width, depth)`` of a sketch for ``n`` users at ``epsilon``.
+
+    ``width``: the smallest power of two ``>= 16`` at which the sketch costs at most 5% over
+    its noise variance per user ``V``: ``(r^2 - 1) V + 1 / (width - 1) <= 0.05 V`` with
+    ``r = width / (width - 1)`` (the estimator's scale and the collisions of thinly spread
+    data).
+    ``depth``: the smallest power of two with ``1 / (depth (width - 1)) <= V / n``, so that
+    the collisions of even the most concentrated data (``sum f(x)^2 <= 1``) add at most the
+    noise variance; capped by ``65536`` and by ``MAX_STATISTIC_ENTRIES / width``; ``16`` when
+    ``n`` is not given.
+
+    Parameters
+    ----------
+    cls : type
+        :class:`~ldp.mechanisms.CMS` or :class:`~ldp.mechanisms.HCMS`.
+    epsilon : float
+        Privacy level.
+    n : int, optional
+        Number of users.
+
+    Returns
+    -------
+    (int, int)
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import CMS
+    >>> from ldp.mechanisms.selection import sketch_shape
+    >>> sketch_shape(CMS, 4.0, 10**6)
+    (256, 32768)
+    """
+    noise = _noise_per_user(cls, epsilon)
+    width = 16
+    while ((width / (width - 1)) ** 2 - 1) * noise + 1.0 / (width - 1) > 0.05 * noise:
+        width *= 2
+    cap = min(MAX_DEPTH, MAX_STATISTIC_ENTRIES // width)
+    if n is None:
+        return width, min(16, cap)
+    depth = 1
+    while depth < cap and n / (depth * (width - 1)) > noise:
+        depth *= 2
+    return width, depth
+
+
+def _recommend_sketch(
+    eps: float, n: int | None, budget: float, names: tuple[str, ...], slack: float
+) -> Recommendation:
+    unknown = [c for c in names if c not in SKETCHES]
+    if unknown or not names:
+        raise ValueError(
+            f"for an open or huge domain the candidates are the sketches {tuple(SKETCHES)}, "
+            f"got {names!r}"
+        )
+    users = 1 if n is None else n
+    rows, built = [], {}
+    for name in names:
+        cls = SKETCHES[name]
+        width, depth = sketch_shape(cls, eps, n)
+        mech = cls(eps, width=width, depth=depth)
+        built[name] = mech
+        ok = mech.report_bits <= budget + 1e-9
+        var = float(mech.variance(users))
+        rows.append((name, var, mech.report_bits, ok, work_per_report(mech)))
+    admissible = [r for r in rows if r[3]]
+    if not admissible:
+        raise ValueError(
+            f"no sketch fits the communication budget; smallest report is "
+            f"{min(r[2] for r in rows):.1f} bits"
+        )
+    lowest = min(admissible, key=lambda r: (r[1], r[2]))
+    near = [r for r in admissible if r[1] <= lowest[1] * (1.0 + slack)]
+    best = min(near, key=lambda r: (r[4], r[2], r[1]))
+    mech = built[best[0]]
+    per = f" for n = {users}" if n is not None else " per user (divide by n)"
+    reason = (
+        f"the domain is open or too large to decode value by value: a count-mean sketch. "
+        f"{best[0]} (width {mech.width}, depth {mech.depth}) has variance {best[1]:.6g}{per} "
+        "at f -> 0 with thinly spread data"
+    )
+    if best is not lowest:
+        reason += f", within {slack:.0%} of {lowest[0]} with smaller reports"
+    if n is None:
+        reason += "; give n to size the depth against heavy items"
+    return Recommendation(mech, reason + ".", tuple(rows))
+
+
 def recommend(
-    k: int,
+    k: int | None,
     epsilon: float,
     n: int | None = None,
     communication: float | None = None,
@@ -127,10 +240,15 @@ def recommend(
     is chosen: subset selection's 0.5-5% gain over local hashing at ``k >= 64`` costs tens of
     times the computation and the report size. ``tolerance=0`` chooses by variance alone.
 
+    An open domain (``k=None``: strings of unknown range) or one too large for a server to
+    decode value by value (``k`` above ``MAX_STATISTIC_ENTRIES``) gets a count-mean sketch
+    instead (:class:`~ldp.mechanisms.CMS` or :class:`~ldp.mechanisms.HCMS`, sized by
+    ``sketch_shape``), chosen by the same rule among ``SKETCHES``.
+
     Parameters
     ----------
-    k : int
-        Number of values.
+    k : int or None
+        Number of values; ``None`` for an open domain of items.
     epsilon : float
         Privacy level, ``> 0``.
     n : int, optional
@@ -156,12 +274,17 @@ def recommend(
     OLH(k=1024, epsilon=1.0, g=4)
     >>> recommend(1024, 1.0, tolerance=0).mechanism.name
     'SS'
+    >>> recommend(None, 4.0, n=10**6).mechanism   # an open domain of strings
+    cms(epsilon=4.0, width=256, depth=32768, salt='')
     """
-    size = check_integer(k, "k", low=2)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     users = 1 if n is None else check_integer(n, "n", low=1)
     budget = math.inf if communication is None else check_scalar(communication, "communication")
     slack = check_scalar(tolerance, "tolerance", low=0.0)
+    if k is None or check_integer(k, "k", low=2) > MAX_STATISTIC_ENTRIES:
+        names = tuple(SKETCHES) if candidates is None else tuple(candidates)
+        return _recommend_sketch(eps, n, budget, names, slack)
+    size = check_integer(k, "k", low=2)
     names = tuple(FREQUENCY_ORACLES) if candidates is None else tuple(candidates)
     unknown = [c for c in names if c not in FREQUENCY_ORACLES]
     if unknown or not names:

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._mechanism import Ball, Categories, Interval, Mechanism, canonical_json
+from ldp._items import unique_items
+from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._rounding import round_up
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
@@ -192,6 +193,10 @@ def _domain_document(mechanism: Mechanism, labels: object, bounds: object) -> di
             raise ValueError("bounds apply to numeric mechanisms; give labels for categories")
         checked = None if labels is None else _check_labels(labels, domain.k)
         return {"type": "categorical", "k": domain.k, "labels": checked}
+    if isinstance(domain, Items):
+        if labels is not None or bounds is not None:
+            raise ValueError("a sketch privatizes any item: labels and bounds do not apply")
+        return {"type": "items"}
     if labels is not None:
         raise ValueError("labels apply to categorical mechanisms; give bounds for numbers")
     if isinstance(domain, Interval):
@@ -474,7 +479,7 @@ class Protocol:
 
     @property
     def kind(self) -> str:
-        """``"categorical"``, ``"interval"`` or ``"ball"``."""
+        """``"categorical"``, ``"interval"``, ``"ball"`` or ``"items"``."""
         return self._document["domain"]["type"]
 
     @property
@@ -520,6 +525,8 @@ class Protocol:
         domain = self._document["domain"]
         if domain["type"] == "categorical":
             return f"{domain['k']} categories"
+        if domain["type"] == "items":
+            return "items (strings, bytes or integers)"
         if domain["type"] == "interval":
             span = f"[{domain['low']:g}, {domain['high']:g}]"
             return span if domain["dimension"] == 1 else f"{span}^{domain['dimension']}"
@@ -527,7 +534,8 @@ class Protocol:
 
     # ----------------------------------------------------------------- device side
     def encode(self, values: ArrayLike) -> np.ndarray:
-        """Answers as the mechanism's input: label indices, or numbers mapped onto its domain.
+        """Answers as the mechanism's input: label indices, numbers mapped onto its domain,
+        or items as their byte strings (``ldp._items``).
 
         Raises ``ValueError`` for an answer outside the domain (without echoing it).
         """
@@ -536,6 +544,11 @@ class Protocol:
             if domain["labels"] is None:
                 return _encode_indices(domain["k"], values)
             return _encode_labels(domain["labels"], values)
+        if domain["type"] == "items":
+            unique, inverse = unique_items(values)
+            distinct = np.empty(len(unique), dtype=object)
+            distinct[:] = unique
+            return distinct[inverse]
         if domain["type"] == "interval":
             return _encode_interval(self._mechanism.domain, domain, values)
         return _encode_ball(domain, values)
@@ -655,6 +668,10 @@ def _domain_arguments(domain: object, mechanism: Mechanism) -> dict[str, Any]:
     if kind == "ball":
         if set(domain) != {"type", "radius", "dimension"}:
             raise ValueError("a ball domain has 'type', 'radius' and 'dimension'")
+        return {}
+    if kind == "items":
+        if set(domain) != {"type"}:
+            raise ValueError("an items domain has only 'type'")
         return {}
     raise ValueError(f"unknown domain type {kind!r}")
 
