@@ -48,6 +48,7 @@ from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.fft import irfft, next_fast_len, rfft
 from scipy.signal import fftconvolve, lfilter
 
 from ldp._frozen import Frozen
@@ -112,8 +113,13 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
         # rounding every entry up keeps the relative precision of small masses
         c = np.convolve(a, b) * (1.0 + (min(len(a), len(b)) + 2) * _UNIT)
         return c, 0.0
-    c = fftconvolve(a, b)
     size = len(a) + len(b) - 1
+    if a is b:  # a square: one forward transform instead of two
+        length = next_fast_len(size, real=True)
+        spectrum = rfft(a, length)
+        c = irfft(spectrum * spectrum, length)[:size]
+    else:
+        c = fftconvolve(a, b)
     bound = (
         8.0
         * _UNIT
