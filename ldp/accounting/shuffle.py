@@ -47,7 +47,8 @@ Methods (``method=`` of :func:`shuffle_amplification`):
 the clone pair dominates every round, so by the composition theorem for trade-off curves
 (Dong-Roth-Su (2022), Theorem 3.2) ``T`` rounds are dominated by ``(P^T, Q^T)``, whose
 profile is computed from the pair's privacy-loss distribution (``ldp.accounting.pld``:
-losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved to ``+inf``).
+losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved up to the
+largest loss ``eps0``).
 
 Every value is an upper bound that holds for the stated randomizer, floating point
 included; tests/test_accounting_shuffle.py checks each one against the exact ``delta(eps)``
@@ -358,9 +359,10 @@ def clone_pair_pld(
     The loss at ``(C, A') = (c, a)`` is ``log((alpha a + (1 - alpha)(c + 1 - a)) /
     ((1 - alpha) a + alpha (c + 1 - a)))``, rounded **up** to the lattice of spacing
     ``interval`` (with a margin for its floating-point error); the ``P``-masses of ``c`` and
-    ``a`` outside ``+-10`` standard deviations go to ``+inf``. Built in blocks of ``c``, so
-    memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric, so this one
-    direction gives the two-sided profile.
+    ``a`` outside ``+-10`` standard deviations go to the lattice point above ``eps0`` (no
+    loss of the pair exceeds ``eps0``), so the distribution has no ``+inf`` atom. Built in
+    blocks of ``c``, so memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric,
+    so this one direction gives the two-sided profile.
 
     Examples
     --------
@@ -409,8 +411,12 @@ def clone_pair_pld(
         index = np.maximum(index, 0)
         probs += np.bincount(index, weights=mass, minlength=size)
     probs *= 1.0 + _REL  # every mass rounded up (ratio products and bincount sums included)
-    inf_mass = min(1.0, math.fsum(missing))
-    return PrivacyLossDistribution(probs, low, h, inf_mass)
+    # no loss of the pair exceeds eps0 (the ratio alpha / (1 - alpha) at a = c + 1): the mass
+    # left out goes to the lattice point above eps0 (with a step for its rounding), not to
+    # +inf, so the distribution stays pure (finite GDP level; delta(eps0 + h) = 0)
+    top = math.ceil(eps0 / h) + 1 - low
+    probs[top] += min(1.0, math.fsum(missing)) * (1.0 + _REL)
+    return PrivacyLossDistribution(probs, low, h, 0.0)
 
 
 def shuffle_pld(
