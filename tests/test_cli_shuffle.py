@@ -19,13 +19,13 @@ def test_shuffle_k_rr_a_million_users(capsys):
             "--delta", "1e-8"]  # fmt: skip
     data = _json(capsys, *argv)
     expected = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
-    assert data["epsilon"] == expected.epsilon
+    assert data["epsilon"] == expected.epsilon == min(data["clones"], data["blanket"])
     assert data["epsilon"] < 0.05 < 4.0
-    assert data["citation"] == "Feldman-McMillan-Talwar (2023)"
+    assert data["citation"] == "Balle-Bell-Gascón-Nissim (2019)"
     assert data["closed_form"] == pytest.approx(0.2264, abs=1e-4)
     assert main(["account", *argv]) == 0
     text = capsys.readouterr().out
-    assert "0.045073" in text and "Theorem 3.1" in text
+    assert "0.045073" in text and "Theorem 3.1" in text and "Feldman-McMillan-Talwar (2023)" in text
 
 
 def test_shuffle_generic_says_when_the_closed_form_does_not_apply(capsys):

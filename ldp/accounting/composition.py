@@ -177,10 +177,10 @@ class Composition(Frozen):
         """The smallest ``mu`` such that the composition is ``mu``-GDP (rounded up).
 
         ``G_mu`` lies below the curve of the largest profile iff it lies below each
-        distribution's curve, so this is the largest
-        :attr:`~ldp.accounting.pld.PrivacyLossDistribution.gdp_mu` over :attr:`plds`
-        (each read from the tails of its privacy-loss distribution, with no loss of
-        precision near the corners of the curve), or :attr:`mu` for a Gaussian composition.
+        distribution's curve, so this is the largest ``PrivacyLossDistribution.gdp_mu``
+        over ``plds`` (each read from the tails of its privacy-loss distribution, with no
+        loss of precision near the corners of the curve), or ``mu`` for a Gaussian
+        composition.
         Exact when ``exact`` (up to a relative ``1e-6`` allowance for the rounding of the
         masses), an upper bound otherwise; ``inf`` when the composition is not GDP for any
         finite ``mu`` (mass at an infinite loss).

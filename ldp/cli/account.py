@@ -175,7 +175,15 @@ def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
         "clone_probability": result.clone_probability,
     }
     closed = None
+    others = []
     if args.rounds == 1:
+        for method in ("clones", "blanket"):
+            other = shuffle_amplification(
+                args.epsilon0, args.n, args.delta, mechanism=mechanism, method=method
+            )
+            data[method] = other.epsilon
+            if method != result.method:
+                others.append(other)
         try:
             closed = shuffle_amplification(args.epsilon0, args.n, args.delta, method="closed-form")
         except ValueError as exc:
@@ -186,6 +194,8 @@ def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
     rounds = "" if args.rounds == 1 else f", {args.rounds} rounds"
     lines = [f"{args.n} shuffled reports of {name}{rounds}: upper bounds at delta = {args.delta:g}"]
     lines.append(row(f"central epsilon ({result.citation})", _up(result.epsilon), 60))
+    for other in others:
+        lines.append(row(f"{other.method} ({other.citation})", _up(other.epsilon), 60))
     if closed is not None:
         lines.append(row(f"closed form ({closed.citation})", _up(closed.epsilon), 60))
     elif "closed_form_note" in data:
