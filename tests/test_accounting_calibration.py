@@ -78,6 +78,26 @@ def test_shuffled_meets_target_and_is_tight(k):
     assert shuffle_delta(target_eps, e1, n, clone_probability(more, e1)) > target_delta
 
 
+def test_shuffled_large_alphabet_uses_the_blanket_where_it_is_tighter():
+    from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
+
+    n, k, target_eps, target_delta = 10_000, 100, 0.5, 1e-6
+
+    def best(e0):
+        clones = shuffle_delta(target_eps, e0, n, clone_probability(ldp.k_rr(k, e0), e0))
+        blanket = min(blanket_delta(target_eps, e0, n, k=k, bound=b) for b in BLANKET_BOUNDS)
+        return clones, blanket
+
+    eps0 = calibrate(target_eps, target_delta, k=k, n_shuffled=n)
+    clones, blanket = best(eps0)
+    assert min(clones, blanket) <= target_delta < clones  # only the blanket meets it here
+    assert min(best(eps0 * (1 + 1e-3))) > target_delta
+    assert shuffle_amplification(eps0, n, target_delta, mechanism=ldp.k_rr(k, eps0)).epsilon <= (
+        target_eps
+    )
+    assert eps0 > 4.336437  # the clone-only answer (test above)
+
+
 def test_shuffled_generic_mechanism_uses_the_generic_clones():
     eps0 = calibrate(0.5, 1e-6, mechanism=OUE(10, 1.0), n_shuffled=10_000)
     assert eps0 == pytest.approx(3.702417, abs=1e-5)

@@ -6,7 +6,9 @@ per-report ``eps0`` meets it after
 * ``folds = T`` reports of one mechanism (the exact composition :func:`~ldp.accounting.
   compose`, adaptive worst case: it also covers a value that changes between reports);
 * shuffling ``n_shuffled = n`` users' single reports (the clone bound of
-  :mod:`ldp.accounting.shuffle`, with the clone probability of the mechanism's own matrix);
+  :mod:`ldp.accounting.shuffle`, with the clone probability of the mechanism's own matrix,
+  and for k-RR the smaller of it and the privacy blanket bound of Balle-Bell-Gascón-Nissim
+  (2019));
 * both: ``T`` shuffled rounds of ``n`` users (the clone pair's privacy-loss distribution
   composed ``T`` times).
 
@@ -36,11 +38,13 @@ import numpy as np
 
 from ldp._mechanism import Mechanism
 from ldp._validation import check_epsilon, check_integer, check_scalar
+from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
 from ldp.accounting.composition import compose
 from ldp.accounting.shuffle import (
     MAX_ROUNDS,
     clone_pair_pld,
     clone_probability,
+    krr_alphabet,
     shuffle_delta,
     shuffle_pld,
 )
@@ -156,7 +160,14 @@ def _accountant(
         def shuffled_delta(eps0: float) -> float:
             mech = build(eps0)
             e0 = float(mech.epsilon)
-            return shuffle_delta(target_epsilon, e0, n_shuffled, clone_probability(mech, e0))
+            value = shuffle_delta(target_epsilon, e0, n_shuffled, clone_probability(mech, e0))
+            k = krr_alphabet(mech)
+            if k is not None and value > 0.0:  # k-RR: the privacy blanket may be tighter
+                for bound in BLANKET_BOUNDS:
+                    value = min(
+                        value, blanket_delta(target_epsilon, e0, n_shuffled, k=k, bound=bound)
+                    )
+            return value
 
         return shuffled_delta
 

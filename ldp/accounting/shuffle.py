@@ -82,6 +82,7 @@ __all__ = [
     "METHODS",
     "ShuffleAmplification",
     "clone_probability",
+    "krr_alphabet",
     "shuffle_amplification",
     "shuffle_delta",
     "shuffle_pld",
@@ -321,8 +322,16 @@ def _bisect(profile, delta: float, eps0: float) -> float:
     return hi
 
 
-def _krr_alphabet(mechanism: object) -> int | None:
-    """``k`` when the mechanism is k-RR (a :class:`GRR` or a k-RR :class:`Channel`)."""
+def krr_alphabet(mechanism: object) -> int | None:
+    """``k`` when the mechanism is k-RR (a ``GRR`` or a k-RR ``Channel``), else ``None``.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.accounting.shuffle import krr_alphabet
+    >>> krr_alphabet(ldp.k_rr(5, 1.0)), krr_alphabet(ldp.mechanisms.OUE(5, 1.0))
+    (5, None)
+    """
     if isinstance(mechanism, GRR):
         return int(mechanism.k)
     matrix = _matrix(mechanism)
@@ -599,7 +608,7 @@ def shuffle_amplification(
                 "(Feldman-McMillan-Talwar (2021), Theorem 3.1)"
             ),
         )
-    k = _krr_alphabet(mechanism)
+    k = krr_alphabet(mechanism)
     if method == "blanket":
         if rounds != 1:
             raise ValueError(
