@@ -146,6 +146,23 @@ def test_blanket_bounds_are_above_the_exact_shuffled_delta(oracles, case):
             assert r.epsilon <= eps0
 
 
+@pytest.mark.parametrize(
+    "case", [(2, 0.5, 30), (2, 0.3, 20), pytest.param((3, 0.5, 30), marks=SLOW)]
+)
+def test_closed_form_is_above_the_exact_shuffled_delta_where_it_applies(oracles, case):
+    # at n = 30 Theorem 3.1's range eps0 <= log(n / (16 log(2/delta))) needs a large delta
+    _, eps0, n = case
+    pairs = oracles[case]
+    checked = 0
+    for delta in (0.5, 0.7, 0.8, 0.9, 0.95):
+        if eps0 > math.log(n / (16 * math.log(2 / delta))):
+            continue
+        r = shuffle_amplification(eps0, n, delta, method="closed-form")
+        assert exact_delta(pairs, r.epsilon) <= delta, (case, delta)
+        checked += 1
+    assert checked >= 2
+
+
 def _exact_epsilon(pairs, delta, hi):
     lo = 0.0
     for _ in range(30):

@@ -1153,6 +1153,10 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
     linear piece iff it lies below both of its ends, and at a vertex ``(a, b)`` the
     condition ``G_mu(a) <= b`` reads ``mu >= Phi^{-1}(1-a) + Phi^{-1}(1-b)``. A curve with
     ``f(0) < 1`` is not GDP for any finite ``mu`` (``inf``). For ``G_mu`` it is ``mu``.
+    A curve stored as doubles loses its vertices within ``1e-16`` of the corners (``b``
+    rounds to 1 or ``a`` to 0), which for long compositions leaves ``f`` at 0 before
+    ``a = 1`` and gives ``inf``; ``Composition.gdp_mu`` reads the level from the tails of the
+    privacy-loss distributions instead and stays finite there.
 
     Parameters
     ----------
