@@ -926,3 +926,189 @@ const MECHANISMS = new Map([
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));
 }
+
+// ---------------------------------------------------------------------------- Bloom RAPPOR
+const SHA256_K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+  0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+  0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+  0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+  0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+const SHA256_H = [
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
+
+function rotr(x, n) {
+  return (x >>> n) | (x << (32 - n));
+}
+
+// SHA-256 of a Uint8Array (FIPS 180-4), synchronous and dependency-free.
+export function sha256(bytes) {
+  const n = bytes.length;
+  const total = Math.ceil((n + 9) / 64) * 64;
+  const buffer = new Uint8Array(total);
+  buffer.set(bytes);
+  buffer[n] = 0x80;
+  const view = new DataView(buffer.buffer);
+  view.setUint32(total - 8, Math.floor((n * 8) / 2 ** 32));
+  view.setUint32(total - 4, (n * 8) >>> 0);
+  const h = SHA256_H.slice();
+  const w = new Uint32Array(64);
+  for (let offset = 0; offset < total; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + 4 * i);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const t1 = (k + s1 + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const t2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      k = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    const next = [a, b, c, d, e, f, g, k];
+    for (let i = 0; i < 8; i++) h[i] = (h[i] + next[i]) >>> 0;
+  }
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) outView.setUint32(4 * i, h[i]);
+  return out;
+}
+
+const UTF8 = new TextEncoder();
+const BLOOM_LIMITS = [["num_bits", 1 << 16], ["num_hashes", 8], ["num_cohorts", 1 << 16]];
+
+function bloomParams(params) {
+  if (!isObject(params)) throw new TypeError("params must be an object");
+  const out = {};
+  for (const [name, limit] of BLOOM_LIMITS) {
+    const value = params[name];
+    if (!Number.isInteger(value) || value < 1 || value > limit) {
+      throw new RangeError(`params.${name} must be an integer in 1 .. ${limit}`);
+    }
+    out[name] = value;
+  }
+  for (const name of ["f", "p", "q"]) {
+    if (typeof params[name] !== "number" || !Number.isFinite(params[name])) {
+      throw new TypeError(`params.${name} must be a number`);
+    }
+    out[name] = params[name];
+  }
+  if (!(out.f > 0 && out.f < 1 && out.p >= 0 && out.p < out.q && out.q <= 1)) {
+    throw new RangeError("params need 0 < f < 1 and 0 <= p < q <= 1");
+  }
+  return out;
+}
+
+function doubleHex(x) {
+  DOUBLE.setFloat64(0, x);
+  let hex = "";
+  for (let i = 0; i < 8; i++) hex += DOUBLE.getUint8(i).toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** The string that memos of this RAPPOR configuration carry (the library's `key`). */
+export function bloomRapporKey(params) {
+  const p = bloomParams(params);
+  const doubles = [p.f, p.p, p.q].map(doubleHex).join(":");
+  return `bloom-rappor:${p.num_bits}:${p.num_hashes}:${p.num_cohorts}:${doubles}`;
+}
+
+/**
+ * Bloom-filter bits of `value` in `cohort`: SHA-256 of the 4-byte big-endian cohort and the
+ * UTF-8 value, 4-byte big-endian words modulo `numBits` (one per hash).
+ */
+export function bloomPositions(value, cohort, numBits, numHashes) {
+  const text = UTF8.encode(value);
+  const input = new Uint8Array(4 + text.length);
+  new DataView(input.buffer).setUint32(0, cohort);
+  input.set(text, 4);
+  const view = new DataView(sha256(input).buffer);
+  const out = [];
+  for (let i = 0; i < numHashes; i++) out.push(view.getUint32(4 * i) % numBits);
+  return out;
+}
+
+const MEMO_TAG = UTF8.encode("ldp-rappor-memo\0");
+
+function bloomMemoKey(value) {
+  const text = UTF8.encode(value);
+  const input = new Uint8Array(MEMO_TAG.length + text.length);
+  input.set(MEMO_TAG);
+  input.set(text, MEMO_TAG.length);
+  const view = new DataView(sha256(input).buffer);
+  // the top 52 bits of the first 8 bytes: an exact Number
+  return view.getUint32(0) * 2 ** 20 + (view.getUint32(4) >>> 12);
+}
+
+/**
+ * One report of RAPPOR with Bloom filters: `{ record: { cohort, report }, memo }`.
+ *
+ * `params` holds `num_bits`, `num_hashes`, `num_cohorts`, `f`, `p`, `q` (as the library's
+ * `BloomRAPPOR`). A new client (no memo) draws its cohort; each string's permanent response is
+ * drawn once and kept in the memo, which stays on the device (never send it). Randomness is
+ * read in the library's order: the cohort, the permanent bits of a new string, then the
+ * instantaneous bits.
+ */
+export function bloomRapporRound(params, value, { memo, randbytes } = {}) {
+  const p = bloomParams(params);
+  if (typeof value !== "string") throw new TypeError("the answer must be a string");
+  const keyText = bloomRapporKey(p);
+  const stream = new Stream(randbytes ?? cryptoBytes);
+  const entries = new Map();
+  let sampled = [];
+  if (memo !== undefined && memo !== null) {
+    if (!isObject(memo) || memo.format !== MEMO_FORMAT) {
+      throw new TypeError("memo must be the object returned by the previous round");
+    }
+    if (memo.mechanism !== keyText) throw new RangeError("the memo belongs to another configuration");
+    for (const entry of memo.entries ?? []) entries.set(entry[0], [...entry[1]]);
+    sampled = [...(memo.sampled ?? [])];
+  }
+  if (sampled.length === 0) sampled = randint(stream, p.num_cohorts, 1);
+  const cohort = sampled[0];
+  if (!(Number.isInteger(cohort) && cohort >= 0 && cohort < p.num_cohorts)) {
+    throw new RangeError("the memo holds a cohort this configuration cannot draw");
+  }
+  const m = p.num_bits;
+  const key = bloomMemoKey(value);
+  if (!entries.has(key)) {
+    const half = p.f / 2.0;
+    const laws = [exactLaw([half, 1.0 - half]), exactLaw([1.0 - half, half])];
+    const signal = new Array(m).fill(0);
+    for (const position of bloomPositions(value, cohort, m, p.num_hashes)) signal[position] = 1;
+    entries.set(key, pack(choose(stream, laws, signal).map((index) => index === 0)));
+  }
+  const packed = entries.get(key);
+  const memoBits = [];
+  for (let v = 0; v < m; v++) memoBits.push((packed[v >> 3] >> (7 - (v % 8))) & 1);
+  const laws = [exactLaw([p.p, 1.0 - p.p]), exactLaw([p.q, 1.0 - p.q])];
+  const report = choose(stream, laws, memoBits).map((index) => (index === 0 ? 1 : 0));
+  const keys = [...entries.keys()].sort((x, y) => x - y);
+  return {
+    record: { cohort, report },
+    memo: {
+      format: MEMO_FORMAT,
+      mechanism: keyText,
+      entries: keys.map((k) => [k, [...entries.get(k)]]),
+      sampled: [cohort],
+    },
+  };
+}

@@ -10,12 +10,24 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { PROTOCOL_VERSION, loadProtocol, privatize, privatizeRound } from "./ldp_client.mjs";
+import { createHash } from "node:crypto";
+
+import {
+  PROTOCOL_VERSION,
+  bloomPositions,
+  bloomRapporKey,
+  bloomRapporRound,
+  loadProtocol,
+  privatize,
+  privatizeRound,
+  sha256,
+} from "./ldp_client.mjs";
 
 const MODULE = fileURLToPath(new URL("./ldp_client.mjs", import.meta.url));
 const DOCUMENT = JSON.parse(readFileSync(new URL("../test_vectors.json", import.meta.url), "utf8"));
 const VECTORS = DOCUMENT.vectors;
 const MEMOIZED = DOCUMENT.memoized;
+const BLOOM = DOCUMENT.bloom_rappor;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase",
@@ -253,4 +265,46 @@ test("a memo of another protocol is refused", () => {
   }
   assert.throws(() => privatizeRound(a.protocol, a.values[0], { memo: { entries: [] } }), TypeError);
   assert.throws(() => privatizeRound(GRR5, 0), RangeError);
+});
+
+test("sha256 agrees with node:crypto", () => {
+  const encoder = new TextEncoder();
+  for (const text of ["", "abc", "x".repeat(55), "y".repeat(56), "z".repeat(1000), "été日本語"]) {
+    const bytes = encoder.encode(text);
+    const ours = Buffer.from(sha256(bytes)).toString("hex");
+    assert.equal(ours, createHash("sha256").update(bytes).digest("hex"));
+  }
+});
+
+for (const vector of BLOOM) {
+  test(`Bloom RAPPOR vector: ${vector.name}`, () => {
+    const data = fromHex(vector.bytes);
+    const { randbytes, used } = replay(data);
+    assert.equal(bloomRapporKey(vector.params), vector.key);
+    let memo;
+    const reports = [];
+    const cohorts = [];
+    for (const value of vector.values) {
+      const out = bloomRapporRound(vector.params, value, { memo, randbytes });
+      memo = JSON.parse(JSON.stringify(out.memo)); // stored as JSON between rounds
+      reports.push(out.record.report);
+      cohorts.push(out.record.cohort);
+    }
+    assert.equal(used(), data.length);
+    assert.deepEqual(reports, vector.reports);
+    assert.deepEqual(cohorts, vector.cohorts);
+    assert.deepEqual(memo, vector.memo);
+    const { num_bits: m, num_hashes: h } = vector.params;
+    vector.values.forEach((value, i) => {
+      assert.deepEqual(bloomPositions(value, vector.cohorts[0], m, h), vector.positions[i]);
+    });
+  });
+}
+
+test("Bloom RAPPOR refuses bad input", () => {
+  const params = { num_bits: 16, num_hashes: 2, num_cohorts: 2, f: 0.5, p: 0.5, q: 0.75 };
+  assert.throws(() => bloomRapporRound({ ...params, num_hashes: 9 }, "a"), RangeError);
+  assert.throws(() => bloomRapporRound(params, 3), TypeError);
+  const { memo } = bloomRapporRound(params, "a");
+  assert.throws(() => bloomRapporRound({ ...params, f: 0.25 }, "a", { memo }), RangeError);
 });

@@ -44,12 +44,18 @@ independently, so every level is ``h`` times the two-bit level of basic RAPPOR
   histories of ``t`` reports: ``t m max(log(q/p), log((1-p)/(1-q)))``.
 
 Every level is computed from the probabilities the sampler draws with and rounded up.
+
+**Clients.** ``bloom_rappor_round`` of ``clients/python/ldp_client.py`` (standard library)
+and ``bloomRapporRound`` of ``clients/js/ldp_client.mjs`` (with its own SHA-256) give the
+library's cohorts, reports and memos from the same random bytes (the ``bloom_rappor``
+vectors of ``clients/test_vectors.json``); memos move between them as JSON.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import struct
 from collections.abc import Sequence
 
 import numpy as np
@@ -125,9 +131,12 @@ def _bounded(value: object, name: str, low: int, high: int) -> int:
 
 
 def _memo_key(value: str) -> int:
-    """A 63-bit key of the string for the client's memo (SHA-256, domain-separated)."""
+    """The key of the string in the client's memo: the top 52 bits of SHA-256 of
+    ``b"ldp-rappor-memo\0"`` and the UTF-8 string (a JSON number exact in every language;
+    two of a client's ``s`` strings share a key with probability below ``s^2 / 2^53``, and
+    then share a permanent response, which costs no privacy beyond that response's)."""
     digest = hashlib.sha256(b"ldp-rappor-memo\x00" + value.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return int.from_bytes(digest[:8], "big") >> 12
 
 
 class BloomRAPPOR(Frozen):
@@ -201,9 +210,18 @@ class BloomRAPPOR(Frozen):
 
     @property
     def key(self) -> str:
-        """The mechanism and its parameters (the memos it writes carry it)."""
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return f"{self.name}({args})"
+        """The mechanism and its parameters, as the memos it writes carry it: the integers in
+        decimal and ``f, p, q`` as the 16 hex digits of their IEEE-754 doubles (big-endian),
+        so that a client in any language writes the same string.
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import BloomRAPPOR
+        >>> BloomRAPPOR(32, 2, 4, f=0.5, p=0.5, q=0.75).key
+        'bloom-rappor:32:2:4:3fe0000000000000:3fe0000000000000:3fe8000000000000'
+        """
+        doubles = ":".join(struct.pack(">d", v).hex() for v in (self.f, self.p, self.q))
+        return f"{self.name}:{self.num_bits}:{self.num_hashes}:{self.num_cohorts}:{doubles}"
 
     def __repr__(self) -> str:
         return f"BloomRAPPOR({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
