@@ -37,6 +37,7 @@ from ldp.mechanisms import (
     OUE,
     RAPPOR,
     SUE,
+    BloomRAPPOR,
     DBitFlipPM,
     Duchi,
     DuchiL2,
@@ -50,6 +51,7 @@ from ldp.mechanisms import (
     Staircase,
     SubsetSelection,
     UnaryEncoding,
+    bloom_positions,
 )
 from ldp.protocol import Protocol
 
@@ -222,6 +224,51 @@ def memoized_vectors() -> list[dict]:
     return out
 
 
+#: RAPPOR with Bloom filters (strings, cohorts): parameters and one client's history.
+BLOOM_CASES = [
+    ("m=32 h=2 4 cohorts", (32, 2, 4, 0.5, 0.5, 0.75), ["a.com", "a.com", "b.org", "a.com"]),
+    ("m=13 h=3 64 cohorts, UTF-8", (13, 3, 64, 0.25, 0.25, 0.75), ["été", "日本語", "été"]),
+    ("m=16 h=1 one cohort p=0 q=1", (16, 1, 1, 0.3, 0.0, 1.0), ["x", "y", "x"]),
+    ("m=200 h=8 1000 cohorts", (200, 8, 1000, 0.125, 0.4, 0.6), ["", "long " * 40]),
+]
+
+
+def bloom_vectors() -> list[dict]:
+    out = []
+    for name, (m, h, c, f, p, q), history in BLOOM_CASES:
+        mech = BloomRAPPOR(m, h, c, f, p, q)
+        tried = {}
+        for seed in range(MEMOIZED_SEEDS):
+            stream = byte_stream(f"{name}|{history!r}|{seed}")
+            memos = None
+            reports, cohorts = [], []
+            for value in history:
+                bits, cohort, memos = mech.privatize_round(
+                    [value], memos, rng=ByteSource(stream.read)
+                )
+                reports.append(bits[0].tolist())
+                cohorts.append(int(cohort[0]))
+            memo = memos[0].to_dict()
+            tried[seed] = (reports, cohorts, stream.getvalue()[: stream.tell()], memo)
+        longest = max(tried, key=lambda s: (len(tried[s][2]), -s))
+        for seed in sorted({0, longest}):
+            reports, cohorts, data, memo = tried[seed]
+            out.append(
+                {
+                    "name": f"{name}, answers {history!r}, seed {seed}",
+                    "params": mech.params,
+                    "key": mech.key,
+                    "values": history,
+                    "bytes": data.hex(),
+                    "reports": reports,
+                    "cohorts": cohorts,
+                    "memo": memo,
+                    "positions": [list(bloom_positions(v, cohorts[0], m, h)) for v in history],
+                }
+            )
+    return out
+
+
 def document() -> dict:
     return {
         "format": "ldp-test-vectors",
@@ -239,6 +286,13 @@ def document() -> dict:
             "keeping its memo between rounds (starting from none). Fed exactly these bytes in "
             "order, it must read all of them, return these reports and end with this memo "
             "(entries and sampled buckets). Its first round is also what privatize returns."
+        ),
+        "bloom_rappor": bloom_vectors(),
+        "bloom_rappor_description": (
+            "RAPPOR with Bloom filters (ldp.mechanisms.BloomRAPPOR): a new client answers "
+            "'values' round after round keeping its memo. Fed exactly these bytes it must read "
+            "all of them, report these cohorts and bits, and end with this memo; 'positions' "
+            "are the Bloom-filter bits of each value in the client's cohort."
         ),
     }
 

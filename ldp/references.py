@@ -565,6 +565,15 @@ _ENTRIES = (
         "Apple Machine Learning Journal, vol. 1, issue 8",
         short="Apple Differential Privacy Team",
     ),
+    # arXiv id: the authors' reference implementation; pages: a reference list citing it.
+    _ref(
+        "balle2019blanket",
+        "B. Balle; J. Bell; A. Gascón; K. Nissim",
+        2019,
+        "The Privacy Blanket of the Shuffle Model",
+        "Advances in Cryptology (CRYPTO), pp. 638-667",
+        arxiv="1903.02837",
+    ),
 )
 
 #: Every entry by key (read-only).

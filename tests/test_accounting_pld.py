@@ -187,3 +187,27 @@ def test_a_commensurate_pair_rounds_its_float_losses_up():
             got = pld.delta(eps)
             assert mpmath.mpf(got) >= exact
             assert float((got - exact) / exact) < rel
+
+
+def test_top_level_is_where_the_profile_is_the_infinite_atom():
+    import ldp
+    from ldp.accounting import compose
+
+    for k, eps0, t in [(4, 0.9, 1), (2, 1.0, 7), (10, 3.0, 3)]:
+        (pld,) = compose(ldp.k_rr(k, eps0), t).plds
+        top = pld.top_level
+        assert t * eps0 <= top <= t * eps0 * (1 + 1e-12)  # the largest loss, rounded up
+        assert pld.delta(top) == 0.0 == pld.inf_mass
+        assert pld.delta(t * eps0 * (1 - 1e-9)) > 0.0
+
+
+def test_curve_of_a_pure_composition_keeps_its_corners():
+    # two nearly equal top levels (the last lattice level and the top level) once made the
+    # hull drop both lines, so the curve reached 0 before alpha = 1 (no finite GDP level)
+    import ldp
+    from ldp.accounting import compose, get_mu_from_tradeoff
+
+    c = compose(ldp.k_rr(4, 0.9), 10)
+    f = c.tradeoff
+    assert f(0.0) == 1.0 and f(1.0 - 1e-6) > 0.0
+    assert get_mu_from_tradeoff(f) == pytest.approx(c.gdp_mu, rel=1e-5)

@@ -10,6 +10,7 @@ import pytest
 
 import ldp
 from ldp.accounting import shuffle_amplification
+from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
 from ldp.accounting.shuffle import clone_probability, shuffle_delta
 
 
@@ -128,6 +129,40 @@ def test_every_bound_is_above_the_exact_shuffled_delta(oracles, case):
             assert exact_delta(pairs, bound) <= delta, (case, delta, mechanism)
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_blanket_bounds_are_above_the_exact_shuffled_delta(oracles, case):
+    k, eps0, n = case
+    pairs = oracles[case]
+    for eps in np.linspace(0.0, eps0, 9)[1:-1]:
+        exact = exact_delta(pairs, eps)
+        for bound in BLANKET_BOUNDS:
+            for alphabet in (k, None):  # k-RR's blanket, and any eps0-LDP randomizer's
+                value = blanket_delta(eps, eps0, n, k=alphabet, bound=bound)
+                assert exact <= value, (case, eps, bound, alphabet)
+    for delta in (1e-2, 1e-3):
+        for mechanism in (None, ldp.k_rr(k, eps0)):
+            r = shuffle_amplification(eps0, n, delta, mechanism=mechanism, method="blanket")
+            assert exact_delta(pairs, r.epsilon) <= delta, (case, delta, mechanism)
+            assert r.epsilon <= eps0
+
+
+@pytest.mark.parametrize(
+    "case", [(2, 0.5, 30), (2, 0.3, 20), pytest.param((3, 0.5, 30), marks=SLOW)]
+)
+def test_closed_form_is_above_the_exact_shuffled_delta_where_it_applies(oracles, case):
+    # at n = 30 Theorem 3.1's range eps0 <= log(n / (16 log(2/delta))) needs a large delta
+    _, eps0, n = case
+    pairs = oracles[case]
+    checked = 0
+    for delta in (0.5, 0.7, 0.8, 0.9, 0.95):
+        if eps0 > math.log(n / (16 * math.log(2 / delta))):
+            continue
+        r = shuffle_amplification(eps0, n, delta, method="closed-form")
+        assert exact_delta(pairs, r.epsilon) <= delta, (case, delta)
+        checked += 1
+    assert checked >= 2
+
+
 def _exact_epsilon(pairs, delta, hi):
     lo = 0.0
     for _ in range(30):
@@ -223,6 +258,83 @@ def test_published_values_at_a_million_users(delta, eps0, lb, ub):
     assert lb - 1e-4 <= value <= ub + 1e-4
 
 
+# Balle-Bell-Gascón-Nissim (2019): epsilon at delta = 1e-6 from the authors' code (root
+# finding on its Hoeffding and Bennett bounds), run unmodified, for k-RR and for any
+# eps0-LDP randomizer (None: "4 (none)" = no amplification), next to the exact epsilon of
+# shuffled k-RR when all other users hold one value (a lower bound on the true epsilon).
+BLANKET = [  # (eps0, n, k, Bennett, Hoeffding, generic Bennett, exact lower bound)
+    (1.0, 10**4, 2, 0.0512, 0.0507, 0.1662, 0.0357),
+    (1.0, 10**4, 10, 0.0280, 0.0647, 0.1662, 0.0189),
+    (1.0, 10**4, 100, 0.0091, 0.0697, 0.1662, 0.0060),
+    (1.0, 10**5, 100, 0.0026, 0.0205, 0.0485, 0.0016),
+    (4.0, 10**4, 100, 0.2906, 4.0, 4.0, 0.1634),
+    (4.0, 10**5, 2, 0.1387, 0.1367, 2.2085, 0.0847),
+    (4.0, 10**5, 10, 0.1292, 0.2996, 2.2085, 0.0785),
+    (4.0, 10**5, 100, 0.0815, 0.6543, 2.2085, 0.0477),
+]
+
+
+@pytest.mark.parametrize("eps0,n,k,bennett,hoeffding,generic,exact_lb", BLANKET)
+def test_blanket_reproduces_the_authors_code(eps0, n, k, bennett, hoeffding, generic, exact_lb):
+    r = shuffle_amplification(eps0, n, 1e-6, mechanism=ldp.k_rr(k, eps0), method="blanket")
+    assert r.epsilon == pytest.approx(min(bennett, hoeffding), abs=1e-4)
+    assert r.citation == "Balle-Bell-Gascón-Nissim (2019)"
+    assert r.clone_probability == pytest.approx(k / (math.exp(eps0) + k - 1))
+    assert exact_lb < r.epsilon
+    any_randomizer = shuffle_amplification(eps0, n, 1e-6, method="blanket")
+    assert any_randomizer.epsilon == pytest.approx(generic, abs=1e-4)
+    # auto is the smaller of the clone and blanket bounds for k-RR
+    clones = shuffle_amplification(eps0, n, 1e-6, mechanism=ldp.k_rr(k, eps0), method="clones")
+    auto = shuffle_amplification(eps0, n, 1e-6, mechanism=ldp.k_rr(k, eps0))
+    assert auto.epsilon == min(clones.epsilon, r.epsilon)
+    assert auto.method == ("blanket" if r.epsilon < clones.epsilon else "clones")
+
+
+def test_blanket_against_the_clone_bounds():
+    # the stronger clone wins when k is small next to e^eps0, the blanket when k is large
+    for eps0, n, k in [(4.0, 10**5, 2), (4.0, 10**5, 10)]:
+        mech = ldp.k_rr(k, eps0)
+        blanket = shuffle_amplification(eps0, n, 1e-6, mechanism=mech, method="blanket")
+        clones = shuffle_amplification(eps0, n, 1e-6, mechanism=mech, method="clones")
+        assert clones.epsilon < blanket.epsilon
+    for eps0, n, k in [(1.0, 10**4, 10), (1.0, 10**5, 100), (4.0, 10**4, 100)]:
+        mech = ldp.k_rr(k, eps0)
+        blanket = shuffle_amplification(eps0, n, 1e-6, mechanism=mech, method="blanket")
+        clones = shuffle_amplification(eps0, n, 1e-6, mechanism=mech, method="clones")
+        assert blanket.epsilon < clones.epsilon
+    # for an arbitrary randomizer the clone bound is the tighter one
+    for eps0, n in [(1.0, 10**4), (4.0, 10**5)]:
+        generic = shuffle_amplification(eps0, n, 1e-6, method="blanket")
+        assert shuffle_amplification(eps0, n, 1e-6, method="clones").epsilon < generic.epsilon
+
+
+def test_blanket_formulas_by_hand():
+    # Bennett's sum over Bin(n, gamma) in closed form equals the direct sum
+    from scipy.stats import binom
+
+    eps, eps0, n, k = 0.4, 1.5, 40, 5
+    g = blanket_probability(eps0, k)
+    assert g == pytest.approx(k / (math.exp(eps0) + k - 1))
+    a = math.expm1(eps)
+    b_plus = g * (1 - math.exp(eps)) + (1 - g) * k
+    c = g * (2 - g) * a * a + (1 - g) ** 2 * k * (math.exp(2 * eps) + 1)
+    beta = a * b_plus / c
+    kappa = c / b_plus**2 * ((1 + beta) * math.log1p(beta) - beta)
+    m = np.arange(1, n + 1)
+    direct = np.sum(binom.pmf(m, n, g) * np.exp(-m * kappa)) * b_plus / math.log1p(beta)
+    assert blanket_delta(eps, eps0, n, k=k) == pytest.approx(direct / (g * n), rel=1e-9)
+    b = (1 - g) * k * (math.exp(eps) + 1)
+    hoeffding = b * b / (4 * a) * (1 - g * (1 - math.exp(-2 * a * a / b / b))) ** n / (g * n)
+    assert blanket_delta(eps, eps0, n, k=k, bound="hoeffding") == pytest.approx(
+        min(1.0, hoeffding), rel=1e-9
+    )
+    assert blanket_delta(eps0, eps0, n, k=k) == 0.0
+    with pytest.raises(ValueError, match="bound"):
+        blanket_delta(eps, eps0, n, bound="chernoff")
+    with pytest.raises(ValueError, match="rounds"):
+        shuffle_amplification(1.0, 100, 1e-6, method="blanket", rounds=2)
+
+
 def test_closed_form_matches_the_authors_readme_and_is_above_the_numerical_bound():
     # README of the authors' code: eps0 = 4, n = 1e5, delta = 1e-6 gives 0.5378040242374512
     # with their (more conservative) variant; Theorem 3.1's expression gives 0.534634
@@ -238,10 +350,13 @@ def test_closed_form_matches_the_authors_readme_and_is_above_the_numerical_bound
 
 def test_a_million_users_at_eps0_4():
     generic = shuffle_amplification(4.0, 10**6, 1e-8)
-    krr = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
+    krr = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0), method="clones")
     assert generic.epsilon == pytest.approx(0.0642, abs=1e-4)
     assert krr.epsilon == pytest.approx(0.0451, abs=1e-4)
     assert krr.citation == "Feldman-McMillan-Talwar (2023)"
+    # here the blanket (Bennett) is a little tighter, and auto reports it
+    auto = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
+    assert auto.method == "blanket" and 0.0449 < auto.epsilon < krr.epsilon
     assert generic.citation == "Feldman-McMillan-Talwar (2021)"
     assert krr.epsilon < generic.epsilon < 0.1 < 4.0
 
@@ -306,7 +421,7 @@ def test_rounds_compose_between_one_round_and_basic_composition():
         ({"epsilon0": -1.0, "n": 10, "delta": 1e-6}, "epsilon0"),
         ({"epsilon0": 1.0, "n": 10, "delta": 0.0}, "delta"),
         ({"epsilon0": 1.0, "n": 10, "delta": 1.0}, "delta"),
-        ({"epsilon0": 1.0, "n": 10, "delta": 1e-6, "method": "blanket"}, "method"),
+        ({"epsilon0": 1.0, "n": 10, "delta": 1e-6, "method": "hoeffding"}, "method"),
         ({"epsilon0": 1.0, "n": 10, "delta": 1e-6, "rounds": 0}, "rounds"),
     ],
 )

@@ -19,13 +19,13 @@ def test_shuffle_k_rr_a_million_users(capsys):
             "--delta", "1e-8"]  # fmt: skip
     data = _json(capsys, *argv)
     expected = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
-    assert data["epsilon"] == expected.epsilon
+    assert data["epsilon"] == expected.epsilon == min(data["clones"], data["blanket"])
     assert data["epsilon"] < 0.05 < 4.0
-    assert data["citation"] == "Feldman-McMillan-Talwar (2023)"
+    assert data["citation"] == "Balle-Bell-Gascón-Nissim (2019)"
     assert data["closed_form"] == pytest.approx(0.2264, abs=1e-4)
     assert main(["account", *argv]) == 0
     text = capsys.readouterr().out
-    assert "0.045073" in text and "Theorem 3.1" in text
+    assert "0.045073" in text and "Theorem 3.1" in text and "Feldman-McMillan-Talwar (2023)" in text
 
 
 def test_shuffle_generic_says_when_the_closed_form_does_not_apply(capsys):
@@ -49,6 +49,15 @@ def test_calibrate(capsys):
     assert data["epsilon0"] == pytest.approx(4.336437, abs=1e-5)
 
 
+def test_calibrate_to_a_target_mu(capsys):
+    data = _json(capsys, "calibrate", "--target-mu", "1", "--k", "4", "--folds", "365")
+    assert data["epsilon0"] == calibrate(target_mu=1.0, k=4, folds=365)
+    assert compose(ldp.k_rr(4, data["epsilon0"]), 365, adaptive=True).gdp_mu <= 1.0
+    assert data["target_mu"] == 1.0 and "target_epsilon" not in data
+    assert main(["account", "calibrate", "--target-mu", "0.5", "--mechanism", "rr"]) == 0
+    assert "mu = 0.5 (Gaussian DP)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -58,6 +67,9 @@ def test_calibrate(capsys):
         ["shuffle", "--epsilon0", "1", "--n", "100"],
         ["calibrate", "--target-epsilon", "0", "--target-delta", "0"],
         ["calibrate", "--target-epsilon", "1", "--target-delta", "1e-6", "--folds", "0"],
+        ["calibrate", "--target-epsilon", "1"],
+        ["calibrate", "--target-mu", "1", "--target-delta", "1e-6"],
+        ["calibrate", "--target-mu", "-1"],
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, argv):

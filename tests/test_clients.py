@@ -93,6 +93,40 @@ def test_library_and_client_reproduce_the_vector(vector):
 
 
 MEMOIZED = json.loads((CLIENTS / "test_vectors.json").read_text())["memoized"]
+BLOOM = json.loads((CLIENTS / "test_vectors.json").read_text())["bloom_rappor"]
+
+
+@pytest.mark.parametrize("vector", BLOOM, ids=[v["name"] for v in BLOOM])
+def test_library_and_client_reproduce_the_bloom_rappor_vector(vector):
+    """RAPPOR with Bloom filters: the same cohorts, bits and memo from the same bytes; the
+    client's hash positions are the library's; the library continues from the client's memo."""
+    from ldp.mechanisms import BloomRAPPOR, bloom_positions
+    from ldp.mechanisms.memo import Memo
+
+    data = bytes.fromhex(vector["bytes"])
+    params = vector["params"]
+    mech = BloomRAPPOR(**params)
+    assert mech.key == vector["key"] == ldp_client.bloom_rappor_key(params)
+    stream = io.BytesIO(data)
+    memos, library = None, []
+    for value in vector["values"]:
+        bits, cohorts, memos = mech.privatize_round([value], memos, rng=ByteSource(stream.read))
+        library.append((bits[0].tolist(), int(cohorts[0])))
+    assert stream.tell() == len(data)
+    assert library == list(zip(vector["reports"], vector["cohorts"], strict=True))
+    assert memos[0].to_dict() == vector["memo"]
+    stream = io.BytesIO(data)
+    memo, client = None, []
+    for value in vector["values"]:
+        record, memo = ldp_client.bloom_rappor_round(params, value, memo, randbytes=stream.read)
+        memo = json.loads(json.dumps(memo))  # stored as JSON between rounds
+        client.append((record["report"], record["cohort"]))
+    assert stream.tell() == len(data) and client == library
+    assert memo == vector["memo"] and Memo.from_json(json.dumps(memo)) == memos[0]
+    m, h, cohort = params["num_bits"], params["num_hashes"], vector["cohorts"][0]
+    for value, positions in zip(vector["values"], vector["positions"], strict=True):
+        assert list(bloom_positions(value, cohort, m, h)) == positions
+        assert ldp_client.bloom_positions(value, cohort, m, h) == positions
 
 
 def test_the_memoized_vectors_cover_every_memoized_mechanism():

@@ -319,8 +319,11 @@ def test_dbitflip_one_report_channel_and_pair():
 
 
 # ----------------------------------------------------------------------------- sampler vs law
-def _simulate(mech, history, n, seed, through_json=False):
+def _simulate(mech, history, n, seed, through_json=False, vectorised=False):
     rng = np.random.default_rng(seed)
+    if vectorised:  # every round at once (privatize_history)
+        reports = mech.privatize_history(np.tile(np.array(history), (n, 1)), rng=rng)
+        return [reports[:, t] for t in range(len(history))]
     memos = None
     reports = []
     for value in history:
@@ -355,14 +358,17 @@ def _encode(mech, reports):
     ids=repr,
 )
 @pytest.mark.parametrize("history", [(0, 0), (1, 2), (0, 1, 0)])
-def test_sampler_matches_the_history_law(mech, history):
+@pytest.mark.parametrize("vectorised", [False, True], ids=["rounds", "history"])
+def test_sampler_matches_the_history_law(mech, history, vectorised):
     if len(history) == 3 and not isinstance(mech, LGRR):
         history = history[:2]
     first, second = _rounds(mech)
     law = history_law(first, second, history)
     n = 20_000
     through_json = history == (1, 2)  # the memo stored as JSON between rounds
-    reports = _simulate(mech, history, n, seed=sum(history) + 7, through_json=through_json)
+    reports = _simulate(
+        mech, history, n, seed=sum(history) + 7, through_json=through_json, vectorised=vectorised
+    )
     index, size = _encode(mech, reports)
     observed = np.bincount(index, minlength=size)
     expected = law * n
@@ -375,12 +381,13 @@ def test_sampler_matches_the_history_law(mech, history):
     assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-4
 
 
-def test_dbitflip_sampler_matches_its_law():
+@pytest.mark.parametrize("vectorised", [False, True], ids=["rounds", "history"])
+def test_dbitflip_sampler_matches_its_law(vectorised):
     mech = DBitFlipPM(4, 1.0, b=4, d=2)
     history = (0, 0, 3)
     laws = _dbitflip_history_laws(mech, history)
     n = 20_000
-    reports = _simulate(mech, history, n, seed=5)
+    reports = _simulate(mech, history, n, seed=5, vectorised=vectorised)
     subsets = list(laws)
     for r in reports[1:]:
         np.testing.assert_array_equal(r[:, :2], reports[0][:, :2])  # sampled once
@@ -513,6 +520,27 @@ def test_memo_round_trips_and_refuses_what_it_cannot_hold():
         mech.privatize_round(np.array([3, 4, 5]), memos)
     with pytest.raises(TypeError, match="memos"):
         mech.privatize_round(np.array([3]), "memo")
+
+
+def test_history_memos_continue_with_rounds():
+    rng = np.random.default_rng(3)
+    for mech in (LGRR(5, 1.0, 2.0), LOSUE(5, 1.0, 2.0), DBitFlipPM(10, 1.0, b=5, d=2)):
+        history = rng.integers(0, 5 if mech.k == 5 else 10, size=(50, 4))
+        reports, memos = mech.privatize_history(history, rng=1, return_memos=True)
+        assert reports.shape[:2] == (50, 4)
+        for i in range(50):
+            keys = [key for key, _ in memos[i].entries]
+            if isinstance(mech, DBitFlipPM):  # patterns: 0 (no sampled bucket) or 1 .. d
+                buckets = set((history[i] * 5 // 10).tolist())
+                hits = {s.index(b) + 1 for s in [list(memos[i].sampled)] for b in buckets if b in s}
+                assert set(keys) == hits | ({0} if buckets - set(memos[i].sampled) else set())
+            else:
+                assert keys == sorted(set(history[i].tolist()))
+        # the memos are those of privatize_round: it continues from them
+        out, again = mech.privatize_round(history[:, -1], memos, rng=2)
+        assert again == memos and out.shape[0] == 50
+    with pytest.raises(ValueError, match="2-D"):
+        LGRR(3, 0.5, 1.0).privatize_history([0, 1, 2])
 
 
 def test_memoization_reuses_the_permanent_response():

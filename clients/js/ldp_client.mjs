@@ -1075,3 +1075,125 @@ const MECHANISMS = new Map([
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));
 }
+
+// ---------------------------------------------------------------------------- Bloom RAPPOR
+const UTF8 = new TextEncoder();
+const BLOOM_LIMITS = [["num_bits", 1 << 16], ["num_hashes", 8], ["num_cohorts", 1 << 16]];
+
+function bloomParams(params) {
+  if (!isObject(params)) throw new TypeError("params must be an object");
+  const out = {};
+  for (const [name, limit] of BLOOM_LIMITS) {
+    const value = params[name];
+    if (!Number.isInteger(value) || value < 1 || value > limit) {
+      throw new RangeError(`params.${name} must be an integer in 1 .. ${limit}`);
+    }
+    out[name] = value;
+  }
+  for (const name of ["f", "p", "q"]) {
+    if (typeof params[name] !== "number" || !Number.isFinite(params[name])) {
+      throw new TypeError(`params.${name} must be a number`);
+    }
+    out[name] = params[name];
+  }
+  if (!(out.f > 0 && out.f < 1 && out.p >= 0 && out.p < out.q && out.q <= 1)) {
+    throw new RangeError("params need 0 < f < 1 and 0 <= p < q <= 1");
+  }
+  return out;
+}
+
+function doubleHex(x) {
+  DOUBLE.setFloat64(0, x);
+  let hex = "";
+  for (let i = 0; i < 8; i++) hex += DOUBLE.getUint8(i).toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** The string that memos of this RAPPOR configuration carry (the library's `key`). */
+export function bloomRapporKey(params) {
+  const p = bloomParams(params);
+  const doubles = [p.f, p.p, p.q].map(doubleHex).join(":");
+  return `bloom-rappor:${p.num_bits}:${p.num_hashes}:${p.num_cohorts}:${doubles}`;
+}
+
+/**
+ * Bloom-filter bits of `value` in `cohort`: SHA-256 of the 4-byte big-endian cohort and the
+ * UTF-8 value, 4-byte big-endian words modulo `numBits` (one per hash).
+ */
+export function bloomPositions(value, cohort, numBits, numHashes) {
+  const text = UTF8.encode(value);
+  const input = new Uint8Array(4 + text.length);
+  new DataView(input.buffer).setUint32(0, cohort);
+  input.set(text, 4);
+  const view = new DataView(sha256(input).buffer);
+  const out = [];
+  for (let i = 0; i < numHashes; i++) out.push(view.getUint32(4 * i) % numBits);
+  return out;
+}
+
+const MEMO_TAG = UTF8.encode("ldp-rappor-memo\0");
+
+function bloomMemoKey(value) {
+  const text = UTF8.encode(value);
+  const input = new Uint8Array(MEMO_TAG.length + text.length);
+  input.set(MEMO_TAG);
+  input.set(text, MEMO_TAG.length);
+  const view = new DataView(sha256(input).buffer);
+  // the top 52 bits of the first 8 bytes: an exact Number
+  return view.getUint32(0) * 2 ** 20 + (view.getUint32(4) >>> 12);
+}
+
+/**
+ * One report of RAPPOR with Bloom filters: `{ record: { cohort, report }, memo }`.
+ *
+ * `params` holds `num_bits`, `num_hashes`, `num_cohorts`, `f`, `p`, `q` (as the library's
+ * `BloomRAPPOR`). A new client (no memo) draws its cohort; each string's permanent response is
+ * drawn once and kept in the memo, which stays on the device (never send it). Randomness is
+ * read in the library's order: the cohort, the permanent bits of a new string, then the
+ * instantaneous bits.
+ */
+export function bloomRapporRound(params, value, { memo, randbytes } = {}) {
+  const p = bloomParams(params);
+  if (typeof value !== "string") throw new TypeError("the answer must be a string");
+  const keyText = bloomRapporKey(p);
+  const stream = new Stream(randbytes ?? cryptoBytes);
+  const entries = new Map();
+  let sampled = [];
+  if (memo !== undefined && memo !== null) {
+    if (!isObject(memo) || memo.format !== MEMO_FORMAT) {
+      throw new TypeError("memo must be the object returned by the previous round");
+    }
+    if (memo.mechanism !== keyText) throw new RangeError("the memo belongs to another configuration");
+    for (const entry of memo.entries ?? []) entries.set(entry[0], [...entry[1]]);
+    sampled = [...(memo.sampled ?? [])];
+  }
+  if (sampled.length === 0) sampled = randint(stream, p.num_cohorts, 1);
+  const cohort = sampled[0];
+  if (!(Number.isInteger(cohort) && cohort >= 0 && cohort < p.num_cohorts)) {
+    throw new RangeError("the memo holds a cohort this configuration cannot draw");
+  }
+  const m = p.num_bits;
+  const key = bloomMemoKey(value);
+  if (!entries.has(key)) {
+    const half = p.f / 2.0;
+    const laws = [exactLaw([half, 1.0 - half]), exactLaw([1.0 - half, half])];
+    const signal = new Array(m).fill(0);
+    for (const position of bloomPositions(value, cohort, m, p.num_hashes)) signal[position] = 1;
+    entries.set(key, pack(choose(stream, laws, signal).map((index) => index === 0)));
+  }
+  const packed = entries.get(key);
+  const memoBits = [];
+  for (let v = 0; v < m; v++) memoBits.push((packed[v >> 3] >> (7 - (v % 8))) & 1);
+  const laws = [exactLaw([p.p, 1.0 - p.p]), exactLaw([p.q, 1.0 - p.q])];
+  const report = choose(stream, laws, memoBits).map((index) => (index === 0 ? 1 : 0));
+  const keys = [...entries.keys()].sort((x, y) => x - y);
+  return {
+    record: { cohort, report },
+    memo: {
+      format: MEMO_FORMAT,
+      mechanism: keyText,
+      entries: keys.map((k) => [k, [...entries.get(k)]]),
+      sampled: [cohort],
+    },
+  };
+}

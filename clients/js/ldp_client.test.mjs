@@ -12,12 +12,22 @@ import { fileURLToPath } from "node:url";
 
 import { createHash } from "node:crypto";
 
-import { PROTOCOL_VERSION, loadProtocol, privatize, privatizeRound, sha256 } from "./ldp_client.mjs";
+import {
+  PROTOCOL_VERSION,
+  bloomPositions,
+  bloomRapporKey,
+  bloomRapporRound,
+  loadProtocol,
+  privatize,
+  privatizeRound,
+  sha256,
+} from "./ldp_client.mjs";
 
 const MODULE = fileURLToPath(new URL("./ldp_client.mjs", import.meta.url));
 const DOCUMENT = JSON.parse(readFileSync(new URL("../test_vectors.json", import.meta.url), "utf8"));
 const VECTORS = DOCUMENT.vectors;
 const MEMOIZED = DOCUMENT.memoized;
+const BLOOM = DOCUMENT.bloom_rappor;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase", "gaussian",
@@ -277,4 +287,37 @@ test("sketch items: strings, bytes and integers; an integer is its decimal text"
   assert.throws(() => run(true), TypeError);
   assert.throws(() => run(null), TypeError);
   assert.throws(() => run("\ud800"), RangeError);
+});
+
+for (const vector of BLOOM) {
+  test(`Bloom RAPPOR vector: ${vector.name}`, () => {
+    const data = fromHex(vector.bytes);
+    const { randbytes, used } = replay(data);
+    assert.equal(bloomRapporKey(vector.params), vector.key);
+    let memo;
+    const reports = [];
+    const cohorts = [];
+    for (const value of vector.values) {
+      const out = bloomRapporRound(vector.params, value, { memo, randbytes });
+      memo = JSON.parse(JSON.stringify(out.memo)); // stored as JSON between rounds
+      reports.push(out.record.report);
+      cohorts.push(out.record.cohort);
+    }
+    assert.equal(used(), data.length);
+    assert.deepEqual(reports, vector.reports);
+    assert.deepEqual(cohorts, vector.cohorts);
+    assert.deepEqual(memo, vector.memo);
+    const { num_bits: m, num_hashes: h } = vector.params;
+    vector.values.forEach((value, i) => {
+      assert.deepEqual(bloomPositions(value, vector.cohorts[0], m, h), vector.positions[i]);
+    });
+  });
+}
+
+test("Bloom RAPPOR refuses bad input", () => {
+  const params = { num_bits: 16, num_hashes: 2, num_cohorts: 2, f: 0.5, p: 0.5, q: 0.75 };
+  assert.throws(() => bloomRapporRound({ ...params, num_hashes: 9 }, "a"), RangeError);
+  assert.throws(() => bloomRapporRound(params, 3), TypeError);
+  const { memo } = bloomRapporRound(params, "a");
+  assert.throws(() => bloomRapporRound({ ...params, f: 0.25 }, "a", { memo }), RangeError);
 });

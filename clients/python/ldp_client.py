@@ -27,8 +27,18 @@ import itertools
 import json
 import math
 import os
+import struct
 
-__all__ = ["PROTOCOL_VERSION", "Protocol", "load_protocol", "privatize", "privatize_round"]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "Protocol",
+    "bloom_positions",
+    "bloom_rappor_key",
+    "bloom_rappor_round",
+    "load_protocol",
+    "privatize",
+    "privatize_round",
+]
 
 PROTOCOL_VERSION = 1
 _FORMAT = "ldp-protocol"
@@ -754,3 +764,89 @@ _MEMOIZED = {
     "dbitflip-pm": _memo_dbitflip,
 }
 _MECHANISMS.update({name: _first_round(function) for name, function in _MEMOIZED.items()})
+
+
+# ----------------------------------------------------------------------------- Bloom RAPPOR
+_BLOOM_LIMITS = {"num_bits": 1 << 16, "num_hashes": 8, "num_cohorts": 1 << 16}
+
+
+def _bloom_params(params):
+    if not isinstance(params, dict):
+        raise TypeError("params must be a dict (num_bits, num_hashes, num_cohorts, f, p, q)")
+    out = {}
+    for name, limit in _BLOOM_LIMITS.items():
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+            raise ValueError(f"params[{name!r}] must be an integer in 1 .. {limit}")
+        out[name] = value
+    for name in ("f", "p", "q"):
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"params[{name!r}] must be a number")
+        out[name] = float(value)
+    if not (0.0 < out["f"] < 1.0 and 0.0 <= out["p"] < out["q"] <= 1.0):
+        raise ValueError("params need 0 < f < 1 and 0 <= p < q <= 1")
+    return out
+
+
+def bloom_rappor_key(params):
+    """The string that memos of this RAPPOR configuration carry (the library's ``key``)."""
+    p = _bloom_params(params)
+    doubles = ":".join(struct.pack(">d", p[name]).hex() for name in ("f", "p", "q"))
+    return f"bloom-rappor:{p['num_bits']}:{p['num_hashes']}:{p['num_cohorts']}:{doubles}"
+
+
+def bloom_positions(value, cohort, num_bits, num_hashes):
+    """Bloom-filter bits of ``value`` in ``cohort``: SHA-256 of the 4-byte big-endian cohort
+    and the UTF-8 value, 4-byte big-endian words modulo ``num_bits`` (one per hash)."""
+    digest = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
+    return [int.from_bytes(digest[4 * i : 4 * i + 4], "big") % num_bits for i in range(num_hashes)]
+
+
+def bloom_rappor_round(params, value, memo=None, randbytes=os.urandom):
+    """One report of RAPPOR with Bloom filters: ``({"cohort": j, "report": bits}, memo)``.
+
+    ``params`` holds ``num_bits``, ``num_hashes``, ``num_cohorts``, ``f``, ``p``, ``q`` (as
+    ``ldp.mechanisms.BloomRAPPOR``). A new client (``memo=None``) draws its cohort; the
+    permanent response of each string is drawn once and kept in the memo, which stays on the
+    device (never send it). Randomness is read in the library's order: the cohort, the
+    permanent bits of a new string, then the instantaneous bits.
+    """
+    p = _bloom_params(params)
+    if not isinstance(value, str):
+        raise TypeError("the answer must be a string")
+    key_text = bloom_rappor_key(p)
+    stream = _Stream(randbytes)
+    if memo is None:
+        entries, sampled = {}, []
+    else:
+        if not isinstance(memo, dict) or memo.get("format") != _MEMO_FORMAT:
+            raise ValueError("memo must be the dict returned by the previous round")
+        if memo.get("mechanism") != key_text:
+            raise ValueError("the memo belongs to another configuration")
+        entries = {entry[0]: list(entry[1]) for entry in memo.get("entries", [])}
+        sampled = list(memo.get("sampled", []))
+    if not sampled:
+        sampled = _randint(stream, p["num_cohorts"], 1)
+    cohort = sampled[0]
+    if not 0 <= cohort < p["num_cohorts"]:
+        raise ValueError("the memo holds a cohort this configuration cannot draw")
+    m = p["num_bits"]
+    tag = hashlib.sha256(b"ldp-rappor-memo\x00" + value.encode("utf-8")).digest()
+    key = int.from_bytes(tag[:8], "big") >> 12  # 52 bits: exact in JSON everywhere
+    if key not in entries:
+        half = p["f"] / 2.0
+        laws = [_law((half, 1.0 - half)), _law((1.0 - half, half))]
+        signal = [0] * m
+        for position in bloom_positions(value, cohort, m, p["num_hashes"]):
+            signal[position] = 1
+        entries[key] = _pack([index == 0 for index in _choose(stream, laws, signal)])
+    laws = [_law((p["p"], 1.0 - p["p"])), _law((p["q"], 1.0 - p["q"]))]
+    drawn = _choose(stream, laws, _unpack(entries[key], m))
+    document = {
+        "format": _MEMO_FORMAT,
+        "mechanism": key_text,
+        "entries": [[k, list(entries[k])] for k in sorted(entries)],
+        "sampled": [cohort],
+    }
+    return {"cohort": cohort, "report": [1 if index == 0 else 0 for index in drawn]}, document

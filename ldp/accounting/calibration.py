@@ -6,7 +6,9 @@ per-report ``eps0`` meets it after
 * ``folds = T`` reports of one mechanism (the exact composition :func:`~ldp.accounting.
   compose`, adaptive worst case: it also covers a value that changes between reports);
 * shuffling ``n_shuffled = n`` users' single reports (the clone bound of
-  :mod:`ldp.accounting.shuffle`, with the clone probability of the mechanism's own matrix);
+  :mod:`ldp.accounting.shuffle`, with the clone probability of the mechanism's own matrix,
+  and for k-RR the smaller of it and the privacy blanket bound of Balle-Bell-Gascón-Nissim
+  (2019));
 * both: ``T`` shuffled rounds of ``n`` users (the clone pair's privacy-loss distribution
   composed ``T`` times).
 
@@ -20,20 +22,29 @@ epsilon is k-RR at a larger one followed by a symmetric k-ary channel: post-proc
 so there the value is also the largest one up to the bisection tolerance (``rtol``, a
 relative ``1e-6`` by default): ``eps0 * (1 + 1e-3)`` misses the target
 (tests/test_accounting_calibration.py).
+
+A target ``mu`` (Gaussian DP, Dong-Roth-Su (2022)) is met the same way, with the test
+``mu_upper(eps0) <= target_mu``: the GDP level of the ``T``-fold composition read from the
+tails of its privacy-loss distribution (exact for k-RR), or, with a shuffler, of the clone
+pair (one round) times ``sqrt(T)`` (GDP composes exactly, so this is an upper bound).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from ldp._mechanism import Mechanism
 from ldp._validation import check_epsilon, check_integer, check_scalar
+from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
 from ldp.accounting.composition import compose
 from ldp.accounting.shuffle import (
     MAX_ROUNDS,
+    clone_pair_pld,
     clone_probability,
+    krr_alphabet,
     shuffle_delta,
     shuffle_pld,
 )
@@ -45,6 +56,7 @@ __all__ = ["calibrate"]
 
 #: Largest per-report epsilon the search considers (``epsilon_max`` default).
 DEFAULT_EPSILON_MAX = 30.0
+_UNIT = float(np.finfo(np.float64).eps) / 2.0
 
 
 def _family(mechanism: object, k: int | None) -> tuple[Callable[[float], Mechanism], str]:
@@ -103,6 +115,31 @@ def _family(mechanism: object, k: int | None) -> tuple[Callable[[float], Mechani
     )
 
 
+def _mu_accountant(
+    build: Callable[[float], Mechanism],
+    folds: int | None,
+    n_shuffled: int | None,
+    interval: float,
+) -> Callable[[float], float]:
+    """``eps0 -> mu_upper`` of the deployment: the smallest ``mu`` it is ``mu``-GDP for."""
+    t = 1 if folds is None else folds
+    if n_shuffled is None:
+
+        def mu(eps0: float) -> float:
+            return compose(build(eps0), t, adaptive=True).gdp_mu
+
+        return mu
+
+    def shuffled_mu(eps0: float) -> float:
+        mech = build(eps0)
+        e0 = float(mech.epsilon)
+        one = clone_pair_pld(e0, n_shuffled, clone_probability(mech, e0), interval).gdp_mu
+        # GDP composes exactly (G_a x G_b = G_sqrt(a^2 + b^2)) and composition is monotone
+        return math.sqrt(t) * one * (1.0 + 4.0 * _UNIT) if t > 1 else one
+
+    return shuffled_mu
+
+
 def _accountant(
     build: Callable[[float], Mechanism],
     folds: int | None,
@@ -123,7 +160,14 @@ def _accountant(
         def shuffled_delta(eps0: float) -> float:
             mech = build(eps0)
             e0 = float(mech.epsilon)
-            return shuffle_delta(target_epsilon, e0, n_shuffled, clone_probability(mech, e0))
+            value = shuffle_delta(target_epsilon, e0, n_shuffled, clone_probability(mech, e0))
+            k = krr_alphabet(mech)
+            if k is not None and value > 0.0:  # k-RR: the privacy blanket may be tighter
+                for bound in BLANKET_BOUNDS:
+                    value = min(
+                        value, blanket_delta(target_epsilon, e0, n_shuffled, k=k, bound=bound)
+                    )
+            return value
 
         return shuffled_delta
 
@@ -148,9 +192,10 @@ def _accountant(
 
 
 def calibrate(
-    target_epsilon: float,
-    target_delta: float,
+    target_epsilon: float | None = None,
+    target_delta: float | None = None,
     *,
+    target_mu: float | None = None,
     mechanism: object = "k-rr",
     k: int | None = None,
     folds: int | None = None,
@@ -159,14 +204,23 @@ def calibrate(
     interval: float = 1e-4,
     rtol: float = 1e-6,
 ) -> float:
-    """The largest per-report epsilon whose deployment meets a central ``(epsilon, delta)``.
+    """The largest per-report epsilon whose deployment meets a central ``(epsilon, delta)``
+    or a central ``mu``-GDP target.
 
     Parameters
     ----------
-    target_epsilon : float
-        Central epsilon, ``>= 0``.
-    target_delta : float
+    target_epsilon : float, optional
+        Central epsilon, ``>= 0`` (with ``target_delta``).
+    target_delta : float, optional
         Central delta, in ``[0, 1)``.
+    target_mu : float, optional
+        Central GDP level ``mu > 0``, instead of ``(epsilon, delta)``: the deployment's
+        trade-off curve must lie above ``G_mu`` (Dong-Roth-Su (2022), Definition 2.4). Without
+        a shuffler the level is read exactly from the ``T``-fold composition
+        (:attr:`~ldp.accounting.Composition.gdp_mu`); with one, from the clone pair's
+        privacy-loss distribution (lattice ``interval``, losses rounded up), and ``T``
+        shuffled rounds take ``sqrt(T)`` times the one-round level (GDP composes exactly,
+        Dong-Roth-Su (2022), Corollary 3.3): an upper bound.
     mechanism : {"k-rr", "rr"}, Mechanism or callable, default "k-rr"
         The per-report mechanism as a family in epsilon: ``"k-rr"`` (with ``k``), ``"rr"``,
         a k-RR :class:`~ldp.Channel`, a mechanism with an ``epsilon`` parameter
@@ -181,7 +235,8 @@ def calibrate(
     epsilon_max : float, default 30
         Largest per-report epsilon considered (returned when it meets the target).
     interval : float, default 1e-4
-        Lattice spacing of the privacy-loss distribution for ``T > 1`` shuffled rounds.
+        Lattice spacing of the privacy-loss distribution for ``T > 1`` shuffled rounds (and
+        for a ``target_mu`` with a shuffler).
     rtol : float, default 1e-6
         Relative width of the final bracket: the true largest epsilon is below
         ``result * (1 + rtol)`` when the accountant is monotone (a larger ``rtol`` saves
@@ -205,9 +260,27 @@ def calibrate(
     0.28753
     >>> round(calibrate(0.5, 1e-6, mechanism="k-rr", k=2, n_shuffled=10_000), 3)
     4.336
+    >>> round(calibrate(target_mu=1.0, k=4, folds=365), 5)   # a year of daily reports
+    0.07333
     """
-    eps_t = check_epsilon(target_epsilon, "target_epsilon", allow_inf=False)
-    d_t = check_scalar(target_delta, "target_delta", low=0.0, high=1.0, high_open=True)
+    if target_mu is not None:
+        if target_epsilon is not None or target_delta is not None:
+            raise ValueError(
+                "give target_mu or (target_epsilon, target_delta), not both; got "
+                f"target_mu={target_mu!r}, target_epsilon={target_epsilon!r}, "
+                f"target_delta={target_delta!r}"
+            )
+        mu_t = check_scalar(target_mu, "target_mu", low=0.0, low_open=True)
+        eps_t, d_t = 0.0, 0.0
+    else:
+        if target_epsilon is None or target_delta is None:
+            raise ValueError(
+                "target_epsilon and target_delta are needed (or target_mu); got "
+                f"target_epsilon={target_epsilon!r}, target_delta={target_delta!r}"
+            )
+        mu_t = None
+        eps_t = check_epsilon(target_epsilon, "target_epsilon", allow_inf=False)
+        d_t = check_scalar(target_delta, "target_delta", low=0.0, high=1.0, high_open=True)
     if folds is not None:
         folds = check_integer(folds, "folds", low=1)
         if n_shuffled is not None and folds > MAX_ROUNDS:
@@ -218,6 +291,14 @@ def calibrate(
     spacing = check_scalar(interval, "interval", low=0.0, low_open=True, high=1.0)
     tol = check_scalar(rtol, "rtol", low=1e-12, high=0.5)
     build, _ = _family(mechanism, k)
+    if mu_t is not None:
+        mu_at = _mu_accountant(build, folds, n_shuffled, spacing)
+
+        def meets(eps0: float) -> bool:
+            return mu_at(eps0) <= mu_t
+
+        target = f"target_mu={mu_t!r}"
+        return _search(meets, top, tol, target)
     if n_shuffled is not None and folds is not None and folds > 1:
         # T rounds leak at least what one round does: the one-round answer (cheap) bounds
         # the search from above, and keeps the composed distribution small
@@ -236,6 +317,12 @@ def calibrate(
     def feasible(eps0: float) -> bool:
         return delta_at(eps0) <= d_t
 
+    return _search(feasible, top, tol, f"target_epsilon={eps_t!r}, target_delta={d_t!r}")
+
+
+def _search(feasible: Callable[[float], bool], top: float, tol: float, target: str) -> float:
+    """The lower end of a bisection on ``feasible`` in ``[MIN_EPSILON, top]``: a value at
+    which the test was evaluated and passed."""
     if feasible(top):
         return top
     # halve down from the top until a value meets the target (deployed answers are usually
@@ -250,8 +337,7 @@ def calibrate(
     if lo is None:
         if not feasible(MIN_EPSILON):
             raise ValueError(
-                f"target_epsilon={eps_t!r}, target_delta={d_t!r} is unreachable: even a "
-                f"per-report epsilon of {MIN_EPSILON:g} misses it"
+                f"{target} is unreachable: even a per-report epsilon of {MIN_EPSILON:g} misses it"
             )
         lo = MIN_EPSILON
     while hi - lo > tol * lo:

@@ -174,6 +174,30 @@ class Composition(Frozen):
         return float(self.delta(0.0))
 
     @property
+    def gdp_mu(self) -> float:
+        """The smallest ``mu`` such that the composition is ``mu``-GDP (rounded up).
+
+        ``G_mu`` lies below the curve of the largest profile iff it lies below each
+        distribution's curve, so this is the largest ``PrivacyLossDistribution.gdp_mu``
+        over ``plds`` (each read from the tails of its privacy-loss distribution, with no
+        loss of precision near the corners of the curve), or ``mu`` for a Gaussian
+        composition.
+        Exact when ``exact`` (up to a relative ``1e-6`` allowance for the rounding of the
+        masses), an upper bound otherwise; ``inf`` when the composition is not GDP for any
+        finite ``mu`` (mass at an infinite loss).
+
+        Examples
+        --------
+        >>> from ldp import k_rr
+        >>> from ldp.accounting import compose
+        >>> round(compose(k_rr(4, 0.9), 365).gdp_mu, 4)
+        13.3486
+        """
+        if self.mu is not None:
+            return float(self.mu)
+        return max(pld.gdp_mu for pld in self.plds)
+
+    @property
     def tradeoff(self) -> TradeOffFunction:
         """A trade-off curve that the composition satisfies (tight when ``exact``).
 
@@ -185,7 +209,13 @@ class Composition(Frozen):
         """
         if self.mu is not None:
             return GaussianTradeOff(self.mu)
-        levels = np.unique(np.concatenate([[0.0]] + [pld.levels for pld in self.plds]))
+        # each PLD's top level, where its reported profile is its +inf atom exactly (no finite
+        # loss above it), gives the curve its certified f(0) = 1 - delta(inf): exactly 1 for
+        # a pure mechanism (the last lattice level, read with its rounding allowance, can be
+        # a few ulps above the atom, which would leave f(0) one ulp below 1 and no finite mu)
+        tops = np.array([pld.top_level for pld in self.plds])
+        parts = [np.zeros(1), tops[np.isfinite(tops)], *(pld.levels for pld in self.plds)]
+        levels = np.unique(np.concatenate(parts))
         levels = levels[levels >= 0.0]
         if len(self.plds) > 1:
             levels = np.union1d(levels, self._crossings(levels))

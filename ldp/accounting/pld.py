@@ -50,6 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.fft import irfft, next_fast_len, rfft
 from scipy.signal import fftconvolve, lfilter
+from scipy.special import ndtri
 
 from ldp._frozen import Frozen
 from ldp._validation import check_integer, check_pmf, check_scalar
@@ -65,6 +66,13 @@ _UNIT = np.finfo(np.float64).eps / 2.0
 _DIRECT = 1 << 18  # len(a) * len(b) below which convolution is direct
 #: Largest denominator tried when looking for a common lattice of the losses.
 _DENOMINATOR = 64
+#: Relative allowance on a tail sum of masses when the GDP level is read from them. A direct
+#: convolution (the only kind without an absolute ``error``) runs when the shorter array
+#: has at most 512 points, and moves each mass by a relative ``(2 m + 2) u <= 1026 u``
+#: (rounded up); ``1e-6`` covers about ``9e6`` such steps (``10^7`` folds take 48).
+_TAIL_REL = 1e-6
+#: Masses below this may have underflowed (they are added to every upper tail).
+_TINY = 1e-290
 
 
 def loss_slack(log_p: np.ndarray, log_q: np.ndarray, loss: np.ndarray, size: int = 2) -> np.ndarray:
@@ -487,6 +495,128 @@ class PrivacyLossDistribution(Frozen):
         """The levels ``eps`` where :meth:`delta` bends (it is linear in ``e^eps`` between
         consecutive ones): the lattice of losses, shifted, from one below the support."""
         return self._lattice()[0] + self.shift
+
+    @property
+    def top_level(self) -> float:
+        """The smallest level (a double) at which :meth:`delta` reads ``inf_mass`` exactly.
+
+        Every finite loss lies at or below it (the top lattice point plus ``shift``), so the
+        profile there is the ``+inf`` atom alone, ``delta(inf)``: ``0`` for a pure pair. It is
+        found by stepping up from the last of :attr:`levels` until the reported (rounded-up)
+        profile says so, so the value is certified by the same evaluation as every other.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.accounting.pld import PrivacyLossDistribution
+        >>> e = np.exp(0.9)
+        >>> rr = PrivacyLossDistribution.from_pair([e / (1 + e), 1 / (1 + e)],
+        ...                                        [1 / (1 + e), e / (1 + e)])
+        >>> top = rr.top_level
+        >>> bool(abs(top - 0.9) < 1e-12), float(rr.delta(top))
+        (True, 0.0)
+        """
+        if "top" not in self._cache:
+            level = float(self.levels[-1])
+            step = 0.0
+            for _ in range(200):
+                if float(self._delta(np.array([level]))[0]) <= self.inf_mass:
+                    break
+                step = max(2.0 * step, 4.0 * _UNIT * max(abs(level), self.interval))
+                level = level + step
+            else:  # pragma: no cover - the profile is inf_mass above every finite loss
+                level = math.inf
+            self._cache["top"] = level
+        return float(self._cache["top"])
+
+    @property
+    def gdp_mu(self) -> float:
+        r"""The smallest ``mu`` such that the profile is ``mu``-GDP (rounded up).
+
+        The symmetric trade-off curve whose profile is :meth:`delta` on ``eps >= 0`` has one
+        vertex per lattice threshold ``l >= 0``, ``(alpha, beta) = (Q(L >= l), P(L < l))``
+        (``Q``-masses ``p e^{-L}``, the ``+inf`` atom in ``P`` only). ``G_mu`` is convex, so
+        it lies below the curve iff it lies below every vertex (the mirror vertices give the
+        same values):
+
+        .. math:: \mu = \max_{l \ge 0}\ \Phi^{-1}(1 - \alpha_l) + \Phi^{-1}(1 - \beta_l)
+                  = \max_{l \ge 0}\ \Phi^{-1}(P(L \ge l)) - \Phi^{-1}(Q(L \ge l)).
+
+        Both tails are summed from the small end (``Q``-tails in log space), so vertices
+        within ``1e-16`` of a corner keep their precision: the trade-off curve of a long
+        composition, stored as doubles, cannot (its ``beta`` rounds to 1 and its ``alpha`` to
+        0 there), which makes :func:`~ldp.accounting.get_mu_from_tradeoff` of it ``inf``.
+        Rounded outward: ``alpha`` and ``beta`` are lowered by a relative ``1e-6`` (far above
+        the rounding of the masses) and by ``error``, losses raised by ``shift``; masses
+        below ``1e-290`` count as possibly underflowed. A positive ``inf_mass`` gives ``inf``
+        (no finite ``mu``); exact for an exact PLD up to these allowances.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.accounting.pld import PrivacyLossDistribution
+        >>> e = np.exp(1.0)
+        >>> rr = PrivacyLossDistribution.from_pair([e / (1 + e), 1 / (1 + e)],
+        ...                                        [1 / (1 + e), e / (1 + e)])
+        >>> round(rr.gdp_mu, 5)       # -2 Phi^{-1}(1 / (1 + e)): randomized response
+        1.23204
+        >>> round(rr.self_compose(365).gdp_mu, 4)
+        18.741
+        """
+        if "mu" not in self._cache:
+            self._cache["mu"] = self._gdp_mu()
+        return float(self._cache["mu"])
+
+    def _gdp_mu(self) -> float:
+        if self.inf_mass > 0.0:
+            return math.inf
+        probs = self.probs
+        n = probs.size
+        raw = (self.offset + np.arange(n)) * self.interval
+        losses = raw + self.shift
+        losses = losses + 4.0 * _UNIT * (np.abs(raw) + self.shift)  # rounded up
+        rel = _TAIL_REL
+        upper = np.cumsum(probs[::-1])[::-1]  # P(L >= l_j), from the small end
+        lower = np.concatenate(([0.0], np.cumsum(probs)[:-1]))  # P(L < l_j)
+        with np.errstate(divide="ignore"):
+            log_q = np.log(probs) - losses
+        log_qtail = np.logaddexp.accumulate(log_q[::-1])[::-1]  # log Q(L >= l_j)
+        last = int(np.max(np.nonzero(probs > 0.0)[0])) if np.any(probs > 0.0) else -1
+        use = (losses >= 0.0) & (np.arange(n) <= last)
+        if not np.any(use):
+            return 0.0
+        up_p = upper[use] * (1.0 + rel) + self.error + n * _TINY
+        low_p = lower[use] * (1.0 - rel) - self.error
+        # z(beta) = Phi^{-1}(1 - beta) = Phi^{-1}(P(L >= l)): an upper bound both ways
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z_beta = np.minimum(
+                ndtri(np.minimum(up_p, 1.0)),
+                np.where(low_p > 0.0, -ndtri(np.clip(low_p, 0.0, 1.0)), np.inf),
+            )
+        # z(alpha) = -Phi^{-1}(alpha) from a lower bound on alpha = Q(L >= l)
+        log_a = log_qtail[use] + math.log1p(-rel) - 4.0 * _UNIT * (np.abs(log_qtail[use]) + 1)
+        z_alpha = np.empty(log_a.shape)
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            a = np.exp(log_a) * (1.0 - 4.0 * _UNIT)
+            if self.error > 0.0:
+                a = a - self.error * np.exp(-losses[use] + 4.0 * _UNIT * np.abs(losses[use]))
+            tiny = log_a < -650.0
+            # Phi(-z) <= phi(z) / z: z = sqrt(-2 log alpha) has Phi(-z) <= alpha (z >= 1)
+            z_alpha = np.where(
+                tiny,
+                np.sqrt(np.maximum(-2.0 * log_a, 1.0)),
+                np.where(a > 0.0, -ndtri(np.clip(a, 0.0, 1.0)), np.inf),
+            )
+            total = z_alpha + z_beta
+        total = np.where(np.isnan(total), np.inf, total)
+        best = float(np.max(total))
+        if not math.isfinite(best):
+            return best
+        # ndtri within a few ulps: both terms rounded up
+        scale = float(np.max(np.abs(z_alpha[np.isfinite(z_alpha)]), initial=0.0)) + float(
+            np.max(np.abs(z_beta[np.isfinite(z_beta)]), initial=0.0)
+        )
+        return max(0.0, best + 16.0 * _UNIT * (scale + 1.0))
 
     def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
         """Levels ``l_j`` (one below the support to the top) and ``D_j`` = finite part.

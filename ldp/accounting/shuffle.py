@@ -39,15 +39,21 @@ Methods (``method=`` of :func:`shuffle_amplification`):
     ``eps = log(1 + (e^eps0 - 1)/(e^eps0 + 1) * (8 sqrt(e^eps0 log(4/delta) / n) +
     8 e^eps0 / n))``; outside that range ``ValueError`` (never ``eps0``, never an
     extrapolation).
+``"blanket"``
+    the privacy blanket of Balle-Bell-Gascón-Nissim (2019) (:mod:`ldp.accounting.blanket`):
+    the smaller of its Hoeffding and Bennett forms, with k-RR's blanket probability
+    ``k / (e^eps0 + k - 1)`` for a k-RR mechanism and ``e^{-eps0}`` otherwise. One round.
 ``"auto"``
-    the smallest of the bounds that apply (in every case computed the numerical one, which
-    is never larger than the closed form where both apply).
+    the smallest of the bounds that apply: the numerical clone bound (never larger than the
+    closed form where both apply in every case computed) and, for k-RR in one round, the
+    blanket bound (the tighter one when ``k`` is large next to ``e^eps0``).
 
 ``rounds=T`` composes ``T`` shuffled rounds (fresh reports each round, the same victim):
 the clone pair dominates every round, so by the composition theorem for trade-off curves
 (Dong-Roth-Su (2022), Theorem 3.2) ``T`` rounds are dominated by ``(P^T, Q^T)``, whose
 profile is computed from the pair's privacy-loss distribution (``ldp.accounting.pld``:
-losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved to ``+inf``).
+losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved up to the
+largest loss ``eps0``).
 
 Every value is an upper bound that holds for the stated randomizer, floating point
 included; tests/test_accounting_shuffle.py checks each one against the exact ``delta(eps)``
@@ -66,6 +72,7 @@ from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
 from ldp._rounding import round_up
 from ldp._validation import check_epsilon, check_integer, check_scalar, compact
+from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.channel import Channel
 from ldp.mechanisms.frequency import GRR
@@ -75,13 +82,14 @@ __all__ = [
     "METHODS",
     "ShuffleAmplification",
     "clone_probability",
+    "krr_alphabet",
     "shuffle_amplification",
     "shuffle_delta",
     "shuffle_pld",
 ]
 
 #: The bounds :func:`shuffle_amplification` computes.
-METHODS = ("auto", "clones", "closed-form")
+METHODS = ("auto", "clones", "closed-form", "blanket")
 #: Half-width, in standard deviations of ``C``, of the window summed exactly (one round);
 #: the mass outside is added in full, so the width trades only tightness (nil at 20) for
 #: speed.
@@ -116,9 +124,10 @@ class ShuffleAmplification(Frozen):
     rounds : int
         Number of shuffled rounds composed.
     method : str
-        ``"clones"`` or ``"closed-form"`` (the one reported).
+        ``"clones"``, ``"closed-form"`` or ``"blanket"`` (the one reported).
     clone_probability : float
-        ``p_c`` of the clone reduction used (``e^{-eps0}`` for a generic randomizer).
+        ``p_c`` of the clone reduction used (``e^{-eps0}`` for a generic randomizer); for
+        ``method="blanket"`` the blanket probability ``gamma``.
     citation : str
         Author-year citation of the bound.
     description : str
@@ -295,16 +304,58 @@ def _delta(eps: float, eps0: float, n: int, p_c: float) -> float:
 def _epsilon(delta: float, eps0: float, n: int, p_c: float) -> float:
     """Smallest ``eps`` in ``[0, eps0]`` found by bisection with ``_delta(eps) <= delta``
     (the upper end of the final bracket, a point that was evaluated)."""
-    if _delta(0.0, eps0, n, p_c) <= delta:
+    return _bisect(lambda e: _delta(e, eps0, n, p_c), delta, eps0)
+
+
+def _bisect(profile, delta: float, eps0: float) -> float:
+    """Bisection on ``[0, eps0]`` for ``profile(eps) <= delta`` (``profile(eps0) = 0``): the
+    upper end of the final bracket, a point that was evaluated and passed."""
+    if profile(0.0) <= delta:
         return 0.0
-    lo, hi = 0.0, eps0  # _delta(eps0) = 0
+    lo, hi = 0.0, eps0
     while hi - lo > _TOL * max(1.0, hi):
         mid = 0.5 * (lo + hi)
-        if _delta(mid, eps0, n, p_c) <= delta:
+        if profile(mid) <= delta:
             hi = mid
         else:
             lo = mid
     return hi
+
+
+def krr_alphabet(mechanism: object) -> int | None:
+    """``k`` when the mechanism is k-RR (a ``GRR`` or a k-RR ``Channel``), else ``None``.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.accounting.shuffle import krr_alphabet
+    >>> krr_alphabet(ldp.k_rr(5, 1.0)), krr_alphabet(ldp.mechanisms.OUE(5, 1.0))
+    (5, None)
+    """
+    if isinstance(mechanism, GRR):
+        return int(mechanism.k)
+    matrix = _matrix(mechanism)
+    if matrix is None or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 2:
+        return None
+    size = matrix.shape[0]
+    diag = np.diag(matrix)
+    off = matrix[~np.eye(size, dtype=bool)]
+    if np.allclose(diag, diag[0], rtol=1e-12, atol=0) and np.allclose(
+        off, off[0], rtol=1e-12, atol=0
+    ):
+        return int(size) if diag[0] > off[0] else None
+    return None
+
+
+def _blanket(eps0: float, n: int, delta: float, k: int | None) -> tuple[float, str, float]:
+    """The blanket bound's epsilon, the inequality that gave it, and ``gamma``."""
+    gamma = blanket_probability(eps0, k)
+    best, which = eps0, BLANKET_BOUNDS[0]
+    for bound in BLANKET_BOUNDS:
+        value = _bisect(lambda e, b=bound: blanket_delta(e, eps0, n, k=k, bound=b), delta, eps0)
+        if value < best:
+            best, which = value, bound
+    return best, which, gamma
 
 
 # ------------------------------------------------------------------ closed form
@@ -358,9 +409,10 @@ def clone_pair_pld(
     The loss at ``(C, A') = (c, a)`` is ``log((alpha a + (1 - alpha)(c + 1 - a)) /
     ((1 - alpha) a + alpha (c + 1 - a)))``, rounded **up** to the lattice of spacing
     ``interval`` (with a margin for its floating-point error); the ``P``-masses of ``c`` and
-    ``a`` outside ``+-10`` standard deviations go to ``+inf``. Built in blocks of ``c``, so
-    memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric, so this one
-    direction gives the two-sided profile.
+    ``a`` outside ``+-10`` standard deviations go to the lattice point above ``eps0`` (no
+    loss of the pair exceeds ``eps0``), so the distribution has no ``+inf`` atom. Built in
+    blocks of ``c``, so memory stays ``O(sqrt(n))`` per block. The pair is mirror-symmetric,
+    so this one direction gives the two-sided profile.
 
     Examples
     --------
@@ -409,8 +461,12 @@ def clone_pair_pld(
         index = np.maximum(index, 0)
         probs += np.bincount(index, weights=mass, minlength=size)
     probs *= 1.0 + _REL  # every mass rounded up (ratio products and bincount sums included)
-    inf_mass = min(1.0, math.fsum(missing))
-    return PrivacyLossDistribution(probs, low, h, inf_mass)
+    # no loss of the pair exceeds eps0 (the ratio alpha / (1 - alpha) at a = c + 1): the mass
+    # left out goes to the lattice point above eps0 (with a step for its rounding), not to
+    # +inf, so the distribution stays pure (finite GDP level; delta(eps0 + h) = 0)
+    top = math.ceil(eps0 / h) + 1 - low
+    probs[top] += min(1.0, math.fsum(missing)) * (1.0 + _REL)
+    return PrivacyLossDistribution(probs, low, h, 0.0)
 
 
 def shuffle_pld(
@@ -469,9 +525,8 @@ def shuffle_amplification(
         :class:`~ldp.Channel` (``ldp.k_rr(k, eps0)``) or :class:`~ldp.mechanisms.GRR`: the
         clone probability its matrix allows (``2 / (e^eps0 + 1)`` for k-RR; Feldman-McMillan-
         Talwar (2023)). Any other mechanism: its epsilon with the generic reduction.
-    method : {"auto", "clones", "closed-form"}
-        See the module docstring. ``"auto"`` returns the numerical clone bound (never larger
-        than the closed form).
+    method : {"auto", "clones", "closed-form", "blanket"}
+        See the module docstring. ``"auto"`` returns the smallest bound that applies.
     rounds : int, default 1
         Number of shuffled rounds (fresh reports each round); ``> 1`` composes the clone
         pair's privacy-loss distribution (Dong-Roth-Su (2022), Theorem 3.2).
@@ -487,18 +542,21 @@ def shuffle_amplification(
     Notes
     -----
     For ``n = 10^6`` users of k-RR (any ``k``) with ``eps0 = 4`` and ``delta = 1e-8`` one
-    round is ``(0.0451, 1e-8)``-DP (``0.0642`` for an arbitrary ``4``-LDP randomizer; the
-    closed form gives ``0.2264``).
+    round is ``(0.0451, 1e-8)``-DP by the clone bound (``0.0642`` for an arbitrary
+    ``4``-LDP randomizer; the closed form gives ``0.2264``); for ``k = 16`` the blanket
+    bound gives ``0.0450``.
 
     Examples
     --------
     >>> import ldp
     >>> from ldp.accounting import shuffle_amplification
-    >>> r = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=ldp.k_rr(16, 4.0))
-    >>> round(r.epsilon, 4), r.method
-    (0.0451, 'clones')
-    >>> r.citation
-    'Feldman-McMillan-Talwar (2023)'
+    >>> k16 = ldp.k_rr(16, 4.0)
+    >>> r = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=k16, method="clones")
+    >>> round(r.epsilon, 4), r.citation
+    (0.0451, 'Feldman-McMillan-Talwar (2023)')
+    >>> r = shuffle_amplification(4.0, 10**6, 1e-8, mechanism=k16)   # the smallest bound
+    >>> round(r.epsilon, 5), r.citation
+    (0.04503, 'Balle-Bell-Gascón-Nissim (2019)')
     >>> round(shuffle_amplification(4.0, 10**6, 1e-8).epsilon, 4)
     0.0642
     """
@@ -550,10 +608,22 @@ def shuffle_amplification(
                 "(Feldman-McMillan-Talwar (2021), Theorem 3.1)"
             ),
         )
+    k = krr_alphabet(mechanism)
+    if method == "blanket":
+        if rounds != 1:
+            raise ValueError(
+                f"rounds must be 1 for method='blanket' (a per-round bound), got {rounds}; use "
+                "method='clones' to compose rounds"
+            )
+        return _blanket_result(eps0, n, d, k)
     citation = cite("feldman2023stronger") if stronger else cite("feldman2021clones")
     who = "k-RR-type clones" if stronger else "clones of any randomizer"
     if rounds == 1:
         value = _epsilon(d, eps0, n, p_c)
+        if method == "auto" and k is not None:
+            blanket = _blanket_result(eps0, n, d, k)
+            if blanket.epsilon < value:
+                return blanket
         if method == "auto" and eps0 <= _closed_form_limit(n, d):
             closed = _closed_form(eps0, n, d)
             if closed < value:  # not seen in practice: the numerical bound is the tighter
@@ -589,4 +659,23 @@ def shuffle_amplification(
             f"(lattice {spacing:g}, losses rounded up)"
         ),
         pld=pld,
+    )
+
+
+def _blanket_result(eps0: float, n: int, delta: float, k: int | None) -> ShuffleAmplification:
+    value, which, gamma = _blanket(eps0, n, delta, k)
+    who = f"{k}-RR" if k is not None else "any randomizer"
+    return ShuffleAmplification(
+        epsilon=value,
+        delta=delta,
+        epsilon0=eps0,
+        n=n,
+        rounds=1,
+        method="blanket",
+        clone_probability=gamma,
+        citation=cite("balle2019blanket"),
+        description=(
+            f"privacy blanket ({who}, blanket probability {gamma:.6g}, {which.capitalize()}'s "
+            f"inequality) for {compact(n)} shuffled {eps0:g}-LDP reports"
+        ),
     )

@@ -96,8 +96,9 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices of the lower convex hull of points, sorted by ``x``: ``O(N log N)``.
 
     After sorting, every point on or above the chord of its two neighbours is not a hull
-    vertex, so all of them are dropped at once (vectorised) until none is left; curves
-    that are convex up to rounding need one or two passes. More than 64 passes hand the
+    vertex, so such points are dropped at once (vectorised; of two flagged neighbours only
+    one per pass) until none is left; curves that are convex up to rounding need a few
+    passes. More than 64 passes hand the
     survivors to the monotone chain (linear after the sort).
     """
     order = np.lexsort((y, x))
@@ -114,6 +115,13 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         drop = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa) <= 0.0
         if not np.any(drop):
             break
+        # never two neighbours in one pass: each test assumes both neighbours stay, and two
+        # near-coincident points can each look on the chord through the other (rounding),
+        # which would drop a true vertex; of a run of flagged points every other one goes
+        pos = np.arange(drop.size)
+        first = drop & ~np.concatenate(([False], drop[:-1]))
+        run_start = np.maximum.accumulate(np.where(first, pos, 0))
+        drop &= (pos - run_start) % 2 == 0
         survive = np.ones(idx.size, dtype=bool)
         survive[1:-1] = ~drop
         idx = idx[survive]
@@ -1145,6 +1153,10 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
     linear piece iff it lies below both of its ends, and at a vertex ``(a, b)`` the
     condition ``G_mu(a) <= b`` reads ``mu >= Phi^{-1}(1-a) + Phi^{-1}(1-b)``. A curve with
     ``f(0) < 1`` is not GDP for any finite ``mu`` (``inf``). For ``G_mu`` it is ``mu``.
+    A curve stored as doubles loses its vertices within ``1e-16`` of the corners (``b``
+    rounds to 1 or ``a`` to 0), which for long compositions leaves ``f`` at 0 before
+    ``a = 1`` and gives ``inf``; ``Composition.gdp_mu`` reads the level from the tails of the
+    privacy-loss distributions instead and stays finite there.
 
     Parameters
     ----------

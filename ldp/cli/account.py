@@ -91,10 +91,14 @@ def add_parser(commands) -> None:
     shuffle.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     cal = tasks.add_parser(
-        "calibrate", help="largest per-report epsilon meeting a central (epsilon, delta)"
+        "calibrate",
+        help="largest per-report epsilon meeting a central (epsilon, delta) or mu-GDP target",
     )
-    cal.add_argument("--target-epsilon", type=float, required=True, help="central epsilon")
-    cal.add_argument("--target-delta", type=float, required=True, help="central delta")
+    cal.add_argument("--target-epsilon", type=float, help="central epsilon (with --target-delta)")
+    cal.add_argument("--target-delta", type=float, help="central delta")
+    cal.add_argument(
+        "--target-mu", type=float, help="central mu-GDP (instead of --target-epsilon/-delta)"
+    )
     cal.add_argument(
         "--mechanism", choices=("rr", "k-rr"), default="k-rr", help="the per-report mechanism"
     )
@@ -171,7 +175,15 @@ def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
         "clone_probability": result.clone_probability,
     }
     closed = None
+    others = []
     if args.rounds == 1:
+        for method in ("clones", "blanket"):
+            other = shuffle_amplification(
+                args.epsilon0, args.n, args.delta, mechanism=mechanism, method=method
+            )
+            data[method] = other.epsilon
+            if method != result.method:
+                others.append(other)
         try:
             closed = shuffle_amplification(args.epsilon0, args.n, args.delta, method="closed-form")
         except ValueError as exc:
@@ -182,6 +194,8 @@ def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
     rounds = "" if args.rounds == 1 else f", {args.rounds} rounds"
     lines = [f"{args.n} shuffled reports of {name}{rounds}: upper bounds at delta = {args.delta:g}"]
     lines.append(row(f"central epsilon ({result.citation})", _up(result.epsilon), 60))
+    for other in others:
+        lines.append(row(f"{other.method} ({other.citation})", _up(other.epsilon), 60))
     if closed is not None:
         lines.append(row(f"closed form ({closed.citation})", _up(closed.epsilon), 60))
     elif "closed_form_note" in data:
@@ -193,9 +207,16 @@ def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import calibrate
 
     k = 2 if args.mechanism == "rr" else args.k
+    pair = (args.target_epsilon, args.target_delta)
+    if args.target_mu is not None:
+        if pair != (None, None):
+            raise UserError("give --target-mu or --target-epsilon/--target-delta, not both")
+    elif None in pair:
+        raise UserError("--target-epsilon and --target-delta are needed (or --target-mu)")
     eps0 = calibrate(
         args.target_epsilon,
         args.target_delta,
+        target_mu=args.target_mu,
         mechanism="k-rr",
         k=k,
         folds=args.folds,
@@ -203,19 +224,19 @@ def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
         rtol=args.rtol,
     )
     folds = 1 if args.folds is None else args.folds
-    data = {
-        "mechanism": f"{k}-RR",
-        "target_epsilon": args.target_epsilon,
-        "target_delta": args.target_delta,
-        "folds": folds,
-        "n_shuffled": args.n,
-        "epsilon0": eps0,
-    }
+    data: dict[str, object] = {"mechanism": f"{k}-RR"}
+    if args.target_mu is None:
+        data.update(target_epsilon=args.target_epsilon, target_delta=args.target_delta)
+        target = f"(epsilon = {args.target_epsilon:g}, delta = {args.target_delta:g})"
+    else:
+        data["target_mu"] = args.target_mu
+        target = f"mu = {args.target_mu:g} (Gaussian DP)"
+    data.update(folds=folds, n_shuffled=args.n, epsilon0=eps0)
     how = f"{folds} report{'s' if folds != 1 else ''} per user"
     if args.n is not None:
         how += f", shuffled among {args.n} users"
     lines = [
-        f"{k}-RR, {how}: target (epsilon = {args.target_epsilon:g}, delta = {args.target_delta:g})",
+        f"{k}-RR, {how}: target {target}",
         row("largest per-report epsilon", _down(eps0)),
     ]
     return data, "\n".join(lines)

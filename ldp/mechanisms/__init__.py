@@ -46,6 +46,7 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.rappor_bloom import BloomRAPPOR, bloom_positions
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
@@ -66,6 +67,7 @@ __all__ = [
     "REGISTRY",
     "SUE",
     "Ball",
+    "BloomRAPPOR",
     "Categories",
     "ChannelOracle",
     "CountMeanSketch",
@@ -100,6 +102,7 @@ __all__ = [
     "UnaryEncoding",
     "binary_erasure",
     "binary_mechanism_with_erasure",
+    "bloom_positions",
     "check_decodable",
     "eta_max",
     "frequency_decoder",

@@ -288,6 +288,75 @@ class MemoizedMechanism(abc.ABC):
                 current[i] = current[i].with_entry(int(keys[i]), tuple(permanent[i].tolist()))
         return self._instant(permanent, current, gen), tuple(current)
 
+    def privatize_history(
+        self, values: ArrayLike, rng: object = None, *, return_memos: bool = False
+    ) -> np.ndarray | tuple[np.ndarray, tuple[Memo, ...]]:
+        """``T`` rounds of ``n`` fresh clients at once (vectorised over clients and rounds).
+
+        The reports have the law of ``T`` successive calls of :meth:`privatize_round`
+        starting from new clients: one permanent response per distinct (client, memo key),
+        drawn when the client first holds it, and fresh instantaneous noise in every report.
+        The work is a handful of array operations instead of a loop over clients per round;
+        randomness is read in another order than by the successive calls (per-client state
+        for every client, then the permanent responses in order of first use, round by round
+        and client by client, then every instantaneous response, round by round), so the
+        same seed gives other reports with the same law.
+
+        Parameters
+        ----------
+        values : array_like of int, shape (n, T)
+            Row ``i`` is client ``i``'s value in each of the ``T`` rounds.
+        rng : None, int, Generator or "os"
+            Seeds for simulation only.
+        return_memos : bool, default False
+            Also return the clients' memos after the last round (to continue with
+            :meth:`privatize_round`).
+
+        Returns
+        -------
+        reports : ndarray, shape (n, T, ...)
+            ``reports[:, t]`` are the reports of round ``t`` (the codec's native form).
+        memos : tuple of Memo
+            Only with ``return_memos=True``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import LGRR
+        >>> mech = LGRR(4, 1.0, 2.0)
+        >>> history = np.tile([0, 0, 3, 0], (1000, 1))   # 1000 clients, 4 days
+        >>> reports, memos = mech.privatize_history(history, rng=1, return_memos=True)
+        >>> reports.shape, len(memos[0].entries)   # two distinct values memoized
+        ((1000, 4), 2)
+        """
+        arr = np.asarray(values)
+        if arr.ndim != 2 or arr.shape[1] < 1:
+            raise ValueError(
+                f"values must be 2-D (clients x rounds, at least one round), got shape {arr.shape}"
+            )
+        n, t = arr.shape
+        x = check_categories(arr.T.ravel(), self.k)  # type: ignore[attr-defined]
+        gen = check_random_state(rng)
+        memos = self._prepare([Memo(self.key)] * n, gen)  # type: ignore[attr-defined]
+        keys = np.concatenate([self._memo_keys(x[r * n : (r + 1) * n], memos) for r in range(t)])
+        clients = np.tile(np.arange(n, dtype=np.int64), t)  # round-major, like x and keys
+        pairs = np.stack([clients, keys.astype(np.int64)], axis=1)
+        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # draw in order of first use
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        drawn = self._draw_permanent(x[first[order]], keys[first[order]], gen)
+        permanent = np.asarray(drawn)[rank[np.asarray(inverse).ravel()]]
+        reports = self._instant(permanent, memos * t, gen)
+        reports = np.asarray(reports).reshape(t, n, *np.shape(reports)[1:]).swapaxes(0, 1)
+        if not return_memos:
+            return reports
+        out = list(memos)
+        for j in order.tolist():
+            i, key = int(clients[first[j]]), int(keys[first[j]])
+            out[i] = out[i].with_entry(key, tuple(np.asarray(drawn)[rank[j]].tolist()))
+        return reports, tuple(out)
+
     # privacy over rounds -------------------------------------------------
     @property
     @abc.abstractmethod

@@ -378,8 +378,8 @@ class RAPPOR(_MemoizedUnary):
     probability ``q`` if ``B'_i = 1`` and ``p`` if ``B'_i = 0``. This is the one-hash,
     one-cohort form (each value owns one bit; no Bloom filter, so no collisions and the
     decoding is the unbiased count ``(c - p* n) / ((1 - f)(q - p))`` of the authors' decoder,
-    per value); the Bloom-filter form with ``h`` hash functions and cohorts (decoded by
-    regression) is not implemented.
+    per value); the Bloom-filter form with ``h`` hash functions and cohorts over strings
+    (decoded by regression on candidate strings) is :class:`~ldp.mechanisms.BloomRAPPOR`.
 
     Parameters
     ----------
