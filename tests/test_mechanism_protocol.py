@@ -51,6 +51,8 @@ def test_the_registry_is_complete():
         "OUE", "Piecewise", "SS", "SUE", "SquareWave", "UE", "staircase",
         # longitudinal (memoized): privatize() is the first round of fresh clients
         "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
+        # unit vectors
+        "privunit", "privunitg",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)

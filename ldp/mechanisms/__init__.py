@@ -45,6 +45,7 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.privunit import PrivUnit, PrivUnitDesign, PrivUnitG, privunit_design
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
@@ -82,6 +83,9 @@ __all__ = [
     "MemoizedMechanism",
     "Piecewise",
     "PlainPrivacy",
+    "PrivUnit",
+    "PrivUnitDesign",
+    "PrivUnitG",
     "Recommendation",
     "ReportCodec",
     "SquareWave",
@@ -100,6 +104,7 @@ __all__ = [
     "mechanism_from_spec",
     "norm_mul",
     "norm_sub",
+    "privunit_design",
     "project_simplex",
     "randomized_response",
     "recommend",

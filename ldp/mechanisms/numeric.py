@@ -114,6 +114,14 @@ def _gaussian(gen, n: int) -> np.ndarray:
     return np.sqrt(-2.0 * np.log1p(-first)) * np.cos(TWO_PI * second)
 
 
+#: The continuous draws above under public names, for the other vector mechanisms
+#: (:mod:`ldp.mechanisms.privunit`): one home for each sampler the clients reproduce.
+grid_step = _grid_step
+snap_to_grid = _snap
+exponential_draws = _exponential
+gaussian_draws = _gaussian
+
+
 def _randomized_response(law: ExactLaw) -> Channel:
     """The 2-row channel of a truthful coin with the odds of ``law``: outputs that agree with
     the first input or with the second."""

@@ -36,6 +36,7 @@ from ldp.mechanisms.numeric import (
     SquareWave,
     Staircase,
 )
+from ldp.mechanisms.privunit import PrivUnit, PrivUnitG
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
 
@@ -65,6 +66,8 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (RAPPOR, lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
         (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
         (Staircase, lambda: Staircase(1.0)),
+        (PrivUnit, lambda: PrivUnit(2.0, d=3)),
+        (PrivUnitG, lambda: PrivUnitG(2.0, d=3)),
     )
 }
 
