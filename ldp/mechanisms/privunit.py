@@ -305,7 +305,7 @@ def _gamma_draws(gen, n: int, shape: float) -> np.ndarray:
         cx = c * x
         positive = cx > -1.0
         safe = np.where(positive, cx, 0.0)
-        v = (1.0 + safe) ** 3
+        v = (1.0 + safe) * (1.0 + safe) * (1.0 + safe)
         bound = 0.5 * x * x + dd * (3.0 * np.log1p(safe) - safe * (3.0 + safe * (3.0 + safe)))
         accept = positive & (np.log1p(-u) < bound)
         out[pending[accept]] = dd * v[accept]
@@ -313,21 +313,39 @@ def _gamma_draws(gen, n: int, shape: float) -> np.ndarray:
     return out
 
 
-def _inner_products(gen, n: int, d: int, gamma: float, cap: bool, envelope: bool):
+def envelope_constants(d: int, gamma: float) -> dict[str, float]:
+    """The exponential envelope of the cap's ``<V, u>`` (``d >= 3``): the tangent at ``gamma``
+    of ``k log(1 - t^2)``, ``k = (d-3)/2``, has slope ``-rate``; ``length = rate (1 - gamma)``,
+    ``shrink = expm1(-length)`` and ``base = log1p(-gamma^2)`` (written into the protocol, so
+    that the clients need no transcendental function of their own for them)."""
+    k = (d - 3) / 2.0
+    rate = 2.0 * k * gamma / ((1.0 - gamma) * (1.0 + gamma))
+    length = rate * (1.0 - gamma)
+    return {
+        "k": k,
+        "rate": rate,
+        "length": length,
+        "shrink": math.expm1(-length),
+        "base": math.log1p(-gamma * gamma),
+    }
+
+
+def _inner_products(
+    gen, n: int, d: int, gamma: float, cap: bool, envelope: dict[str, float] | None
+) -> np.ndarray:
     """``n`` draws of ``T = <V, u>`` for ``V`` uniform on the cap (``T >= gamma``) or on its
-    complement (``T < gamma``), by rejection."""
+    complement (``T < gamma``), by rejection: from the exponential ``envelope`` (cap only),
+    or from the full law ``T = g / sqrt(g^2 + chi^2_{d-1})``."""
     out = np.empty(n)
     pending = np.arange(n)
-    if envelope:  # cap, d >= 3: tangent exponential envelope of k log(1 - t^2) at gamma
-        k = (d - 3) / 2.0
-        rate = 2.0 * k * gamma / ((1.0 - gamma) * (1.0 + gamma))
-        length = rate * (1.0 - gamma)
-        base = math.log1p(-gamma * gamma)
+    if envelope is not None:
+        k, rate, length = envelope["k"], envelope["rate"], envelope["length"]
+        shrink, base = envelope["shrink"], envelope["base"]
         while pending.size:
             first = uniform(gen, pending.size)
             second = uniform(gen, pending.size)
             if length > 0:
-                t = gamma + (1.0 - gamma) * (-np.log1p(first * math.expm1(-length)) / length)
+                t = gamma + (1.0 - gamma) * (-np.log1p(first * shrink) / length)
             else:
                 t = gamma + (1.0 - gamma) * first
             inside = t < 1.0
@@ -340,7 +358,8 @@ def _inner_products(gen, n: int, d: int, gamma: float, cap: bool, envelope: bool
     while pending.size:
         g = gaussian_draws(gen, pending.size)
         if d == 2:
-            rest = gaussian_draws(gen, pending.size) ** 2
+            h = gaussian_draws(gen, pending.size)
+            rest = h * h
         else:
             rest = 2.0 * _gamma_draws(gen, pending.size, (d - 1) / 2.0)
         t = g / np.sqrt(g * g + rest)
@@ -351,8 +370,12 @@ def _inner_products(gen, n: int, d: int, gamma: float, cap: bool, envelope: bool
 
 
 def _unit_rows(rows: np.ndarray) -> np.ndarray:
-    norms = np.sqrt((rows**2).sum(axis=1))
-    norms[norms == 0] = 1.0
+    """Rows divided by their norms (a zero row, probability 0, becomes the first basis vector)."""
+    norms = np.sqrt((rows * rows).sum(axis=1))
+    zero = norms == 0
+    rows[zero] = 0.0
+    rows[zero, 0] = 1.0
+    norms[zero] = 1.0
     return rows / norms[:, None]
 
 
@@ -478,7 +501,8 @@ class PrivUnit(MeanMechanism):
                 "the output norm radius/m must be < 1e150 (rescale the data or raise epsilon)"
             )
         self.resolution = grid_step(self._norm)
-        self._envelope = cap < ENVELOPE_CAP and self._d >= 3
+        use_envelope = cap < ENVELOPE_CAP and self._d >= 3
+        self._envelope = envelope_constants(self._d, self._gamma) if use_envelope else None
         self.low, self.high = -self.radius, self.radius
 
     @property
@@ -548,12 +572,13 @@ class PrivUnit(MeanMechanism):
             )
 
     def sampler(self) -> dict[str, object]:
-        """``keep``: odds of the cap; ``gamma``; ``envelope``: whether the cap's ``<V, u>`` is
-        drawn from the exponential envelope; ``bound``: ``radius / m``; the grid's ``step``."""
+        """``keep``: odds of the cap; ``gamma``; ``envelope``: the constants of the exponential
+        envelope the cap's ``<V, u>`` is drawn from (``None``: rejection from the full law);
+        ``bound``: ``radius / m``; the grid's ``step``."""
         return {
             "keep": list(self._law.weights),
             "gamma": self._gamma,
-            "envelope": self._envelope,
+            "envelope": None if self._envelope is None else dict(self._envelope),
             "bound": self._norm,
             "step": self.resolution,
         }
@@ -566,7 +591,7 @@ class PrivUnit(MeanMechanism):
         in_cap = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
         t = np.empty(n)
         t[in_cap] = _inner_products(gen, int(in_cap.sum()), d, self._gamma, True, self._envelope)
-        t[~in_cap] = _inner_products(gen, int((~in_cap).sum()), d, self._gamma, False, False)
+        t[~in_cap] = _inner_products(gen, int((~in_cap).sum()), d, self._gamma, False, None)
         w = _perpendicular(gen, u)
         side = np.sqrt(np.maximum(0.0, (1.0 - t) * (1.0 + t)))
         v = t[:, None] * u + side[:, None] * w
