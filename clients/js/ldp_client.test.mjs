@@ -19,6 +19,7 @@ const MEMOIZED = DOCUMENT.memoized;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase",
+  "privunit", "privunitg",
 ];
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.

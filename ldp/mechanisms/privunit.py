@@ -771,7 +771,7 @@ class PrivUnitG(MeanMechanism):
         pending = np.flatnonzero(tail)
         while pending.size:  # Robert (1995): gamma + E/rate, kept when E' >= (z - rate)^2/2
             z = g + exponential_draws(pending.size, gen) / rate
-            accept = exponential_draws(pending.size, gen) >= 0.5 * (z - rate) ** 2
+            accept = exponential_draws(pending.size, gen) >= 0.5 * (z - rate) * (z - rate)
             out[pending[accept]] = z[accept]
             pending = pending[~accept]
         pending = np.flatnonzero(~tail)
