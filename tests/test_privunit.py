@@ -18,7 +18,12 @@ from scipy import stats
 
 from ldp.audit import epsilon_lower_bound
 from ldp.mechanisms import DuchiL2, PrivUnit, PrivUnitG, privunit_design
-from ldp.mechanisms.privunit import _gamma_draws, _inner_products, envelope_constants
+from ldp.mechanisms.privunit import (
+    _gamma_draws,
+    _inner_products,
+    angle_constants,
+    envelope_constants,
+)
 
 mpmath.mp.dps = 40
 
@@ -184,6 +189,7 @@ def _conditional_cdf(d: int, gamma: float, cap: bool):
     [
         (2, 0.3, True, False),
         (2, 0.3, False, False),
+        (2, 0.999, True, False),
         (3, 0.5, True, True),
         (16, 0.2, True, False),
         (16, 0.5, True, True),
@@ -195,7 +201,8 @@ def _conditional_cdf(d: int, gamma: float, cap: bool):
 def test_inner_product_sampler_against_its_law(d, gamma, cap, envelope):
     gen = np.random.default_rng(d * 1000 + int(gamma * 100) + 7 * cap + 3 * envelope)
     constants = envelope_constants(d, gamma) if envelope else None
-    t = _inner_products(gen, 20_000, d, gamma, cap, constants)
+    angle = angle_constants(gamma) if d == 2 else None
+    t = _inner_products(gen, 20_000, d, gamma, cap, constants, angle)
     assert np.all(t >= gamma) if cap else np.all(t < gamma)
     result = stats.kstest(t, _conditional_cdf(d, gamma, cap))
     assert result.pvalue > 1e-3
@@ -361,6 +368,17 @@ def test_bad_values_and_reports_raise(cls):
         off[2] = 0.0  # on the grid, but not on the sphere of radius bound
         with pytest.raises(ValueError, match=r"row 2.*norm"):
             mech.decode(off)
+
+
+@pytest.mark.parametrize(("eps", "d"), [(50.0, 2), (50.0, 3), (700.0, 2), (700.0, 1000), (1e-6, 5)])
+def test_extreme_parameters_give_valid_mechanisms_and_reports(eps, d):
+    for mech in (PrivUnit(eps, d), PrivUnitG(eps, d)):
+        assert eps <= mech.epsilon < eps * (1 + 1e-9) + 1e-11
+        assert math.isfinite(mech.worst_case_variance()) and mech.worst_case_variance() >= 1
+        x = np.zeros((50, d))
+        x[:, -1] = 1.0
+        reports = mech.privatize(x, rng=3)
+        np.testing.assert_array_equal(mech.decode(reports), reports)  # valid reports
 
 
 def test_identity_and_parameters_round_trip():

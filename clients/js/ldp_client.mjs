@@ -960,6 +960,12 @@ function gammaDraw(stream, shape) {
 function innerProduct(stream, sampler, d, cap) {
   const gamma = sampler.gamma;
   const envelope = sampler.envelope;
+  const angle = sampler.angle;
+  if (angle !== null) {
+    // d = 2: a uniform angle on the cap or off it
+    const u = uniform(stream, 1)[0];
+    return Math.cos(cap ? angle.angle * u : angle.angle + angle.rest * u);
+  }
   if (cap && envelope !== null) {
     const { k, rate, length, shrink, base } = envelope;
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -978,13 +984,7 @@ function innerProduct(stream, sampler, d, cap) {
   }
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const g = gaussian(stream, 1)[0];
-    let rest;
-    if (d === 2) {
-      const h = gaussian(stream, 1)[0];
-      rest = h * h;
-    } else {
-      rest = 2.0 * gammaDraw(stream, (d - 1) / 2.0);
-    }
+    const rest = 2.0 * gammaDraw(stream, (d - 1) / 2.0);
     const t = g / Math.sqrt(g * g + rest);
     if (t >= gamma === cap) return t;
   }

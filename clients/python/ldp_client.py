@@ -699,7 +699,10 @@ def _gamma(stream, shape):
 
 
 def _inner_product(stream, sampler, d, cap):
-    gamma, envelope = sampler["gamma"], sampler["envelope"]
+    gamma, envelope, angle = sampler["gamma"], sampler["envelope"], sampler["angle"]
+    if angle is not None:  # d = 2: a uniform angle on the cap or off it
+        u = _uniform(stream, 1)[0]
+        return math.cos(angle["angle"] * u if cap else angle["angle"] + angle["rest"] * u)
     if cap and envelope is not None:
         k, rate, length = envelope["k"], envelope["rate"], envelope["length"]
         while True:
@@ -714,11 +717,7 @@ def _inner_product(stream, sampler, d, cap):
                     return t
     while True:
         g = _gaussian(stream, 1)[0]
-        if d == 2:
-            h = _gaussian(stream, 1)[0]
-            rest = h * h
-        else:
-            rest = 2.0 * _gamma(stream, (d - 1) / 2.0)
+        rest = 2.0 * _gamma(stream, (d - 1) / 2.0)
         t = g / math.sqrt(g * g + rest)
         if (t >= gamma) == cap:
             return t

@@ -45,7 +45,8 @@ doubles, ``ldp._sampling``), and :attr:`~PrivUnit.epsilon` is computed from thos
 from ``C`` (or ``q``) *for the double* ``gamma`` the sampler uses, with a margin of ``1e-12``
 relative for the special functions (``betainc``, ``log_ndtr``; checked against ``mpmath`` in
 the tests), and rounded up. The conditional laws are drawn with elementary functions only, so
-that the dependency-free clients reproduce the reports byte for byte: ``<V, u>`` by rejection
+that the dependency-free clients reproduce the reports byte for byte: ``<V, u>`` as the cosine
+of a uniform angle for ``d = 2``, else by rejection
 (from the full law, ``<V, u> = g / sqrt(g^2 + chi^2_{d-1})`` with a gamma draw of
 Marsaglia-Tsang (2000), or, for a cap of probability below 1/4, from the tangent
 exponential envelope of the log-concave density ``(1 - t^2)^((d-3)/2)``), the rest of ``V`` by
@@ -95,6 +96,8 @@ SPECIAL_FUNCTION_ERROR = 1e-12
 MAX_DIMENSION = 1 << 31
 #: Largest ``gamma sqrt(d - 1)`` the searches try (the cap probability is ~1e-300 beyond).
 MAX_STANDARDIZED_GAMMA = 37.0
+#: Smallest cap probability a design may use (the searches stay above it).
+MIN_CAP = 1e-300
 #: Below this cap probability the cap's ``<V, u>`` is drawn from an exponential envelope.
 ENVELOPE_CAP = 0.25
 #: Bound on ``|g|`` of the unbounded Gaussian draws: ``sqrt(2 log(2) (1100 + 1))`` (the
@@ -137,7 +140,7 @@ def _log_exact_scale(d: int, epsilon: float, gamma: np.ndarray | float) -> np.nd
         out = (
             _log_first_moment(d, gamma) + log_gain - np.logaddexp(log_cap + epsilon, np.log1p(-cap))
         )
-    return np.where(cap > 0, out, -np.inf)
+    return np.where(cap > MIN_CAP, out, -np.inf)
 
 
 def _maximise(objective, high: float, points: int = 400) -> float:
@@ -267,7 +270,7 @@ def privunit_design(epsilon: float, d: int, split: str = "exact") -> PrivUnitDes
             p = expit(eps0)
             gain = np.log(p / cap - (1.0 - p) / (1.0 - cap))
             out = _log_first_moment(dim, gamma) + gain
-        return np.where((eps0 > 0) & (cap > 0) & np.isfinite(out), out, -np.inf)
+        return np.where((eps0 > 0) & (cap > MIN_CAP) & np.isfinite(out), out, -np.inf)
 
     gamma = _maximise(log_scale, 1.0 - 1e-12, points=2000)
     eps1 = float(_theorem1_cap_epsilon(dim, np.array(gamma)))
@@ -330,14 +333,31 @@ def envelope_constants(d: int, gamma: float) -> dict[str, float]:
     }
 
 
+def angle_constants(gamma: float) -> dict[str, float]:
+    """``d = 2``: ``V`` is at a uniform angle from ``u``, in ``[0, angle)`` on the cap and in
+    ``[angle, pi)`` off it, ``angle = acos(gamma)`` and ``rest = pi - angle``."""
+    angle = math.acos(gamma)
+    return {"angle": angle, "rest": math.pi - angle}
+
+
 def _inner_products(
-    gen, n: int, d: int, gamma: float, cap: bool, envelope: dict[str, float] | None
+    gen,
+    n: int,
+    d: int,
+    gamma: float,
+    cap: bool,
+    envelope: dict[str, float] | None,
+    angle: dict[str, float] | None = None,
 ) -> np.ndarray:
     """``n`` draws of ``T = <V, u>`` for ``V`` uniform on the cap (``T >= gamma``) or on its
-    complement (``T < gamma``), by rejection: from the exponential ``envelope`` (cap only),
-    or from the full law ``T = g / sqrt(g^2 + chi^2_{d-1})``."""
+    complement (``T < gamma``): a uniform angle (``d = 2``), or by rejection from the
+    exponential ``envelope`` (cap only) or from the full law ``g / sqrt(g^2 + chi^2_{d-1})``."""
     out = np.empty(n)
     pending = np.arange(n)
+    if angle is not None:
+        u = uniform(gen, n)
+        theta = angle["angle"] * u if cap else angle["angle"] + angle["rest"] * u
+        return np.cos(theta)
     if envelope is not None:
         k, rate, length = envelope["k"], envelope["rate"], envelope["length"]
         shrink, base = envelope["shrink"], envelope["base"]
@@ -357,11 +377,7 @@ def _inner_products(
         return out
     while pending.size:
         g = gaussian_draws(gen, pending.size)
-        if d == 2:
-            h = gaussian_draws(gen, pending.size)
-            rest = h * h
-        else:
-            rest = 2.0 * _gamma_draws(gen, pending.size, (d - 1) / 2.0)
+        rest = 2.0 * _gamma_draws(gen, pending.size, (d - 1) / 2.0)  # d >= 3
         t = g / np.sqrt(g * g + rest)
         accept = (t >= gamma) if cap else (t < gamma)
         out[pending[accept]] = t[accept]
@@ -483,7 +499,7 @@ class PrivUnit(MeanMechanism):
             gamma = _optimal_gamma(self._d, eps)
         self._gamma = check_scalar(gamma, "gamma", low=0.0, high=1.0, high_open=True)
         cap = float(_cap(self._d, self._gamma))
-        if not cap > 1e-300:
+        if not cap > MIN_CAP:
             raise ValueError(
                 f"gamma = {self._gamma!r} leaves the cap a probability below 1e-300 in "
                 f"d = {self._d}; choose a smaller gamma"
@@ -503,6 +519,7 @@ class PrivUnit(MeanMechanism):
         self.resolution = grid_step(self._norm)
         use_envelope = cap < ENVELOPE_CAP and self._d >= 3
         self._envelope = envelope_constants(self._d, self._gamma) if use_envelope else None
+        self._angle = angle_constants(self._gamma) if self._d == 2 else None
         self.low, self.high = -self.radius, self.radius
 
     @property
@@ -574,11 +591,13 @@ class PrivUnit(MeanMechanism):
     def sampler(self) -> dict[str, object]:
         """``keep``: odds of the cap; ``gamma``; ``envelope``: the constants of the exponential
         envelope the cap's ``<V, u>`` is drawn from (``None``: rejection from the full law);
-        ``bound``: ``radius / m``; the grid's ``step``."""
+        ``angle`` (``d = 2``): the angles of the cap and of its complement; ``bound``:
+        ``radius / m``; the grid's ``step``."""
         return {
             "keep": list(self._law.weights),
             "gamma": self._gamma,
             "envelope": None if self._envelope is None else dict(self._envelope),
+            "angle": None if self._angle is None else dict(self._angle),
             "bound": self._norm,
             "step": self.resolution,
         }
@@ -590,8 +609,9 @@ class PrivUnit(MeanMechanism):
         u = _directions(gen, x, self.radius)
         in_cap = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
         t = np.empty(n)
-        t[in_cap] = _inner_products(gen, int(in_cap.sum()), d, self._gamma, True, self._envelope)
-        t[~in_cap] = _inner_products(gen, int((~in_cap).sum()), d, self._gamma, False, None)
+        gamma, envelope, angle = self._gamma, self._envelope, self._angle
+        t[in_cap] = _inner_products(gen, int(in_cap.sum()), d, gamma, True, envelope, angle)
+        t[~in_cap] = _inner_products(gen, int((~in_cap).sum()), d, gamma, False, None, angle)
         w = _perpendicular(gen, u)
         side = np.sqrt(np.maximum(0.0, (1.0 - t) * (1.0 + t)))
         v = t[:, None] * u + side[:, None] * w
