@@ -36,7 +36,7 @@ def case(d: int, eps: float, n: int, repeats: int) -> list[dict]:
         expected = float(mech.per_user_variance(x).mean()) / n  # E||mean - truth||^2
         observed, seconds = [], 0.0
         for r in range(repeats):
-            reports, took = timed(lambda r=r: mech.privatize(x, rng=1000 * r + 7))
+            reports, took = timed(lambda m=mech, r=r: m.privatize(x, rng=1000 * r + 7))
             seconds += took
             observed.append(float(((mech.estimate(reports) - truth) ** 2).sum()))
         measured = float(np.mean(observed))
