@@ -34,8 +34,8 @@ class VectorMeanEstimator(BaseEstimator):
     reports of one vector per row.
 
     Each row is privatized as a whole by a mechanism on the l2 ball (``"auto"``:
-    :class:`~ldp.mechanisms.PrivUnit`, the optimal unbiased one for ``d >= 2``, Asi-Feldman-
-    Talwar (2022); or :class:`~ldp.mechanisms.PrivUnitG`, or
+    :class:`~ldp.mechanisms.PrivUnit`, the optimal unbiased one for ``d >= 2`` by
+    Asi-Feldman-Talwar (2022); or :class:`~ldp.mechanisms.PrivUnitG`, or
     :class:`~ldp.mechanisms.DuchiL2`), and the mean is the average of the unbiased decoded
     reports. Rows outside the ball raise; they are never clipped (clipping biases the mean
     without saying so). The fitted estimator keeps the sum of the decoded reports, the sum of

@@ -228,7 +228,7 @@ def privunit_design(epsilon: float, d: int, split: str = "exact") -> PrivUnitDes
     ``m`` (what :class:`PrivUnit` uses). ``"theorem1"``: the split of Bhowmick et al.
     (2018), Theorem 1, ``eps_0 + eps_1`` with the sufficient condition (16a)/(16b) on ``gamma`` for
     ``eps_1`` and ``p = e^eps_0 / (1 + e^eps_0)``, ``gamma`` chosen to maximise ``m`` (as the
-    reference implementations do); its :attr:`~PrivUnitDesign.epsilon` is what it actually spends,
+    reference implementations do); its ``epsilon`` is what it actually spends,
     less than ``epsilon``.
 
     Parameters
@@ -458,7 +458,7 @@ class PrivUnit(MeanMechanism):
     with probability ``p`` and on its complement otherwise (see the module notes for the
     formulas, the pre-processing of shorter inputs and the sampler). ``p`` spends exactly
     ``epsilon`` and ``gamma`` maximises ``m`` unless given. Reports are the ``d`` coordinates
-    of ``radius V / m``, on a grid of :attr:`resolution`; the per-user error is
+    of ``radius V / m``, on a grid of ``resolution``; the per-user error is
     ``radius^2 / m^2 - ||x||^2`` (:meth:`per_user_variance`, the trace over coordinates, as
     for :class:`~ldp.mechanisms.DuchiL2`).
 
@@ -666,7 +666,7 @@ class PrivUnitG(MeanMechanism):
     ``sigma = 1 / E[alpha]``; per-user error
     ``radius^2 sigma^2 (d - 1 + E[alpha^2]) - ||x||^2``. ``p`` minimises ``sigma`` unless
     given (it does not depend on ``d``: 0.790946 at ``eps = 4``). Reports are the ``d``
-    coordinates, on a grid of :attr:`resolution`.
+    coordinates, on a grid of ``resolution``.
 
     Parameters
     ----------
