@@ -69,7 +69,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize_scalar
 from scipy.special import betainc, expit, gammaln, log_ndtr, ndtri_exp
 
 from ldp._mechanism import Ball, Field, ReportCodec
@@ -145,6 +144,8 @@ def _log_exact_scale(d: int, epsilon: float, gamma: np.ndarray | float) -> np.nd
 
 def _maximise(objective, high: float, points: int = 400) -> float:
     """The maximiser of a unimodal ``objective`` on ``(0, high)``: a grid, then Brent."""
+    from scipy.optimize import minimize_scalar  # only when a design is searched
+
     grid = np.linspace(0.0, high, points + 2)[1:-1]
     values = objective(grid)
     best = int(np.argmax(values))
