@@ -76,7 +76,7 @@ from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, bernoulli, choose, uniform
 from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
-from ldp.mechanisms.base import MeanMechanism
+from ldp.mechanisms.base import MeanMechanism, chunk_rows
 from ldp.mechanisms.numeric import (
     LN2,
     TWO_PI,
@@ -427,6 +427,15 @@ def _directions(gen, x: np.ndarray, radius: float) -> np.ndarray:
     return u * np.where(positive, 1.0, -1.0)[:, None]
 
 
+def _in_blocks(x: np.ndarray, gen, block) -> np.ndarray:
+    """``block(rows, gen)`` on consecutive blocks of users of at most ``CHUNK_ELEMENTS``
+    entries (bounded working memory), in order: one user's draws are those of a batch of one."""
+    out = np.empty(x.shape)
+    for rows in chunk_rows(x.shape[0], x.shape[1]):
+        out[rows] = block(x[rows], gen)
+    return out
+
+
 def _pair_channel(near: float, far: float) -> Channel:
     """Two antipodal inputs: mass ``near`` of a cap under its own input, ``far`` under the
     other (the caps are disjoint for ``gamma >= 0``), the rest alike."""
@@ -606,6 +615,9 @@ class PrivUnit(MeanMechanism):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
+        return _in_blocks(x, gen, self._privatize_block)
+
+    def _privatize_block(self, x: np.ndarray, gen) -> np.ndarray:
         n, d = x.shape
         u = _directions(gen, x, self.radius)
         in_cap = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
@@ -806,6 +818,9 @@ class PrivUnitG(MeanMechanism):
     def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
+        return _in_blocks(x, gen, self._privatize_block)
+
+    def _privatize_block(self, x: np.ndarray, gen) -> np.ndarray:
         n, d = x.shape
         u = _directions(gen, x, self.radius)
         tail = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
