@@ -46,9 +46,16 @@ SUITE = {
     "bench_accounting": ([], []),
     "bench_streaming": (["--quick"], []),
     "bench_sketches": (["--quick"], []),
+    "bench_vector_means": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
-STRUCTURED = {"bench_targets", "bench_streaming", "bench_import", "bench_sketches"}
+STRUCTURED = {
+    "bench_targets",
+    "bench_streaming",
+    "bench_import",
+    "bench_sketches",
+    "bench_vector_means",
+}
 
 
 def run_one(name: str, arguments: list[str]) -> dict:

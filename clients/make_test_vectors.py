@@ -47,6 +47,8 @@ from ldp.mechanisms import (
     Laplace,
     LocalHashing,
     Piecewise,
+    PrivUnit,
+    PrivUnitG,
     SquareWave,
     Staircase,
     SubsetSelection,
@@ -126,12 +128,23 @@ def cases() -> list[tuple[str, Protocol, list[object]]]:
             HCMS(4.0, width=1024, depth=1024, salt="ünï")), ["apple", 0]),
         ("hcms width=2 depth=1 eps=0.5", Protocol.from_mechanism(HCMS(0.5, width=2, depth=1)),
          ["pear"]),
+        ("privunit d=3 eps=2", Protocol.from_mechanism(PrivUnit(2.0, d=3)),
+         [[0.1, 0.2, -0.3], [0.0, 0.0, 0.0], [0.6, 0.0, 0.8]]),
+        ("privunit d=3 eps=4 (envelope, k = 0)", Protocol.from_mechanism(PrivUnit(4.0, d=3)),
+         [[0.0, -1.0, 0.0]]),
+        ("privunit d=16 eps=8 (envelope)", Protocol.from_mechanism(
+            PrivUnit(8.0, d=16, radius=2.0)), [[0.5] * 16]),
+        ("privunit d=2 eps=1", Protocol.from_mechanism(PrivUnit(1.0, d=2)), [[0.6, 0.8]]),
+        ("privunitg d=3 eps=2", Protocol.from_mechanism(PrivUnitG(2.0, d=3)),
+         [[0.1, 0.2, -0.3], [0.0, 0.0, 0.0]]),
+        ("privunitg d=16 eps=8", Protocol.from_mechanism(PrivUnitG(8.0, d=16)), [[0.25] * 16]),
     ]  # fmt: skip
     return out
 
 
 def rtol_of(protocol: Protocol) -> float:
-    return TRANSCENDENTAL_RTOL if protocol.mechanism.name == "DuchiL2" else 0.0
+    vectors = ("DuchiL2", "privunit", "privunitg")
+    return TRANSCENDENTAL_RTOL if protocol.mechanism.name in vectors else 0.0
 
 
 def report_of(protocol: Protocol, answer: object, label: str) -> tuple[list, bytes]:

@@ -4,6 +4,7 @@
 * :class:`FrequencyEstimator`, :class:`MeanEstimator`: the server side, from privatized
   reports or (simulation) from raw rows privatized internally; ``partial_fit`` and ``merge``
   aggregate chunks and shards exactly.
+* :class:`VectorMeanEstimator`: the mean of vectors in an l2 ball (PrivUnit by default).
 * :class:`LDPNaiveBayes`: categorical naive Bayes from privatized (label, feature) pairs.
 * :class:`LDPLogisticRegression`: logistic regression from privatized sufficient statistics
   of its quadratic surrogate, in one round.
@@ -16,6 +17,7 @@ from estimators.linear import LDPLogisticRegression
 from estimators.mean import MeanEstimator
 from estimators.naive_bayes import LDPNaiveBayes
 from estimators.privatizer import Privatizer
+from estimators.vector_mean import VectorMeanEstimator
 from ldp._warnings import PrivacyLeakWarning
 
 __all__ = [
@@ -25,4 +27,5 @@ __all__ = [
     "MeanEstimator",
     "PrivacyLeakWarning",
     "Privatizer",
+    "VectorMeanEstimator",
 ]

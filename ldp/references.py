@@ -574,6 +574,38 @@ _ENTRIES = (
         "Advances in Cryptology (CRYPTO), pp. 638-667",
         arxiv="1903.02837",
     ),
+    # PrivUnit and PrivUnitG (ldp.mechanisms.privunit); arXiv identifiers from the records'
+    # abstracts. The two samplers' papers are cited for their algorithms only.
+    _ref(
+        "bhowmick2018",
+        "A. Bhowmick; J. Duchi; J. Freudiger; G. Kapoor; R. Rogers",
+        2018,
+        "Protection Against Reconstruction and Its Applications in Private Federated Learning",
+        "preprint",
+        arxiv="1812.00984",
+    ),
+    _ref(
+        "asi2022",
+        "H. Asi; V. Feldman; K. Talwar",
+        2022,
+        "Optimal Algorithms for Mean Estimation under Local Differential Privacy",
+        "International Conference on Machine Learning (ICML)",
+        arxiv="2205.02466",
+    ),
+    _ref(
+        "marsaglia2000",
+        "G. Marsaglia; W. W. Tsang",
+        2000,
+        "A Simple Method for Generating Gamma Variables",
+        "ACM Transactions on Mathematical Software",
+    ),
+    _ref(
+        "robert1995",
+        "C. P. Robert",
+        1995,
+        "Simulation of Truncated Normal Variables",
+        "Statistics and Computing",
+    ),
 )
 
 #: Every entry by key (read-only).

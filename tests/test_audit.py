@@ -22,6 +22,8 @@ from ldp.mechanisms import (
     Laplace,
     LocalHashing,
     Piecewise,
+    PrivUnit,
+    PrivUnitG,
     SquareWave,
     SubsetSelection,
 )
@@ -61,6 +63,8 @@ MECHANISMS = [
     ("Hybrid", Hybrid(1.0), -1.0, 1.0),
     ("Hybrid (Duchi only)", Hybrid(0.4), -1.0, 1.0),
     ("SquareWave", SquareWave(1.0), 0.0, 1.0),
+    ("PrivUnit", PrivUnit(1.0, d=3), [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]),
+    ("PrivUnitG", PrivUnitG(1.0, d=3), [0.0, 1.0, 0.0], [0.0, -1.0, 0.0]),
 ]
 
 

@@ -22,6 +22,7 @@ from estimators import (
     LDPNaiveBayes,
     MeanEstimator,
     Privatizer,
+    VectorMeanEstimator,
 )
 
 # scikit-learn's checks fit on random data without declared domains, by design
@@ -37,6 +38,8 @@ ESTIMATORS = [
     LDPNaiveBayes(),
     LDPNaiveBayes(budget="sample"),
     LDPLogisticRegression(),
+    VectorMeanEstimator(),
+    VectorMeanEstimator(mechanism="privunitg"),
 ]
 
 

@@ -56,6 +56,8 @@ def test_the_registry_is_complete():
         "dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor",
         # sketches of an open domain of items
         "cms", "hcms",
+        # unit vectors
+        "privunit", "privunitg",
     }  # fmt: skip
     for name, cls in REGISTRY.items():
         assert cls.name == name and issubclass(cls, Mechanism)

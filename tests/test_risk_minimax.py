@@ -30,6 +30,7 @@ from ldp.mechanisms import (
     Laplace,
     LocalHashing,
     Piecewise,
+    PrivUnit,
     SubsetSelection,
 )
 from ldp.risk import (
@@ -463,9 +464,9 @@ def test_ball_mean_table(n):
     for d in (1, 10, 100):
         for eps in EPSILONS:
             g = gap("mean-ball", n, eps, d=d)
-            # Duchi et al.'s l2 mechanism, the library's only ball mechanism, is 4x from
-            # PrivUnit at eps = 4: the one cell above 20 (docs/lower_bounds.md §7)
-            limit = 30.0 if (n, d, eps) == (1000, 100, 4.0) else 20.0
+            # d = 1: Duchi et al.'s l2 mechanism; d > 1: PrivUnit (4x better than it at
+            # eps = 4, the cell that needed a limit of 30 before; docs/lower_bounds.md §7)
+            limit = 20.0
             assert 1.0 <= g.ratio <= limit, (n, d, eps, g.ratio)
 
 
@@ -478,7 +479,11 @@ def test_best_distribution_risk_is_the_min_over_oracles():
     assert b.value == pytest.approx(min(min(risks.values()), 1 - 1 / 64))
     assert best_distribution_risk(1024, 100, 0.1).mechanism == "uniform"
     assert best_mean_risk(1000, 0.1, d=100, domain="ball").mechanism == "zero"
-    assert best_mean_risk(1000, 1.0, d=100, domain="ball").mechanism == "DuchiL2"
+    ball = best_mean_risk(1000, 1.0, d=100, domain="ball")
+    assert ball.mechanism == "privunit"  # PrivUnit beats Duchi et al.'s l2 mechanism
+    risks = ball.params["mechanism_risks"]
+    assert risks["privunit"] < risks["privunitg"] < risks["DuchiL2"]
+    assert risks["privunit"] == pytest.approx(PrivUnit(1.0, 100).worst_case_variance() / 1000)
 
 
 def test_lower_bound_picks_the_larger_and_says_which_protocols():

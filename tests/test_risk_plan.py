@@ -118,7 +118,7 @@ def test_cli_plan_users(capsys):
     assert data["ratio"] == pytest.approx(p.gap.ratio)
     assert main(["plan", "mean-ball", "--d", "10", "--epsilon", "1", "--target", "0.01"]) == 0
     text = capsys.readouterr().out
-    assert "users needed (DuchiL2)" in text and "no protocol can do without" in text
+    assert "users needed (privunit)" in text and "no protocol can do without" in text
 
 
 def test_cli_plan_epsilon(capsys):

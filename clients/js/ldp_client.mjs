@@ -992,10 +992,7 @@ function laplace(proto, x, stream) {
 
 function gaussianNoise(proto, x, stream) {
   const sampler = proto.sampler;
-  const steps = zeroBits(stream, 1)[0];
-  const exponential = LN2 * steps - Math.log1p(-0.5 * uniform(stream, 1)[0]);
-  const angle = uniform(stream, 1)[0];
-  const noise = Math.sqrt(2.0 * exponential) * Math.cos(TWO_PI * angle);
+  const noise = gaussianTails(stream, 1)[0];
   return [snap(stream, x + sampler.sigma * noise, sampler.step)];
 }
 
@@ -1050,6 +1047,145 @@ function staircase(proto, x, stream) {
   return [snap(stream, x + (negative ? -noise : noise), sampler.step)];
 }
 
+// ---------------------------------------------------------------------------- unit vectors
+// Left to right, as the Python client (the library adds pairwise: the vectors carry an rtol).
+function dot(a, b) {
+  let total = 0;
+  for (let i = 0; i < a.length; i++) total += a[i] * b[i];
+  return total;
+}
+
+// Unbiased randomized rounding of every entry of `ys` (the coins in rounds).
+function snapAll(stream, ys, step) {
+  const scaled = ys.map((y) => y / step);
+  const lows = scaled.map((v) => Math.floor(v));
+  const ups = bernoulli(stream, scaled.map((v, i) => v - lows[i]));
+  return lows.map((low, i) => (low + (ups[i] ? 1.0 : 0.0)) * step);
+}
+
+function exponential(stream, count) {
+  const steps = zeroBits(stream, count);
+  const rest = uniform(stream, count).map((u) => -Math.log1p(-0.5 * u));
+  return steps.map((j, i) => LN2 * j + rest[i]);
+}
+
+function gaussianTails(stream, count) {
+  const radius = exponential(stream, count).map((e) => Math.sqrt(2.0 * e));
+  const angles = uniform(stream, count);
+  return radius.map((r, i) => r * Math.cos(TWO_PI * angles[i]));
+}
+
+// +-x/||x|| (minus with probability (1 - ||x||/radius)/2), uniform for x = 0.
+function unitDirection(stream, x, radius) {
+  const norm = Math.sqrt(dot(x, x));
+  const positive = bernoulli(stream, [Math.min(0.5 + norm / (2.0 * radius), 1.0)])[0];
+  const u = norm > 0 ? x.map((v) => v / norm) : unit(gaussian(stream, x.length));
+  return positive ? u : u.map((v) => -v);
+}
+
+// Marsaglia-Tsang: one Gamma(shape) draw, shape >= 1.
+function gammaDraw(stream, shape) {
+  const dd = shape - 1.0 / 3.0;
+  const c = 1.0 / Math.sqrt(9.0 * dd);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const x = gaussian(stream, 1)[0];
+    const u = uniform(stream, 1)[0];
+    const cx = c * x;
+    if (cx > -1.0) {
+      const v = (1.0 + cx) * (1.0 + cx) * (1.0 + cx);
+      const bound = 0.5 * x * x + dd * (3.0 * Math.log1p(cx) - cx * (3.0 + cx * (3.0 + cx)));
+      if (Math.log1p(-u) < bound) return dd * v;
+    }
+  }
+  throw tooManyRounds();
+}
+
+function innerProduct(stream, sampler, d, cap) {
+  const gamma = sampler.gamma;
+  const envelope = sampler.envelope;
+  const angle = sampler.angle;
+  if (angle !== null) {
+    // d = 2: a uniform angle on the cap or off it
+    const u = uniform(stream, 1)[0];
+    return Math.cos(cap ? angle.angle * u : angle.angle + angle.rest * u);
+  }
+  if (cap && envelope !== null) {
+    const { k, rate, length, shrink, base } = envelope;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const first = uniform(stream, 1)[0];
+      const second = uniform(stream, 1)[0];
+      const t =
+        length > 0
+          ? gamma + (1.0 - gamma) * (-Math.log1p(first * shrink) / length)
+          : gamma + (1.0 - gamma) * first;
+      if (t < 1.0) {
+        const ratio = k * (Math.log1p(-t * t) - base) + rate * (t - gamma);
+        if (Math.log1p(-second) <= Math.min(ratio, 0.0)) return t;
+      }
+    }
+    throw tooManyRounds();
+  }
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const g = gaussian(stream, 1)[0];
+    const rest = 2.0 * gammaDraw(stream, (d - 1) / 2.0);
+    const t = g / Math.sqrt(g * g + rest);
+    if (t >= gamma === cap) return t;
+  }
+  throw tooManyRounds();
+}
+
+function perpendicular(stream, u) {
+  const g = gaussian(stream, u.length);
+  const along = dot(g, u);
+  let w = g.map((a, i) => a - along * u[i]);
+  let norm = Math.sqrt(dot(w, w));
+  if (norm === 0) {
+    // probability 0: any perpendicular direction
+    let j = 0;
+    for (let i = 1; i < u.length; i++) if (Math.abs(u[i]) < Math.abs(u[j])) j = i;
+    w = u.map((b) => -u[j] * b);
+    w[j] += 1.0;
+    norm = Math.sqrt(dot(w, w));
+  }
+  return w.map((a) => a / norm);
+}
+
+function privUnit(proto, x, stream) {
+  const { params } = proto.mechanism;
+  const sampler = proto.sampler;
+  const u = unitDirection(stream, x, params.radius);
+  const cap = chooseOne(stream, proto.law("keep", sampler.keep)) === 0;
+  const t = innerProduct(stream, sampler, params.d, cap);
+  const w = perpendicular(stream, u);
+  const side = Math.sqrt(Math.max(0.0, (1.0 - t) * (1.0 + t)));
+  const bound = sampler.bound;
+  return snapAll(stream, u.map((a, i) => bound * (t * a + side * w[i])), sampler.step);
+}
+
+function privUnitG(proto, x, stream) {
+  const { params } = proto.mechanism;
+  const sampler = proto.sampler;
+  const { gamma, rate } = sampler;
+  const u = unitDirection(stream, x, params.radius);
+  const tail = chooseOne(stream, proto.law("keep", sampler.keep)) === 0;
+  let alpha;
+  for (let round = 0; ; round++) {
+    if (round >= MAX_ROUNDS) throw tooManyRounds();
+    if (tail) {
+      // gamma + E/rate, kept when E' >= (z - rate)^2 / 2
+      alpha = gamma + exponential(stream, 1)[0] / rate;
+      if (exponential(stream, 1)[0] >= 0.5 * (alpha - rate) * (alpha - rate)) break;
+    } else {
+      alpha = gaussianTails(stream, 1)[0];
+      if (alpha < gamma) break;
+    }
+  }
+  const g = gaussianTails(stream, params.d);
+  const shift = alpha - dot(g, u);
+  const scale = sampler.scale;
+  return snapAll(stream, g.map((a, i) => scale * (a + shift * u[i])), sampler.step);
+}
+
 const MECHANISMS = new Map([
   ["Channel", channel],
   ["GRR", grr],
@@ -1071,6 +1207,8 @@ const MECHANISMS = new Map([
   ["gaussian", gaussianNoise],
   ["cms", cms],
   ["hcms", hcms],
+  ["privunit", privUnit],
+  ["privunitg", privUnitG],
 ]);
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));

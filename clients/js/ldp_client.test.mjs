@@ -31,7 +31,7 @@ const BLOOM = DOCUMENT.bloom_rappor;
 const MECHANISMS = [
   "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
   "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase", "gaussian",
-  "cms", "hcms",
+  "cms", "hcms", "privunit", "privunitg",
 ];
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.

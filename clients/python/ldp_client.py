@@ -644,10 +644,7 @@ def _laplace(proto, x, stream):
 
 def _gaussian_noise(proto, x, stream):
     sampler = proto["sampler"]
-    steps = _zero_bits(stream, 1)[0]
-    exponential = _LN2 * float(steps) - math.log1p(-0.5 * _uniform(stream, 1)[0])
-    angle = _uniform(stream, 1)[0]
-    noise = math.sqrt(2.0 * exponential) * math.cos(_TWO_PI * angle)
+    noise = _gaussian_tails(stream, 1)[0]
     return [_snap(stream, x + sampler["sigma"] * noise, sampler["step"])]
 
 
@@ -730,6 +727,119 @@ def _hcms(proto, x, stream):
     return [row, column, 1 if plus else 0]
 
 
+# ----------------------------------------------------------------------------- unit vectors
+def _snap_all(stream, ys, step):
+    """Unbiased randomized rounding of every entry of ``ys`` (the coins in rounds)."""
+    scaled = [y / step for y in ys]
+    lows = [math.floor(v) for v in scaled]
+    ups = _bernoulli(stream, [v - low for v, low in zip(scaled, lows)])
+    return [(low + (1.0 if up else 0.0)) * step for low, up in zip(lows, ups)]
+
+
+def _exponential(stream, count):
+    steps = _zero_bits(stream, count)
+    rest = [-math.log1p(-0.5 * u) for u in _uniform(stream, count)]
+    return [_LN2 * float(j) + r for j, r in zip(steps, rest)]
+
+
+def _gaussian_tails(stream, count):
+    radius = [math.sqrt(2.0 * e) for e in _exponential(stream, count)]
+    return [r * math.cos(_TWO_PI * u) for r, u in zip(radius, _uniform(stream, count))]
+
+
+def _unit_direction(stream, x, radius):
+    """``+-x/||x||`` (minus with probability ``(1 - ||x||/radius)/2``), uniform for ``x = 0``."""
+    norm = math.sqrt(_dot(x, x))
+    positive = _bernoulli(stream, [min(0.5 + norm / (2.0 * radius), 1.0)])[0]
+    u = [v / norm for v in x] if norm > 0 else _unit(_gaussian(stream, len(x)))
+    return u if positive else [-v for v in u]
+
+
+def _gamma(stream, shape):
+    """Marsaglia-Tsang: one Gamma(shape) draw, shape >= 1."""
+    dd = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * dd)
+    while True:
+        x = _gaussian(stream, 1)[0]
+        u = _uniform(stream, 1)[0]
+        cx = c * x
+        if cx > -1.0:
+            v = (1.0 + cx) * (1.0 + cx) * (1.0 + cx)
+            bound = 0.5 * x * x + dd * (3.0 * math.log1p(cx) - cx * (3.0 + cx * (3.0 + cx)))
+            if math.log1p(-u) < bound:
+                return dd * v
+
+
+def _inner_product(stream, sampler, d, cap):
+    gamma, envelope, angle = sampler["gamma"], sampler["envelope"], sampler["angle"]
+    if angle is not None:  # d = 2: a uniform angle on the cap or off it
+        u = _uniform(stream, 1)[0]
+        return math.cos(angle["angle"] * u if cap else angle["angle"] + angle["rest"] * u)
+    if cap and envelope is not None:
+        k, rate, length = envelope["k"], envelope["rate"], envelope["length"]
+        while True:
+            first, second = _uniform(stream, 1)[0], _uniform(stream, 1)[0]
+            if length > 0:
+                t = gamma + (1.0 - gamma) * (-math.log1p(first * envelope["shrink"]) / length)
+            else:
+                t = gamma + (1.0 - gamma) * first
+            if t < 1.0:
+                ratio = k * (math.log1p(-t * t) - envelope["base"]) + rate * (t - gamma)
+                if math.log1p(-second) <= min(ratio, 0.0):
+                    return t
+    while True:
+        g = _gaussian(stream, 1)[0]
+        rest = 2.0 * _gamma(stream, (d - 1) / 2.0)
+        t = g / math.sqrt(g * g + rest)
+        if (t >= gamma) == cap:
+            return t
+
+
+def _perpendicular(stream, u):
+    g = _gaussian(stream, len(u))
+    along = _dot(g, u)
+    w = [a - along * b for a, b in zip(g, u)]
+    norm = math.sqrt(_dot(w, w))
+    if norm == 0:  # probability 0: any perpendicular direction
+        j = min(range(len(u)), key=lambda i: abs(u[i]))
+        w = [-u[j] * b for b in u]
+        w[j] += 1.0
+        norm = math.sqrt(_dot(w, w))
+    return [a / norm for a in w]
+
+
+def _privunit(proto, x, stream):
+    params, sampler = proto["mechanism"]["params"], proto["sampler"]
+    d = params["d"]
+    u = _unit_direction(stream, x, params["radius"])
+    cap = _choose_one(stream, proto.law("keep", sampler["keep"])) == 0
+    t = _inner_product(stream, sampler, d, cap)
+    w = _perpendicular(stream, u)
+    side = math.sqrt(max(0.0, (1.0 - t) * (1.0 + t)))
+    bound = sampler["bound"]
+    return _snap_all(stream, [bound * (t * a + side * b) for a, b in zip(u, w)], sampler["step"])
+
+
+def _privunitg(proto, x, stream):
+    params, sampler = proto["mechanism"]["params"], proto["sampler"]
+    d, gamma, rate = params["d"], sampler["gamma"], sampler["rate"]
+    u = _unit_direction(stream, x, params["radius"])
+    tail = _choose_one(stream, proto.law("keep", sampler["keep"])) == 0
+    while True:
+        if tail:  # gamma + E/rate, kept when E' >= (z - rate)^2 / 2
+            alpha = gamma + _exponential(stream, 1)[0] / rate
+            if _exponential(stream, 1)[0] >= 0.5 * (alpha - rate) * (alpha - rate):
+                break
+        else:
+            alpha = _gaussian_tails(stream, 1)[0]
+            if alpha < gamma:
+                break
+    g = _gaussian_tails(stream, d)
+    shift = alpha - _dot(g, u)
+    scale = sampler["scale"]
+    return _snap_all(stream, [scale * (a + shift * b) for a, b in zip(g, u)], sampler["step"])
+
+
 _MECHANISMS = {
     "Channel": _channel,
     "GRR": _grr,
@@ -751,6 +861,8 @@ _MECHANISMS = {
     "gaussian": _gaussian_noise,
     "cms": _cms,
     "hcms": _hcms,
+    "privunit": _privunit,
+    "privunitg": _privunitg,
 }
 
 _MEMO_FORMAT = "ldp-memo/1"

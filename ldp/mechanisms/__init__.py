@@ -46,6 +46,7 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.privunit import PrivUnit, PrivUnitDesign, PrivUnitG, privunit_design
 from ldp.mechanisms.rappor_bloom import BloomRAPPOR, bloom_positions
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
@@ -91,6 +92,9 @@ __all__ = [
     "MemoizedMechanism",
     "Piecewise",
     "PlainPrivacy",
+    "PrivUnit",
+    "PrivUnitDesign",
+    "PrivUnitG",
     "Recommendation",
     "ReportCodec",
     "Sketch",
@@ -112,6 +116,7 @@ __all__ = [
     "mechanism_from_spec",
     "norm_mul",
     "norm_sub",
+    "privunit_design",
     "project_simplex",
     "randomized_response",
     "recommend",

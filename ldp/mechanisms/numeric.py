@@ -122,6 +122,14 @@ def _gaussian(gen, n: int) -> np.ndarray:
     return np.sqrt(-2.0 * np.log1p(-first)) * np.cos(TWO_PI * second)
 
 
+#: The continuous draws above under public names, for the other vector mechanisms
+#: (:mod:`ldp.mechanisms.privunit`): one home for each sampler the clients reproduce.
+grid_step = _grid_step
+snap_to_grid = _snap
+exponential_draws = _exponential
+gaussian_draws = _gaussian
+
+
 def _randomized_response(law: ExactLaw) -> Channel:
     """The 2-row channel of a truthful coin with the odds of ``law``: outputs that agree with
     the first input or with the second."""
@@ -577,6 +585,10 @@ def _exact_gaussian(gen, n: int) -> np.ndarray:
     one-uniform form ``sqrt(-2 log(u))`` lacks (it stops at ``8.6``)."""
     radius = np.sqrt(2.0 * _exponential(n, gen))
     return radius * np.cos(TWO_PI * uniform(gen, n))
+
+
+#: The untruncated normal draws under a public name (for :mod:`ldp.mechanisms.privunit`).
+gaussian_tail_draws = _exact_gaussian
 
 
 class Gaussian(MeanMechanism):

@@ -37,6 +37,7 @@ from ldp.mechanisms.numeric import (
     SquareWave,
     Staircase,
 )
+from ldp.mechanisms.privunit import PrivUnit, PrivUnitG
 from ldp.mechanisms.sketch import CMS, HCMS
 
 __all__ = ["REGISTRY", "example", "mechanism_from_spec"]
@@ -70,6 +71,8 @@ _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
         (Gaussian, lambda: Gaussian(1.0)),
         (CMS, lambda: CMS(1.0, width=16, depth=4)),
         (HCMS, lambda: HCMS(1.0, width=16, depth=4)),
+        (PrivUnit, lambda: PrivUnit(2.0, d=3)),
+        (PrivUnitG, lambda: PrivUnitG(2.0, d=3)),
     )
 }
 

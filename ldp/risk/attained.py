@@ -12,22 +12,26 @@ r"""The worst-case risk of the best mechanism in the library, to set beside the 
   l1).
 * Mean estimation: Duchi et al.'s mechanisms (:class:`~ldp.mechanisms.Duchi` on the interval
   and the box, :class:`~ldp.mechanisms.DuchiL2` on the ball) and, on the interval, the
-  piecewise, hybrid and Laplace mechanisms. With i.i.d. users the risk is
+  piecewise, hybrid and Laplace mechanisms; on the ball in ``d >= 2``, also
+  :class:`~ldp.mechanisms.PrivUnit` and :class:`~ldp.mechanisms.PrivUnitG` (optimal for
+  unit vectors, Asi-Feldman-Talwar (2022)). With i.i.d. users the risk is
   :math:`(\mathbb E g(X) - \|\mathbb E X\|^2)/n`, :math:`g(x) = \mathrm{tr\,Var}(Z\mid x) +
-  \|x\|^2`; ``g`` is constant (Duchi's mechanisms) or convex and symmetric (the others), so the
-  worst case is :math:`\max_x g(x)/n`, attained by the two-point law on the ends. The
-  estimator ``0`` (risk :math:`r^2`, or :math:`d r^2` on the box) is a candidate too.
+  \|x\|^2`; ``g`` is constant (Duchi's mechanisms, PrivUnit, PrivUnitG) or convex and
+  symmetric (the others), so the worst case is :math:`\max_x g(x)/n`, attained by the
+  two-point law on the ends. The estimator ``0`` (risk :math:`r^2`, or :math:`d r^2` on the
+  box) is a candidate too.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
 from ldp._validation import check_epsilon, check_integer, check_scalar
-from ldp.mechanisms import Duchi, DuchiL2, Hybrid, Laplace, Piecewise
+from ldp.mechanisms import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, PrivUnit, PrivUnitG
 from ldp.mechanisms.selection import FREQUENCY_ORACLES
 from ldp.risk._common import Bound, check_n
 
@@ -108,15 +112,19 @@ def best_distribution_risk(k: int, n: int, epsilon: float, *, loss: str = "l2sq"
     )
 
 
-def _mean_candidates(epsilon: float, d: int, domain: str):
+@functools.lru_cache(maxsize=256)
+def _mean_candidates(epsilon: float, d: int, domain: str) -> tuple[Any, ...]:
+    # cached: the planner's searches ask for the same (epsilon, d) at many n
     if domain == "box":
-        return [Duchi(epsilon, d=d)]
+        return (Duchi(epsilon, d=d),)
     if domain == "ball":
         found: list[Any] = [DuchiL2(epsilon, d=d)]
         if d == 1:
             found += [Duchi(epsilon), Piecewise(epsilon), Hybrid(epsilon), Laplace(epsilon)]
-        return found
-    return [Duchi(epsilon), Piecewise(epsilon), Hybrid(epsilon), Laplace(epsilon)]
+        else:
+            found += [PrivUnit(epsilon, d=d), PrivUnitG(epsilon, d=d)]
+        return tuple(found)
+    return (Duchi(epsilon), Piecewise(epsilon), Hybrid(epsilon), Laplace(epsilon))
 
 
 def _worst_second_moment(mech) -> float:
