@@ -45,6 +45,16 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.prefix_search import (
+    MAX_BITS,
+    PEM,
+    HeavyHitterLevel,
+    HeavyHitters,
+    TreeHist,
+    decode_strings,
+    encode_strings,
+    heavy_hitters,
+)
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
@@ -56,8 +66,10 @@ __all__ = [
     "LGRR",
     "LOSUE",
     "LOUE",
+    "MAX_BITS",
     "OLH",
     "OUE",
+    "PEM",
     "RAPPOR",
     "REGISTRY",
     "SUE",
@@ -71,6 +83,8 @@ __all__ = [
     "FrequencyMechanism",
     "FrequencyOracle",
     "HadamardResponse",
+    "HeavyHitterLevel",
+    "HeavyHitters",
     "Hybrid",
     "Interval",
     "Laplace",
@@ -88,12 +102,16 @@ __all__ = [
     "Staircase",
     "SubsetSelection",
     "SupportCounts",
+    "TreeHist",
     "UnaryEncoding",
     "binary_erasure",
     "binary_mechanism_with_erasure",
     "check_decodable",
+    "decode_strings",
+    "encode_strings",
     "eta_max",
     "frequency_decoder",
+    "heavy_hitters",
     "hybrid_threshold",
     "ibu",
     "k_rr",

@@ -230,6 +230,33 @@ class FieldHash:
             raise RuntimeError("local hashing decode: transform lost precision")
         return counts.astype(np.int64)
 
+    def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``O(n m)`` for ``m``
+        values, chunked): what a heavy-hitter search needs on an alphabet too large to decode
+        in full."""
+        counts = np.zeros(values.size, dtype=np.int64)
+        step = max(1, CHUNK_ELEMENTS // max(1, 4 * values.size))
+        p = self.p
+        v_digits = self._digits(values).astype(np.float64).T if p != 2 else np.empty(0)
+        for start in range(0, y.size, step):
+            sl = slice(start, start + step)
+            rows, c = self.split(words[sl])
+            match = np.ones((y[sl].size, values.size), dtype=bool)
+            weight = 1
+            for r in range(self.e):
+                if p == 2:
+                    h = parity(rows[r][:, None] & values[None, :])
+                    target = ((y[sl] ^ c) >> r) & 1
+                else:
+                    # exact: entries are integers below L (p - 1)^2 < 2^53
+                    a = self._digits(rows[r]).astype(np.float64)
+                    h = (a @ v_digits) % p
+                    target = ((y[sl] // weight) % p - (c // weight) % p) % p
+                match &= h == target[:, None]
+                weight *= p
+            counts += match.sum(axis=0)
+        return counts
+
 
 class RingHash:
     """``H(v) = (sum_j a_j b_j(v) + c) mod g`` (fields: a_0 .. a_{L-1}, then c)."""
@@ -278,6 +305,19 @@ class RingHash:
                 # exact: entries are integers below L * g < 2^53
                 h = (a.astype(np.float64) @ bits + c[:, None]) % self.g
                 counts[values] += (h == y[sl, None]).sum(axis=0)
+        return counts
+
+    def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``O(n m)``, chunked)."""
+        counts = np.zeros(values.size, dtype=np.int64)
+        bits = ((values[None, :] >> np.arange(self.L)[:, None]) & 1).astype(np.float64)
+        step = max(1, CHUNK_ELEMENTS // max(1, 2 * values.size))
+        for start in range(0, y.size, step):
+            sl = slice(start, start + step)
+            a, c = self._coefficients(words[sl])
+            # exact: entries are integers below L * g < 2^53
+            h = (a.astype(np.float64) @ bits + c[:, None]) % self.g
+            counts += (h == y[sl, None]).sum(axis=0)
         return counts
 
 
