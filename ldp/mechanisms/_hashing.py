@@ -35,6 +35,10 @@ from ldp.mechanisms.base import CHUNK_ELEMENTS
 #: below ``2^53``, exact in a double (JSON numbers, JavaScript, float64 report tables).
 WORD_LIMIT = 1 << 53
 
+#: Largest table of multiples of ``g`` (``(L + 2) g`` entries, below 2^24 so that float32
+#: sums of ring coefficients are exact) that ``RingHash.counts_at`` uses instead of a modulo.
+_TABLE_LIMIT = 1 << 20
+
 
 def parity(x: np.ndarray) -> np.ndarray:
     """Parity of the number of set bits of non-negative int64 ``x`` (0 or 1)."""
@@ -310,14 +314,25 @@ class RingHash:
     def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
         """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``O(n m)``, chunked)."""
         counts = np.zeros(values.size, dtype=np.int64)
-        bits = ((values[None, :] >> np.arange(self.L)[:, None]) & 1).astype(np.float64)
+        g = self.g
+        # H(v) = y iff sum_j a_j b_j(v) + c - y is a multiple of g; the sum lies in
+        # (-g, (L + 1) g), so for small L g a table of multiples replaces the (slow) modulo,
+        # and float32 products are exact (integers below 2^24)
+        small = (self.L + 2) * g <= _TABLE_LIMIT
+        dtype = np.float32 if small else np.float64
+        bits = ((values[None, :] >> np.arange(self.L)[:, None]) & 1).astype(dtype)
+        multiple = np.zeros((self.L + 2) * g if small else 0, dtype=bool)
+        multiple[::g] = True
         step = max(1, CHUNK_ELEMENTS // max(1, 2 * values.size))
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
             a, c = self._coefficients(words[sl])
-            # exact: entries are integers below L * g < 2^53
-            h = (a.astype(np.float64) @ bits + c[:, None]) % self.g
-            counts += (h == y[sl, None]).sum(axis=0)
+            offset = (c - y[sl]).astype(dtype)[:, None]
+            h = a.astype(dtype) @ bits + offset  # exact: integers below L g < 2^53
+            if small:
+                counts += multiple[h.astype(np.int32) + g].sum(axis=0)
+            else:
+                counts += (h % g == 0).sum(axis=0)
         return counts
 
 

@@ -641,7 +641,7 @@ class _PrefixSearch(Frozen):
         raise NotImplementedError
 
     def _method(self, name: str, citation: str) -> str:
-        return f"{name} ({citation}) with {self._oracle}"
+        return f"{name}, {citation}, with {self._oracle}"
 
 
 class PEM(_PrefixSearch):
