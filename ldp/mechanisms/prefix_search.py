@@ -509,8 +509,10 @@ class _PrefixSearch(Frozen):
         """
         users = check_integer(n, "n", low=0)
         gen = check_random_state(rng)
-        keys = randint(gen, 1 << 53, users)
-        order = np.argsort(keys, kind="stable")
+        if isinstance(gen, np.random.Generator):
+            order = gen.permutation(users)
+        else:  # a byte source: sort uniform 53-bit keys (ties, ~n^2 2^-54, keep index order)
+            order = np.argsort(randint(gen, 1 << 53, users), kind="stable")
         out = np.empty(users, dtype=np.int64)
         out[order] = np.arange(users, dtype=np.int64) % self.groups
         return out
