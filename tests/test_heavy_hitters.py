@@ -134,6 +134,7 @@ def test_level_estimates_are_unbiased_with_the_variance_of_oracle_and_split():
     assert np.all((ratio > 0.8) & (ratio < 1.2)), ratio
 
 
+@pytest.mark.slow  # 200 runs of the whole protocol (~3 s)
 def test_treehist_final_estimates_are_unbiased_given_the_selection():
     values = np.concatenate([np.full(1200, 777), np.arange(2800) * 7 % 4096])
     tree = TreeHist(3.0, bits=12, step=4)
@@ -316,3 +317,16 @@ def test_recall_needs_items():
 def test_default_threshold_is_the_union_bound_quantile():
     tree = TreeHist(1.0, bits=12, step=4, beta=0.1)  # 3 tree levels
     assert tree.level_threshold(0.02, 40) == pytest.approx(norm.isf(0.1 / 120) * 0.02)
+
+
+@pytest.mark.parametrize("g", [2, 3, 4, 5, 6, 9, 1_000_002])
+@pytest.mark.parametrize("base", [2, 3, 5])
+def test_estimate_values_on_a_grid_of_prefixes_and_children(g, base):
+    """Candidates that factor as high * base^2 + low (a level's children of kept prefixes)
+    take the split path of the decoder; the full decoder is the reference."""
+    lh = LocalHashing(3000, 1.0, g=g)
+    x = np.random.default_rng(g).integers(0, 3000, 4000)
+    reports = lh.privatize(x, rng=base)
+    his = np.array([0, 7, 31, 100])
+    values = (his[:, None] * base**2 + np.arange(base**2)[None, :]).ravel()
+    assert np.allclose(lh.estimate_values(reports, values), lh.estimate(reports)[values])

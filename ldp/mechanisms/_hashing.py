@@ -257,7 +257,7 @@ class FieldHash:
             return P, R
         P = np.zeros((high.size, y.size), dtype=np.int64)
         R = np.zeros((low.size, y.size), dtype=np.int64)
-        hd = self._digits(high)[:, t:].astype(np.float64)  # (|high|, L - t)
+        hd = self._digits(high)[:, : self.L - t].astype(np.float64)  # (|high|, L - t)
         ld = self._digits(low)[:, :t].astype(np.float64)  # (|low|, t)
         weight = 1
         for r in range(self.e):
@@ -353,12 +353,16 @@ class RingHash:
 
 
 def _best_split(values: np.ndarray, base: int, digits: int) -> int:
-    """The ``t`` minimising ``|{v // base^t}| * |{v mod base^t}|``: candidates that are the
-    children of a few prefixes (a heavy-hitter level) factor into a small grid."""
+    """The ``t`` of least work per user: codes of the ``|high|`` distinct high parts
+    (``digits - t`` digits each) and of the ``|low|`` low parts (``t`` digits), then
+    ``|high| |low|`` comparisons. Candidates that are the children of a few prefixes (a
+    heavy-hitter level) factor into a small grid."""
     best, best_t = None, 0
     for t in range(digits + 1):
         unit = base**t
-        cost = np.unique(values // unit).size * np.unique(values % unit).size
+        high = np.unique(values // unit).size
+        low = np.unique(values % unit).size
+        cost = high * low + high * (digits - t) + low * t
         if best is None or cost < best:
             best, best_t = cost, t
     return best_t
