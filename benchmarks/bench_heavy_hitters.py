@@ -19,7 +19,9 @@ comparisons are made:
   same oracle and levels, so their recalls differ by noise only: five data sets, mean
   recall.
 
-Targets: ldpkit >= 20x faster, with recall >= pure-ldp's in the same run. pure-ldp must be
+Times are wall-clock, with BLAS on one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as
+the peer runs on one core; CPU seconds are recorded beside them. Targets: ldpkit >= 20x
+faster, with recall >= pure-ldp's in the same run. pure-ldp must be
 installed (``pip install pure-ldp 'xxhash<4' statsmodels``); otherwise the rows are
 skipped. Run::
 
@@ -30,7 +32,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import time
+
+# one core for both sides (the peer is single-threaded Python): BLAS threads would only
+# add contention on a shared machine; set before numpy starts its thread pool
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
@@ -60,11 +68,22 @@ def recall(found: list[int], top: np.ndarray) -> float:
     return float(np.isin(top, np.asarray(found, dtype=np.int64)).mean())
 
 
-def ours(codes: np.ndarray, bits: int, step: int, start: int) -> tuple[list[int], float]:
+def clocks() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: tuple[float, float]) -> tuple[float, float]:
+    """Wall and CPU seconds since ``start``."""
+    wall, cpu = clocks()
+    return wall - start[0], cpu - start[1]
+
+
+def ours(codes: np.ndarray, bits: int, step: int, start: int):
+    """ldpkit's PEM end to end: ``(found codes, (wall, cpu) seconds)``."""
     pem = PEM(EPS, bits=bits, k=TOP, step=step, start_bits=start)
-    begin = time.perf_counter()
+    begin = clocks()
     found = pem.run(codes, rng=1)
-    return [int(v) for v in found.items], time.perf_counter() - begin
+    return [int(v) for v in found.items], since(begin)
 
 
 class _Numpy1Zeros:
@@ -96,7 +115,7 @@ def _numpy1_zeros():
 
 
 def pure_ldp_pem(codes: np.ndarray, bits: int, start: int, step: int, oracle: str):
-    """pure-ldp's PEMClient/PEMServer, one user at a time; ``(found codes, seconds)``."""
+    """pure-ldp's PEMClient/PEMServer, one user at a time: ``(found codes, (wall, cpu))``."""
     with _numpy1_zeros():
         return _pure_ldp_pem(codes, bits, start, step, oracle)
 
@@ -114,14 +133,13 @@ def _pure_ldp_pem(codes: np.ndarray, bits: int, start: int, step: int, oracle: s
             "client": CMSClient(EPS, server_fo.get_hash_funcs(), 1024),
         }
     strings = [format(int(c), f"0{bits}b") for c in codes]
-    begin = time.perf_counter()
+    begin = clocks()
     client = PEMClient(EPS, start, bits, step, fo_client=options.get("client"))
     server = PEMServer(EPS, start, bits, step, fo_server=options.get("fo_server"))
     for s in strings:
         server.aggregate(client.privatise(s))
     found, _ = server.find_heavy_hitters(k=TOP)
-    seconds = time.perf_counter() - begin
-    return [int(s, 2) for s in found], seconds
+    return [int(s, 2) for s in found], since(begin)
 
 
 def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
@@ -155,7 +173,8 @@ def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
                 note=why,
             ),
         ]
-    mine, theirs, seconds, peer_seconds = [], [], 0.0, 0.0
+    mine, theirs = [], []
+    seconds, peer_seconds = np.zeros(2), np.zeros(2)  # wall, cpu
     for seed in range(runs):
         codes = zipf_strings(n, bits, seed=seed)
         top = true_top(codes)
@@ -167,7 +186,7 @@ def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
         theirs.append(recall(peer_found, top))
         seconds += took
         peer_seconds += peer_took
-    ratio = peer_seconds / seconds
+    ratio = float(peer_seconds[0] / seconds[0])
     gap = float(np.mean(mine) - np.mean(theirs))
     return [
         row(
@@ -176,8 +195,10 @@ def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
             "x",
             ">= 20x",
             ratio >= 20.0,
-            seconds=seconds,
-            reference_seconds=peer_seconds,
+            seconds=float(seconds[0]),
+            reference_seconds=float(peer_seconds[0]),
+            cpu_seconds=float(seconds[1]),
+            reference_cpu_seconds=float(peer_seconds[1]),
         ),
         row(
             f"{name}: ldpkit recall - pure-ldp recall",

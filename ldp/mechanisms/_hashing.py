@@ -298,16 +298,24 @@ class RingHash:
         """The largest array :meth:`support_counts` builds: the ``k`` counts."""
         return self.k
 
-    def _coefficients(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, c)`` with ``a`` of shape ``(L, n)``: coefficient ``j`` of every user in one
-        contiguous row (stacking rows is far cheaper than interleaving columns)."""
+    def _coefficients(
+        self, words: np.ndarray, dtype: type = np.int64
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, c)`` with ``a`` of shape ``(L, n)`` and type ``dtype``: coefficient ``j`` of
+        every user in one contiguous row (filling rows is far cheaper than interleaving
+        columns)."""
         fields = self.packing.unpack(words)
-        return np.stack(fields[: self.L], axis=0), fields[self.L]
+        a: np.ndarray = np.empty((self.L, words.shape[0]), dtype=dtype)
+        for j in range(self.L):
+            a[j] = fields[j]
+        return a, fields[self.L]
 
     def evaluate(self, words: np.ndarray, x: np.ndarray) -> np.ndarray:
-        a, c = self._coefficients(words)
-        bits = (x[None, :] >> np.arange(self.L)[:, None]) & 1
-        return ((a * bits).sum(axis=0) + c) % self.g
+        fields = self.packing.unpack(words)
+        h = fields[self.L].copy()  # c, then a_j for every set bit j of x (one pass per bit)
+        for j in range(self.L):
+            h += fields[j] * ((x >> j) & 1)
+        return h % self.g
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""
@@ -332,13 +340,12 @@ class RingHash:
         """For ``v = high 2^t + low``: ``P[a, i] = sum_{j >= t} a_j b_j(v) mod g`` and
         ``R[b, i] = (y_i - c_i - sum_{j < t} a_j b_j(v)) mod g`` (users along the last
         axis); ``H_i(v) = y_i`` iff they are equal."""
-        a, c = self._coefficients(words)
         g = self.g
         # exact: sums of coefficients are integers below (L + 1) g, < 2^24 in float32 and
         # int32 (else float64 and int64, < 2^53); the modulo is taken on integers (fast)
         small = (self.L + 1) * g < 1 << 24
         real, whole = (np.float32, np.int32) if small else (np.float64, np.int64)
-        af = a.astype(real)
+        af, c = self._coefficients(words, real)
         hb = ((high[:, None] >> np.arange(self.L - t)[None, :]) & 1).astype(real)
         lb = ((low[:, None] >> np.arange(t)[None, :]) & 1).astype(real)
         code = narrow_dtype(g - 1)

@@ -1,6 +1,6 @@
 """Heavy hitters over huge domains: the prefix-extending method (PEM) and TreeHist.
 
-A value is an ``bits``-bit string, held as an integer in ``0 .. 2^bits - 1`` (most
+A value is a ``bits``-bit string, held as an integer in ``0 .. 2^bits - 1`` (most
 significant bit first; strings map to such integers with :func:`encode_strings`). The
 users are split by the library into disjoint groups of (nearly) equal size, fixed before any
 report is read and independent of the values; the user of group ``i`` reports the
@@ -29,7 +29,7 @@ of groups is needed on the frequency scale.
 * :class:`TreeHist` (Bassily-Nissim-Stemmer-Thakurta 2017): the tree starts at the root, and a
   level keeps every candidate whose estimate reaches a threshold (by default a one-sided
   normal quantile of the level's noise with a union bound over the levels' candidates, so a
-  prefix of frequency zero passes with probability about ``beta`` in the whole walk); one
+  prefix of frequency zero passes some level with probability at most about ``beta``); one
   more group reports the full value and estimates the surviving leaves, so the reported
   frequencies are unbiased given the selection. Its threshold is a *frequency* (a fraction):
   the peer implementation pure-LDP compares a count-scale default with a fraction, so that
