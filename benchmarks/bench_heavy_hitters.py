@@ -26,6 +26,9 @@ installed (``pip install pure-ldp 'xxhash<4' statsmodels``); otherwise the rows 
 skipped. Run::
 
     python -m benchmarks.bench_heavy_hitters [--quick] [--json out.json]
+
+A full run on a shared 2-core machine is in ``benchmarks/results_heavy_hitters.json``
+(ldpkit 1.1 s against 46 s at n = 1e6, 43x; recall 0.90 against 0.65).
 """
 
 from __future__ import annotations
