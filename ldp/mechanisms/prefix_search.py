@@ -318,7 +318,7 @@ class HeavyHitters:
         return self.frequencies * self.n
 
     def recall(self, true_items: ArrayLike) -> float:
-        """The fraction of ``true_items`` (e.g. the true top ``k``) among :attr:`items`.
+        """The fraction of ``true_items`` (e.g. the true top ``k``) among the found ``items``.
 
         Parameters
         ----------
