@@ -47,6 +47,7 @@ SUITE = {
     "bench_streaming": (["--quick"], []),
     "bench_sketches": (["--quick"], []),
     "bench_vector_means": (["--quick"], []),
+    "bench_heavy_hitters": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
 STRUCTURED = {
@@ -55,6 +56,7 @@ STRUCTURED = {
     "bench_import",
     "bench_sketches",
     "bench_vector_means",
+    "bench_heavy_hitters",
 }
 
 

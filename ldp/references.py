@@ -363,6 +363,20 @@ _ENTRIES = (
         "Local, Private, Efficient Protocols for Succinct Histograms",
         "ACM Symposium on Theory of Computing (STOC)",
     ),
+    _ref(
+        "wang2019hh",
+        "T. Wang; N. Li; S. Jha",
+        2019,
+        "Locally Differentially Private Heavy Hitter Identification",
+        "IEEE Transactions on Dependable and Secure Computing",
+    ),
+    _ref(
+        "bassily2017",
+        "R. Bassily; K. Nissim; U. Stemmer; A. Thakurta",
+        2017,
+        "Practical Locally Private Heavy Hitters",
+        "Advances in Neural Information Processing Systems (NeurIPS)",
+    ),
     # arXiv id: the arXiv record.
     _ref(
         "acharya2019",

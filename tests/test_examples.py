@@ -15,6 +15,9 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"
 DEDICATED = {
     "contraction_table.py": "test_contraction_table_prints_every_mechanism_and_plots",
     "daily_telemetry.py": "tests/test_examples_telemetry.py::test_daily_telemetry_runs",
+    "heavy_hitters.py": (
+        "tests/test_examples_heavy_hitters.py::test_heavy_hitters_example_runs_and_finds_the_top_20"
+    ),
     "risk_vs_achieved.py": "tests/test_examples_risk.py::test_risk_vs_achieved_runs",
 }
 

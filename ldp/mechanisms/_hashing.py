@@ -46,6 +46,13 @@ def parity(x: np.ndarray) -> np.ndarray:
     return v & 1
 
 
+def parity_bits(x: np.ndarray) -> np.ndarray:
+    """Parity of non-negative int64 ``x`` as uint8 (``bitwise_count`` where numpy has it)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x) & np.uint8(1)
+    return parity(x).astype(np.uint8)
+
+
 def fwht(a: np.ndarray) -> np.ndarray:
     """Unnormalised Walsh-Hadamard transform ``H a``, ``H[i, j] = (-1)^popcount(i & j)``
     (of each row, along the last axis)."""
@@ -232,6 +239,43 @@ class FieldHash:
             raise RuntimeError("local hashing decode: transform lost precision")
         return counts.astype(np.int64)
 
+    def split_parts(
+        self, words: np.ndarray, y: np.ndarray, high: np.ndarray, low: np.ndarray, t: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For ``v = high p^t + low``: ``P[a, i]`` codes the high digits' part of
+        ``H_i(v) - c_i`` and ``R[b, i]`` codes ``y_i - c_i`` minus the low digits' part, so
+        that ``H_i(v) = y_i`` iff ``P[a, i] == R[b, i]`` (users along the last axis; see
+        ``counts_at``)."""
+        rows, c = self.split(words)
+        p = self.p
+        if p == 2:  # codes are the e bits of H, in the smallest unsigned type
+            code = narrow_dtype((1 << self.e) - 1)
+            P = np.zeros((high.size, y.size), dtype=code)
+            R = np.repeat((y ^ c).astype(code)[None, :], low.size, axis=0)
+            mask = (1 << t) - 1
+            for r in range(self.e):
+                P |= (parity_bits(high[:, None] & (rows[r] >> t)[None, :]) << r).astype(code)
+                R ^= (parity_bits(low[:, None] & (rows[r] & mask)[None, :]) << r).astype(code)
+            return P, R
+        P = np.zeros((high.size, y.size), dtype=np.int64)
+        R = np.zeros((low.size, y.size), dtype=np.int64)
+        hd = self._digits(high)[:, : self.L - t].astype(np.float64)  # (|high|, L - t)
+        ld = self._digits(low)[:, :t].astype(np.float64)  # (|low|, t)
+        weight = 1
+        for r in range(self.e):
+            a = self._digits(rows[r]).astype(np.float64)  # exact: sums below L p^2 < 2^53
+            target = ((y // weight) % p - (c // weight) % p) % p
+            P += (hd @ np.ascontiguousarray(a[:, t:].T)).astype(np.int64) % p * weight
+            lows = (ld @ np.ascontiguousarray(a[:, :t].T)).astype(np.int64)
+            R += (target[None, :] - lows) % p * weight
+            weight *= p
+        code = narrow_dtype(self.g - 1)
+        return P.astype(code), R.astype(code)
+
+    def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``counts_at``)."""
+        return counts_at(self, self.p, self.L, words, y, values)
+
 
 class RingHash:
     """``H(v) = (sum_j a_j b_j(v) + c) mod g`` (fields: a_0 .. a_{L-1}, then c)."""
@@ -256,14 +300,24 @@ class RingHash:
         """The largest array :meth:`support_counts` builds: the ``k`` counts."""
         return self.k
 
-    def _coefficients(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _coefficients(
+        self, words: np.ndarray, dtype: type = np.int64
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, c)`` with ``a`` of shape ``(L, n)`` and type ``dtype``: coefficient ``j`` of
+        every user in one contiguous row (filling rows is far cheaper than interleaving
+        columns)."""
         fields = self.packing.unpack(words)
-        return np.stack(fields[: self.L], axis=1), fields[self.L]
+        a: np.ndarray = np.empty((self.L, words.shape[0]), dtype=dtype)
+        for j in range(self.L):
+            a[j] = fields[j]
+        return a, fields[self.L]
 
     def evaluate(self, words: np.ndarray, x: np.ndarray) -> np.ndarray:
-        a, c = self._coefficients(words)
-        bits = (x[:, None] >> np.arange(self.L)) & 1
-        return ((a * bits).sum(axis=1) + c) % self.g
+        fields = self.packing.unpack(words)
+        h = fields[self.L].copy()  # c, then a_j for every set bit j of x (one pass per bit)
+        for j in range(self.L):
+            h += fields[j] * ((x >> j) & 1)
+        return h % self.g
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""
@@ -278,9 +332,91 @@ class RingHash:
                 sl = slice(start, start + step)
                 a, c = self._coefficients(words[sl])
                 # exact: entries are integers below L * g < 2^53
-                h = (a.astype(np.float64) @ bits + c[:, None]) % self.g
+                h = (a.T.astype(np.float64) @ bits + c[:, None]) % self.g
                 counts[values] += (h == y[sl, None]).sum(axis=0)
         return counts
+
+    def split_parts(
+        self, words: np.ndarray, y: np.ndarray, high: np.ndarray, low: np.ndarray, t: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For ``v = high 2^t + low``: ``P[a, i] = sum_{j >= t} a_j b_j(v) mod g`` and
+        ``R[b, i] = (y_i - c_i - sum_{j < t} a_j b_j(v)) mod g`` (users along the last
+        axis); ``H_i(v) = y_i`` iff they are equal."""
+        g = self.g
+        # exact: sums of coefficients are integers below (L + 1) g, < 2^24 in float32 and
+        # int32 (else float64 and int64, < 2^53); the modulo is taken on integers (fast)
+        small = (self.L + 1) * g < 1 << 24
+        real, whole = (np.float32, np.int32) if small else (np.float64, np.int64)
+        af, c = self._coefficients(words, real)
+        hb = ((high[:, None] >> np.arange(self.L - t)[None, :]) & 1).astype(real)
+        lb = ((low[:, None] >> np.arange(t)[None, :]) & 1).astype(real)
+        code = narrow_dtype(g - 1)
+        P = ((hb @ af[t:]).astype(whole) % g).astype(code)
+        lows = (lb @ af[:t]).astype(whole)
+        R = (((y - c).astype(whole)[None, :] - lows) % g).astype(code)
+        return P, R
+
+    def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``counts_at``)."""
+        return counts_at(self, 2, self.L, words, y, values)
+
+
+def _best_split(values: np.ndarray, base: int, digits: int) -> int:
+    """The ``t`` of least work per user: codes of the ``|high|`` distinct high parts
+    (``digits - t`` digits each) and of the ``|low|`` low parts (``t`` digits), then
+    ``|high| |low|`` comparisons. Candidates that are the children of a few prefixes (a
+    heavy-hitter level) factor into a small grid."""
+    best, best_t = None, 0
+    for t in range(digits + 1):
+        unit = base**t
+        high = np.unique(values // unit).size
+        low = np.unique(values % unit).size
+        cost = high * low + high * (digits - t) + low * t
+        if best is None or cost < best:
+            best, best_t = cost, t
+    return best_t
+
+
+def counts_at(
+    family: FieldHash | RingHash,
+    base: int,
+    digits: int,
+    words: np.ndarray,
+    y: np.ndarray,
+    values: np.ndarray,
+) -> np.ndarray:
+    """``C_v = #{i : H_i(v) = y_i}`` for the given values only, ``O(n |high| |low|)``.
+
+    Both families are linear in the digits of ``v`` (base ``base``). Writing
+    ``v = high base^t + low``, ``H_i(v) = y_i`` becomes an equality between a code of the
+    high digits' part (one column per distinct high part) and a code of ``y_i - c_i`` minus
+    the low digits' part (one column per distinct low part): one comparison per user and
+    grid cell, with ``t`` chosen so that the grid of distinct parts is smallest (the
+    ``2^step`` children of each kept prefix are exactly such a grid).
+    """
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    t = _best_split(values, base, digits)
+    unit = base**t
+    high, hi_at = np.unique(values // unit, return_inverse=True)
+    low, lo_at = np.unique(values % unit, return_inverse=True)
+    grid = np.zeros((high.size, low.size), dtype=np.int64)
+    step = max(1, CHUNK_ELEMENTS // max(1, 2 * grid.size))
+    for start in range(0, y.size, step):
+        sl = slice(start, start + step)
+        P, R = family.split_parts(words[sl], y[sl], high, low, t)
+        # codes in [0, g) of the smallest type; users along the last (contiguous) axis, so
+        # the comparison runs over long rows
+        grid += np.count_nonzero(P[:, None, :] == R[None, :, :], axis=-1)
+    return grid[hi_at.ravel(), lo_at.ravel()]
+
+
+def narrow_dtype(top: int) -> type[np.unsignedinteger]:
+    """The smallest unsigned integer type holding ``0 .. top``."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return dtype
+    return np.uint64
 
 
 def hash_family(k: int, g: int) -> FieldHash | RingHash:

@@ -500,7 +500,56 @@ class FrequencyOracle(FrequencyMechanism):
         counts = self.counts_of(reports_or_counts)
         if counts.n == 0:
             raise ValueError("cannot estimate frequencies from zero reports")
-        return (counts.counts / counts.n - self.q) / (self.p - self.q)
+        return self._unbiased(counts.counts, counts.n)
+
+    def _unbiased(self, counts: np.ndarray, n: int) -> np.ndarray:
+        """``(C_v / n - q) / (p - q)``: the one home of the pure-protocol estimator."""
+        return (counts / n - self.q) / (self.p - self.q)
+
+    def estimate_values(self, reports: ArrayLike, values: ArrayLike) -> np.ndarray:
+        """Unbiased frequency estimates of the given ``values`` only, from ``reports``.
+
+        The same estimator as :meth:`estimate`, with the support counts ``C_v`` computed for
+        the requested values alone, so an alphabet far too large to decode in full (a prefix
+        of ``2^32`` values in a heavy-hitter search) costs ``O(n m)`` for ``m`` values.
+        Oracles whose reports name the supported values (GRR, local hashing, Hadamard
+        response, unary encoding, subset selection) implement it; the reports are checked by
+        the :attr:`codec` as in :meth:`aggregate`.
+
+        Parameters
+        ----------
+        reports : array_like
+            Reports of this oracle (at least one).
+        values : array_like of int
+            Category indices in ``0 .. k - 1`` (1-D; repeats allowed).
+
+        Returns
+        -------
+        ndarray of float64
+            One estimate per entry of ``values``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import OLH
+        >>> olh = OLH(2**32, 2.0)
+        >>> reports = olh.privatize(np.full(20_000, 123_456_789), rng=0)
+        >>> est = olh.estimate_values(reports, [123_456_789, 5])
+        >>> bool(abs(est[0] - 1) < 0.1 and abs(est[1]) < 0.1)
+        True
+        """
+        rows = self.codec.from_rows(reports)
+        wanted = check_categories(values, self.k, "values")
+        if rows.shape[0] == 0:
+            raise ValueError("cannot estimate frequencies from zero reports")
+        return self._unbiased(self._support_counts_at(rows, wanted), rows.shape[0])
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``C_v`` of validated native reports for the given values (int64)."""
+        raise ValueError(
+            f"{type(self).__name__} cannot estimate single values; use an oracle whose "
+            "reports name the supported values (GRR, OLH, BLH, HR, OUE, SUE, SS)"
+        )
 
     def variance(
         self, n: int, f: ArrayLike | None = None, convention: str = "fixed"

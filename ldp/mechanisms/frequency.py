@@ -169,6 +169,12 @@ class GRR(FrequencyOracle):
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return np.bincount(reports, minlength=self._k).astype(np.int64), reports.size
 
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        at = np.searchsorted(distinct, reports).clip(max=max(distinct.size - 1, 0))
+        hit = distinct[at] == reports if distinct.size else np.zeros(reports.size, bool)
+        return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
+
     def to_channel(self) -> Channel:
         """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
         _check_channel_size(2 * math.log2(self._k), "GRR")
@@ -316,6 +322,9 @@ class UnaryEncoding(FrequencyOracle):
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return _bit_counts(reports, self._k), reports.shape[0]
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
 
     def privacy_channel(self) -> Channel:
         """The bits of ``x`` and ``x'`` (11, 10, 01, 00); the other bits have one law."""
@@ -522,6 +531,9 @@ class LocalHashing(FrequencyOracle):
             self._family.support_counts(reports[:, :-1], reports[:, -1]),
             reports.shape[0],
         )
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return self._family.counts_at(reports[:, :-1], reports[:, -1], values)
 
     def privacy_channel(self) -> Channel:
         """The hash collides on ``x, x'`` (probability ``1/g``, then both laws agree), or the
@@ -731,6 +743,14 @@ class HadamardResponse(FrequencyOracle):
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return self.histogram_counts(np.bincount(reports, minlength=self._K)), reports.size
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        counts = np.zeros(values.size, dtype=np.int64)
+        y = reports.astype(np.int64)
+        for rows in chunk_rows(y.size, max(1, values.size)):
+            inside = parity((values[None, :] + 1) & y[rows, None]) == 0
+            counts += inside.sum(axis=0)
+        return counts
 
     def privacy_channel(self) -> Channel:
         """Is the report in ``C_x`` and in ``C_x'`` (each class has ``K/4`` outputs)."""
@@ -1129,6 +1149,9 @@ class SubsetSelection(FrequencyOracle):
                 total += np.bincount(reports[rows].ravel(), minlength=self._k)
             return total, reports.shape[0]
         return _bit_counts(reports, self._k), reports.shape[0]
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
 
     def privacy_channel(self) -> Channel:
         """Membership of ``x`` and ``x'`` in the subset (both, ``x`` only, ``x'`` only, none);
