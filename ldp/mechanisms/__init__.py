@@ -45,6 +45,7 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.numeric_distribution import NumericDistribution
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
@@ -80,6 +81,7 @@ __all__ = [
     "Mechanism",
     "Memo",
     "MemoizedMechanism",
+    "NumericDistribution",
     "Piecewise",
     "PlainPrivacy",
     "Recommendation",
