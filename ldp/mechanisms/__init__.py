@@ -46,6 +46,14 @@ from ldp.mechanisms.numeric import (
     staircase_tv,
 )
 from ldp.mechanisms.numeric_distribution import NumericDistribution
+from ldp.mechanisms.range_queries import (
+    HierarchicalCounts,
+    HierarchicalHistogram,
+    HierarchicalReports,
+    RangeEstimate,
+    b_adic_nodes,
+    tree_consistency,
+)
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
@@ -72,6 +80,9 @@ __all__ = [
     "FrequencyMechanism",
     "FrequencyOracle",
     "HadamardResponse",
+    "HierarchicalCounts",
+    "HierarchicalHistogram",
+    "HierarchicalReports",
     "Hybrid",
     "Interval",
     "Laplace",
@@ -84,6 +95,7 @@ __all__ = [
     "NumericDistribution",
     "Piecewise",
     "PlainPrivacy",
+    "RangeEstimate",
     "Recommendation",
     "ReportCodec",
     "SquareWave",
@@ -91,6 +103,7 @@ __all__ = [
     "SubsetSelection",
     "SupportCounts",
     "UnaryEncoding",
+    "b_adic_nodes",
     "binary_erasure",
     "binary_mechanism_with_erasure",
     "check_decodable",
@@ -107,4 +120,5 @@ __all__ = [
     "recommend",
     "simulate_counts",
     "staircase_tv",
+    "tree_consistency",
 ]
