@@ -45,9 +45,10 @@ SUITE = {
     ),
     "bench_accounting": ([], []),
     "bench_streaming": (["--quick"], []),
+    "bench_numeric_distribution": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
-STRUCTURED = {"bench_targets", "bench_streaming", "bench_import"}
+STRUCTURED = {"bench_targets", "bench_streaming", "bench_import", "bench_numeric_distribution"}
 
 
 def run_one(name: str, arguments: list[str]) -> dict:
