@@ -23,6 +23,8 @@ from ldp.mechanisms import (
     HierarchicalHistogram,
     HierarchicalReports,
     b_adic_nodes,
+    recommend,
+    recommend_branching,
     tree_consistency,
 )
 
@@ -298,3 +300,52 @@ def test_value_objects_are_frozen():
     assert tree == HierarchicalHistogram(16, 1.0) and hash(tree) == hash(
         HierarchicalHistogram(16, 1.0)
     )
+
+
+# ----------------------------------------------------------------------------- planning
+@pytest.mark.parametrize(("k", "branching", "oracle"), [(27, 3, "GRR"), (20, 2, "auto")])
+def test_mean_variance_equals_the_mean_over_every_range(k, branching, oracle):
+    tree = HierarchicalHistogram(k, 1.0, branching=branching, oracle=oracle)
+    f = np.random.default_rng(k).dirichlet(np.ones(k))
+    a, b = np.triu_indices(k + 1, 1)
+    for freq in (None, f):
+        brute = np.mean([tree.variance(50, x, y, freq) for x, y in zip(a, b, strict=True)])
+        assert tree.mean_variance(50, freq) == pytest.approx(brute, rel=1e-12)
+
+
+def test_variance_in_chunks_equals_one_range_at_a_time():
+    tree = HierarchicalHistogram(4096, 1.0, branching=4)  # 1024 ranges per pass
+    rng = np.random.default_rng(0)
+    ends = np.sort(rng.integers(0, 4097, (1500, 2)), axis=1)
+    ends = ends[ends[:, 0] < ends[:, 1]]
+    together = tree.variance(100, ends[:, 0], ends[:, 1])
+    for r in (0, 1023, 1024, len(ends) - 1):
+        assert together[r] == pytest.approx(tree.variance(100, *ends[r]), rel=1e-12)
+
+
+def test_recommend_branching_picks_the_smallest_mean_variance():
+    choice = recommend_branching(30, 1.0, n=1000, candidates=(2, 3, 5))
+    a, b = np.triu_indices(31, 1)
+    brute = {
+        branching: float(np.mean(HierarchicalHistogram(30, 1.0, branching).variance(1000, a, b)))
+        for branching in (2, 3, 5, 30)  # 30: the flat oracle is always a candidate
+    }
+    assert choice.branching == min(brute, key=brute.get)
+    table = {row[0]: row[3] for row in choice.table}
+    assert set(table) == set(brute)
+    assert all(table[x] == pytest.approx(brute[x], rel=1e-12) for x in brute)
+    assert "smallest mean range variance" in str(choice) and "runner-up" in choice.reason
+    assert recommend_branching(1024, 1.0).branching == 4
+    with pytest.raises(ValueError, match="MAX_PLANNED_VALUES"):
+        recommend_branching(5000, 1.0)
+    with pytest.raises(ValueError, match="candidates"):
+        recommend_branching(30, 1.0, candidates=())
+    with pytest.raises(ValueError, match="candidates"):
+        recommend_branching(30, 1.0, candidates=(1,))
+
+
+def test_auto_levels_follow_recommend():
+    tree = HierarchicalHistogram(4096, 1.0, branching=4)
+    for oracle in tree.oracles:
+        assert oracle == recommend(oracle.k, 1.0, candidates=("GRR", "OUE"), tolerance=0).mechanism
+    assert [o.name for o in tree.oracles] == ["GRR", "OUE", "OUE", "OUE", "OUE", "OUE"]

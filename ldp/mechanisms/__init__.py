@@ -47,11 +47,13 @@ from ldp.mechanisms.numeric import (
 )
 from ldp.mechanisms.numeric_distribution import NumericDistribution
 from ldp.mechanisms.range_queries import (
+    BranchingChoice,
     HierarchicalCounts,
     HierarchicalHistogram,
     HierarchicalReports,
     RangeEstimate,
     b_adic_nodes,
+    recommend_branching,
     tree_consistency,
 )
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
@@ -71,6 +73,7 @@ __all__ = [
     "REGISTRY",
     "SUE",
     "Ball",
+    "BranchingChoice",
     "Categories",
     "ChannelOracle",
     "DBitFlipPM",
@@ -118,6 +121,7 @@ __all__ = [
     "project_simplex",
     "randomized_response",
     "recommend",
+    "recommend_branching",
     "simulate_counts",
     "staircase_tv",
     "tree_consistency",

@@ -49,6 +49,7 @@ from ldp._frozen import Frozen
 from ldp._sampling import randint
 from ldp._validation import as_real_array, check_integer, check_random_state
 from ldp.mechanisms.base import (
+    CHUNK_ELEMENTS,
     FrequencyOracle,
     SupportCounts,
     check_categories,
@@ -57,14 +58,17 @@ from ldp.mechanisms.base import (
     check_n,
 )
 from ldp.mechanisms.frequency import BLH, GRR, OLH, OUE, SUE, LocalHashing, UnaryEncoding
+from ldp.mechanisms.selection import recommend
 
 __all__ = [
     "LEVEL_ORACLES",
+    "BranchingChoice",
     "HierarchicalCounts",
     "HierarchicalHistogram",
     "HierarchicalReports",
     "RangeEstimate",
     "b_adic_nodes",
+    "recommend_branching",
     "tree_consistency",
 ]
 
@@ -84,9 +88,8 @@ def _freeze(array: np.ndarray) -> np.ndarray:
 
 
 def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
-    if name == "auto":
-        grr, oue = GRR(size, epsilon), OUE(size, epsilon)
-        return grr if grr.variance(1) <= oue.variance(1) else oue
+    if name == "auto":  # recommend's criterion: the smaller variance at f -> 0
+        return recommend(size, epsilon, candidates=("GRR", "OUE"), tolerance=0.0).mechanism
     builders: dict[str, Callable[[int, float], FrequencyOracle]] = {
         "GRR": GRR,
         "OUE": OUE,
@@ -580,8 +583,12 @@ class HierarchicalHistogram(Frozen):
         lo, hi = lo.ravel(), hi.ravel()
         positions = np.arange(self.leaves)
         if consistency:
-            indicator = ((positions >= lo[:, None]) & (positions < hi[:, None])).astype(float)
-            return _consistency_adjoint(indicator, self._b, self._h)
+            # linear in the leaf indicator: [lo, hi) = [0, hi) - [0, lo), and ranges share ends
+            ends, inverse = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+            prefixes = (positions < ends[:, None]).astype(float)
+            levels, root = _consistency_adjoint(prefixes, self._b, self._h)
+            first, last = inverse[: lo.size], inverse[lo.size :]
+            return [w[last] - w[first] for w in levels], root[last] - root[first]
         weights = [np.zeros((lo.size, self._b**level)) for level in range(1, self._h + 1)]
         root = np.zeros(lo.size)
         for r, (a, b) in enumerate(zip(lo, hi, strict=True)):
@@ -625,6 +632,55 @@ class HierarchicalHistogram(Frozen):
         users = check_n(n)
         conv = check_convention(convention)
         lo, hi = _check_range(a, b, self._k)
+        freq = self._leaf_frequencies(f)
+        flat_lo, flat_hi = lo.ravel(), hi.ravel()
+        step = max(1, CHUNK_ELEMENTS // self.leaves)  # ranges per pass: bounded memory
+        out = np.empty(flat_lo.size)
+        for start in range(0, flat_lo.size, step):
+            part = slice(start, start + step)
+            weights, _ = self._weights(flat_lo[part], flat_hi[part], bool(consistency))
+            out[part] = self._variance_of(weights, freq, users)
+        if conv == "iid":
+            cum = np.concatenate([[0.0], np.cumsum(freq)])
+            mass = cum[hi.ravel()] - cum[lo.ravel()]
+            out += mass * (1.0 - mass) / users
+        shaped = out.reshape(lo.shape)
+        return float(shaped) if shaped.ndim == 0 else shaped
+
+    def _bilinear(
+        self, u: list[np.ndarray], v: list[np.ndarray], leaves: np.ndarray, n: int
+    ) -> np.ndarray:
+        """``Cov(u . y, v . y)`` for node weights ``u, v`` (per level, ``(R, B^l)``) at leaf
+        frequencies ``leaves``: the bilinear form of the module notes."""
+        total = np.zeros(u[0].shape[0])
+        per_level_f = [leaves]
+        for _ in range(self._h - 1):
+            per_level_f.append(_sum_children(per_level_f[-1], self._b))
+        per_level_f = per_level_f[::-1]  # level 1 first
+        data = bool(np.any(leaves > 0))
+        up: np.ndarray | None = None  # sums of the weights of each leaf's ancestors
+        vp: np.ndarray | None = None
+        for wu, wv, fl, oracle in zip(u, v, per_level_f, self._oracles, strict=True):
+            gap2 = (oracle.p - oracle.q) ** 2
+            e0, e1 = _pair_terms(oracle)
+            alpha, beta = e0 / gap2, (e1 - e0) / gap2
+            diagonal = np.asarray(oracle.variance(1, np.clip(fl, 0.0, 1.0))) + fl
+            both = wu * wv
+            total += both @ diagonal
+            if alpha or beta:
+                su, sv = wu.sum(axis=1), wv.sum(axis=1)
+                total += alpha * (su * sv - both.sum(axis=1))
+                total += beta * ((wu @ fl) * sv + su * (wv @ fl) - 2.0 * (both @ fl))
+            if data:
+                up = wu if up is None else _expand(up, self._b) + wu
+                vp = wv if vp is None else _expand(vp, self._b) + wv
+        level_draw = (up * vp) @ leaves if up is not None and vp is not None else 0.0
+        return (self._h * total - level_draw) / n
+
+    def _variance_of(self, weights: list[np.ndarray], leaves: np.ndarray, n: int) -> np.ndarray:
+        return self._bilinear(weights, weights, leaves, n)
+
+    def _leaf_frequencies(self, f: ArrayLike | None) -> np.ndarray:
         freq = np.zeros(self.leaves)
         if f is not None:
             given = as_real_array(f, "f")
@@ -634,39 +690,44 @@ class HierarchicalHistogram(Frozen):
                     f"{given.shape}"
                 )
             freq[: self._k] = given
-        weights, _ = self._weights(lo, hi, bool(consistency))
-        out = self._variance_of(weights, freq, users)
-        if conv == "iid":
-            cum = np.concatenate([[0.0], np.cumsum(freq)])
-            mass = cum[hi.ravel()] - cum[lo.ravel()]
-            out = out + mass * (1.0 - mass) / users
-        out = out.reshape(lo.shape)
-        return float(out) if out.ndim == 0 else out
+        return freq
 
-    def _variance_of(self, weights: list[np.ndarray], leaves: np.ndarray, n: int) -> np.ndarray:
-        total = np.zeros(weights[0].shape[0])
-        ancestors = np.zeros((weights[0].shape[0], self.leaves))
-        node_f = leaves
-        per_level_f = [node_f]
-        for _ in range(self._h - 1):
-            node_f = _sum_children(node_f, self._b)
-            per_level_f.append(node_f)
-        per_level_f = per_level_f[::-1]  # level 1 first
-        for level, (w, fl, oracle) in enumerate(
-            zip(weights, per_level_f, self._oracles, strict=True), start=1
-        ):
-            gap2 = (oracle.p - oracle.q) ** 2
-            e0, e1 = _pair_terms(oracle)
-            alpha, beta = e0 / gap2, (e1 - e0) / gap2
-            diagonal = np.asarray(oracle.variance(1, np.clip(fl, 0.0, 1.0))) + fl
-            sum_w = w.sum(axis=1)
-            sum_wf = w @ fl
-            total += (w**2) @ diagonal
-            total += alpha * (sum_w**2 - (w**2).sum(axis=1))
-            total += 2.0 * beta * (sum_wf * sum_w - (w**2) @ fl)
-            ancestors += np.repeat(w, self._b ** (self._h - level), axis=1)
-        level_draw = (ancestors**2) @ leaves
-        return (self._h * total - level_draw) / n
+    def mean_variance(self, n: int, f: ArrayLike | None = None) -> float:
+        """Exact mean of :meth:`variance` (with consistency, fixed data) over all
+        ``k (k + 1) / 2`` ranges ``[a, b)``, in ``O(k B^h)``.
+
+        The answer's weights are differences of prefix weights, ``w(a, b) = P_b - P_a``, and
+        the variance is a quadratic form ``Q``, so the sum over ranges is
+        ``(k + 1) sum_x Q(P_x) - Q(sum_x P_x)``.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        f : array_like, optional
+            The users' value frequencies (``None``: ``f -> 0``).
+
+        Returns
+        -------
+        float
+        """
+        users = check_n(n)
+        freq = self._leaf_frequencies(f)
+        positions = np.arange(self.leaves)
+        step = max(1, CHUNK_ELEMENTS // self.leaves)
+        sum_q = 0.0
+        sum_p = [np.zeros((1, self._b**level)) for level in range(1, self._h + 1)]
+        for start in range(0, self._k + 1, step):
+            ends = np.arange(start, min(start + step, self._k + 1))
+            prefixes = (positions < ends[:, None]).astype(float)
+            weights, _ = _consistency_adjoint(prefixes, self._b, self._h)
+            sum_q += float(self._bilinear(weights, weights, freq, users).sum())
+            sum_p = [
+                acc + w.sum(axis=0, keepdims=True) for acc, w in zip(sum_p, weights, strict=True)
+            ]
+        pairs = self._k * (self._k + 1) / 2.0
+        whole = float(self._bilinear(sum_p, sum_p, freq, users)[0])
+        return ((self._k + 1) * sum_q - whole) / pairs
 
 
 @dataclass(frozen=True, eq=False)
@@ -733,3 +794,113 @@ class RangeEstimate:
         f = np.maximum(self.frequencies, 0.0)
         f = f / f.sum() if f.sum() > 0 else np.full(f.size, 1.0 / f.size)
         return self.mechanism.variance(self.n, a, b, f, convention, self.consistency)
+
+
+# ----------------------------------------------------------------------------- planning
+#: Largest ``k`` :func:`recommend_branching` evaluates (the exact mean costs ``O(k B^h)``).
+MAX_PLANNED_VALUES = 1 << 12
+#: The branchings :func:`recommend_branching` tries by default: around the optimum
+#: ``ln B = 2 - 2/B`` (``B ~ 4.9``) and the powers of two.
+DEFAULT_BRANCHINGS = (2, 3, 4, 5, 8, 16)
+
+
+@dataclass(frozen=True)
+class BranchingChoice:
+    """The branching :func:`recommend_branching` chose, why, and the table behind it.
+
+    Parameters
+    ----------
+    branching : int
+        The chosen ``B`` (``k`` itself, with ``h = 1``, is the flat oracle).
+    reason : str
+        The criterion, the runner-up and the flat oracle's figure.
+    table : tuple of (branching, height, leaves, mean variance)
+        Every candidate: the exact mean variance of a range answer over all ranges, at
+        ``f -> 0``, for ``n`` users (per user if ``n`` is None).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import recommend_branching
+    >>> choice = recommend_branching(64, 1.0, candidates=(2, 4, 8))
+    >>> choice.branching, [row[0] for row in choice.table]
+    (4, [2, 4, 8, 64])
+    """
+
+    branching: int
+    reason: str
+    table: tuple[tuple[int, int, int, float], ...]
+
+    def __str__(self) -> str:
+        lines = [self.reason, f"{'B':>6} {'h':>3} {'leaves':>8} {'mean var':>12}"]
+        for b, h, leaves, mean in self.table:
+            lines.append(f"{b:>6} {h:>3} {leaves:>8} {mean:12.6g}")
+        return "\n".join(lines)
+
+
+def recommend_branching(
+    k: int,
+    epsilon: float,
+    n: int | None = None,
+    candidates: Sequence[int] | None = None,
+    oracle: str = "auto",
+) -> BranchingChoice:
+    """The tree for range queries over ``k`` ordinal values: the branching ``B`` whose
+    :class:`HierarchicalHistogram` (with consistency) has the smallest mean exact variance
+    over ranges, compared with the flat oracle (``B = k``, one level, when ``k <= 256``).
+
+    The criterion is the exact mean variance over all ``k (k + 1) / 2`` ranges
+    (:meth:`HierarchicalHistogram.mean_variance`) at ``f -> 0`` (the noise alone, as
+    :func:`recommend` compares oracles).
+
+    Parameters
+    ----------
+    k : int
+        Number of values, ``2 .. 4096``.
+    epsilon : float
+        Privacy level.
+    n : int, optional
+        Number of users; only scales the variances shown.
+    candidates : sequence of int, optional
+        Branchings to try (default ``DEFAULT_BRANCHINGS``: 2, 3, 4, 5, 8, 16).
+    oracle : str, default "auto"
+        The levels' oracle (:data:`LEVEL_ORACLES`).
+
+    Returns
+    -------
+    BranchingChoice
+        The chosen branching, the reason and the table of every candidate.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import recommend_branching
+    >>> recommend_branching(1024, 1.0).branching
+    4
+    """
+    size = check_integer(k, "k", low=2)
+    if size > MAX_PLANNED_VALUES:
+        raise ValueError(f"k must be <= {MAX_PLANNED_VALUES} (MAX_PLANNED_VALUES), got {size}")
+    users = 1 if n is None else check_n(n)
+    options = list(DEFAULT_BRANCHINGS) if candidates is None else list(candidates)
+    if not options:
+        raise ValueError("candidates must name at least one branching")
+    for b in options:
+        check_integer(b, "candidates", low=2)
+    if size <= 256 and size not in options:
+        options.append(size)  # the flat oracle
+    rows = []
+    for b in sorted(set(options)):
+        tree = HierarchicalHistogram(size, epsilon, branching=b, oracle=oracle)
+        rows.append((b, tree.height, tree.leaves, tree.mean_variance(users)))
+    ranked = sorted(rows, key=lambda r: (r[3], r[0]))
+    best = ranked[0]
+    per = f" for n = {users}" if n is not None else " per user (divide by n)"
+    reason = (
+        f"B = {best[0]} (height {best[1]}) has the smallest mean range variance, {best[3]:.6g}{per}"
+    )
+    if len(ranked) > 1:
+        second = ranked[1]
+        reason += f"; runner-up B = {second[0]} at {second[3] / best[3]:.3f}x"
+    flat = [r for r in rows if r[0] == size]
+    if flat and flat[0] is not best:
+        reason += f"; the flat oracle has {flat[0][3] / best[3]:.3g}x the variance"
+    return BranchingChoice(best[0], reason + ".", tuple(rows))
