@@ -271,8 +271,10 @@ def test_bad_input():
             est.range(a, b)
     with pytest.raises(TypeError, match="integer"):
         est.range(0.5, 3)
-    with pytest.raises(ValueError, match="f must be 16"):
+    with pytest.raises(ValueError, match="f must have 16"):
         tree.variance(10, 0, 3, f=np.ones(4) / 4)
+    with pytest.raises(ValueError, match="summing to 1"):
+        tree.variance(10, 0, 3, f=np.ones(16) / 17)
     with pytest.raises(ValueError, match="convention"):
         tree.variance(10, 0, 3, convention="bayes")
     with pytest.raises(ValueError, match="n"):

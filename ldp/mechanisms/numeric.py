@@ -936,7 +936,7 @@ class SquareWave(MeanMechanism):
         bins, by EM or EMS (Li et al. (2020), Section 5; stopping rule of their code).
 
         EMS (the default) smooths the histogram after every EM round; plain EM is the
-        maximum-likelihood histogram and is spiky. The transition is :meth:`transition`,
+        maximum-likelihood histogram and is spiky. The transition is ``transition``,
         the law of the report as released.
 
         Parameters

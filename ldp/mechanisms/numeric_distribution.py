@@ -58,7 +58,7 @@ class NumericDistribution:
     """A histogram estimate of a numeric distribution: bin edges and probabilities.
 
     The distribution is taken uniform within each bin, so the CDF is piecewise linear and
-    :meth:`quantile` its inverse.
+    ``quantile`` its inverse.
 
     Parameters
     ----------

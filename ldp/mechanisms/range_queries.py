@@ -258,8 +258,8 @@ def b_adic_nodes(a: int, b: int, branching: int, height: int) -> list[tuple[int,
 # ----------------------------------------------------------------------------- values
 @dataclass(frozen=True, eq=False)
 class HierarchicalReports:
-    """What the users of a :class:`HierarchicalHistogram` send: each one's level and, per
-    level, the oracle reports of the users at that level (in user order).
+    """What the users of a :class:`~ldp.mechanisms.HierarchicalHistogram` send: each one's
+    level and, per level, the oracle reports of the users at that level (in user order).
 
     Parameters
     ----------
@@ -298,8 +298,8 @@ class HierarchicalReports:
 
 @dataclass(frozen=True, eq=False)
 class HierarchicalCounts:
-    """The mergeable statistic of a :class:`HierarchicalHistogram`: one
-    :class:`SupportCounts` per level (add chunks with ``+``).
+    """The mergeable statistic of a :class:`~ldp.mechanisms.HierarchicalHistogram`: one
+    :class:`~ldp.mechanisms.SupportCounts` per level (add chunks with ``+``).
 
     Parameters
     ----------
@@ -560,8 +560,8 @@ class HierarchicalHistogram(Frozen):
         ----------
         data : HierarchicalReports or HierarchicalCounts
         consistency : bool, default True
-            Apply :func:`tree_consistency` (Hay et al. (2010)); otherwise answer from the
-            raw nodes of each range's ``B``-adic decomposition.
+            Apply :func:`~ldp.mechanisms.tree_consistency` (Hay et al. (2010)); otherwise
+            answer from the raw nodes of each range's ``B``-adic decomposition.
 
         Returns
         -------
@@ -684,16 +684,18 @@ class HierarchicalHistogram(Frozen):
         freq = np.zeros(self.leaves)
         if f is not None:
             given = as_real_array(f, "f")
-            if given.shape != (self._k,) or np.any(given < 0) or abs(given.sum() - 1) > 1e-9:
+            if given.shape != (self._k,):
+                raise ValueError(f"f must have {self._k} frequencies, got shape {given.shape}")
+            if np.any(given < 0) or abs(given.sum() - 1) > 1e-9:
                 raise ValueError(
-                    f"f must be {self._k} non-negative frequencies summing to 1, got shape "
-                    f"{given.shape}"
+                    f"f must be non-negative frequencies summing to 1, got min {given.min():g} "
+                    f"and sum {given.sum():.12g}"
                 )
             freq[: self._k] = given
         return freq
 
     def mean_variance(self, n: int, f: ArrayLike | None = None) -> float:
-        """Exact mean of :meth:`variance` (with consistency, fixed data) over all
+        """Exact mean of ``variance`` (with consistency, fixed data) over all
         ``k (k + 1) / 2`` ranges ``[a, b)``, in ``O(k B^h)``.
 
         The answer's weights are differences of prefix weights, ``w(a, b) = P_b - P_a``, and
@@ -732,7 +734,8 @@ class HierarchicalHistogram(Frozen):
 
 @dataclass(frozen=True, eq=False)
 class RangeEstimate:
-    """The estimated tree of a :class:`HierarchicalHistogram`: answers ``[a, b)`` queries.
+    """The estimated tree of a :class:`~ldp.mechanisms.HierarchicalHistogram`: it answers
+    ``[a, b)`` queries.
 
     Parameters
     ----------
@@ -789,7 +792,7 @@ class RangeEstimate:
         return float(out) if np.ndim(out) == 0 else out
 
     def variance(self, a: ArrayLike, b: ArrayLike, convention: str = "fixed") -> float | np.ndarray:
-        """Plug-in variance of :meth:`range`: :meth:`HierarchicalHistogram.variance` at the
+        """Plug-in variance of ``range``: ``HierarchicalHistogram.variance`` at the
         estimated frequencies (clipped at zero and renormalised)."""
         f = np.maximum(self.frequencies, 0.0)
         f = f / f.sum() if f.sum() > 0 else np.full(f.size, 1.0 / f.size)
@@ -806,7 +809,8 @@ DEFAULT_BRANCHINGS = (2, 3, 4, 5, 8, 16)
 
 @dataclass(frozen=True)
 class BranchingChoice:
-    """The branching :func:`recommend_branching` chose, why, and the table behind it.
+    """The branching :func:`~ldp.mechanisms.recommend_branching` chose, why, and the table
+    behind it.
 
     Parameters
     ----------
@@ -845,12 +849,13 @@ def recommend_branching(
     oracle: str = "auto",
 ) -> BranchingChoice:
     """The tree for range queries over ``k`` ordinal values: the branching ``B`` whose
-    :class:`HierarchicalHistogram` (with consistency) has the smallest mean exact variance
-    over ranges, compared with the flat oracle (``B = k``, one level, when ``k <= 256``).
+    :class:`~ldp.mechanisms.HierarchicalHistogram` (with consistency) has the smallest mean
+    exact variance over ranges, compared with the flat oracle (``B = k``, one level, when
+    ``k <= 256``).
 
     The criterion is the exact mean variance over all ``k (k + 1) / 2`` ranges
-    (:meth:`HierarchicalHistogram.mean_variance`) at ``f -> 0`` (the noise alone, as
-    :func:`recommend` compares oracles).
+    (``HierarchicalHistogram.mean_variance``) at ``f -> 0`` (the noise alone, as
+    :func:`~ldp.mechanisms.recommend` compares oracles).
 
     Parameters
     ----------
@@ -863,7 +868,7 @@ def recommend_branching(
     candidates : sequence of int, optional
         Branchings to try (default ``DEFAULT_BRANCHINGS``: 2, 3, 4, 5, 8, 16).
     oracle : str, default "auto"
-        The levels' oracle (:data:`LEVEL_ORACLES`).
+        The levels' oracle (``LEVEL_ORACLES``).
 
     Returns
     -------
