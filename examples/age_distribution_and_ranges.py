@@ -39,13 +39,12 @@ def main(figure: str | None = None) -> None:
     # ---- square wave + EMS: the distribution, its quantiles and mean
     sw = SquareWave(EPSILON)
     reports = sw.privatize((ages - LOW) / (HIGH - LOW), rng="os")
-    dist = sw.estimate_distribution(reports, bins=HIGH - LOW)
+    dist = sw.estimate_distribution(reports, bins=HIGH - LOW).rescaled(LOW, HIGH)
     print(f"\nsquare wave + EMS ({dist.iterations} rounds, 80 one-year bins)")
     print(f"{'statistic':<10} {'estimate':>9} {'true':>6}")
     for level, name in ((0.25, "25%"), (0.5, "median"), (0.75, "75%")):
-        est = LOW + (HIGH - LOW) * float(dist.quantile(level))
-        print(f"{name:<10} {est:9.1f} {np.quantile(ages, level):6.1f}")
-    print(f"{'mean':<10} {LOW + (HIGH - LOW) * dist.mean():9.1f} {ages.mean():6.1f}")
+        print(f"{name:<10} {dist.quantile(level):9.1f} {np.quantile(ages, level):6.1f}")
+    print(f"{'mean':<10} {dist.mean():9.1f} {ages.mean():6.1f}")
 
     # ---- hierarchical histogram: range counts with their standard errors
     k = HIGH - LOW
@@ -79,7 +78,7 @@ def main(figure: str | None = None) -> None:
         tree_cdf = np.concatenate([[0.0], np.cumsum(estimate.frequencies)])
         fig, ax = plt.subplots(figsize=(5, 3.5))
         ax.plot(grid, true_cdf, "k-", label="true")
-        ax.plot(grid, dist.cdf((grid - LOW) / (HIGH - LOW)), "--", label="square wave + EMS")
+        ax.plot(grid, dist.cdf(grid), "--", label="square wave + EMS")
         ax.step(grid, tree_cdf, where="post", alpha=0.8, label=f"tree, B = {choice.branching}")
         ax.set_xlabel("age")
         ax.set_ylabel("share of respondents younger")

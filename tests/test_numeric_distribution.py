@@ -240,6 +240,16 @@ def test_distribution_bad_input(edges, probs, match):
         NumericDistribution(edges, probs, "em", 1, True, 1)
 
 
+def test_rescaled_maps_the_domain():
+    dist = NumericDistribution([0.0, 0.25, 1.0], [0.5, 0.5], "ems", 3, True, 10)
+    ages = dist.rescaled(18, 98)
+    assert ages.edges.tolist() == [18.0, 38.0, 98.0]
+    assert ages.quantile(0.5) == 38.0 and ages.mean() == pytest.approx(18 + 80 * dist.mean())
+    assert ages.cdf(28.0) == dist.cdf(0.125)
+    with pytest.raises(ValueError, match="high must be > low"):
+        dist.rescaled(1.0, 1.0)
+
+
 def test_distribution_quantile_bad_level():
     dist = NumericDistribution([0.0, 1.0], [1.0], "em", 1, True, 1)
     with pytest.raises(ValueError, match="q must lie"):

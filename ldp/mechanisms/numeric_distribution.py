@@ -144,6 +144,20 @@ class NumericDistribution:
         """The mean of the histogram (bin midpoints weighted by their probabilities)."""
         return float(self.probabilities @ self.centers)
 
+    def rescaled(self, low: float, high: float) -> NumericDistribution:
+        """The same distribution with its domain mapped linearly onto ``[low, high]`` (the
+        original scale of values that were rescaled to ``[0, 1]`` before privatizing)."""
+        a = check_scalar(low, "low")
+        b = check_scalar(high, "high")
+        if not b > a:
+            raise ValueError(f"high must be > low, got low={a!r}, high={b!r}")
+        start, stop = self.edges[0], self.edges[-1]
+        edges = a + (self.edges - start) * ((b - a) / (stop - start))
+        edges[0], edges[-1] = a, b
+        return NumericDistribution(
+            edges, self.probabilities, self.method, self.iterations, self.converged, self.n
+        )
+
     def range_probability(self, low: float, high: float) -> float:
         """``P(low < X <= high)`` = ``cdf(high) - cdf(low)``."""
         a = check_scalar(low, "low")
