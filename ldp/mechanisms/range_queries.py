@@ -19,7 +19,10 @@ per level), or, with consistency, from Hay et al. (2010)'s two-pass least square
 ``i``, leaves ``i = 1``), then top-down from the known root
 ``x_v = z_v + (x_parent - sum_siblings z)/B``. The result is a tree whose every node is the
 sum of its children, and it is a linear map that fixes consistent trees, so range answers
-stay unbiased.
+stay unbiased. Its weights are the least-squares ones for equal node variances; when the
+levels' oracles differ (``"auto"`` puts GRR on the small top levels) the variances differ
+and the weighting is no longer the best linear one, but the answers stay unbiased and their
+variance below stays exact.
 
 **Exact variance.** A range answer is ``w . y + c`` for weights ``w`` over the nodes (the
 decomposition's indicator, or the adjoint of the two passes). Users are independent, so
@@ -183,7 +186,7 @@ def tree_consistency(
     out = []
     parent = np.broadcast_to(total, ys[0].shape[:-1])[..., None]
     for level in range(height):
-        adjust = (parent - _sum_children(z[level], b)[..., :]) / b
+        adjust = (parent - _sum_children(z[level], b)) / b
         current = z[level] + _expand(adjust, b)
         out.append(current)
         parent = current
