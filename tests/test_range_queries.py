@@ -73,6 +73,41 @@ def test_consistency_is_constrained_least_squares(branching, height):
     assert np.allclose(batch[-1][0], out[-1], atol=1e-14)
 
 
+def test_weighted_consistency_is_weighted_least_squares():
+    branching, height = 3, 3
+    rng = np.random.default_rng(7)
+    sizes = [branching**level for level in range(1, height + 1)]
+    levels = [rng.normal(1.0 / s, 0.3, s) for s in sizes]
+    variances = [0.2, 1.0, 3.0]
+    out = tree_consistency(levels, branching, root=1.0, variances=variances)
+    scale = np.concatenate([np.full(s, 1 / math.sqrt(v)) for s, v in zip(sizes, variances)])
+    a = _incidence(branching, height)
+    leaves = a.shape[1]
+    base = np.full(leaves, 1.0 / leaves)
+    null = np.eye(leaves)[:, :-1] - np.eye(leaves)[:, 1:]
+    y = np.concatenate(levels)
+    z = np.linalg.lstsq(scale[:, None] * (a @ null), scale * (y - a @ base), rcond=None)[0]
+    assert np.abs(out[-1] - (base + null @ z)).max() < 1e-12
+    # equal variances are Hay et al.'s closed form
+    same = tree_consistency(levels, branching, variances=[2.0] * height)
+    assert np.abs(same[-1] - tree_consistency(levels, branching)[-1]).max() < 1e-15
+    with pytest.raises(ValueError, match="variances"):
+        tree_consistency(levels, branching, variances=[1.0, 0.0, 1.0])
+
+
+def test_auto_levels_with_variance_weighting_beat_oue_everywhere():
+    """GRR on the small top level has a smaller variance than OUE; with the levels weighted
+    by their variances the tree's mean range variance is below the all-OUE tree's (and the
+    batched variance agrees with the prefix-sum mean)."""
+    tree = HierarchicalHistogram(256, 1.0, branching=4)
+    assert [o.name for o in tree.oracles] == ["GRR", "OUE", "OUE", "OUE"]
+    a, b = np.triu_indices(257, 1)
+    weighted = tree.variance(1000, a, b).mean()
+    assert weighted == pytest.approx(tree.mean_variance(1000), rel=1e-10)
+    hay_tree = HierarchicalHistogram(256, 1.0, branching=4, oracle="OUE")
+    assert weighted < hay_tree.mean_variance(1000)
+
+
 def test_b_adic_decomposition_by_brute_force():
     branching, height = 3, 3
     leaves = branching**height

@@ -19,10 +19,13 @@ per level), or, with consistency, from Hay et al. (2010)'s two-pass least square
 ``i``, leaves ``i = 1``), then top-down from the known root
 ``x_v = z_v + (x_parent - sum_siblings z)/B``. The result is a tree whose every node is the
 sum of its children, and it is a linear map that fixes consistent trees, so range answers
-stay unbiased. Its weights are the least-squares ones for equal node variances; when the
-levels' oracles differ (``"auto"`` puts GRR on the small top levels) the variances differ
-and the weighting is no longer the best linear one, but the answers stay unbiased and their
-variance below stays exact.
+stay unbiased. Those weights are the least-squares ones for equal node variances; when the
+levels' oracles differ (``"auto"`` puts GRR on the small top levels) the bottom-up pass
+weights a node and its children's sum by their inverse variances at ``f -> 0`` instead
+(which is Hay et al.'s form when they are equal), the weighted least-squares fit for
+independent noise. The noise is not exactly independent (the level draw couples the levels
+by ``-f/n``), so this is not claimed optimal; the answers stay unbiased and their variance
+below stays exact.
 
 **Exact variance.** A range answer is ``w . y + c`` for weights ``w`` over the nodes (the
 decomposition's indicator, or the adjoint of the two passes). Users are independent, so
@@ -137,11 +140,36 @@ def _hay_weights(height_from_leaves: int, branching: int) -> tuple[float, float]
     return (top - below) / (top - 1.0), (below - 1.0) / (top - 1.0)
 
 
+def _bottom_up_weights(
+    height: int, branching: int, variances: Sequence[float] | None
+) -> list[tuple[float, float]]:
+    """``(own, children)`` of levels ``1 .. h - 1`` (index 0 is level 1): Hay's closed form
+    for equal variances, else the inverse-variance weighting of a node's own value
+    (variance ``s_l``) and its children's sum (variance ``B`` times theirs)."""
+    if variances is None:
+        return [_hay_weights(height - level, branching) for level in range(height - 1)]
+    weights = [(0.0, 0.0)] * (height - 1)
+    below = float(variances[-1])  # variance of z at the level below
+    for level in range(height - 2, -1, -1):
+        own_var, sum_var = float(variances[level]), branching * below
+        weights[level] = (sum_var / (own_var + sum_var), own_var / (own_var + sum_var))
+        below = own_var * sum_var / (own_var + sum_var)
+    return weights
+
+
 def tree_consistency(
-    levels: Sequence[ArrayLike], branching: int, root: float = 1.0
+    levels: Sequence[ArrayLike],
+    branching: int,
+    root: float = 1.0,
+    variances: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Hay et al. (2010)'s two-pass least-squares consistency on a complete ``B``-ary tree
     whose root is known.
+
+    Bottom-up, each node's value is combined with the sum of its children's combined values
+    (inverse-variance weights; Hay et al.'s closed form when the variances are equal); top-down,
+    from the known root, each node gets its combined value plus an equal share of its
+    parent's remainder.
 
     Parameters
     ----------
@@ -152,13 +180,16 @@ def tree_consistency(
         ``B >= 2``.
     root : float, default 1.0
         The root's known value (1 for frequencies, ``n`` for counts).
+    variances : sequence of float, optional
+        The noise variance of one node of each level (``h`` positive numbers); ``None``:
+        equal.
 
     Returns
     -------
     tuple of ndarray
         The consistent levels ``1 .. h``: every node equals the sum of its children and the
-        first level sums to ``root``. Equal to the least-squares fit under those
-        constraints when the noisy values have equal variances.
+        first level sums to ``root``. Equal to the weighted least-squares fit under those
+        constraints when the noise is independent with these variances.
 
     Examples
     --------
@@ -177,11 +208,20 @@ def tree_consistency(
             raise ValueError(
                 f"levels[{i}] must have {b ** (i + 1)} entries (B^{i + 1}), got shape {y.shape}"
             )
+    if variances is not None:
+        given = as_real_array(variances, "variances")
+        if given.shape != (height,) or not np.all(given > 0) or not np.all(np.isfinite(given)):
+            raise ValueError(
+                f"variances must be {height} positive finite numbers (one per level), got "
+                f"{variances!r}"
+            )
+        variances = [float(v) for v in given]
+    weights = _bottom_up_weights(height, b, variances)
     total = as_real_array(root, "root")
     z = [np.empty(0)] * height
     z[-1] = ys[-1]
     for level in range(height - 2, -1, -1):
-        own, children = _hay_weights(height - level, b)
+        own, children = weights[level]
         z[level] = own * ys[level] + children * _sum_children(z[level + 1], b)
     out = []
     parent = np.broadcast_to(total, ys[0].shape[:-1])[..., None]
@@ -194,7 +234,10 @@ def tree_consistency(
 
 
 def _consistency_adjoint(
-    leaf_weights: np.ndarray, branching: int, height: int
+    leaf_weights: np.ndarray,
+    branching: int,
+    height: int,
+    variances: Sequence[float] | None = None,
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """Weights ``w_l`` on the noisy levels and the root coefficient ``c`` such that
     ``leaf_weights . consistent_leaves = sum_l w_l . y_l + c root`` (reverse pass of
@@ -207,8 +250,9 @@ def _consistency_adjoint(
         x_bar = _sum_children(x_bar, b) / b
     root_coefficient = x_bar[..., 0]
     y_bar = [np.zeros(0)] * height
+    weights = _bottom_up_weights(height, b, variances)
     for level in range(height - 1):
-        own, children = _hay_weights(height - level, b)
+        own, children = weights[level]
         y_bar[level] = own * z_bar[level]
         z_bar[level + 1] = z_bar[level + 1] + children * _expand(z_bar[level], b)
     y_bar[-1] = z_bar[-1]
@@ -419,6 +463,8 @@ class HierarchicalHistogram(Frozen):
             _level_oracle(self._oracle, self._b**level, self._eps_budget)
             for level in range(1, height + 1)
         )
+        # the noise variance of one node per level at f -> 0 (the factor h / n is common)
+        self._level_variances = tuple(float(o.variance(1)) for o in self._oracles)
 
     # ----------------------------------------------------------------- identity
     name = "HierarchicalHistogram"
@@ -574,7 +620,10 @@ class HierarchicalHistogram(Frozen):
             raise TypeError(f"consistency must be True or False, got {consistency!r}")
         counts = self._counts_of(data)
         nodes = self.node_estimates(counts)
-        leaves = tree_consistency(nodes, self._b)[-1] if consistency else nodes[-1]
+        if consistency:
+            leaves = tree_consistency(nodes, self._b, variances=self._level_variances)[-1]
+        else:
+            leaves = nodes[-1]
         return RangeEstimate(self, nodes, leaves, counts.n, consistency)
 
     # ----------------------------------------------------------------- variance
@@ -589,7 +638,7 @@ class HierarchicalHistogram(Frozen):
             # linear in the leaf indicator: [lo, hi) = [0, hi) - [0, lo), and ranges share ends
             ends, inverse = np.unique(np.concatenate([lo, hi]), return_inverse=True)
             prefixes = (positions < ends[:, None]).astype(float)
-            levels, root = _consistency_adjoint(prefixes, self._b, self._h)
+            levels, root = _consistency_adjoint(prefixes, self._b, self._h, self._level_variances)
             first, last = inverse[: lo.size], inverse[lo.size :]
             return [w[last] - w[first] for w in levels], root[last] - root[first]
         weights = [np.zeros((lo.size, self._b**level)) for level in range(1, self._h + 1)]
@@ -725,7 +774,7 @@ class HierarchicalHistogram(Frozen):
         for start in range(0, self._k + 1, step):
             ends = np.arange(start, min(start + step, self._k + 1))
             prefixes = (positions < ends[:, None]).astype(float)
-            weights, _ = _consistency_adjoint(prefixes, self._b, self._h)
+            weights, _ = _consistency_adjoint(prefixes, self._b, self._h, self._level_variances)
             sum_q += float(self._bilinear(weights, weights, freq, users).sum())
             sum_p = [
                 acc + w.sum(axis=0, keepdims=True) for acc, w in zip(sum_p, weights, strict=True)
