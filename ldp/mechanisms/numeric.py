@@ -933,7 +933,7 @@ class SquareWave(MeanMechanism):
         tol: float = 1e-3,
     ) -> NumericDistribution:
         """The distribution of the values on ``[0, 1]``, as a histogram of ``bins`` equal
-        bins, by EM or EMS (Li et al. (2020), Section 5; stopping rule of their code).
+        bins, by EM or EMS (Li et al. (2020); the stopping rule of their reference code).
 
         EMS (the default) smooths the histogram after every EM round; plain EM is the
         maximum-likelihood histogram and is spiky. The transition is ``transition``,

@@ -420,8 +420,11 @@ class HierarchicalHistogram(Frozen):
     epsilon : float
         Privacy level of every report.
     branching : int, default 4
-        ``B`` (``2 .. 256``). The range variance ``~ (B - 1) h^2`` is smallest near
-        ``B = 5`` (``ln B = 2 - 2/B``); 4 is the power of two nearest to it.
+        ``B`` (``2 .. 256``). Without consistency the worst range's variance bound
+        ``2 (B - 1) h^2`` is smallest near ``B = 5`` (``ln B = 2 - 2/B``);
+        :func:`~ldp.mechanisms.recommend_branching` compares the exact mean range variance
+        of each ``B`` (``B = 2`` or ``4`` usually wins, with consistency). ``B >= k`` is the
+        flat oracle (one level).
     oracle : {"auto", "GRR", "OUE", "SUE", "OLH", "BLH"}, default "auto"
         The levels' frequency oracle; ``"auto"`` uses GRR on levels with few nodes and OUE
         on the others (the smaller variance at ``f -> 0``); OLH/BLH keep reports small on
