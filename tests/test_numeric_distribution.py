@@ -271,6 +271,9 @@ def test_estimate_distribution_bad_input():
         sw.estimate_distribution(reports + sw.resolution / 3)
     with pytest.raises(ValueError, match="zero reports"):
         sw.estimate_distribution(np.zeros(0))
+    beyond = np.append(reports, (np.floor(-sw.b / sw.resolution) - 4) * sw.resolution)
+    with pytest.raises(ValueError, match="outside the square wave's reach"):
+        sw.estimate_distribution(beyond)
     with pytest.raises(TypeError):
         sw.estimate_distribution(reports, bins=2.5)
 

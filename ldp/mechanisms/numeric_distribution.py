@@ -316,7 +316,13 @@ def report_histogram(reports: np.ndarray, b: float, step: float, output_bins: in
     index = np.rint(np.asarray(reports, dtype=np.float64) / step).astype(np.int64)
     edges = output_grid_edges(b, step, output_bins)
     which = np.searchsorted(edges, index, side="right") - 1
-    return np.bincount(np.clip(which, 0, output_bins - 1), minlength=output_bins)
+    outside = (which < 0) | (which >= output_bins)
+    if np.any(outside):
+        raise ValueError(
+            f"reports row {int(np.argmax(outside))}: the report lies outside the square wave's "
+            f"reach [-b, 1 + b] rounded to the grid (not a report of this mechanism)"
+        )
+    return np.bincount(which, minlength=output_bins)
 
 
 # ----------------------------------------------------------------------------- EM / EMS
