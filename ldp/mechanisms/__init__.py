@@ -52,13 +52,12 @@ from ldp.mechanisms.range_queries import (
     HierarchicalHistogram,
     HierarchicalReports,
     RangeEstimate,
-    b_adic_nodes,
     recommend_branching,
-    tree_consistency,
 )
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
+from ldp.mechanisms.tree import b_adic_nodes, tree_consistency
 
 __all__ = [
     "BLH",
