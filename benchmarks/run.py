@@ -48,6 +48,7 @@ SUITE = {
     "bench_sketches": (["--quick"], []),
     "bench_vector_means": (["--quick"], []),
     "bench_heavy_hitters": (["--quick"], []),
+    "bench_numeric_distribution": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
 STRUCTURED = {
@@ -57,6 +58,7 @@ STRUCTURED = {
     "bench_sketches",
     "bench_vector_means",
     "bench_heavy_hitters",
+    "bench_numeric_distribution",
 }
 
 

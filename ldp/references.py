@@ -438,6 +438,21 @@ _ENTRIES = (
         "On Significance of the Least Significant Bits for Differential Privacy",
         "ACM Conference on Computer and Communications Security (CCS)",
     ),
+    _ref(
+        "hay2010",
+        "M. Hay; V. Rastogi; G. Miklau; D. Suciu",
+        2010,
+        "Boosting the Accuracy of Differentially Private Histograms Through Consistency",
+        "Proceedings of the VLDB Endowment (PVLDB)",
+        short="Hay et al.",
+    ),
+    _ref(
+        "cormode2019",
+        "G. Cormode; T. Kulkarni; D. Srivastava",
+        2019,
+        "Answering Range Queries Under Local Differential Privacy",
+        "Proceedings of the VLDB Endowment (PVLDB)",
+    ),
     # ------------------------------------------------------------ learning
     # arXiv id: the arXiv record.
     _ref(

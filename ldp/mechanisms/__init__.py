@@ -46,6 +46,7 @@ from ldp.mechanisms.numeric import (
     hybrid_threshold,
     staircase_tv,
 )
+from ldp.mechanisms.numeric_distribution import NumericDistribution
 from ldp.mechanisms.prefix_search import (
     MAX_BITS,
     PEM,
@@ -57,11 +58,20 @@ from ldp.mechanisms.prefix_search import (
     heavy_hitters,
 )
 from ldp.mechanisms.privunit import PrivUnit, PrivUnitDesign, PrivUnitG, privunit_design
+from ldp.mechanisms.range_queries import (
+    BranchingChoice,
+    HierarchicalCounts,
+    HierarchicalHistogram,
+    HierarchicalReports,
+    RangeEstimate,
+    recommend_branching,
+)
 from ldp.mechanisms.rappor_bloom import BloomRAPPOR, bloom_positions
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
 from ldp.mechanisms.simulate import simulate_counts
 from ldp.mechanisms.sketch import CMS, HCMS, CountMeanSketch, Sketch, SketchCounts
+from ldp.mechanisms.tree import b_adic_nodes, tree_consistency
 
 __all__ = [
     "BLH",
@@ -81,6 +91,7 @@ __all__ = [
     "SUE",
     "Ball",
     "BloomRAPPOR",
+    "BranchingChoice",
     "Categories",
     "ChannelOracle",
     "CountMeanSketch",
@@ -94,6 +105,9 @@ __all__ = [
     "HadamardResponse",
     "HeavyHitterLevel",
     "HeavyHitters",
+    "HierarchicalCounts",
+    "HierarchicalHistogram",
+    "HierarchicalReports",
     "Hybrid",
     "Interval",
     "Items",
@@ -104,11 +118,13 @@ __all__ = [
     "Mechanism",
     "Memo",
     "MemoizedMechanism",
+    "NumericDistribution",
     "Piecewise",
     "PlainPrivacy",
     "PrivUnit",
     "PrivUnitDesign",
     "PrivUnitG",
+    "RangeEstimate",
     "Recommendation",
     "ReportCodec",
     "Sketch",
@@ -119,6 +135,7 @@ __all__ = [
     "SupportCounts",
     "TreeHist",
     "UnaryEncoding",
+    "b_adic_nodes",
     "binary_erasure",
     "binary_mechanism_with_erasure",
     "bloom_positions",
@@ -138,6 +155,8 @@ __all__ = [
     "project_simplex",
     "randomized_response",
     "recommend",
+    "recommend_branching",
     "simulate_counts",
     "staircase_tv",
+    "tree_consistency",
 ]
