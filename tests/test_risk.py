@@ -1133,3 +1133,11 @@ def test_preset_dispatches_to_the_named_bound_and_estimator():
         ldp.risk.preset("distribution", 10, 1.0, k=3, moment=2)
     with pytest.raises(TypeError, match="needs d"):
         ldp.risk.preset("ball-mean", 10, 1.0)
+
+
+def test_rr_mean_risk_at_a_tiny_epsilon_is_unbounded_not_a_crash():
+    # tanh(eps / 2)^2 underflows to 0 at eps = 1e-300: the risk is +inf, not a ZeroDivisionError
+    from ldp.risk import rr_mean_risk
+
+    assert rr_mean_risk(747_144_855, 1e-300).value == float("inf")
+    assert rr_mean_risk(10, 1e-150).value > 1e290

@@ -72,7 +72,8 @@ def rr_mean_risk(
     _, _, width = check_support(support)
     _, flip, gap = k_rr_probabilities(2, eps)  # 1 / (1 + e^eps) and tanh(eps / 2)
     t = flip + th * gap
-    value = math.inf if gap == 0 else width**2 * t * (1.0 - t) / (n * gap * gap)
+    # divided one factor at a time: gap * gap underflows to 0 below eps ~ 1e-154
+    value = math.inf if gap == 0 else width**2 * t * (1.0 - t) / n / gap / gap
     return Bound(
         value,
         "randomized response + unbiased estimator (exact MSE)",
