@@ -431,13 +431,11 @@ def test_binary_sample_size_edges():
 
 
 # ---------------------------------------------------------------------- the acceptance table
-#: cells (n, k, eps) where the best oracle's worst-case risk is more than 20 times the bound,
-#: with the ratio pinned (docs/lower_bounds.md §7: unbiased oracles are not minimax there)
+#: cells (n, k, eps) where the best achieved risk is more than 20 times the bound, with the
+#: ratio pinned (docs/lower_bounds.md §7): with the oracle + simplex projection bound in the
+#: sparse regime two remain (20.7 and 22.9), where min(E||z||^2, E max_j z_j) is not tight
 L2_EXCEPTIONS = {
-    (1000, 1024, 1.0): 22.0,
-    (1000, 1024, 2.0): 50.0,
-    (1000, 1024, 4.0): 30.0,
-    (100_000, 1024, 0.5): 25.0,
+    (1000, 1024, 4.0): 22.0,
     (100_000, 1024, 2.0): 24.0,
 }
 
