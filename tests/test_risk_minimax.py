@@ -432,7 +432,7 @@ def test_binary_sample_size_edges():
 
 # ---------------------------------------------------------------------- the acceptance table
 #: cells (n, k, eps) where the best achieved risk is more than 20 times the bound, with the
-#: ratio pinned (docs/lower_bounds.md §7): with the oracle + simplex projection bound in the
+#: ratio pinned (docs/lower_bounds.md §8): with the oracle + simplex projection bound in the
 #: sparse regime two remain (20.7 and 22.9), where min(E||z||^2, E max_j z_j) is not tight
 L2_EXCEPTIONS = {
     (1000, 1024, 4.0): 22.0,
@@ -462,7 +462,7 @@ def test_ball_mean_table(n):
         for eps in EPSILONS:
             g = gap("mean-ball", n, eps, d=d)
             # Duchi et al.'s l2 mechanism, the library's only ball mechanism, is 4x from
-            # PrivUnit at eps = 4: the one cell above 20 (docs/lower_bounds.md §7)
+            # PrivUnit at eps = 4: the one cell above 20 (docs/lower_bounds.md §8)
             limit = 30.0 if (n, d, eps) == (1000, 100, 4.0) else 20.0
             assert 1.0 <= g.ratio <= limit, (n, d, eps, g.ratio)
 
