@@ -114,8 +114,8 @@ def best_distribution_risk(k: int, n: int, epsilon: float, *, loss: str = "l2sq"
         best = candidates[name]
         value, chosen = best.value, name
         exact, projected = bool(best.exact), bool(best.projected)
-        estimator = "simplex projection of the unbiased estimate" if projected else "unbiased"
-        method = f"{name} + {estimator} frequency estimator"
+        estimator = "unbiased frequency estimate projected onto the simplex"
+        method = f"{name} + " + (estimator if projected else "unbiased frequency estimator")
     method += " (exact worst-case risk)" if exact else " (upper bound on the worst-case risk)"
     return Bound(
         value,
