@@ -156,7 +156,7 @@ def test_the_bound_never_increases_with_n():
 
 def test_best_distribution_risk_uses_the_projection_in_the_sparse_regime():
     b = best_distribution_risk(1024, 1000, 2.0)
-    assert b.projected and not b.exact and "projection" in b.method
+    assert b.projected and not b.exact and "projected onto the simplex" in b.method
     oracle = {"SS": SubsetSelection, "OLH": OLH, "SUE": SUE, "OUE": OUE}[b.mechanism]
     assert b.value == projected_oracle_risk(oracle(1024, 2.0), 1000).value
     assert b.value < min(projected_oracle_risk(oracle(1024, 2.0), 1000).unbiased, 0.2)
