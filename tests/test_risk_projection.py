@@ -33,6 +33,11 @@ def _laws(k: int, rng: np.random.Generator) -> list[np.ndarray]:
         out.append(np.full(k, (1 - w) / k) + w * np.eye(k)[0])
     for alpha in (0.01, 0.1, 1.0, 10.0):
         out.extend(rng.dirichlet(np.full(k, alpha), size=3))
+    for s1, s2, w in ((1, 8, 0.5), (2, 30, 0.7), (3, k - 3, 0.6), (5, 50, 0.3)):
+        if s2 >= 1 and s1 + s2 <= k:  # two levels: where a separable sum over the simplex peaks
+            p = np.zeros(k)
+            p[:s1], p[s1 : s1 + s2] = w / s1, (1 - w) / s2
+            out.append(p)
     return out
 
 
@@ -105,6 +110,28 @@ def test_exact_enumeration_for_k_rr(k, n, eps):
     assert worst_max <= b.max_deviation, (worst_max, b.max_deviation)
     assert worst_risk <= b.value, (worst_risk, b.value)
     assert worst_risk <= worst_max + 1e-12  # the projection inequality itself
+
+
+@pytest.mark.parametrize(("k", "n", "eps"), [(3, 7, 1.0), (4, 6, 2.0), (3, 8, 4.0)])
+def test_exact_enumeration_for_fixed_users(k, n, eps):
+    """Fixed users: every composition of n users over k letters, every one of the k^n report
+    vectors of k-RR with its exact probability; the target is the users' empirical law."""
+    mech = GRR(k, eps)
+    b = projected_oracle_risk(mech, n)
+    reports = np.array(list(itertools.product(range(k), repeat=n)))
+    counts = np.stack([(reports == j).sum(axis=1) for j in range(k)], axis=1)
+    estimates = (counts / n - mech.q) / (mech.p - mech.q)
+    projected = project_simplex(estimates)
+    worst_max = worst_risk = 0.0
+    for composition in _multinomial_outcomes(n, k):
+        x = np.repeat(np.arange(k), composition)  # user i holds x[i]
+        prob = np.where(reports == x, mech.p, mech.q).prod(axis=1)
+        assert math.isclose(prob.sum(), 1.0, rel_tol=1e-9)
+        target = composition / n
+        worst_max = max(worst_max, float(prob @ (estimates - target).max(axis=1)))
+        worst_risk = max(worst_risk, float(prob @ ((projected - target) ** 2).sum(axis=1)))
+    assert worst_max <= b.max_deviation, (worst_max, b.max_deviation)
+    assert worst_risk <= b.value, (worst_risk, b.value)
 
 
 SIMULATED = [
