@@ -24,8 +24,9 @@ Generic calculators (explicit finite hypotheses; a worst case over all
 Tight bounds (``ldp.risk.minimax``, proofs in ``docs/lower_bounds.md``):
 :func:`distribution_van_trees`, :func:`distribution_fano`, :func:`mean_estimation`,
 :func:`binary_test_sample_size`; beside them the worst-case risk of the library's best
-mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`), and the sample-size
-planner :func:`plan` with :func:`gap` (bound, achieved risk, ratio).
+mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`; for a frequency oracle
+followed by simplex projection, the certified :func:`projected_oracle_risk`), and the
+sample-size planner :func:`plan` with :func:`gap` (bound, achieved risk, ratio).
 
 Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1, with the proof's choice of
 ``omega`` repaired), :func:`ball_mean` (Corollary 2, with the constants of its corrected
@@ -82,6 +83,7 @@ from ldp.risk.presets import (
     paninski_family,
     preset,
 )
+from ldp.risk.projection import projected_oracle_risk
 from ldp.risk.testing import min_sample_size, stein_exponent
 
 __all__ = [
@@ -123,6 +125,7 @@ __all__ = [
     "plan",
     "preset",
     "product_tv",
+    "projected_oracle_risk",
     "rr_mean_risk",
     "stein_exponent",
 ]

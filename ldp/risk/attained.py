@@ -7,9 +7,15 @@ r"""The worst-case risk of the best mechanism in the library, to set beside the 
   (:meth:`~ldp.mechanisms.FrequencyOracle.variance` with ``convention="iid"``); it is concave
   and symmetric in ``p``, so its supremum is at the uniform law: the exact worst-case squared
   l2 risk. For l1 the value is :math:`\sum_x \sqrt{\mathrm{Var}\,\hat p_x}` at the uniform
-  law (Jensen), an upper bound on the worst-case l1 risk. The estimator that ignores the data
-  and answers the uniform law is also a candidate (risk ``1 - 1/k`` in l2^2, ``2(1 - 1/k)`` in
-  l1).
+  law (Jensen), an upper bound on the worst-case l1 risk. Each oracle's estimate followed by
+  the Euclidean projection onto the simplex (``FrequencyEstimator(consistency="project")``)
+  is a candidate too (l2^2 only): its worst-case risk is at most the unbiased one and at
+  most a certified bound on :math:`\mathbb E\max_j(\hat p_j - p_j)`
+  (:func:`ldp.risk.projected_oracle_risk`, proof in ``docs/lower_bounds.md`` §7), far
+  smaller when ``k`` is large against :math:`\sqrt n\,\varepsilon`. Then ``exact`` is
+  ``False``: the value is an upper bound on the worst-case risk of an estimator the library
+  provides. The estimator that ignores the data and answers the uniform law is also a
+  candidate (risk ``1 - 1/k`` in l2^2, ``2(1 - 1/k)`` in l1).
 * Mean estimation: Duchi et al.'s mechanisms (:class:`~ldp.mechanisms.Duchi` on the interval
   and the box, :class:`~ldp.mechanisms.DuchiL2` on the ball) and, on the interval, the
   piecewise, hybrid and Laplace mechanisms; on the ball in ``d >= 2``, also
@@ -34,6 +40,7 @@ from ldp._validation import check_epsilon, check_integer, check_scalar
 from ldp.mechanisms import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, PrivUnit, PrivUnitG
 from ldp.mechanisms.selection import FREQUENCY_ORACLES
 from ldp.risk._common import Bound, check_n
+from ldp.risk.projection import projected_oracle_risk
 
 __all__ = ["best_distribution_risk", "best_mean_risk"]
 
@@ -42,19 +49,23 @@ _TRIVIAL_DISTRIBUTION = "the uniform law, ignoring the reports"
 _TRIVIAL_MEAN = "the estimate 0, ignoring the reports"
 
 
-def oracle_risks(k: int, n: int, epsilon: float, loss: str = "l2sq") -> dict[str, float]:
-    """Worst-case risk of each frequency oracle's unbiased estimator (see the module notes)."""
+def oracle_risks(k: int, n: int, epsilon: float, loss: str = "l2sq") -> dict[str, Bound]:
+    """Worst-case risk (or its upper bound) of each frequency oracle's best estimator: the
+    unbiased estimate or its simplex projection, whichever bound is smaller (module notes)."""
     out = {}
     for name, cls in FREQUENCY_ORACLES.items():
         try:
             mech = cls(k, epsilon)
         except ValueError:  # e.g. local hashing past 2^31 buckets at large epsilon
             continue
-        per_value = float(mech.variance(n, 1.0 / k, convention="iid"))
         if loss == "l2sq":
-            out[name] = k * per_value
-        else:
-            out[name] = k * math.sqrt(per_value) / (2.0 if loss == "tv" else 1.0)
+            out[name] = projected_oracle_risk(mech, n)
+            continue
+        # l1: sum_x sqrt(Var p_hat_x) at the uniform law (Jensen), for the unbiased estimate
+        half = 2.0 if loss == "tv" else 1.0
+        value = k * math.sqrt(float(mech.variance(n, 1.0 / k, convention="iid"))) / half
+        method = f"{name} + unbiased estimate (upper bound on the worst-case risk)"
+        out[name] = Bound(value, method, ACHIEVED, {"exact": False, "projected": False})
     return out
 
 
@@ -70,14 +81,17 @@ def best_distribution_risk(k: int, n: int, epsilon: float, *, loss: str = "l2sq"
     epsilon : float
         Privacy level, ``> 0`` and finite.
     loss : {"l2sq", "l1", "tv"}
-        ``"l2sq"``: the exact worst-case risk; ``"l1"``/``"tv"``: an upper bound on it.
+        ``"l2sq"``: the exact worst-case risk of an unbiased oracle, or an upper bound on the
+        worst-case risk of an oracle + simplex projection; ``"l1"``/``"tv"``: an upper bound.
 
     Returns
     -------
     Bound
         ``quantity`` ``"risk of estimator"``; ``params``: ``mechanism`` (the oracle's name, or
-        ``"uniform"``), ``oracle_risks`` (every candidate), ``exact`` (whether ``value`` is the
-        exact worst case).
+        ``"uniform"``), ``projected`` (whether its estimate is projected onto the simplex:
+        ``FrequencyEstimator(consistency="project")``), ``oracle_risks`` (every oracle's
+        value), ``exact`` (whether ``value`` is the exact worst case rather than an upper
+        bound on it).
 
     Examples
     --------
@@ -93,22 +107,31 @@ def best_distribution_risk(k: int, n: int, epsilon: float, *, loss: str = "l2sq"
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     if loss not in ("l2sq", "l1", "tv"):
         raise ValueError(f"loss must be 'l2sq', 'l1' or 'tv', got {loss!r}")
-    risks = oracle_risks(size, users, eps, loss)
+    candidates = oracle_risks(size, users, eps, loss)
+    risks = {key: b.value for key, b in candidates.items()}
     name = min(risks, key=lambda key: risks[key])
     trivial = (1.0 - 1.0 / size) * (2.0 if loss == "l1" else 1.0)
-    exact = loss == "l2sq"
+    exact, projected = True, False
     if trivial < risks[name]:
         value, chosen, method = trivial, "uniform", _TRIVIAL_DISTRIBUTION
-        exact = True
     else:
-        value, chosen = risks[name], name
-        method = f"{name} + unbiased frequency estimator"
+        best = candidates[name]
+        value, chosen = best.value, name
+        exact, projected = bool(best.exact), bool(best.projected)
+        estimator = "unbiased frequency estimate projected onto the simplex"
+        method = f"{name} + " + (estimator if projected else "unbiased frequency estimator")
     method += " (exact worst-case risk)" if exact else " (upper bound on the worst-case risk)"
     return Bound(
         value,
         method,
         ACHIEVED,
-        {"mechanism": chosen, "oracle_risks": risks, "exact": exact, "loss": loss},
+        {
+            "mechanism": chosen,
+            "oracle_risks": risks,
+            "exact": exact,
+            "projected": projected,
+            "loss": loss,
+        },
     )
 
 
