@@ -24,6 +24,7 @@ from ldp.accounting import (
     InvalidFilterError,
     LaplaceTradeOff,
     NaturalFDPFilter,
+    SubsampledGaussianTradeOff,
     blackwell_compare,
     compose,
     is_blackwell_chain,
@@ -261,3 +262,106 @@ def test_natural_filter_bookkeeping_and_bad_input():
     # max_steps: the Gaussian family stops after that many accepted mechanisms
     g = NaturalFDPFilter(GaussianTradeOff(1.0), max_steps=2)
     assert g.request(0.1) and g.request(0.1) and not g.request(0.1) and g.halted
+
+
+# ------------------------------------------- subsampled Gaussians with one rate, two steps
+Q_RATE = 0.5
+SG_CANDIDATES = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+Y = np.linspace(-12.0, 15.0, 5401)
+W = np.full(Y.size, Y[1] - Y[0])
+W[0] = W[-1] = W[0] / 2.0
+GAMMAS = np.exp(np.linspace(-14.0, 14.0, 561))
+
+
+def _phi(y: np.ndarray) -> np.ndarray:
+    return np.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
+
+
+def _gaussian_profile(mu: float, gamma: np.ndarray) -> np.ndarray:
+    from scipy.special import ndtr
+
+    t = -np.log(gamma) / mu
+    return ndtr(t + mu / 2.0) - gamma * ndtr(t - mu / 2.0)
+
+
+def _sg_profile(mu: float, gamma: np.ndarray) -> np.ndarray:
+    """``D_gamma((1-q) N(0,1) + q N(mu,1) || N(0,1))`` by quadrature (no library code)."""
+    p = (1.0 - Q_RATE) * _phi(Y) + Q_RATE * _phi(Y - mu)
+    q = _phi(Y)
+    return np.maximum(p[None, :] - gamma[:, None] * q[None, :], 0.0) @ W
+
+
+def _after_first(mu1: float, second, gamma: np.ndarray) -> np.ndarray:
+    """``E_{y ~ P_1}[H_2(y)(gamma q_1(y) / p_1(y))]``: the remove profile of step 1 followed by
+    the step-2 profile chosen from ``y`` (``second(y, probe)`` returns its values)."""
+    p1 = (1.0 - Q_RATE) * _phi(Y) + Q_RATE * _phi(Y - mu1)
+    probe = gamma[:, None] * (_phi(Y) / p1)[None, :]
+    return second(Y[None, :].repeat(gamma.size, 0), probe) @ (W * p1)
+
+
+def _profile_table(mu: float) -> tuple[np.ndarray, np.ndarray]:
+    grid = np.exp(np.linspace(-20.0, 20.0, 4001))
+    return grid, _sg_profile(mu, grid)
+
+
+def _interp(table: tuple[np.ndarray, np.ndarray], x: np.ndarray) -> np.ndarray:
+    grid, values = table
+    inside = np.interp(np.log(np.clip(x, grid[0], grid[-1])), np.log(grid), values)
+    return np.where(x < grid[0], 1.0 - x * (1.0 - values[0]) / grid[0], inside)
+
+
+def test_subsampled_gaussian_chain():
+    assert is_blackwell_chain([SubsampledGaussianTradeOff(Q_RATE, m) for m in SG_CANDIDATES])
+    with pytest.raises(InvalidFilterError, match=r"Example 3\.3"):
+        NaturalFDPFilter(GaussianTradeOff(1.0), family="subsampled_gaussian", sample_rate=0.5)
+
+
+@pytest.mark.parametrize(("budget_mu", "mu1"), [(1.0, 0.5), (2.0, 1.0)])
+def test_subsampled_gaussian_filter_two_steps_is_valid_for_every_rule(budget_mu, mu1):
+    """Theorem 3.6 with T = 2 for ``SG_{q, .}``: the worst adaptive rule (Theorem B.1: pick, at
+    each probe point, the largest accepted profile) stays below the budget; the decisions
+    agree with a quadrature of each non-adaptive pair; without the filter the worst rule
+    breaks the budget."""
+    budget = GaussianTradeOff(budget_mu)
+    h_b = _gaussian_profile(budget_mu, GAMMAS)
+    flt = NaturalFDPFilter(budget, family="subsampled_gaussian", sample_rate=Q_RATE, max_steps=2)
+    assert flt.request(mu1)
+    accepted = [m for m in SG_CANDIDATES if flt.would_accept(m)]
+    assert accepted and len(accepted) < len(SG_CANDIDATES)
+    tables = {m: _profile_table(m) for m in SG_CANDIDATES}
+    for m in SG_CANDIDATES:
+        pair = _after_first(mu1, lambda y, x, t=tables[m]: _interp(t, x), GAMMAS)
+        excess = float(np.max(pair - h_b))
+        # refused exactly when it does not fit: SG_1 (x) SG_2 exceeds G_2 only near eps = 13
+        # (by 3.7e-10, which the filter sees too)
+        assert (excess <= 1e-10) if m in accepted else (excess > 0.0), (m, excess)
+
+    def worst(candidates):
+        return lambda y, x: np.max([_interp(tables[m], x) for m in candidates], axis=0)
+
+    identity = np.maximum(1.0 - GAMMAS, 0.0)
+    filtered = np.maximum(_after_first(mu1, worst(accepted), GAMMAS), identity)
+    assert float(np.max(filtered - h_b)) <= 1e-10
+    unfiltered = _after_first(mu1, worst(SG_CANDIDATES), GAMMAS)
+    assert float(np.max(unfiltered - h_b)) > 0.01
+
+
+def test_subsampled_gaussian_family_bad_input():
+    with pytest.raises(ValueError, match="sample_rate"):
+        NaturalFDPFilter(GaussianTradeOff(1.0), family="subsampled_gaussian", max_steps=2)
+    with pytest.raises(ValueError, match="sample_rate"):
+        NaturalFDPFilter(GaussianTradeOff(1.0), sample_rate=0.5)
+    with pytest.raises(ValueError, match="sample_rate"):
+        NaturalFDPFilter(
+            GaussianTradeOff(1.0), family="subsampled_gaussian", sample_rate=1.5, max_steps=2
+        )
+    flt = NaturalFDPFilter(
+        GaussianTradeOff(1.0), family="subsampled_gaussian", sample_rate=0.5, max_steps=2
+    )
+    with pytest.raises(InvalidFilterError, match="Blackwell chain"):
+        flt.request(SubsampledGaussianTradeOff(0.3, 1.0))  # another sampling rate
+    with pytest.raises(InvalidFilterError, match="Blackwell chain"):
+        flt.request(SubsampledGaussianTradeOff(0.5, 1.0, direction="add"))
+    with pytest.raises(ValueError, match="mu"):
+        flt.request(math.inf)
+    assert flt.request(SubsampledGaussianTradeOff(0.5, 0.5)) and flt.history == [0.5]

@@ -20,9 +20,9 @@ Approximate Solutions".
   the paper; necessary too outside eps-DP first steps, Theorem 3.8).
   :class:`NaturalFDPFilter` is the natural filter restricted to the families the library
   certifies: Gaussian curves (where it reduces to :class:`PrivacyFilter`) and the
-  self-compositions of one curve (Example D.3) for any number of steps; eps-DP and Laplace
-  curves for two steps. Other curves, families or step counts raise
-  :class:`InvalidFilterError`.
+  self-compositions of one curve (Example D.3) for any number of steps; eps-DP, Laplace and
+  subsampled Gaussian (one sampling rate) curves for two steps. Other curves, families or
+  step counts raise :class:`InvalidFilterError`.
 * :class:`ApproxGDPFilter` is Algorithm 2 for Poisson-subsampled Gaussians at small
   (``q < 0.2``) or large (``q > 0.8``) sampling rates. It is an **approximation** (an
   asymptotic CLT with unknown constants): in the paper's own showcase its epsilon read-out is
@@ -39,7 +39,8 @@ from scipy.optimize import brentq, minimize_scalar
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
 from ldp.accounting.composition import compose
-from ldp.accounting.subsampled_gaussian import sg_remove_profile
+from ldp.accounting.subsampled_gaussian import SubsampledGaussianTradeOff, sg_remove_profile
+from ldp.accounting.subsampling import PoissonSubsampledGaussian
 from ldp.accounting.tradeoff import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
@@ -226,6 +227,7 @@ NATURAL_FILTER_FAMILIES: dict[str, int | None] = {
     "self_composition": None,
     "pure_dp": 2,
     "laplace": 2,
+    "subsampled_gaussian": 2,
 }
 #: Largest number of copies of the base curve :class:`NaturalFDPFilter` counts in the
 #: ``"self_composition"`` family; more are refused (a refusal is always valid).
@@ -265,15 +267,20 @@ def _budget_kinks(budget: TradeOffFunction) -> np.ndarray:
 
 def _dominates(delta: object, kinks: np.ndarray, budget: TradeOffFunction) -> bool:
     """Whether a symmetric composition with profile ``delta(eps)`` (an upper bound) lies
-    above the budget curve: ``delta <= min(delta_B, delta_{B^-1})`` at every level of a grid
-    of ``[0, 40]``, at the bends of either profile, and at the closest approach refined by a
-    scalar search (within ``_DELTA_TOL``)."""
-    floor = _budget_floor(budget)
-    eps = np.union1d(_EPS_GRID, np.concatenate([kinks, _budget_kinks(budget)]))
+    above the budget curve: ``delta <= min(delta_B, delta_{B^-1})`` (see
+    :func:`_below_profile`)."""
+    return _below_profile(delta, kinks, _budget_floor(budget), _budget_kinks(budget))
+
+
+def _below_profile(delta: object, kinks: np.ndarray, bound: object, more: np.ndarray) -> bool:
+    """Whether ``delta(eps) <= bound(eps)`` at every level of a grid of ``[0, 40]``, at the
+    bends ``kinks`` and ``more`` of either profile, and at the closest approaches refined by
+    a scalar search (within ``_DELTA_TOL``)."""
+    eps = np.union1d(_EPS_GRID, np.concatenate([kinks, more]))
     eps = eps[(eps >= 0.0) & (eps <= _EPS_GRID[-1])]
 
     def gap_at(e: np.ndarray) -> np.ndarray:
-        return np.asarray(delta(e), dtype=np.float64) - floor(e)  # type: ignore[operator]
+        return np.asarray(delta(e), dtype=np.float64) - bound(e)  # type: ignore[operator]
 
     gap = gap_at(eps)
     if np.any(gap > _DELTA_TOL):
@@ -291,6 +298,21 @@ def _dominates(delta: object, kinks: np.ndarray, budget: TradeOffFunction) -> bo
         if -float(res.fun) > _DELTA_TOL:
             return False
     return True
+
+
+def _sg_dominates(sample_rate: float, mus: list[float], budget: TradeOffFunction) -> bool:
+    """Whether ``SG_{q,mu_1} (x) ... >= f_B`` in the remove direction: the composed remove
+    profile below ``H_B`` at ``eps >= 0`` and the composed add profile below that of
+    ``f_B^{-1}`` (which is ``H_B`` at ``gamma < 1``), both rounded up (connect-the-dots)."""
+    remove, add = PoissonSubsampledGaussian(sample_rate, 1.0 / mus[0], 1).step_plds()
+    for mu in mus[1:]:
+        r, a = PoissonSubsampledGaussian(sample_rate, 1.0 / mu, 1).step_plds()
+        remove, add = remove.compose(r), add.compose(a)
+    kinks = _budget_kinks(budget)
+    inverse = budget if budget.is_symmetric else budget.inverse()
+    return _below_profile(
+        remove.delta, remove.levels, lambda e: np.asarray(budget.delta(e)), kinks
+    ) and _below_profile(add.delta, add.levels, lambda e: np.asarray(inverse.delta(e)), kinks)
 
 
 def _largest_dominated_mu(budget: TradeOffFunction) -> float:
@@ -360,10 +382,10 @@ def _chain_refusal(family: str, max_steps: int | None) -> str:
             "Lap_1.5 cross), so Theorem 3.6 certifies nothing beyond"
         ),
         "subsampled_gaussian": (
-            "subsampled Gaussian curves with one sampling rate form a Blackwell chain, but "
-            "their tensor closure does not (Example 3.3), and they are not eps-DP, so by "
-            "Theorem 3.8 the natural filter is invalid for three steps or more "
-            "(natural_filter_counterexample); two steps are not implemented"
+            "subsampled Gaussian curves with one sampling rate form a Blackwell chain, so the "
+            "filter is valid for two steps, but their tensor closure does not (Example 3.3), "
+            "and they are not eps-DP, so by Theorem 3.8 the natural filter is invalid for "
+            "three steps or more (natural_filter_counterexample)"
         ),
     }.get(family, "the family is not certified to be a Blackwell chain")
     return (
@@ -400,8 +422,15 @@ class NaturalFDPFilter:
       shift family), but not closed under composition: ``f_1 (x) f_1`` crosses ``f_1.5``,
       so no third step is certified. Mechanisms: an ``EpsDeltaTradeOff(eps, 0)`` /
       ``LaplaceTradeOff(eps)`` or the number ``eps``; ``max_steps`` must be 1 or 2.
+    * ``"subsampled_gaussian"`` (two steps): the remove-direction curves ``SG_{q,mu}`` of one
+      ``sample_rate`` ``q``, a chain in ``mu`` (their Example 3.7), compared with ``f_B`` in
+      the remove direction (their Appendix B). Their closure is not a chain and they are not
+      eps-DP, so by Theorem 3.8 three steps are invalid (Example 3.3,
+      :func:`natural_filter_counterexample`): ``max_steps`` must be 1 or 2. Mechanisms: a
+      remove-direction ``SubsampledGaussianTradeOff(q, mu)`` or the number ``mu``.
 
-    A composition is compared with the budget through its profile (rounded up) at 8001
+    A composition is compared with the budget through its profile (rounded up: privacy-loss
+    distributions, connect-the-dots for subsampled Gaussians) at 8001
     levels of ``[0, 40]``, at the bends of both profiles and at the closest approach
     (touching within ``1e-12`` in delta counts as above). A refusal is always valid (the
     filter releases nothing more), so every approximation in the check errs towards
@@ -411,12 +440,16 @@ class NaturalFDPFilter:
     ----------
     budget : TradeOffFunction
         ``f_B`` (e.g. ``EpsDeltaTradeOff(eps, delta)`` or ``GaussianTradeOff(mu)``).
-    family : {"gaussian", "self_composition", "pure_dp", "laplace"}, default "gaussian"
+    family : {"gaussian", "self_composition", "pure_dp", "laplace", "subsampled_gaussian"}
+        Default ``"gaussian"``.
     base : TradeOffFunction or Channel, optional
         The curve (or finite channel) composed with itself; for ``"self_composition"`` only.
+    sample_rate : float, optional
+        The sampling rate ``q``; for ``"subsampled_gaussian"`` only.
     max_steps : int, optional
         The most mechanisms the filter will run (``None``: no limit); once reached it
-        refuses and halts. Required, and at most 2, for ``"pure_dp"`` and ``"laplace"``.
+        refuses and halts. Required, and at most 2, for ``"pure_dp"``, ``"laplace"`` and
+        ``"subsampled_gaussian"``.
     halt_on_refusal : bool, default True
         For ``"gaussian"`` (see :class:`PrivacyFilter`); the other families always halt.
 
@@ -444,6 +477,7 @@ class NaturalFDPFilter:
         *,
         family: str = "gaussian",
         base: object = None,
+        sample_rate: float | None = None,
         max_steps: int | None = None,
         halt_on_refusal: bool = True,
     ) -> None:
@@ -456,8 +490,6 @@ class NaturalFDPFilter:
         if max_steps is not None:
             max_steps = check_integer(max_steps, "max_steps", low=1)
         if family not in NATURAL_FILTER_FAMILIES:
-            if family == "subsampled_gaussian":
-                raise InvalidFilterError(_chain_refusal(family, max_steps))
             raise ValueError(
                 f"family must be one of {sorted(NATURAL_FILTER_FAMILIES)}, got {family!r}"
             )
@@ -469,6 +501,16 @@ class NaturalFDPFilter:
                 "base is required for family='self_composition' and refused for the others, "
                 f"got base={base!r} with family={family!r}"
             )
+        if (sample_rate is not None) != (family == "subsampled_gaussian"):
+            raise ValueError(
+                "sample_rate is required for family='subsampled_gaussian' and refused for the "
+                f"others, got sample_rate={sample_rate!r} with family={family!r}"
+            )
+        self.sample_rate = (
+            None
+            if sample_rate is None
+            else check_scalar(sample_rate, "sample_rate", low=0.0, high=1.0)
+        )
         self.budget = budget
         self.family = family
         self.base = base
@@ -537,11 +579,24 @@ class NaturalFDPFilter:
             if number:
                 return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
             raise self._refuse(mechanism, "EpsDeltaTradeOff(eps, 0) or a number eps")
-        if isinstance(mechanism, LaplaceTradeOff):
-            return float(mechanism.mu)
+        if self.family == "laplace":
+            if isinstance(mechanism, LaplaceTradeOff):
+                return float(mechanism.mu)
+            if number:
+                return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
+            raise self._refuse(mechanism, "LaplaceTradeOff or a number eps")
+        if (
+            isinstance(mechanism, SubsampledGaussianTradeOff)
+            and mechanism.direction == "remove"
+            and mechanism.sample_rate == self.sample_rate
+        ):
+            return check_scalar(mechanism.mu, "mu", low=0.0)
         if number:
-            return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
-        raise self._refuse(mechanism, "LaplaceTradeOff or a number eps")
+            return check_scalar(mechanism, "mu", low=0.0)
+        raise self._refuse(
+            mechanism,
+            f"remove-direction SubsampledGaussianTradeOff({self.sample_rate!r}, mu) or a number mu",
+        )
 
     def _curve(self, value: float) -> TradeOffFunction:
         return EpsDeltaTradeOff(value) if self.family == "pure_dp" else LaplaceTradeOff(value)
@@ -554,6 +609,10 @@ class NaturalFDPFilter:
         if self.family == "self_composition":
             assert self.copies_budget is not None
             return sum(self._history) + value <= self.copies_budget
+        if self.family == "subsampled_gaussian":
+            assert self.sample_rate is not None
+            mus = [m for m in [*self._history, value] if m > 0.0]
+            return not mus or _sg_dominates(self.sample_rate, mus, self.budget)
         return _composition_dominates([*self._curves, self._curve(value)], self.budget)
 
     # ---------------------------------------------------------------- the filter
@@ -585,7 +644,7 @@ class NaturalFDPFilter:
             self._halted = True
             return False
         self._history.append(value)
-        if self.family != "self_composition":
+        if self.family in ("pure_dp", "laplace"):
             self._curves.append(self._curve(value))
         return True
 
