@@ -365,3 +365,27 @@ def test_subsampled_gaussian_family_bad_input():
     with pytest.raises(ValueError, match="mu"):
         flt.request(math.inf)
     assert flt.request(SubsampledGaussianTradeOff(0.5, 0.5)) and flt.history == [0.5]
+
+
+def test_laplace_filter_decisions_match_quadrature():
+    """Two Laplace steps: accepted iff ``Lap_1 (x) Lap_mu2`` stays below the budget, the pair's
+    profile by a 2-D quadrature of ``(p_1 p_2 - gamma q_1 q_2)_+`` (no library code)."""
+    budget = GaussianTradeOff(1.5)
+    y = np.linspace(-14.0, 17.0, 1551)
+    w = np.full(y.size, y[1] - y[0])
+    w[0] = w[-1] = w[0] / 2.0
+    lap = lambda m: 0.5 * np.exp(-np.abs(y - m))  # noqa: E731
+    eps = np.linspace(0.0, 6.0, 61)
+    bound = np.asarray(budget.delta(eps))
+    flt = NaturalFDPFilter(budget, family="laplace", max_steps=2)
+    assert flt.request(LaplaceTradeOff(1.0))
+    decisions = []
+    for mu2 in (0.25, 0.5, 1.0, 1.5, 2.0):
+        p = np.outer(lap(1.0) * w, lap(mu2) * w)
+        q = np.outer(lap(0.0) * w, lap(0.0) * w)
+        profile = np.array([np.maximum(p - math.exp(e) * q, 0.0).sum() for e in eps])
+        excess = float(np.max(profile - bound))
+        ok = flt.would_accept(mu2)
+        decisions.append(ok)
+        assert (excess <= 1e-4) if ok else (excess > -1e-4), (mu2, excess)
+    assert any(decisions) and not all(decisions)
