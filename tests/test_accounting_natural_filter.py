@@ -201,6 +201,11 @@ def test_self_composition_budget_matches_brute_force():
 
     assert _excess(*n_fold(n), budget) <= 1e-9
     assert _excess(*n_fold(n + 1), budget) > 0.0
+    # the base may be a mechanism: randomized response has the curve f_{eps,0}
+    from ldp import randomized_response
+
+    rr = NaturalFDPFilter(budget, family="self_composition", base=randomized_response(eps0))
+    assert rr.copies_budget == n
 
 
 def test_self_composition_filter_is_valid_for_adaptive_runs():

@@ -650,7 +650,8 @@ class NaturalFDPFilter:
 
     def guarantee(self) -> TradeOffFunction:
         """The guarantee of everything released, valid adaptively: ``G_{mu_B}`` (``>= f_B``)
-        for the Gaussian family, the budget ``f_B`` otherwise."""
+        for the Gaussian family, the budget ``f_B`` otherwise (for ``"subsampled_gaussian"``
+        in the remove direction, and in both when ``f_B`` is symmetric)."""
         if self._gdp is not None:
             return self._gdp.guarantee()
         return self.budget
