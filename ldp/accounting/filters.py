@@ -32,6 +32,8 @@ Approximate Solutions".
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
@@ -222,13 +224,15 @@ class InvalidFilterError(TypeError):
 
 #: The families on which :class:`NaturalFDPFilter` runs, with the number of steps for which
 #: each is certified (``None``: any number).
-NATURAL_FILTER_FAMILIES: dict[str, int | None] = {
-    "gaussian": None,
-    "self_composition": None,
-    "pure_dp": 2,
-    "laplace": 2,
-    "subsampled_gaussian": 2,
-}
+NATURAL_FILTER_FAMILIES: Mapping[str, int | None] = MappingProxyType(
+    {
+        "gaussian": None,
+        "self_composition": None,
+        "pure_dp": 2,
+        "laplace": 2,
+        "subsampled_gaussian": 2,
+    }
+)
 #: Largest number of copies of the base curve :class:`NaturalFDPFilter` counts in the
 #: ``"self_composition"`` family; more are refused (a refusal is always valid).
 MAX_SELF_COMPOSITIONS = 4096
