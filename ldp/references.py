@@ -124,7 +124,7 @@ class Reference:
         >>> print(get("erlingsson2014").format())
         Ú. Erlingsson, V. Pihur, A. Korolova. RAPPOR: Randomized Aggregatable
         Privacy-Preserving Ordinal Response. ACM Conference on Computer and Communications
-        Security (CCS), pp. 1054-1067, 2014.
+        Security (CCS), pp. 1054-1067, 2014. arXiv:1407.6981.
         """
         parts = [", ".join(self.authors), self.title, f"{self.venue}, {self.year}"]
         if self.arxiv:
@@ -169,13 +169,17 @@ _ENTRIES = (
         arxiv="1905.02383",
     ),
     # The paper's text gives no identifier; it says it was presented in part at ISIT 2023.
+    # arXiv id: the arXiv record (title, authors and the ISIT note match the paper's text);
+    # journal: the IEEE Information Theory Society's page of the article.
     _ref(
         "ghazi2023",
         "E. Ghazi; I. Issa",
         2023,
         "Total Variation Meets Differential Privacy",
-        "preprint; presented in part at the IEEE International Symposium on Information "
+        "preprint; journal version in the IEEE Journal on Selected Areas in Information "
+        "Theory, 2024; presented in part at the IEEE International Symposium on Information "
         "Theory (ISIT), 2023",
+        arxiv="2311.01553",
     ),
     # arXiv id and venue: the arXiv record and the ICML 2020 programme.
     _ref(
@@ -195,28 +199,34 @@ _ENTRIES = (
         "IEEE International Symposium on Information Theory (ISIT)",
         arxiv="2102.01258",
     ),
-    # The paper's text gives neither venue nor identifier.
+    # The paper's text gives neither venue nor identifier. arXiv id: the arXiv record (title
+    # and authors match); its first version is dated 6 February 2026.
     _ref(
         "tran2025",
         "L. Tran; A. Koskela; O. Räisä; A. Honkela",
         2025,
         "f-Differential Privacy Filters: Validity and Approximate Solutions",
         "preprint",
+        arxiv="2602.06756",
     ),
     # ------------------------------------------------------------ local privacy, minimax
+    # Journal, volume and pages: the JMLR record; arXiv id: the arXiv record.
     _ref(
         "kairouz2016",
         "P. Kairouz; S. Oh; P. Viswanath",
         2016,
         "Extremal Mechanisms for Local Differential Privacy",
         "Journal of Machine Learning Research 17(17):1-51",
+        arxiv="1407.1338",
     ),
+    # arXiv id: the arXiv record (a conference version appeared at ICML 2015).
     _ref(
         "kairouz2017",
         "P. Kairouz; S. Oh; P. Viswanath",
         2017,
         "The Composition Theorem for Differential Privacy",
         "IEEE Transactions on Information Theory 63(6):4037-4049",
+        arxiv="1311.0776",
     ),
     # arXiv id: reference list of Asoodeh-Aliakbarpour-Calmon (2021).
     _ref(
@@ -227,12 +237,14 @@ _ENTRIES = (
         "IEEE Symposium on Foundations of Computer Science (FOCS), pp. 429-438",
         arxiv="1302.3203",
     ),
+    # arXiv id: the arXiv record.
     _ref(
         "duchi2018",
         "J. C. Duchi; M. I. Jordan; M. J. Wainwright",
         2018,
         "Minimax Optimal Procedures for Locally Private Estimation",
         "Journal of the American Statistical Association 113(521):182-201",
+        arxiv="1604.02390",
     ),
     # arXiv id: reference lists of Dong-Roth-Su (2022) and Asoodeh-Aliakbarpour-Calmon.
     _ref(
@@ -244,26 +256,32 @@ _ENTRIES = (
         "preprint",
         arxiv="1806.05756",
     ),
+    # arXiv id (of the extended version, same title and authors): the arXiv record.
     _ref(
         "xu2015",
         "A. Xu; M. Raginsky",
         2015,
         "Converses for Distributed Estimation via Strong Data Processing Inequalities",
         "IEEE International Symposium on Information Theory (ISIT), pp. 2376-2380",
+        arxiv="1504.06028",
     ),
+    # arXiv id: the arXiv record.
     _ref(
         "acharya2020",
         "J. Acharya; C. L. Canonne; H. Tyagi",
         2020,
         "Inference Under Information Constraints I: Lower Bounds From Chi-Square Contraction",
         "IEEE Transactions on Information Theory 66(12):7835-7855",
+        arxiv="1812.11476",
     ),
+    # arXiv id: the arXiv record.
     _ref(
         "ye2018",
         "M. Ye; A. Barg",
         2018,
         "Optimal Schemes for Discrete Distribution Estimation Under Locally Differential Privacy",
         "IEEE Transactions on Information Theory 64(8):5662-5676",
+        arxiv="1702.00610",
     ),
     _ref(
         "paninski2008",
@@ -301,6 +319,8 @@ _ENTRIES = (
         "Equivalence of Certain Entropy Contraction Coefficients",
         "Linear Algebra and its Applications",
     ),
+    # arXiv id: the arXiv record; the book is volume 161 of the IMA Volumes in Mathematics
+    # and its Applications (the MIT repository's record).
     _ref(
         "polyanskiy2017",
         "Y. Polyanskiy; Y. Wu",
@@ -308,6 +328,7 @@ _ENTRIES = (
         "Strong Data-Processing Inequalities for Channels and Bayesian Networks",
         "Convexity and Concentration (E. Carlen, M. Madiman, E. M. Werner, eds.), "
         "Springer, pp. 211-249",
+        arxiv="1508.06025",
     ),
     _ref(
         "makur2020",
@@ -316,14 +337,17 @@ _ENTRIES = (
         "Comparison of Contraction Coefficients for f-Divergences",
         "Problems of Information Transmission 56:103-156",
     ),
+    # arXiv id: the arXiv record.
     _ref(
         "ordentlich2022",
         "O. Ordentlich; Y. Polyanskiy",
         2022,
         "Strong Data Processing Constant Is Achieved by Binary Inputs",
         "IEEE Transactions on Information Theory 68(3):1480-1481",
+        arxiv="2010.01987",
     ),
     # ------------------------------------------------------------ frequency oracles
+    # Venue and pages: the USENIX Security 2017 programme.
     _ref(
         "wang2017",
         "T. Wang; J. Blocki; N. Li; S. Jha",
@@ -337,6 +361,7 @@ _ENTRIES = (
         2014,
         "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response",
         "ACM Conference on Computer and Communications Security (CCS), pp. 1054-1067",
+        arxiv="1407.6981",
     ),
     # DOI: the paper's first page.
     _ref(
@@ -349,6 +374,7 @@ _ENTRIES = (
         short="Arcolezi et al.",
         doi="10.1016/j.dcan.2022.07.003",
     ),
+    # Venue and pages: the NeurIPS 2017 proceedings record.
     _ref(
         "ding2017",
         "B. Ding; J. Kulkarni; S. Yekhanin",
@@ -362,6 +388,7 @@ _ENTRIES = (
         2015,
         "Local, Private, Efficient Protocols for Succinct Histograms",
         "ACM Symposium on Theory of Computing (STOC)",
+        arxiv="1504.04686",
     ),
     _ref(
         "wang2019hh",
@@ -493,13 +520,16 @@ _ENTRIES = (
         short="Bu et al.",
         arxiv="1911.11607",
     ),
-    # Venues: reference list of Tran-Koskela-Räisä-Honkela (2025) for the first three.
+    # Venues: reference list of Tran-Koskela-Räisä-Honkela (2025) for the first three (the
+    # NeurIPS 2021 and ICML 2024 programmes list the second and third). arXiv ids: the arXiv
+    # records (titles and authors match).
     _ref(
         "mironov2017",
         "I. Mironov",
         2017,
         "Rényi Differential Privacy",
         "IEEE Computer Security Foundations Symposium (CSF), pp. 263-275",
+        arxiv="1702.07476",
     ),
     _ref(
         "feldman2021filter",
@@ -507,6 +537,7 @@ _ENTRIES = (
         2021,
         "Individual Privacy Accounting via a Rényi Filter",
         "Advances in Neural Information Processing Systems (NeurIPS) 34, pp. 28080-28091",
+        arxiv="2008.11193",
     ),
     _ref(
         "kaissis2024",
@@ -515,14 +546,19 @@ _ENTRIES = (
         "Beyond the Calibration Point: Mechanism Comparison in Differential Privacy",
         "International Conference on Machine Learning (ICML)",
         short="Kaissis et al.",
+        arxiv="2406.08918",
     ),
+    # arXiv id: the arXiv record (the paper has no other venue there).
     _ref(
         "mironov2019",
         "I. Mironov; K. Talwar; L. Zhang",
         2019,
         "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
         "preprint",
+        arxiv="1908.10530",
     ),
+    # arXiv id: the arXiv record and the reference list of Zheng-Dong-Long-Su (2020), which
+    # cites the 2019 preprint; the AISTATS venue was not confirmed from a record.
     _ref(
         "balle2020",
         "B. Balle; G. Barthe; M. Gaboardi; J. Hsu; T. Sato",
@@ -530,20 +566,27 @@ _ENTRIES = (
         "Hypothesis Testing Interpretations and Rényi Differential Privacy",
         "International Conference on Artificial Intelligence and Statistics (AISTATS)",
         short="Balle et al.",
+        arxiv="1905.09982",
     ),
+    # Venue: the NeurIPS 2020 proceedings record; arXiv id: the arXiv record, which the
+    # paper's footnote names.
     _ref(
         "canonne2020",
         "C. L. Canonne; G. Kamath; T. Steinke",
         2020,
         "The Discrete Gaussian for Differential Privacy",
         "Advances in Neural Information Processing Systems (NeurIPS) 33",
+        arxiv="2004.00010",
     ),
+    # Venue: the paper's first page ("Published as a conference paper at ICLR 2023");
+    # arXiv id: the arXiv record.
     _ref(
         "koskela2023",
         "A. Koskela; M. Tobaben; A. Honkela",
         2023,
         "Individual Privacy Accounting with Gaussian Differential Privacy",
         "International Conference on Learning Representations (ICLR)",
+        arxiv="2209.15596",
     ),
     # arXiv id and venue: the arXiv record and the authors' publication page.
     _ref(

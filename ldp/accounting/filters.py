@@ -15,10 +15,14 @@ Approximate Solutions".
   :func:`natural_filter_counterexample` reproduces its Example 3.3 with the corrected
   selection rule (the paper prints the rule reversed; the printed rule gives no violation,
   which the tests check), and :func:`two_step_counterexample` a simpler two-step case
-  derived for this library. The filter is valid when the family of future curves is a
-  Blackwell chain (Theorem 3.6 of the paper), e.g. all Gaussian, where it reduces to
-  :class:`PrivacyFilter`: :class:`NaturalFDPFilter` is the natural filter restricted to
-  that family (any budget curve ``f_B``; other mechanisms raise :class:`InvalidFilterError`).
+  derived for this library. The filter is valid for ``T`` steps when the family of curves,
+  closed ``T - 2`` times under composition with limits, is a Blackwell chain (Theorem 3.6 of
+  the paper; necessary too outside eps-DP first steps, Theorem 3.8).
+  :class:`NaturalFDPFilter` is the natural filter restricted to the families the library
+  certifies: Gaussian curves (where it reduces to :class:`PrivacyFilter`) and the
+  self-compositions of one curve (Example D.3) for any number of steps; eps-DP, Laplace and
+  subsampled Gaussian (one sampling rate) curves for two steps. Other curves, families or
+  step counts raise :class:`InvalidFilterError`.
 * :class:`ApproxGDPFilter` is Algorithm 2 for Poisson-subsampled Gaussians at small
   (``q < 0.2``) or large (``q > 0.8``) sampling rates. It is an **approximation** (an
   asymptotic CLT with unknown constants): in the paper's own showcase its epsilon read-out is
@@ -28,15 +32,21 @@ Approximate Solutions".
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from ldp._validation import check_scalar
+from ldp._validation import check_integer, check_scalar
 from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
-from ldp.accounting.subsampled_gaussian import sg_remove_profile
+from ldp.accounting.composition import compose
+from ldp.accounting.subsampled_gaussian import SubsampledGaussianTradeOff, sg_remove_profile
+from ldp.accounting.subsampling import PoissonSubsampledGaussian
 from ldp.accounting.tradeoff import (
+    EpsDeltaTradeOff,
     GaussianTradeOff,
+    LaplaceTradeOff,
     PiecewiseLinearTradeOff,
     TradeOffFunction,
     get_mu_from_tradeoff,
@@ -212,6 +222,103 @@ class InvalidFilterError(TypeError):
     """
 
 
+#: The families on which :class:`NaturalFDPFilter` runs, with the number of steps for which
+#: each is certified (``None``: any number).
+NATURAL_FILTER_FAMILIES: Mapping[str, int | None] = MappingProxyType(
+    {
+        "gaussian": None,
+        "self_composition": None,
+        "pure_dp": 2,
+        "laplace": 2,
+        "subsampled_gaussian": 2,
+    }
+)
+#: Largest number of copies of the base curve :class:`NaturalFDPFilter` counts in the
+#: ``"self_composition"`` family; more are refused (a refusal is always valid).
+MAX_SELF_COMPOSITIONS = 4096
+#: Levels ``0 <= eps <= _EPS_MAX`` on which a composition is compared with the budget.
+_EPS_GRID = np.linspace(0.0, 40.0, 8001)
+#: Allowance in delta when a composition touches the budget (rounding of both sides).
+_DELTA_TOL = 1e-12
+
+
+def _budget_floor(budget: TradeOffFunction):
+    """``eps -> min(delta_B(eps), delta_{B^-1}(eps))``, ``eps >= 0``: a symmetric curve lies
+    above ``f_B`` iff its profile lies below this (``G`` and compositions of symmetrised
+    curves are symmetric)."""
+    curves = [budget] if budget.is_symmetric else [budget, budget.inverse()]
+
+    def floor(eps: np.ndarray) -> np.ndarray:
+        e = np.asarray(eps, dtype=np.float64)
+        return np.min([np.asarray(c.delta(e), dtype=np.float64) for c in curves], axis=0)
+
+    return floor
+
+
+def _budget_kinks(budget: TradeOffFunction) -> np.ndarray:
+    """The levels where a piecewise-linear budget's profile bends (``log`` of minus the
+    slopes of its segments, both directions); empty for a smooth budget."""
+    if not isinstance(budget, PiecewiseLinearTradeOff):
+        return np.zeros(0)
+    a, b = budget.vertices
+    da, db = np.diff(a), np.diff(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = -db[da > 0] / da[da > 0]
+        levels = np.log(slope[slope > 0])
+    levels = np.concatenate([levels, -levels])
+    return levels[np.isfinite(levels) & (levels >= 0.0)]
+
+
+def _dominates(delta: object, kinks: np.ndarray, budget: TradeOffFunction) -> bool:
+    """Whether a symmetric composition with profile ``delta(eps)`` (an upper bound) lies
+    above the budget curve: ``delta <= min(delta_B, delta_{B^-1})`` (see
+    :func:`_below_profile`)."""
+    return _below_profile(delta, kinks, _budget_floor(budget), _budget_kinks(budget))
+
+
+def _below_profile(delta: object, kinks: np.ndarray, bound: object, more: np.ndarray) -> bool:
+    """Whether ``delta(eps) <= bound(eps)`` at every level of a grid of ``[0, 40]``, at the
+    bends ``kinks`` and ``more`` of either profile, and at the closest approaches refined by
+    a scalar search (within ``_DELTA_TOL``)."""
+    eps = np.union1d(_EPS_GRID, np.concatenate([kinks, more]))
+    eps = eps[(eps >= 0.0) & (eps <= _EPS_GRID[-1])]
+
+    def gap_at(e: np.ndarray) -> np.ndarray:
+        return np.asarray(delta(e), dtype=np.float64) - bound(e)  # type: ignore[operator]
+
+    gap = gap_at(eps)
+    if np.any(gap > _DELTA_TOL):
+        return False
+    for i in np.argsort(gap)[-5:]:
+        lo, hi = eps[max(i - 1, 0)], eps[min(i + 1, eps.size - 1)]
+        if hi <= lo:
+            continue
+        res = minimize_scalar(
+            lambda e: -float(gap_at(np.array([e]))[0]),
+            bounds=(lo, hi),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        if -float(res.fun) > _DELTA_TOL:
+            return False
+    return True
+
+
+def _sg_dominates(sample_rate: float, mus: list[float], budget: TradeOffFunction) -> bool:
+    """Whether ``SG_{q,mu_1} (x) ... >= f_B`` in the remove direction: the composed remove
+    profile below ``H_B`` at ``eps >= 0`` and the composed add profile below that of
+    ``f_B^{-1}`` (which is ``H_B`` at ``gamma < 1``), both rounded up (connect-the-dots)."""
+    remove, add = PoissonSubsampledGaussian(sample_rate, 1.0 / mus[0], 1).step_plds()
+    for mu in mus[1:]:
+        r, a = PoissonSubsampledGaussian(sample_rate, 1.0 / mu, 1).step_plds()
+        remove, add = remove.compose(r), add.compose(a)
+    kinks = _budget_kinks(budget)
+    inverse = budget if budget.is_symmetric else budget.inverse()
+    return _below_profile(
+        remove.delta, remove.levels, lambda e: np.asarray(budget.delta(e)), kinks
+    ) and _below_profile(add.delta, add.levels, lambda e: np.asarray(inverse.delta(e)), kinks)
+
+
 def _largest_dominated_mu(budget: TradeOffFunction) -> float:
     """``max{mu : G_mu >= f_B}``: bisection on a grid of levels, confirmed by a local search
     around the closest approach and lowered until the check passes everywhere."""
@@ -256,25 +363,99 @@ def _largest_dominated_mu(budget: TradeOffFunction) -> float:
     return mu * (1.0 - 1e-9)
 
 
+def _composition_dominates(curves: list[TradeOffFunction], budget: TradeOffFunction) -> bool:
+    """Whether ``curves[0] (x) ... (x) curves[-1] >= f_B`` (composition rounded up)."""
+    if not curves:
+        return True
+    composed = compose(curves)
+    kinks = composed.pld.levels if composed.pld is not None else np.zeros(0)
+    return _dominates(composed.delta, kinks, budget)
+
+
+def _chain_refusal(family: str, max_steps: int | None) -> str:
+    steps = "any number of steps" if max_steps is None else f"{max_steps} steps"
+    reason = {
+        "pure_dp": (
+            "eps-DP curves f_eps form a Blackwell chain, so the filter is valid for two steps "
+            "(Theorem 3.6 with T = 2), but their tensor closure does not (f_1 (x) f_1 and "
+            "f_1.5 cross), so Theorem 3.6 certifies nothing beyond"
+        ),
+        "laplace": (
+            "Laplace curves form a Blackwell chain, so the filter is valid for two steps "
+            "(Theorem 3.6 with T = 2), but their tensor closure does not (Lap_1 (x) Lap_1 and "
+            "Lap_1.5 cross), so Theorem 3.6 certifies nothing beyond"
+        ),
+        "subsampled_gaussian": (
+            "subsampled Gaussian curves with one sampling rate form a Blackwell chain, so the "
+            "filter is valid for two steps, but their tensor closure does not (Example 3.3), "
+            "and they are not eps-DP, so by Theorem 3.8 the natural filter is invalid for "
+            "three steps or more (natural_filter_counterexample)"
+        ),
+    }.get(family, "the family is not certified to be a Blackwell chain")
+    return (
+        f"the natural f-DP filter is not certified for the family {family!r} over {steps} "
+        f"(Tran-Koskela-Räisä-Honkela (2025), Theorems 3.6 and 3.8): {reason}"
+    )
+
+
 class NaturalFDPFilter:
-    r"""The natural f-DP filter, restricted to Gaussian mechanisms, where it is valid.
+    r"""The natural f-DP filter, restricted to families of curves where it is valid.
 
     The natural filter accepts mechanisms while ``f_1 (x) ... (x) f_t >= f_B``
     (Tran-Koskela-Räisä-Honkela (2025), Definition 3.1). It is **not valid** in general
-    (their Proposition 3.2; :func:`natural_filter_counterexample`): by their Theorems 3.6
-    and 3.8 it is valid exactly when the family of curves available at each step, closed
-    under their tensor-with-limits operation, is a Blackwell chain (outside pure-DP first
-    steps). The Gaussian curves ``G_mu`` form such a family, and on it the filter is the GDP
-    filter: ``G_{mu_1} (x) ... (x) G_{mu_t} >= f_B`` iff ``sum mu_i^2 <= mu_B^2`` with
-    ``mu_B = max{mu : G_mu >= f_B}``. This class therefore accepts only Gaussian mechanisms
-    (``GaussianTradeOff`` or a GDP ``mu``) and raises :class:`InvalidFilterError` for any
-    other curve.
+    (their Proposition 3.2; :func:`natural_filter_counterexample`). By their Theorem 3.6 it is
+    valid for up to ``T`` steps when the family ``F`` of curves the mechanisms may have
+    (``Id`` included), closed ``T - 2`` times under ``f (x) g`` (``f`` in ``F``, ``g`` a
+    decreasing limit of the previous closure), is a Blackwell chain; by their Theorem 3.8 it
+    is invalid otherwise, unless the first step is eps-DP. This class runs the filter only on
+    families the library certifies (``family``), and raises :class:`InvalidFilterError` for a
+    curve outside the family or a number of steps the certificate does not cover:
+
+    * ``"gaussian"`` (any number of steps): ``G_mu``, closed under composition
+      (their Example 3.7). The filter is the GDP filter: ``G_{mu_1} (x) ... (x) G_{mu_t}
+      >= f_B`` iff ``sum mu_i^2 <= mu_B^2`` with ``mu_B = max{mu : G_mu >= f_B}``.
+      Mechanisms: a ``GaussianTradeOff`` or a GDP ``mu``.
+    * ``"self_composition"`` (any number of steps): the self-compositions ``f^{(x) n}`` of one
+      ``base`` curve, a chain closed under composition (their Example D.3). The filter counts
+      copies: it accepts while ``f^{(x) N} >= f_B`` for the total ``N`` (at most
+      ``MAX_SELF_COMPOSITIONS``). Mechanisms: the ``base`` object itself (one copy) or a
+      number of copies ``n``.
+    * ``"pure_dp"`` and ``"laplace"`` (two steps): the eps-DP curves ``f_{eps,0}``
+      (randomized response) and the Laplace curves, each a chain in ``eps`` (``f_{eps,0}``
+      is decreasing in ``eps``; the Laplace curves by the monotone likelihood ratio of the
+      shift family), but not closed under composition: ``f_1 (x) f_1`` crosses ``f_1.5``,
+      so no third step is certified. Mechanisms: an ``EpsDeltaTradeOff(eps, 0)`` /
+      ``LaplaceTradeOff(eps)`` or the number ``eps``; ``max_steps`` must be 1 or 2.
+    * ``"subsampled_gaussian"`` (two steps): the remove-direction curves ``SG_{q,mu}`` of one
+      ``sample_rate`` ``q``, a chain in ``mu`` (their Example 3.7), compared with ``f_B`` in
+      the remove direction (their Appendix B). Their closure is not a chain and they are not
+      eps-DP, so by Theorem 3.8 three steps are invalid (Example 3.3,
+      :func:`natural_filter_counterexample`): ``max_steps`` must be 1 or 2. Mechanisms: a
+      remove-direction ``SubsampledGaussianTradeOff(q, mu)`` or the number ``mu``.
+
+    A composition is compared with the budget through its profile (rounded up: privacy-loss
+    distributions, connect-the-dots for subsampled Gaussians) at 8001
+    levels of ``[0, 40]``, at the bends of both profiles and at the closest approach
+    (touching within ``1e-12`` in delta counts as above). A refusal is always valid (the
+    filter releases nothing more), so every approximation in the check errs towards
+    refusing, except that tolerance.
 
     Parameters
     ----------
     budget : TradeOffFunction
         ``f_B`` (e.g. ``EpsDeltaTradeOff(eps, delta)`` or ``GaussianTradeOff(mu)``).
+    family : {"gaussian", "self_composition", "pure_dp", "laplace", "subsampled_gaussian"}
+        Default ``"gaussian"``.
+    base : TradeOffFunction or Channel, optional
+        The curve (or finite channel) composed with itself; for ``"self_composition"`` only.
+    sample_rate : float, optional
+        The sampling rate ``q``; for ``"subsampled_gaussian"`` only.
+    max_steps : int, optional
+        The most mechanisms the filter will run (``None``: no limit); once reached it
+        refuses and halts. Required, and at most 2, for ``"pure_dp"``, ``"laplace"`` and
+        ``"subsampled_gaussian"``.
     halt_on_refusal : bool, default True
+        For ``"gaussian"`` (see :class:`PrivacyFilter`); the other families always halt.
 
     Examples
     --------
@@ -284,55 +465,208 @@ class NaturalFDPFilter:
     0.2681
     >>> flt.request(GaussianTradeOff(0.2)), flt.request(0.2)
     (True, False)
+    >>> rr = NaturalFDPFilter(EpsDeltaTradeOff(2.0, 0.05), family="pure_dp", max_steps=2)
+    >>> rr.request(1.0), rr.request(2.0), rr.halted
+    (True, False, True)
+    >>> copies = NaturalFDPFilter(
+    ...     GaussianTradeOff(1.0), family="self_composition", base=EpsDeltaTradeOff(0.1)
+    ... )
+    >>> copies.copies_budget, copies.request(60), copies.request(40), copies.halted
+    (99, True, False, True)
     """
 
-    def __init__(self, budget: TradeOffFunction, *, halt_on_refusal: bool = True) -> None:
+    def __init__(
+        self,
+        budget: TradeOffFunction,
+        *,
+        family: str = "gaussian",
+        base: object = None,
+        sample_rate: float | None = None,
+        max_steps: int | None = None,
+        halt_on_refusal: bool = True,
+    ) -> None:
         if not isinstance(budget, TradeOffFunction):
             raise TypeError(f"budget must be a TradeOffFunction, got {type(budget).__name__}")
         if budget.approx:
             raise ValueError("budget is an approximation, not a trade-off curve; refused")
+        if not isinstance(family, str):
+            raise TypeError(f"family must be a string, got {type(family).__name__}")
+        if max_steps is not None:
+            max_steps = check_integer(max_steps, "max_steps", low=1)
+        if family not in NATURAL_FILTER_FAMILIES:
+            raise ValueError(
+                f"family must be one of {sorted(NATURAL_FILTER_FAMILIES)}, got {family!r}"
+            )
+        certified = NATURAL_FILTER_FAMILIES[family]
+        if certified is not None and (max_steps is None or max_steps > certified):
+            raise InvalidFilterError(_chain_refusal(family, max_steps))
+        if (base is not None) != (family == "self_composition"):
+            raise ValueError(
+                "base is required for family='self_composition' and refused for the others, "
+                f"got base={base!r} with family={family!r}"
+            )
+        if (sample_rate is not None) != (family == "subsampled_gaussian"):
+            raise ValueError(
+                "sample_rate is required for family='subsampled_gaussian' and refused for the "
+                f"others, got sample_rate={sample_rate!r} with family={family!r}"
+            )
+        self.sample_rate = (
+            None
+            if sample_rate is None
+            else check_scalar(sample_rate, "sample_rate", low=0.0, high=1.0)
+        )
         self.budget = budget
-        self.mu_budget = _largest_dominated_mu(budget)
-        self._gdp = PrivacyFilter(self.mu_budget, halt_on_refusal=halt_on_refusal)
+        self.family = family
+        self.base = base
+        self.max_steps = max_steps
+        self._curves: list[TradeOffFunction] = []
+        self._history: list[float] = []
+        self._halted = False
+        self._gdp: PrivacyFilter | None = None
+        self.mu_budget: float | None = None
+        self.copies_budget: int | None = None
+        if family == "gaussian":
+            self.mu_budget = _largest_dominated_mu(budget)
+            self._gdp = PrivacyFilter(self.mu_budget, halt_on_refusal=halt_on_refusal)
+        elif family == "self_composition":
+            self.copies_budget = self._largest_count()
 
-    @staticmethod
-    def _gaussian_mu(mechanism: object) -> float:
-        if isinstance(mechanism, GaussianTradeOff):
-            return float(mechanism.mu)
-        if isinstance(mechanism, (int, float, np.floating, np.integer)) and not isinstance(
-            mechanism, bool
-        ):
-            return check_scalar(mechanism, "mu", low=0.0, allow_inf=True)
-        raise InvalidFilterError(
+    # ---------------------------------------------------------------- self-compositions
+    def _largest_count(self) -> int:
+        def fits(n: int) -> bool:
+            composed = compose(self.base, n, adaptive=True)
+            kinks = composed.pld.levels if composed.pld is not None else np.zeros(0)
+            return _dominates(composed.delta, kinks, self.budget)
+
+        if not fits(1):
+            return 0
+        lo, hi = 1, 2
+        while hi <= MAX_SELF_COMPOSITIONS and fits(hi):
+            lo, hi = hi, 2 * hi
+        if hi > MAX_SELF_COMPOSITIONS:
+            hi = MAX_SELF_COMPOSITIONS + 1
+            if fits(MAX_SELF_COMPOSITIONS):
+                return MAX_SELF_COMPOSITIONS
+        while hi - lo > 1:  # fits(lo), not fits(hi): the chain is monotone in n
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return lo
+
+    # ---------------------------------------------------------------- members of the family
+    def _refuse(self, mechanism: object, expected: str) -> InvalidFilterError:
+        return InvalidFilterError(
             "the natural f-DP filter is valid only on a Blackwell chain of curves (Theorems "
-            "3.6 and 3.8 of Tran-Koskela-Räisä-Honkela (2025)); this filter accepts Gaussian "
-            f"curves or GDP mu, got {type(mechanism).__name__}"
+            f"3.6 and 3.8 of Tran-Koskela-Räisä-Honkela (2025)); this filter (family "
+            f"{self.family!r}) accepts {expected}, got {type(mechanism).__name__}"
         )
 
+    def _member(self, mechanism: object) -> float:
+        """The parameter of ``mechanism`` in the family (``mu``, ``eps`` or copies)."""
+        number = isinstance(mechanism, (int, float, np.floating, np.integer)) and not (
+            isinstance(mechanism, bool)
+        )
+        if self.family == "gaussian":
+            if isinstance(mechanism, GaussianTradeOff):
+                return float(mechanism.mu)
+            if number:
+                return check_scalar(mechanism, "mu", low=0.0, allow_inf=True)
+            raise self._refuse(mechanism, "Gaussian curves or GDP mu")
+        if self.family == "self_composition":
+            if mechanism is self.base:
+                return 1.0
+            if number:
+                return float(check_integer(mechanism, "n", low=0))
+            raise self._refuse(mechanism, "the base object or a number of copies")
+        if self.family == "pure_dp":
+            if isinstance(mechanism, EpsDeltaTradeOff) and mechanism.delta_ == 0.0:
+                return float(mechanism.epsilon_)
+            if number:
+                return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
+            raise self._refuse(mechanism, "EpsDeltaTradeOff(eps, 0) or a number eps")
+        if self.family == "laplace":
+            if isinstance(mechanism, LaplaceTradeOff):
+                return float(mechanism.mu)
+            if number:
+                return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
+            raise self._refuse(mechanism, "LaplaceTradeOff or a number eps")
+        if (
+            isinstance(mechanism, SubsampledGaussianTradeOff)
+            and mechanism.direction == "remove"
+            and mechanism.sample_rate == self.sample_rate
+        ):
+            return check_scalar(mechanism.mu, "mu", low=0.0)
+        if number:
+            return check_scalar(mechanism, "mu", low=0.0)
+        raise self._refuse(
+            mechanism,
+            f"remove-direction SubsampledGaussianTradeOff({self.sample_rate!r}, mu) or a number mu",
+        )
+
+    def _curve(self, value: float) -> TradeOffFunction:
+        return EpsDeltaTradeOff(value) if self.family == "pure_dp" else LaplaceTradeOff(value)
+
+    def _fits(self, value: float) -> bool:
+        if self.max_steps is not None and len(self.history) >= self.max_steps:
+            return False
+        if self._gdp is not None:
+            return self._gdp.would_accept(value)
+        if self.family == "self_composition":
+            assert self.copies_budget is not None
+            return sum(self._history) + value <= self.copies_budget
+        if self.family == "subsampled_gaussian":
+            assert self.sample_rate is not None
+            mus = [m for m in [*self._history, value] if m > 0.0]
+            return not mus or _sg_dominates(self.sample_rate, mus, self.budget)
+        return _composition_dominates([*self._curves, self._curve(value)], self.budget)
+
+    # ---------------------------------------------------------------- the filter
     @property
     def halted(self) -> bool:
         """Whether the filter has halted."""
-        return self._gdp.halted
+        return self._gdp.halted if self._gdp is not None else self._halted
 
     @property
     def history(self) -> list[float]:
-        """The ``mu`` of the accepted mechanisms."""
-        return list(self._gdp.history)
+        """The parameters (``mu``, ``eps`` or copies) of the accepted mechanisms."""
+        return list(self._gdp.history) if self._gdp is not None else list(self._history)
 
     def would_accept(self, mechanism: object) -> bool:
         """Whether :meth:`request` would accept ``mechanism`` now."""
-        return self._gdp.would_accept(self._gaussian_mu(mechanism))
+        return self._fits(self._member(mechanism))
 
     def request(self, mechanism: object) -> bool:
         """Accept ``mechanism`` iff the composition stays above the budget curve."""
-        return self._gdp.request(self._gaussian_mu(mechanism))
+        value = self._member(mechanism)
+        if self.halted:
+            raise FilterHaltedError("the filter has halted; no further mechanism may run")
+        if self._gdp is not None:
+            if self.max_steps is not None and len(self._gdp.history) >= self.max_steps:
+                self._gdp.halted = True
+                return False
+            return self._gdp.request(value)
+        if not self._fits(value):
+            self._halted = True
+            return False
+        self._history.append(value)
+        if self.family in ("pure_dp", "laplace"):
+            self._curves.append(self._curve(value))
+        return True
 
-    def guarantee(self) -> GaussianTradeOff:
-        """``G_{mu_B}`` (``>= f_B``): the guarantee of everything released, valid adaptively."""
-        return self._gdp.guarantee()
+    def guarantee(self) -> TradeOffFunction:
+        """The guarantee of everything released, valid adaptively: ``G_{mu_B}`` (``>= f_B``)
+        for the Gaussian family, the budget ``f_B`` otherwise (for ``"subsampled_gaussian"``
+        in the remove direction, and in both when ``f_B`` is symmetric)."""
+        if self._gdp is not None:
+            return self._gdp.guarantee()
+        return self.budget
 
     def __repr__(self) -> str:
-        return f"NaturalFDPFilter(mu_budget={self.mu_budget:.6g}; {len(self.history)} accepted)"
+        if self.mu_budget is not None:
+            return f"NaturalFDPFilter(mu_budget={self.mu_budget:.6g}; {len(self.history)} accepted)"
+        return (
+            f"NaturalFDPFilter(family={self.family!r}, budget={self.budget!r}; "
+            f"{len(self.history)} accepted{', halted' if self.halted else ''})"
+        )
 
 
 # --------------------------------------------------- natural f-DP filter: counterexamples
