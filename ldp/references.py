@@ -199,15 +199,13 @@ _ENTRIES = (
         "IEEE International Symposium on Information Theory (ISIT)",
         arxiv="2102.01258",
     ),
-    # The paper's text gives neither venue nor identifier. arXiv id: the arXiv record (title
-    # and authors match); its first version is dated 6 February 2026.
+    # The paper's text gives neither venue nor identifier, so none is printed.
     _ref(
         "tran2025",
         "L. Tran; A. Koskela; O. Räisä; A. Honkela",
         2025,
         "f-Differential Privacy Filters: Validity and Approximate Solutions",
         "preprint",
-        arxiv="2602.06756",
     ),
     # ------------------------------------------------------------ local privacy, minimax
     # Journal, volume and pages: the JMLR record; arXiv id: the arXiv record.
