@@ -329,7 +329,7 @@ class ReportCodec:
                     self._raise_first(
                         block != np.floor(block), where, "is not a whole number", chunk
                     )
-        if arr.size:
+        if arr.size and not _dtype_within(arr.dtype, lows, highs):
             mins, maxs = arr.min(axis=0), arr.max(axis=0)
             if np.any(mins < lows) or np.any(maxs > highs):
                 for chunk in _row_chunks(arr):
@@ -368,6 +368,15 @@ class ReportCodec:
         if np.any(bad):
             index = int(np.argmax(bad)) + (rows.start if rows is not None else 0)
             raise ValueError(f"{where(index)}: the report {what} (not a report of this mechanism)")
+
+
+def _dtype_within(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> bool:
+    """Whether every value of the integer ``dtype`` lies in every field's range (then the
+    range check cannot fail: e.g. ``uint8`` bytes of a bit-packed report)."""
+    if dtype.kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return bool(info.min >= lows.max() and info.max <= highs.min())
 
 
 def _row_chunks(arr: np.ndarray, elements: int = 1 << 22) -> Iterator[slice]:

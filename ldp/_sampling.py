@@ -210,7 +210,7 @@ def choose(gen: object, laws: Sequence[ExactLaw], which: np.ndarray) -> np.ndarr
         return np.empty(0, dtype=np.int64)
     first = random_bytes(gen, n)
     picks, dones = _first_byte_tables(laws)
-    at = which * 256 + first
+    at = first if len(laws) == 1 else which * 256 + first  # one law: the byte is the index
     out = picks[at]
     pending = np.flatnonzero(~dones[at])
     if pending.size:

@@ -452,7 +452,12 @@ class PrivacyLossDistribution(Frozen):
             return PrivacyLossDistribution(np.ones(1), 0, self.interval, 0.0, exact=True)
         self._check_span(n, truncation)
         result: PrivacyLossDistribution | None = None
+        tau = (0.0 if self.exact else 1e-15) if truncation is None else truncation
         base = self
+        if tau > 0.0 and n > 1:  # the tails every composition would cut, cut once up front
+            base = self._truncated(
+                self.probs, self.offset, self.inf_mass, self.exact, self.error, tau, self.shift
+            )
         while True:
             if n & 1:
                 result = base if result is None else result.compose(base, truncation)

@@ -161,10 +161,11 @@ class GRR(FrequencyOracle):
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
-        out = x.copy()
-        other = randint(gen, self._k - 1, int(change.sum()))
-        out[change] = other + (other >= x[change])
-        return out.astype(index_dtype(self._k))
+        out = x.astype(index_dtype(self._k))
+        moved = x[change]
+        other = randint(gen, self._k - 1, moved.size)
+        out[change] = other + (other >= moved)
+        return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         return np.bincount(reports, minlength=self._k).astype(np.int64), reports.size
@@ -209,12 +210,20 @@ def _check_pad_bits(k: int):
     return check
 
 
+#: ``_BYTE_BITS[b, i]``: bit ``i`` of byte value ``b`` in ``np.packbits`` order (MSB first).
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int64)
+
+
 def _bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
-    """Column sums of bit-packed rows, chunked (never an n x k array at once)."""
-    total = np.zeros(k, dtype=np.int64)
-    for rows in chunk_rows(packed.shape[0], 8 * packed.shape[1]):
-        total += np.unpackbits(packed[rows], axis=1, count=k).sum(axis=0, dtype=np.int64)
-    return total
+    """Column sums of bit-packed rows: a histogram of the byte values of each byte column
+    (one pass over the bytes, chunked), times the bits of each byte value."""
+    width = packed.shape[1]
+    histogram = np.zeros(256 * width, dtype=np.int64)
+    offsets = (256 * np.arange(width, dtype=np.intp))[None, :]
+    for rows in chunk_rows(packed.shape[0], 8 * width):
+        codes = packed[rows].astype(np.intp) + offsets
+        histogram += np.bincount(codes.ravel(), minlength=256 * width)
+    return (histogram.reshape(width, 256) @ _BYTE_BITS).reshape(-1)[:k]
 
 
 class UnaryEncoding(FrequencyOracle):
