@@ -211,3 +211,30 @@ def test_curve_of_a_pure_composition_keeps_its_corners():
     f = c.tradeoff
     assert f(0.0) == 1.0 and f(1.0 - 1e-6) > 0.0
     assert get_mu_from_tradeoff(f) == pytest.approx(c.gdp_mu, rel=1e-5)
+
+
+def test_sparse_powers_of_a_channel_pair_match_exact_enumeration():
+    """A finite channel's pair has few atoms on a fine lattice: its first powers are summed
+    atom by atom (rounded up), the later ones by FFT. Both must stay above the exact law of
+    the composed losses (enumerated over all output sequences) and close to it."""
+    import itertools
+
+    rng = np.random.default_rng(4)
+    matrix = rng.uniform(0.5, 1.5, (2, 4))
+    matrix /= matrix.sum(axis=1, keepdims=True)
+    p, q = matrix
+    pld = PrivacyLossDistribution.from_pair(p, q)
+    assert not pld.exact and np.count_nonzero(pld.probs) == 4 and pld.probs.size > 1000
+    losses = np.log(p / q)
+    for n in (2, 3, 5):
+        composed = pld.self_compose(n)
+        total = np.zeros(0)
+        weights = np.zeros(0)
+        for outputs in itertools.product(range(4), repeat=n):
+            total = np.append(total, losses[list(outputs)].sum())
+            weights = np.append(weights, np.prod(p[list(outputs)]))
+        for eps in (0.0, 0.3, 1.0):
+            exact = float(np.sum(weights * np.clip(1.0 - np.exp(eps - total), 0.0, None)))
+            got = float(composed.delta(eps))
+            assert got >= exact - 1e-15
+            assert got <= exact + n * composed.interval + 1e-9  # losses rounded up by < h each

@@ -122,6 +122,16 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
         c = np.convolve(a, b) * (1.0 + (min(len(a), len(b)) + 2) * _UNIT)
         return c, 0.0
     size = len(a) + len(b) - 1
+    at_a, at_b = np.flatnonzero(a), np.flatnonzero(b)
+    if at_a.size * at_b.size <= 2 * size:
+        # few atoms (the first powers of a finite channel's pair): sum the products of the
+        # atoms directly; at most min(nnz) non-negative terms per entry, rounded up as above
+        c = np.bincount(
+            (at_a[:, None] + at_b[None, :]).ravel(),
+            weights=(a[at_a][:, None] * b[at_b][None, :]).ravel(),
+            minlength=size,
+        )
+        return c * (1.0 + (min(at_a.size, at_b.size) + 2) * _UNIT), 0.0
     if a is b:  # a square: one forward transform instead of two
         length = next_fast_len(size, real=True)
         spectrum = rfft(a, length)
