@@ -191,6 +191,13 @@ def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
         peer_seconds += peer_took
     ratio = float(peer_seconds[0] / seconds[0])
     gap = float(np.mean(mine) - np.mean(theirs))
+    # several data sets: the mean recalls are compared within two standard errors of their
+    # difference (a recall over 20 items moves in steps of 0.05 from one data set to the next)
+    allowance = (
+        2.0 * float(np.sqrt((np.var(mine, ddof=1) + np.var(theirs, ddof=1)) / runs))
+        if runs > 1
+        else 0.0
+    )
     return [
         row(
             f"{name}: pure-ldp time / ldpkit time",
@@ -207,8 +214,8 @@ def compare(n: int, bits: int, oracle: str, runs: int = 1) -> list[dict]:
             f"{name}: ldpkit recall - pure-ldp recall",
             gap,
             "",
-            ">= 0",
-            gap >= 0,
+            ">= 0" if runs == 1 else ">= 0 within 2 s.e.",
+            gap >= -allowance,
             recall=mine,
             reference_recall=theirs,
         ),
