@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -101,8 +102,7 @@ def _freeze(array: np.ndarray) -> np.ndarray:
 def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
     if name == "auto":  # recommend's criterion: the smaller variance at f -> 0
         chosen = recommend(size, epsilon, candidates=("GRR", "OUE"), tolerance=0.0).mechanism
-        assert isinstance(chosen, FrequencyOracle)  # the candidates are oracles, never sketches
-        return chosen
+        return cast(FrequencyOracle, chosen)  # the candidates are oracles, never sketches
     builders: dict[str, Callable[[int, float], FrequencyOracle]] = {
         "GRR": GRR,
         "OUE": OUE,
