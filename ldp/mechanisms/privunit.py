@@ -454,7 +454,38 @@ def _cap_codes(reports: np.ndarray, scale: float, gamma: float, x0, x1) -> np.nd
 
 
 # ----------------------------------------------------------------------------- PrivUnit
-class PrivUnit(MeanMechanism):
+class _UnitVectorMechanism(MeanMechanism):
+    """What PrivUnit and PrivUnitG share: inputs in the l2 ball of ``radius`` in ``R^d``,
+    privatized block by block, reports decoded as they are (already unbiased)."""
+
+    _d: int
+    radius: float
+
+    @property
+    def d(self) -> int:
+        return self._d
+
+    @property
+    def domain(self) -> Ball:
+        """The l2 ball of radius ``radius`` in ``R^d``."""
+        return Ball(self.radius, self._d)
+
+    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+        x = self._check_values(values)
+        gen = check_random_state(rng)
+        return _in_blocks(x, gen, self._privatize_block)
+
+    def _privatize_block(self, x: np.ndarray, gen) -> np.ndarray:
+        raise NotImplementedError
+
+    def decode(self, reports: ArrayLike) -> np.ndarray:
+        return self.codec.from_rows(reports)
+
+    #: the grid rounding (post-processing) can only lower the pair's profile
+    privacy_exact = False
+
+
+class PrivUnit(_UnitVectorMechanism):
     r"""PrivUnit (Bhowmick et al. (2018), Algorithm 1) on the l2 ball, spending exactly ``epsilon``.
 
     A unit input ``u`` is released as ``V / m``, ``V`` uniform on the cap ``<v, u> >= gamma``
@@ -535,10 +566,6 @@ class PrivUnit(MeanMechanism):
         }
 
     @property
-    def d(self) -> int:
-        return self._d
-
-    @property
     def gamma(self) -> float:
         """The cap threshold on ``<V, u>``."""
         return self._gamma
@@ -557,11 +584,6 @@ class PrivUnit(MeanMechanism):
     def bound(self) -> float:
         """The norm of every output, ``radius / m`` (before the grid rounding)."""
         return self._norm
-
-    @property
-    def domain(self) -> Ball:
-        """The l2 ball of radius ``radius`` in ``R^d``."""
-        return Ball(self.radius, self._d)
 
     @property
     def epsilon(self) -> float:
@@ -605,11 +627,6 @@ class PrivUnit(MeanMechanism):
             "step": self.resolution,
         }
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
-        x = self._check_values(values)
-        gen = check_random_state(rng)
-        return _in_blocks(x, gen, self._privatize_block)
-
     def _privatize_block(self, x: np.ndarray, gen) -> np.ndarray:
         n, d = x.shape
         u = _directions(gen, x, self.radius)
@@ -622,12 +639,6 @@ class PrivUnit(MeanMechanism):
         side = np.sqrt(np.maximum(0.0, (1.0 - t) * (1.0 + t)))
         v = t[:, None] * u + side[:, None] * w
         return snap_to_grid((self._norm * v).ravel(), self.resolution, gen).reshape(n, d)
-
-    def decode(self, reports: ArrayLike) -> np.ndarray:
-        return self.codec.from_rows(reports)
-
-    #: the grid rounding (post-processing) can only lower the pair's profile
-    privacy_exact = False
 
     def privacy_channel(self) -> Channel:
         """The antipodal pair ``u, -u``: the cap of each has mass ``p`` under its own input
@@ -663,7 +674,7 @@ def _optimal_logit(epsilon: float) -> float:
     return _maximise(lambda t: _log_signal(epsilon, t), epsilon) if epsilon > 0 else 0.0
 
 
-class PrivUnitG(MeanMechanism):
+class PrivUnitG(_UnitVectorMechanism):
     r"""PrivUnitG (Asi-Feldman-Talwar (2022)) on the l2 ball, spending exactly ``epsilon``.
 
     A unit input ``u`` is released as ``sigma (g - <g, u> u + alpha u)``, ``g`` standard
@@ -744,10 +755,6 @@ class PrivUnitG(MeanMechanism):
         }
 
     @property
-    def d(self) -> int:
-        return self._d
-
-    @property
     def p(self) -> float:
         """Probability of the tail ``alpha >= gamma``."""
         return self._p
@@ -756,11 +763,6 @@ class PrivUnitG(MeanMechanism):
     def gamma(self) -> float:
         """The threshold on ``alpha`` (standard normal scale)."""
         return self._gamma
-
-    @property
-    def domain(self) -> Ball:
-        """The l2 ball of radius ``radius`` in ``R^d``."""
-        return Ball(self.radius, self._d)
 
     @property
     def epsilon(self) -> float:
@@ -808,11 +810,6 @@ class PrivUnitG(MeanMechanism):
             pending = pending[~accept]
         return out
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
-        x = self._check_values(values)
-        gen = check_random_state(rng)
-        return _in_blocks(x, gen, self._privatize_block)
-
     def _privatize_block(self, x: np.ndarray, gen) -> np.ndarray:
         n, d = x.shape
         u = _directions(gen, x, self.radius)
@@ -821,11 +818,6 @@ class PrivUnitG(MeanMechanism):
         g = gaussian_tail_draws(gen, n * d).reshape(n, d)
         y = g + (alpha - (g * u).sum(axis=1))[:, None] * u
         return snap_to_grid((self._scale * y).ravel(), self.resolution, gen).reshape(n, d)
-
-    def decode(self, reports: ArrayLike) -> np.ndarray:
-        return self.codec.from_rows(reports)
-
-    privacy_exact = False
 
     def privacy_channel(self) -> Channel:
         """The antipodal pair: the half-space ``<y, u> >= gamma`` has mass ``p`` under ``u`` and
