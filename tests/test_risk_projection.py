@@ -9,6 +9,7 @@ simulation of the real mechanisms and ``project_simplex`` for i.i.d. and fixed u
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -59,6 +60,7 @@ ORACLES = [
     (SubsetSelection, 1024, 1000, 1.0),
     (SubsetSelection, 1024, 100_000, 2.0),
     (SubsetSelection, 64, 1000, 0.5),
+    (functools.partial(SubsetSelection, d=63), 1024, 1000, 4.0),
     (OLH, 1024, 1000, 2.0),
     (OUE, 10, 20, 1.0),
 ]
@@ -140,6 +142,7 @@ SIMULATED = [
     (OUE, 256, 600, 2.0),
     (OLH, 256, 400, 2.0),
     (GRR, 64, 300, 2.0),
+    (functools.partial(SubsetSelection, d=63), 1024, 1000, 4.0),  # larger than d = 18
 ]
 
 
@@ -184,7 +187,10 @@ def test_the_bound_never_increases_with_n():
 def test_best_distribution_risk_uses_the_projection_in_the_sparse_regime():
     b = best_distribution_risk(1024, 1000, 2.0)
     assert b.projected and not b.exact and "projected onto the simplex" in b.method
-    oracle = {"SS": SubsetSelection, "OLH": OLH, "SUE": SUE, "OUE": OUE}[b.mechanism]
+    if b.mechanism.startswith("SS(d="):  # subset selection at a larger size (see below)
+        oracle = functools.partial(SubsetSelection, d=int(b.mechanism[len("SS(d=") : -1]))
+    else:
+        oracle = {"SS": SubsetSelection, "OLH": OLH, "SUE": SUE, "OUE": OUE}[b.mechanism]
     assert b.value == projected_oracle_risk(oracle(1024, 2.0), 1000).value
     assert b.value < min(projected_oracle_risk(oracle(1024, 2.0), 1000).unbiased, 0.2)
     # dense regime: the exact unbiased risk, flagged exact
@@ -200,3 +206,14 @@ def test_projected_oracle_risk_rejects_non_oracles():
         projected_oracle_risk("SS", 10)
     with pytest.raises(ValueError, match="n"):
         projected_oracle_risk(GRR(4, 1.0), 0)
+
+
+def test_a_larger_subset_can_win_after_projection():
+    """At n = 1000, k = 1024, eps = 4 subset selection at d = 63 (not the variance-optimal
+    18) has the smallest projected bound; the best achieved risk names it."""
+    b = best_distribution_risk(1024, 1000, 4.0)
+    assert b.mechanism.startswith("SS(d=") and b.projected
+    d = int(b.mechanism[len("SS(d=") : -1])
+    assert d > SubsetSelection(1024, 4.0).d
+    assert b.value == projected_oracle_risk(SubsetSelection(1024, 4.0, d=d), 1000).value
+    assert b.value < projected_oracle_risk(SUE(1024, 4.0), 1000).value

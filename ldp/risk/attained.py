@@ -37,7 +37,17 @@ from typing import Any
 import numpy as np
 
 from ldp._validation import check_epsilon, check_integer, check_scalar
-from ldp.mechanisms import Duchi, DuchiL2, Hybrid, Laplace, Piecewise, PrivUnit, PrivUnitG
+from ldp.mechanisms import (
+    Duchi,
+    DuchiL2,
+    Hybrid,
+    Laplace,
+    Piecewise,
+    PrivUnit,
+    PrivUnitG,
+    SubsetSelection,
+)
+from ldp.mechanisms.frequency import optimal_subset_size
 from ldp.mechanisms.selection import FREQUENCY_ORACLES
 from ldp.risk._common import Bound, check_n
 from ldp.risk.projection import projected_oracle_risk
@@ -66,7 +76,22 @@ def oracle_risks(k: int, n: int, epsilon: float, loss: str = "l2sq") -> dict[str
         value = k * math.sqrt(float(mech.variance(n, 1.0 / k, convention="iid"))) / half
         method = f"{name} + unbiased estimate (upper bound on the worst-case risk)"
         out[name] = Bound(value, method, ACHIEVED, {"exact": False, "projected": False})
+    if loss == "l2sq" and k >= 4:
+        # followed by projection, larger subsets than the variance-optimal size can do better
+        # (a heavy letter's count varies less): a fixed ladder of sizes up to k / 2
+        default = optimal_subset_size(k, epsilon)
+        for d in _larger_subsets(default, k):
+            out[f"SS(d={d})"] = projected_oracle_risk(SubsetSelection(k, epsilon, d=d), n)
     return out
+
+
+def _larger_subsets(default: int, k: int) -> list[int]:
+    """Subset sizes above ``default`` up to ``k // 2``, about geometrically spaced."""
+    top = k // 2
+    if top <= default:
+        return []
+    sizes = np.unique(np.round(np.geomspace(default, top, 9)).astype(np.int64))
+    return [int(d) for d in sizes if default < d <= top]
 
 
 def best_distribution_risk(k: int, n: int, epsilon: float, *, loss: str = "l2sq") -> Bound:
