@@ -14,14 +14,14 @@ from ldp.mechanisms import BloomRAPPOR, Memo, bloom_positions
 
 def test_hash_is_sha256_of_cohort_and_utf8_value():
     for value, cohort, m, h in [("abc", 0, 128, 2), ("été.fr", 7, 16, 8), ("", 65535, 3, 1)]:
-        digest = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
-        words = [int.from_bytes(digest[4 * i : 4 * i + 4], "big") for i in range(h)]
+        hashed = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
+        words = [int.from_bytes(hashed[4 * i : 4 * i + 4], "big") for i in range(h)]
         assert bloom_positions(value, cohort, m, h) == tuple(w % m for w in words)
     # a large filter
-    digest = hashlib.sha256(b"\x00\x00\x00\x00abc").digest()
+    hashed = hashlib.sha256(b"\x00\x00\x00\x00abc").digest()
     assert bloom_positions("abc", 0, 2**16, 2) == (
-        int.from_bytes(digest[:4], "big") % 2**16,
-        int.from_bytes(digest[4:8], "big") % 2**16,
+        int.from_bytes(hashed[:4], "big") % 2**16,
+        int.from_bytes(hashed[4:8], "big") % 2**16,
     )
     assert bloom_positions("abc", 0, 64, 2) != bloom_positions("abc", 1, 64, 2)  # cohorts differ
 

@@ -911,8 +911,8 @@ def bloom_rappor_key(params):
 def bloom_positions(value, cohort, num_bits, num_hashes):
     """Bloom-filter bits of ``value`` in ``cohort``: SHA-256 of the 4-byte big-endian cohort
     and the UTF-8 value, 4-byte big-endian words modulo ``num_bits`` (one per hash)."""
-    digest = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
-    return [int.from_bytes(digest[4 * i : 4 * i + 4], "big") % num_bits for i in range(num_hashes)]
+    hashed = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
+    return [int.from_bytes(hashed[4 * i : 4 * i + 4], "big") % num_bits for i in range(num_hashes)]
 
 
 def bloom_rappor_round(params, value, memo=None, randbytes=os.urandom):

@@ -85,7 +85,7 @@ MAX_BITS = 40
 _PREFIX_ORACLES = ("OLH", "BLH", "GRR", "HR")
 
 #: Bytes of the BLAKE2b hash behind ``encode_strings(..., method="hash")``.
-_DIGEST_BYTES = 8
+_HASH_BYTES = 8
 
 
 # --------------------------------------------------------------------------- strings
@@ -152,10 +152,10 @@ def encode_strings(
         raise TypeError("strings must be an iterable of strings (one per user), not one string")
     data = _as_bytes(strings, "strings")
     if method == "hash":
-        shift = 8 * _DIGEST_BYTES - b
+        shift = 8 * _HASH_BYTES - b
         return np.fromiter(
             (
-                int.from_bytes(hashlib.blake2b(d, digest_size=_DIGEST_BYTES).digest(), "big")
+                int.from_bytes(hashlib.blake2b(d, digest_size=_HASH_BYTES).digest(), "big")
                 >> shift
                 for d in data
             ),

@@ -119,8 +119,8 @@ def bloom_positions(value: str, cohort: int, num_bits: int, num_hashes: int) -> 
     cohort = _bounded(cohort, "cohort", 0, 2**32 - 1)
     m = check_integer(num_bits, "num_bits", low=1)
     h = _bounded(num_hashes, "num_hashes", 1, MAX_HASHES)
-    digest = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
-    return tuple(int.from_bytes(digest[4 * i : 4 * i + 4], "big") % m for i in range(h))
+    hashed = hashlib.sha256(cohort.to_bytes(4, "big") + value.encode("utf-8")).digest()
+    return tuple(int.from_bytes(hashed[4 * i : 4 * i + 4], "big") % m for i in range(h))
 
 
 def _bounded(value: object, name: str, low: int, high: int) -> int:
@@ -135,8 +135,8 @@ def _memo_key(value: str) -> int:
     ``b"ldp-rappor-memo\0"`` and the UTF-8 string (a JSON number exact in every language;
     two of a client's ``s`` strings share a key with probability below ``s^2 / 2^53``, and
     then share a permanent response, which costs no privacy beyond that response's)."""
-    digest = hashlib.sha256(b"ldp-rappor-memo\x00" + value.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 12
+    hashed = hashlib.sha256(b"ldp-rappor-memo\x00" + value.encode("utf-8")).digest()
+    return int.from_bytes(hashed[:8], "big") >> 12
 
 
 class BloomRAPPOR(Frozen):

@@ -75,8 +75,8 @@ def fingerprint_of(content: Mapping[str, Any]) -> str:
     True
     """
     body = {key: value for key, value in content.items() if key != "fingerprint"}
-    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
-    return digest[:FINGERPRINT_DIGITS]
+    hashed = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    return hashed[:FINGERPRINT_DIGITS]
 
 
 # ----------------------------------------------------------------------------- labels
