@@ -155,8 +155,7 @@ def encode_strings(
         shift = 8 * _HASH_BYTES - b
         return np.fromiter(
             (
-                int.from_bytes(hashlib.blake2b(d, digest_size=_HASH_BYTES).digest(), "big")
-                >> shift
+                int.from_bytes(hashlib.blake2b(d, digest_size=_HASH_BYTES).digest(), "big") >> shift
                 for d in data
             ),
             dtype=np.int64,
