@@ -744,7 +744,7 @@ class TestPresetsAgainstGeneric:
             (4, 100, 1.0, 0.0, "l2sq", "assouad"),
             (6, 500, 0.2, 0.0, "l2sq", "djw"),
             (6, 500, 0.2, 0.0, "l1", "djw"),
-            (5, 50, 1.0, 0.05, "l1", "best"),
+            (5, 50, 1.0, 0.05, "l1", "assouad"),
             (8, 20, 2.0, 0.0, "l2sq", "phi"),
             (4, 10, INF, 0.0, "l1", "assouad"),
         ],

@@ -16,8 +16,8 @@ tightness, never validity.
   §3): a block prior (one letter per block of ``b`` carries mass ``beta / s``), Fano's
   inequality in its binary-KL form per block, super-additivity of mutual information over the
   independent blocks and a chi-square bound on the information one eps-LDP report carries
-  (:math:`\beta^2 h(\varepsilon) T(sb, \varepsilon)/s`). This is what captures the
-  ``1/sqrt(n eps^2)`` regime where ``k`` exceeds ``sqrt(n eps^2)``. Holds for
+  (:math:`\beta^2 h(1 - \beta(1 - e^{-\varepsilon})) T(sb, \varepsilon)/s`). This is what
+  captures the ``1/sqrt(n eps^2)`` regime where ``k`` exceeds ``sqrt(n eps^2)``. Holds for
   non-interactive protocols (public coins allowed).
 * **Mean estimation** (:func:`mean_estimation`; §4): van Trees on the product Rademacher
   family with three bounds on the Fisher information of one private report (variance,
@@ -123,8 +123,8 @@ def kl_chi2_factor(epsilon: float) -> float:
     the likelihood ratio lies in ``[e^-eps, e^eps]``.
 
     ``h`` decreases from 1 (``r -> 0``) through 1/2 (``r = 1``), so on that range the ratio
-    ``KL/chi^2`` is at most its value at ``r = e^-eps``. Below ``eps = 1e-3`` the upper
-    bound ``1/2 + eps/6 + eps^2`` of the series is used (no cancellation).
+    ``KL/chi^2`` is at most its value at ``r = e^-eps``. Near ``r = 1`` its series in
+    ``u = 1 - r``, cut after ``u^2/12`` with the tail bounded above, is used (no cancellation).
 
     Examples
     --------
@@ -134,11 +134,23 @@ def kl_chi2_factor(epsilon: float) -> float:
     """
     if math.isinf(epsilon):
         return 1.0
-    if epsilon < 1e-3:
-        return min(1.0, 0.5 + epsilon / 6.0 + epsilon * epsilon)
-    r_minus_1 = math.expm1(-epsilon)
-    numerator = -epsilon * math.exp(-epsilon) - r_minus_1
-    return min(1.0, numerator / (r_minus_1 * r_minus_1))
+    return float(_kl_chi2_ratio_factor(-math.expm1(-epsilon)))
+
+
+def _kl_chi2_ratio_factor(gap: float | np.ndarray) -> np.ndarray:
+    """``h(1 - gap)``, rounded up: ``KL <= h chi^2`` when the likelihood ratio is ``>= 1 - gap``.
+
+    ``gap`` in ``[0, 1]``; the argument is ``1 - r`` so that ratios near 1 lose no digits.
+    """
+    u = np.asarray(gap, dtype=np.float64)
+    r = 1.0 - u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # r log r - r + 1 = r log r + u, with log r = log1p(-u)
+        direct = (np.where(r > 0, r * np.log1p(-np.minimum(u, 1.0)), 0.0) + u) / (u * u)
+        direct = direct * (1.0 + 1e-9)
+    # h(1 - u) = sum_{m >= 2} u^(m-2) / (m (m-1)): the tail after u^2/12 is <= u^3 / (20 (1-u))
+    series = 0.5 + u / 6.0 + u * u / 12.0 + u**3 / (20.0 * (1.0 - np.minimum(u, 0.5)))
+    return np.minimum(1.0, np.where(u < 1e-3, series, direct))
 
 
 def _dirichlet_fisher(u: int | np.ndarray, alpha: float | np.ndarray) -> np.ndarray:
@@ -281,8 +293,8 @@ def distribution_fano(k: int, n: int, epsilon: float, *, loss: str = "l2sq") -> 
     Split ``s * b <= k`` letters into ``s`` blocks of ``b``; in each block one letter, chosen
     uniformly and independently, gets extra mass ``beta / s`` over the uniform law
     ``(1 - beta)/(s b)``. One eps-LDP report carries at most
-    :math:`\beta^2 h(\varepsilon) T(sb,\varepsilon)/s` nats about the choice
-    (``kl_chi2_factor``, ``fisher_column_bound`` with ``c = 1``), so with ``n``
+    :math:`\beta^2 h(1 - \beta(1 - e^{-\varepsilon})) T(sb,\varepsilon)/s` nats about the
+    choice (``kl_chi2_factor``, ``fisher_column_bound`` with ``c = 1``), so with ``n``
     reports the average probability ``P`` of naming a block's letter obeys
     :math:`d(P\,\|\,1/b) \le n\beta^2 h T / s^2`, and
 
@@ -321,16 +333,19 @@ def distribution_fano(k: int, n: int, epsilon: float, *, loss: str = "l2sq") -> 
     blocks, sizes = blocks[keep], sizes[keep]
     if blocks.size == 0:
         return Bound(0.0, _FANO_NAME, MINIMAX, {"protocols": _NON_INTERACTIVE, "loss": loss})
-    h = kl_chi2_factor(eps)
     chi2 = np.array([fisher_column_bound(int(s * b), eps, 1.0) for s, b in zip(blocks, sizes)])
-    per_user = h * chi2 / blocks**2  # information per block per user, at beta = 1
+    per_user = kl_chi2_factor(eps) * chi2 / blocks**2  # nats per block per user at beta = 1
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         critical = np.where(per_user > 0, 1.0 / np.sqrt(n * per_user), np.inf)
     scales = np.geomspace(0.02, 50.0, 48)
     betas = np.minimum(1.0, critical[:, None] * scales[None, :])
     betas = np.concatenate([betas, np.ones((blocks.size, 1))], axis=1)
+    # the likelihood ratio of Q p_J to Q U is at least 1 - beta (1 - e^-eps), not only e^-eps,
+    # so the KL/chi-square factor shrinks with beta (docs §3, Step 5)
+    spread = 1.0 if math.isinf(eps) else -math.expm1(-eps)
+    shrink = _kl_chi2_ratio_factor(betas * spread) / kl_chi2_factor(eps)
     with np.errstate(over="ignore", invalid="ignore"):
-        info = np.where(per_user[:, None] > 0, n * betas**2 * per_user[:, None], 0.0)
+        info = np.where(per_user[:, None] > 0, n * betas**2 * per_user[:, None] * shrink, 0.0)
     q = 1.0 / sizes[:, None]
     success = _binary_kl_inverse(info, np.broadcast_to(q, info.shape))
     if loss == "l2sq":
