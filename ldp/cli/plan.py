@@ -32,10 +32,30 @@ def add_parser(commands) -> None:
     parser.add_argument("--loss", choices=("l2sq", "l1", "tv"), help="distribution: loss (l2sq)")
     parser.add_argument("--d", type=count, help="mean-box, mean-ball: dimension")
     parser.add_argument("--r", type=float, help="means: half-width or radius (default 1)")
-    parser.add_argument("--p0", type=float, help="binary-test: success probability under H0")
-    parser.add_argument("--p1", type=float, help="binary-test: success probability under H1")
+    parser.add_argument(
+        "--p0",
+        type=_probabilities,
+        help="binary-test: success probability under H0, or a comma-separated pmf",
+    )
+    parser.add_argument(
+        "--p1",
+        type=_probabilities,
+        help="binary-test: success probability under H1, or a comma-separated pmf",
+    )
     parser.add_argument("--alpha", type=float, help="binary-test: type-I error")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _probabilities(text: str) -> float | tuple[float, ...]:
+    """One probability, or a pmf written ``0.5,0.3,0.2``."""
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        values = tuple(float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas, got {text!r}"
+        ) from None
+    return values[0] if len(values) == 1 else values
 
 
 def row(label: str, value: object) -> str:
@@ -90,10 +110,12 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
             row("epsilon no protocol can do without", result.epsilon_lower_bound),
         ]
         where = f"at epsilon = {result.epsilon_required:.6g}"
+    testing = result.problem == "binary-test"  # the pair holds sample sizes, not risks
+    lower = pair.lower.value
     lines += [
-        row(f"achieved risk {where}", pair.achieved.value),
+        row("users needed" if testing else f"achieved risk {where}", pair.achieved.value),
         row("  by", pair.achieved.method),
-        row("lower bound there", pair.lower.value),
+        row("users no protocol can do without" if testing else "lower bound there", lower),
         row("  theorem", pair.lower.method),
         row("  holds for", f"{result.protocols} protocols"),
         row("achieved / bound", pair.ratio),

@@ -141,16 +141,11 @@ def optimal_channel(
             method = "subset"
         elif target.hypotheses is not None and utility != "fisher" and k > 10:
             method = "interval"
-        elif utility == "mi" and k > MAX_STAIRCASE_K:
+        elif k > (MAX_STAIRCASE_K if utility == "mi" else 10):
             method = "column-generation"
         else:
             method = "staircase"
     if method == "column-generation":
-        if utility != "mi":
-            raise ValueError(
-                "method='column-generation' prices columns for mutual information only, "
-                f"got utility={utility!r}"
-            )
         if k > MAX_COLUMN_GENERATION_K:
             raise ValueError(
                 f"k must be <= {MAX_COLUMN_GENERATION_K} for column generation, got {compact(k)}"
@@ -159,7 +154,9 @@ def optimal_channel(
         limit = check_scalar(time_limit, "time_limit", low=0.0, low_open=True)
         if solver is not None and check_solver(solver, "HIGHS") != "HIGHS":
             raise ValueError(f"column generation solves with HiGHS, got solver={solver!r}")
-        weights = np.full(k, 1.0 / k) if prior is None else check_prior(prior, k)
+        weights = None
+        if utility == "mi":
+            weights = np.full(k, 1.0 / k) if prior is None else check_prior(prior, k)
         return column_generation(target, weights, eps, tolerance=tol, time_limit=limit)
     if method == "subset":
         if not target.symmetric:
@@ -174,18 +171,21 @@ def optimal_channel(
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(p1 > 0, p0 / np.where(p1 > 0, p1, 1.0), np.inf)
         order = np.argsort(-ratio, kind="stable")
-        return staircase(
+        # one master over the interval patterns, priced once exactly: its gap is certified
+        return column_generation(
             target,
-            interval_patterns(order),
+            None,
             eps,
-            check_solver(solver, "HIGHS"),
-            "interval-pattern LP",
+            tolerance=check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0),
+            time_limit=0.0,
+            initial=interval_patterns(order).T,
+            method="interval-pattern LP (certified gap)",
         )
     if k > MAX_STAIRCASE_K:
         raise ValueError(
             f"k={k} is too large for the exact staircase LP (2^k columns; k <= "
-            f"{MAX_STAIRCASE_K}); use method='column-generation' for mutual information, "
-            "method='subset' for symmetric mutual information or method='interval' for two "
-            "hypotheses"
+            f"{MAX_STAIRCASE_K}); use method='column-generation' (k <= "
+            f"{MAX_COLUMN_GENERATION_K}) or, for mutual information under a uniform prior, "
+            "method='subset'"
         )
     return staircase(target, all_patterns(k), eps, check_solver(solver, "HIGHS"), "staircase LP")

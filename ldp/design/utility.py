@@ -10,18 +10,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
+from ldp._staircase_lp import divergence_column_values
 from ldp._validation import as_real_array, check_pmf
 from ldp.channel import Channel
 
 __all__ = ["SUBLINEAR", "Sublinear", "check_prior", "sublinear", "utility_value"]
 
 SUBLINEAR = ("mi", "tv", "kl", "chi2", "hellinger", "fisher")
-_GENERATORS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "kl": lambda t: xlogy(t, t),
-    "tv": lambda t: 0.5 * np.abs(t - 1.0),
-    "chi2": lambda t: (t - 1.0) ** 2,
-    "hellinger": lambda t: (np.sqrt(t) - 1.0) ** 2,
-}
 
 
 @dataclass(frozen=True)
@@ -74,21 +69,7 @@ def sublinear(name: str, k: int, prior, hypotheses) -> Sublinear:
         return Sublinear("fisher", fisher, hypotheses=(p, score))
     p0 = check_prior(first, k, "hypotheses[0]")
     p1 = check_prior(second, k, "hypotheses[1]")
-    generator = _GENERATORS[name]
-
-    def divergence(columns: np.ndarray) -> np.ndarray:
-        a, b = p0 @ columns, p1 @ columns
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(b > 0, a / np.where(b > 0, b, 1.0), 0.0)
-            values = np.where(b > 0, b * generator(ratio), 0.0)
-        if name in ("kl", "chi2"):
-            values = np.where((b == 0) & (a > 0), np.inf, values)
-        elif name == "tv":
-            values = np.where(b == 0, 0.5 * a, values)
-        else:  # hellinger
-            values = np.where(b == 0, a, values)
-        return values  # per column b f(a / b); only the sum over columns is a divergence
-
+    divergence = divergence_column_values(name, p0, p1)
     return Sublinear(name, divergence, hypotheses=(p0, p1))
 
 

@@ -84,7 +84,13 @@ from ldp.risk.presets import (
     preset,
 )
 from ldp.risk.projection import projected_oracle_risk
-from ldp.risk.testing import min_sample_size, stein_exponent
+from ldp.risk.testing import (
+    best_binary_test,
+    kl_ceiling,
+    min_sample_size,
+    stein_exponent,
+    sample_size_lower_bound,
+)
 
 __all__ = [
     "PRESETS",
@@ -96,6 +102,7 @@ __all__ = [
     "ball_mean",
     "bayes",
     "bernoulli_mean",
+    "best_binary_test",
     "best_distribution_risk",
     "best_mean_risk",
     "beta_bernoulli_bayes",
@@ -113,6 +120,7 @@ __all__ = [
     "fano",
     "gap",
     "hypercube_index",
+    "kl_ceiling",
     "krr_distribution_risk",
     "le_cam",
     "mean_estimation",
@@ -128,4 +136,5 @@ __all__ = [
     "projected_oracle_risk",
     "rr_mean_risk",
     "stein_exponent",
+    "sample_size_lower_bound",
 ]

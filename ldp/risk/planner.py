@@ -25,6 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from ldp._validation import check_epsilon, check_scalar
 from ldp.risk._common import Bound, check_n
 from ldp.risk.attained import best_distribution_risk, best_mean_risk
@@ -33,6 +36,7 @@ from ldp.risk.minimax import (
     distribution_lower_bound,
     mean_estimation,
 )
+from ldp.risk.testing import best_binary_test, sample_size_lower_bound
 
 __all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
 
@@ -263,8 +267,8 @@ def plan(
     d: int | None = None,
     r: float | None = None,
     loss: str | None = None,
-    p0: float | None = None,
-    p1: float | None = None,
+    p0: float | ArrayLike | None = None,
+    p1: float | ArrayLike | None = None,
     alpha: float | None = None,
 ) -> Plan:
     r"""Users needed for a target risk at ``epsilon`` (or ``epsilon`` needed with ``n`` users).
@@ -283,7 +287,12 @@ def plan(
     d, r : optional
         Means: dimension (box, ball) and half-width or radius (default 1).
     p0, p1, alpha : optional
-        ``"binary-test"``: the two success probabilities and the type-I error.
+        ``"binary-test"``: the two hypotheses and the type-I error. Two success
+        probabilities (Bernoulli laws): the answer is exact, randomized response meets it
+        and no sequentially interactive protocol does better. Two pmfs on ``k`` letters:
+        ``n_required`` is randomized response on the best likelihood-ratio set
+        (:func:`~ldp.risk.testing.best_binary_test`, exact) and ``n_lower_bound`` the KL
+        ceiling bound (:func:`~ldp.risk.testing.sample_size_lower_bound`).
 
     Returns
     -------
@@ -319,20 +328,17 @@ def plan(
     if name == "binary-test":
         if target >= 1.0:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
-        exact = binary_test_sample_size(
-            opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target
-        )
-        if math.isinf(exact.value):
+        achieved, lower = _test_sizes(opts, eps, target)
+        if math.isinf(achieved.value):
             raise ValueError("no number of users separates p0 and p1 (they are equal)")
-        users = int(exact.value)
-        pair = RiskGap(exact, exact, 1.0)
+        pair = RiskGap(lower, achieved, achieved.value / max(lower.value, 1.0))
         return Plan(
             name,
             target,
             eps,
             None,
-            users,
-            users,
+            int(achieved.value),
+            int(lower.value),
             None,
             None,
             "RR",
@@ -370,16 +376,30 @@ def plan(
     )
 
 
+def _test_sizes(opts: dict, eps: float, target: float) -> tuple[Bound, Bound]:
+    """``(achieved, lower)`` sample sizes of the binary test: exact (both the same) for two
+    Bernoulli laws, randomized response on the best likelihood-ratio set against the KL
+    ceiling bound for two pmfs."""
+    p0, p1 = opts["p0"], opts["p1"]
+    if np.ndim(p0) == 0 and np.ndim(p1) == 0:
+        exact = binary_test_sample_size(p0, p1, eps, alpha=opts["alpha"], beta=target)
+        return exact, exact
+    if np.ndim(p0) == 0 or np.ndim(p1) == 0:
+        raise TypeError("p0 and p1 must both be probabilities or both be pmfs")
+    achieved = best_binary_test(p0, p1, eps, alpha=opts["alpha"], beta=target)
+    return achieved, sample_size_lower_bound(p0, p1, eps, alpha=opts["alpha"], beta=target)
+
+
 def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
     if name == "binary-test":
         if target >= 1.0:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
 
         def ok(eps: float) -> bool:
-            need = binary_test_sample_size(
-                opts["p0"], opts["p1"], eps, alpha=opts["alpha"], beta=target
-            )
-            return need.value <= users
+            return _test_sizes(opts, eps, target)[0].value <= users
+
+        def possible(eps: float) -> bool:
+            return _test_sizes(opts, eps, target)[1].value <= users
 
         try:
             up = _first_epsilon(ok, upward=True)
@@ -387,10 +407,8 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
             raise ValueError(
                 f"target_risk={target:g} is out of reach with n={users}: not even at epsilon=50"
             ) from None
-        down = _first_epsilon(ok, upward=False)
-        exact = binary_test_sample_size(
-            opts["p0"], opts["p1"], up, alpha=opts["alpha"], beta=target
-        )
+        down = _first_epsilon(possible, upward=False)
+        achieved, lower = _test_sizes(opts, up, target)
         return Plan(
             name,
             target,
@@ -401,7 +419,7 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
             up,
             down,
             "RR",
-            RiskGap(exact, exact, 1.0),
+            RiskGap(lower, achieved, achieved.value / max(lower.value, 1.0)),
             "sequentially interactive",
         )
 
