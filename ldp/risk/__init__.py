@@ -88,8 +88,8 @@ from ldp.risk.testing import (
     best_binary_test,
     kl_ceiling,
     min_sample_size,
-    stein_exponent,
     sample_size_lower_bound,
+    stein_exponent,
 )
 
 __all__ = [
@@ -135,6 +135,6 @@ __all__ = [
     "product_tv",
     "projected_oracle_risk",
     "rr_mean_risk",
-    "stein_exponent",
     "sample_size_lower_bound",
+    "stein_exponent",
 ]

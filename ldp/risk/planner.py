@@ -291,8 +291,8 @@ def plan(
         probabilities (Bernoulli laws): the answer is exact, randomized response meets it
         and no sequentially interactive protocol does better. Two pmfs on ``k`` letters:
         ``n_required`` is randomized response on the best likelihood-ratio set
-        (:func:`~ldp.risk.testing.best_binary_test`, exact) and ``n_lower_bound`` the KL
-        ceiling bound (:func:`~ldp.risk.testing.sample_size_lower_bound`).
+        (:func:`~ldp.risk.best_binary_test`, exact) and ``n_lower_bound`` the KL
+        ceiling bound (:func:`~ldp.risk.sample_size_lower_bound`).
 
     Returns
     -------

@@ -13,6 +13,13 @@ chain rule and Lemma 1 give, for every ``n`` and sequentially interactive mechan
 :math:`(1-\alpha)\log(1/\beta) - \log 2 \le n\,\varphi\,\mathrm{KL}(P_0\|P_1)`.
 The type-II error is :math:`\Pr(T = 0 \mid H_1)`, as the paper's definition of
 :math:`\beta` confirms (its Section VI prints :math:`\Pr(T = 1 \mid H_1)`).
+
+Two hypotheses on any alphabet, without a KL between them (which is infinite when their
+supports differ): :func:`kl_ceiling` bounds the KL one eps-LDP report carries by that of a
+three-letter pair at the same total variation, :func:`sample_size_lower_bound` turns it into
+the fewest users any sequentially interactive protocol needs, and :func:`best_binary_test`
+gives the users randomized response on the best likelihood-ratio set needs, exactly
+(``docs/lower_bounds.md`` §5).
 """
 
 from __future__ import annotations
@@ -47,8 +54,8 @@ __all__ = [
     "best_binary_test",
     "kl_ceiling",
     "min_sample_size",
-    "stein_exponent",
     "sample_size_lower_bound",
+    "stein_exponent",
 ]
 
 
@@ -324,7 +331,10 @@ def sample_size_lower_bound(
     size_two = check_scalar(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
     tv = min(1.0, 0.5 * float(np.abs(a - b).sum()))
     ceiling = kl_ceiling(tv, eps).value
-    name = "binary-KL data processing + chain rule over the KL ceiling (docs §5)"
+    name = (
+        "binary-KL data processing + chain rule over the KL ceiling "
+        "(proof: 'Lower bounds' docs page, §5)"
+    )
     params = {"tv": tv, "ceiling": ceiling, "protocols": "sequentially interactive"}
     if size_one + size_two >= 1.0:
         return Bound(0.0, name, "sample size lower bound", {**params, "needed": 0.0})
@@ -348,7 +358,7 @@ def best_binary_test(
     and the server runs the Neyman-Pearson test on the count.
 
     For a fixed ``S`` the reports are Bernoulli and the sample size is exact
-    (:func:`~ldp.risk.minimax.binary_test_sample_size`); ``S`` ranges over the ``k - 1``
+    (:func:`~ldp.risk.binary_test_sample_size`); ``S`` ranges over the ``k - 1``
     proper prefixes of the letters sorted by the likelihood ratio :math:`P_0/P_1` (among them
     :math:`\{P_0 > P_1\}`, the set randomized response needs to carry the total variation).
 
