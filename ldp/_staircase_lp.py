@@ -391,9 +391,10 @@ class ZonotopePricer:
         self.values = column_values
         self.t = math.expm1(eps)
         self.k = first.size
-        # the duals of these masters are degenerate: pruning a column that defines the dual
-        # face lets it come back, so every priced column is kept (there are O(k^2) vertices)
-        self.master_limit = 1 << 62
+        # the duals of these masters are degenerate: pruning by the master's dual lets the
+        # columns that define its face come back, so the master is pruned late and by the
+        # smoothed dual
+        self.master_limit = 64 * self.k
         self.batch = 4 * self.k
         self._cache: tuple[bytes, np.ndarray, np.ndarray] | None = None
 
@@ -521,9 +522,9 @@ def solve_staircase_lp(
             raise error(f"column generation did not reach the gap {tolerance:g} in time")
         scale = max(abs(value), 1e-300)
         if patterns.shape[0] > pricer.master_limit:  # keep the master small: the basis and
-            # the best others
-            reduced = mu - lam @ columns
-            keep = (theta > 0) | (reduced >= np.sort(reduced)[-2 * k])
+            # the best others (judged at the stabilised dual when there is one)
+            reduced = mu - (lam if center is None else center) @ columns
+            keep = (theta > 0) | (reduced >= np.sort(reduced)[-pricer.master_limit // 2])
             keep[0] = True
             patterns, columns, mu, theta = (
                 patterns[keep],
