@@ -43,6 +43,7 @@ def column_generation(
     tolerance: float = 1e-5,
     time_limit: float = 300.0,
     initial: np.ndarray | None = None,
+    give_up: bool = False,
     method: str = "staircase LP by column generation",
 ) -> DesignResult:
     """The optimal staircase channel for ``utility``, by column generation, certified.
@@ -50,8 +51,9 @@ def column_generation(
     ``prior`` is the prior of mutual information (ignored for the two-hypothesis utilities,
     which carry their pair). Stops when the certified relative gap of the restricted master
     is at most ``tolerance``; raises :class:`DesignError` if that does not happen within
-    ``time_limit`` seconds (for the two-hypothesis utilities with ``initial`` patterns, it
-    returns the last restricted master with the gap certified by then instead).
+    ``time_limit`` seconds (with ``give_up``, for the two-hypothesis utilities, it returns
+    the last restricted master with the gap certified by then instead). ``initial`` are
+    extra starting patterns (rows).
     ``extras`` hold ``upper_bound`` (the certified bound on the
     optimum), ``rounds``, ``columns`` (in the final master) and ``exact_pricings``.
     """
@@ -73,7 +75,7 @@ def column_generation(
         time_limit=time_limit,
         error=DesignError,
         initial=initial,
-        give_up=initial is not None,
+        give_up=give_up,
     )
     result = certified_result(
         solution.columns * solution.weights[None, :],

@@ -31,6 +31,8 @@ from ldp.design.utility import SUBLINEAR, check_prior, sublinear
 __all__ = ["optimal_channel"]
 
 _METHODS = ("auto", "staircase", "subset", "interval", "column-generation")
+#: Seconds ``"auto"`` spends tightening the certificate of an interval-pattern design.
+_REFINE_SECONDS = 20.0
 
 
 def optimal_channel(
@@ -140,7 +142,7 @@ def optimal_channel(
         if target.symmetric:
             method = "subset"
         elif target.hypotheses is not None and utility != "fisher" and k > 10:
-            method = "interval"
+            method = "interval+"
         elif k > (MAX_STAIRCASE_K if utility == "mi" else 10):
             method = "column-generation"
         else:
@@ -164,22 +166,28 @@ def optimal_channel(
                 "method='subset' is exact only for mutual information under a uniform prior"
             )
         return subset_selection(target, k, eps)
-    if method == "interval":
+    if method in ("interval", "interval+"):
         if target.hypotheses is None or utility == "fisher":
             raise ValueError("method='interval' applies to divergences between two hypotheses")
         p0, p1 = target.hypotheses
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(p1 > 0, p0 / np.where(p1 > 0, p1, 1.0), np.inf)
         order = np.argsort(-ratio, kind="stable")
-        # one master over the interval patterns, priced once exactly: its gap is certified
+        tol = check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0)
+        limit = check_scalar(time_limit, "time_limit", low=0.0, low_open=True)
+        # the interval patterns' master, priced exactly (its gap is certified); "auto" goes on
+        # with column generation for a while to tighten the certificate
+        refine = method == "interval+"
         return column_generation(
             target,
             None,
             eps,
-            tolerance=check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0),
-            time_limit=0.0,
+            tolerance=tol,
+            time_limit=min(limit, _REFINE_SECONDS) if refine else 0.0,
             initial=interval_patterns(order).T,
-            method="interval-pattern LP (certified gap)",
+            give_up=True,
+            method="interval-pattern LP"
+            + (", refined by column generation" if refine else " (certified gap)"),
         )
     if k > MAX_STAIRCASE_K:
         raise ValueError(
