@@ -158,3 +158,26 @@ def test_cli_plan_takes_pmfs(capsys):
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_pair_ceiling_is_above_the_pairs_exact_kl_and_sharpens_the_bound():
+    """The pair's own staircase LP (full, all 2^k patterns, by the design module) is below
+    the ceiling the bound used, in both directions; at large epsilon the pair's ceiling is
+    much below the total-variation one, so the bound grows."""
+    rng = np.random.default_rng(12)
+    for _ in range(6):
+        k, eps = int(rng.integers(3, 8)), float(rng.uniform(0.5, 8))
+        p0 = rng.dirichlet(np.ones(k))
+        p1 = 0.8 * p0 + 0.2 * rng.dirichlet(np.ones(k))
+        kw = {"alpha": 0.05, "beta": 0.2}
+        sharp = sample_size_lower_bound(p0, p1, eps, **kw)
+        loose = sample_size_lower_bound(p0, p1, eps, pair_ceiling=False, **kw)
+        for a, b in ((p0, p1), (p1, p0)):
+            exact = optimal_channel(k, eps, utility="kl", hypotheses=(a, b), method="staircase")
+            assert exact.value <= sharp.ceiling * (1 + 1e-9)
+        assert loose.value <= sharp.value <= best_binary_test(p0, p1, eps, **kw).value
+    p0 = np.array([0.5, 0.3, 0.2])
+    p1 = np.array([0.3, 0.3, 0.4])
+    assert sample_size_lower_bound(p0, p1, 8.0, alpha=0.05, beta=0.2).value > 3 * (
+        sample_size_lower_bound(p0, p1, 8.0, alpha=0.05, beta=0.2, pair_ceiling=False).value
+    )

@@ -329,6 +329,7 @@ def plan(
         if target >= 1.0:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
         achieved, lower = _test_sizes(opts, eps, target)
+        assert lower is not None
         if math.isinf(achieved.value):
             raise ValueError("no number of users separates p0 and p1 (they are equal)")
         pair = RiskGap(lower, achieved, achieved.value / max(lower.value, 1.0))
@@ -376,10 +377,12 @@ def plan(
     )
 
 
-def _test_sizes(opts: dict, eps: float, target: float) -> tuple[Bound, Bound]:
+def _test_sizes(
+    opts: dict, eps: float, target: float, *, lower: bool = True, pair_ceiling: bool = True
+) -> tuple[Bound, Bound | None]:
     """``(achieved, lower)`` sample sizes of the binary test: exact (both the same) for two
     Bernoulli laws, randomized response on the best likelihood-ratio set against the KL
-    ceiling bound for two pmfs."""
+    ceiling bound for two pmfs (``lower=False`` skips the bound)."""
     p0, p1 = opts["p0"], opts["p1"]
     if np.ndim(p0) == 0 and np.ndim(p1) == 0:
         exact = binary_test_sample_size(p0, p1, eps, alpha=opts["alpha"], beta=target)
@@ -387,7 +390,21 @@ def _test_sizes(opts: dict, eps: float, target: float) -> tuple[Bound, Bound]:
     if np.ndim(p0) == 0 or np.ndim(p1) == 0:
         raise TypeError("p0 and p1 must both be probabilities or both be pmfs")
     achieved = best_binary_test(p0, p1, eps, alpha=opts["alpha"], beta=target)
-    return achieved, sample_size_lower_bound(p0, p1, eps, alpha=opts["alpha"], beta=target)
+    if not lower:
+        return achieved, None
+    bound = sample_size_lower_bound(
+        p0, p1, eps, alpha=opts["alpha"], beta=target, pair_ceiling=pair_ceiling
+    )
+    return achieved, bound
+
+
+def _test_lower(opts: dict, eps: float, target: float, *, pair_ceiling: bool = True) -> Bound:
+    p0, p1 = opts["p0"], opts["p1"]
+    if np.ndim(p0) == 0 and np.ndim(p1) == 0:
+        return binary_test_sample_size(p0, p1, eps, alpha=opts["alpha"], beta=target)
+    return sample_size_lower_bound(
+        p0, p1, eps, alpha=opts["alpha"], beta=target, pair_ceiling=pair_ceiling
+    )
 
 
 def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
@@ -396,10 +413,10 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
             raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
 
         def ok(eps: float) -> bool:
-            return _test_sizes(opts, eps, target)[0].value <= users
+            return _test_sizes(opts, eps, target, lower=False)[0].value <= users
 
-        def possible(eps: float) -> bool:
-            return _test_sizes(opts, eps, target)[1].value <= users
+        def possible(eps: float) -> bool:  # the fast ceiling: the search evaluates it often
+            return _test_lower(opts, eps, target, pair_ceiling=False).value <= users
 
         try:
             up = _first_epsilon(ok, upward=True)
@@ -409,6 +426,7 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
             ) from None
         down = _first_epsilon(possible, upward=False)
         achieved, lower = _test_sizes(opts, up, target)
+        assert lower is not None
         return Plan(
             name,
             target,
