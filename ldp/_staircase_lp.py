@@ -443,27 +443,6 @@ class ZonotopePricer:
         entering = found[self.reduced(found, lam) > 1e-10 * unit]
         return center, best, entering
 
-    def exact(
-        self,
-        lam: np.ndarray,
-        enter: float,
-        certify: float,
-        present: set,
-        deadline: float,
-        unit: float,
-        gap: float,
-    ) -> tuple[np.ndarray | None, float]:
-        """``(entering pattern or None, upper bound on every reduced cost)``."""
-        patterns, reduced = self._scored(lam)
-        best = int(np.argmax(reduced))
-        margin = SLACK * (unit + float(np.abs(lam).sum()) * (1.0 + self.t))
-        upper = float(reduced[best]) + margin
-        order = np.argsort(-reduced)
-        for index in order[:64]:
-            if reduced[index] > enter and patterns[index].tobytes() not in present:
-                return patterns[index], upper
-        return None, upper
-
 
 def _restricted_master(
     columns: np.ndarray, mu: np.ndarray, error: type[Exception]

@@ -153,6 +153,9 @@ def test_cli_plan_takes_pmfs(capsys):
             "alpha",
         ),
         (lambda: best_binary_test([0.5, 0.6], [0.2, 0.8], 1.0, alpha=0.1, beta=0.1), "p0"),
+        (lambda: best_binary_test([0.5, 0.5], [0.2, 0.8], 1.0, alpha=0.1, beta=0.0), "beta"),
+        (lambda: best_binary_test([0.5, 0.5], [0.2, 0.8], 1.0, alpha=1.0, beta=0.1), "alpha"),
+        (lambda: best_binary_test([0.5, 0.5], [0.2, 0.8], 1.0, alpha=0.1, beta=np.nan), "beta"),
     ],
 )
 def test_bad_input(call, match):

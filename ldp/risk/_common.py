@@ -118,6 +118,13 @@ def check_support(support: Any) -> tuple[float, float, float]:
     return low, high, high - low
 
 
+def check_error_rates(alpha: object, beta: object) -> tuple[float, float]:
+    """A test's type-I and type-II error targets, each in ``(0, 1)``."""
+    size_one = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    size_two = check_scalar(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    return size_one, size_two
+
+
 def check_positive(value: object, name: str) -> float:
     return check_scalar(value, name, low=0.0, low_open=True)
 

@@ -39,7 +39,7 @@ from scipy import stats
 from scipy.special import xlogy
 
 from ldp._validation import check_epsilon, check_integer, check_probability, check_scalar, compact
-from ldp.risk._common import MINIMAX, Bound, check_n, maximize
+from ldp.risk._common import MINIMAX, Bound, check_error_rates, check_n, maximize
 
 __all__ = [
     "DISTRIBUTION_LOSSES",
@@ -599,8 +599,7 @@ def binary_test_sample_size(
     a = check_probability(p0, "p0")
     b = check_probability(p1, "p1")
     eps = check_epsilon(epsilon)
-    size_one = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
-    size_two = check_scalar(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    size_one, size_two = check_error_rates(alpha, beta)
     r0, r1 = _rr_output(a, eps), _rr_output(b, eps)
     if r1 < r0:  # test the complements: the same problem with the labels of the outcome swapped
         r0, r1 = 1.0 - r0, 1.0 - r1

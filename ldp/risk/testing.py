@@ -44,6 +44,7 @@ from ldp.risk._common import (
     Bound,
     Privacy,
     as_pmf,
+    check_error_rates,
     check_nonnegative,
     push,
     resolve_privacy,
@@ -338,8 +339,7 @@ def sample_size_lower_bound(
     """
     a, b = _pmf_pair(p0, p1)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
-    size_one = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
-    size_two = check_scalar(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    size_one, size_two = check_error_rates(alpha, beta)
     tv = min(1.0, 0.5 * float(np.abs(a - b).sum()))
     by_tv = kl_ceiling(tv, eps).value
     forward = backward = by_tv
@@ -441,8 +441,8 @@ def best_binary_test(
     --------
     >>> from ldp.risk import best_binary_test
     >>> b = best_binary_test([0.5, 0.3, 0.2], [0.3, 0.3, 0.4], 1.0, alpha=0.05, beta=0.2)
-    >>> b.letters, int(b.value)
-    ((0, 1), 174)
+    >>> b.letters, b.type_two <= 0.2   # randomized response on "letter 0 or 1"
+    ((0, 1), True)
     """
     a, b = _pmf_pair(p0, p1)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
@@ -456,7 +456,8 @@ def best_binary_test(
     keep = np.r_[1.0 / (1.0 + math.exp(eps)), 1.0 / (1.0 + math.exp(-eps))]
     r = mass * keep[1] + (1.0 - mass) * keep[0]
     spread = np.abs(r[:, 0] - r[:, 1])
-    z_one, z_two = norm.isf(check_probability(alpha, "alpha")), norm.isf(beta)
+    size_one, size_two = check_error_rates(alpha, beta)
+    z_one, z_two = norm.isf(size_one), norm.isf(size_two)
     with np.errstate(divide="ignore"):
         approx = np.where(
             spread > 0,
@@ -471,7 +472,7 @@ def best_binary_test(
             continue
         letters = sets[int(index)]
         inside0, inside1 = (min(float(m), 1.0) for m in mass[index])
-        exact = binary_test_sample_size(inside0, inside1, eps, alpha=alpha, beta=beta)
+        exact = binary_test_sample_size(inside0, inside1, eps, alpha=size_one, beta=size_two)
         if best is None or exact.value < best[0]:
             best = (exact.value, letters, exact)
     if best is None:
