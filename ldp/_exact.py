@@ -1,0 +1,301 @@
+"""Exact comparisons of a likelihood ratio with ``e^epsilon``, in integer arithmetic.
+
+A finite mechanism's privacy is the largest ratio ``R`` of two report probabilities, and
+every probability the library samples is an exact ratio of doubles (``ldp._sampling``), so
+``R`` is an exact rational number. Whether ``R <= e^eps`` for a double ``eps`` is then a
+question with an exact answer, decided here without any rounding: ``e^t`` is enclosed in an
+interval of dyadic rationals (a Taylor series at ``t / 2^s`` with floors and ceilings, then
+``s`` squarings rounded outward) that is narrowed until it excludes ``R``. The interval never
+contains ``R`` forever: for rational ``t != 0``, ``e^t`` is irrational (Lindemann), so
+equality happens only at ``t = 0, R = 1``, which is checked exactly.
+
+On top of the comparison:
+
+* :func:`log_up` is the *smallest* double ``t`` with ``e^t >= R``: the realised privacy level,
+  rounded up to a double and no further (the device clients compute the same number the same
+  way, so a device and the library agree to the last bit);
+* :func:`exp_down` is the *largest* double ``w`` with ``w <= e^t``: the weight a sampler uses
+  so that its realised level is at most the requested ``t`` exactly.
+
+The device clients (``clients/``) carry their own copy of this algorithm (they depend on
+nothing); ``docs/protocol.md`` specifies it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+
+__all__ = [
+    "certified_epsilon",
+    "compare_exp",
+    "exp_bounds",
+    "exp_down",
+    "exp_up",
+    "log_up",
+    "smallest_double",
+    "within_exp",
+]
+
+#: Working precisions (bits) tried in turn; the last one failing means a ratio within
+#: ``2^-16000`` of ``e^t``, which no pair of doubles can produce.
+_PRECISIONS = (64, 128, 256, 1024, 4096, 16384)
+#: Largest ``|t|`` compared exactly (``e^2000`` is far beyond any double ratio of interest).
+MAX_EXPONENT = 2000
+
+
+def _fraction(value: Fraction | float | int, name: str) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return Fraction(value)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+def exp_bounds(t: Fraction | float, bits: int = 64) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= e^t <= hi`` whose relative gap is about ``2^-bits``.
+
+    Parameters
+    ----------
+    t : Fraction or float
+        The exponent, ``|t| <= 2000``.
+    bits : int, default 64
+        Working precision.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from ldp._exact import exp_bounds
+    >>> lo, hi = exp_bounds(1.0)   # e = 2.71828182845904523536...
+    >>> Fraction("2.7182818284590452353") < lo <= hi < Fraction("2.7182818284590452354")
+    True
+    """
+    t = _fraction(t, "t")
+    if abs(t) > MAX_EXPONENT:
+        raise ValueError(f"t must lie in [-{MAX_EXPONENT}, {MAX_EXPONENT}], got {float(t)!r}")
+    if t < 0:
+        lo, hi = exp_bounds(-t, bits)
+        return 1 / hi, 1 / lo
+    if t == 0:
+        return Fraction(1), Fraction(1)
+    # e^t = (e^y)^(2^s) with y = t / 2^s <= 1/2
+    s = max(0, math.ceil(math.log2(t)) + 1) if t > 0 else 0
+    y = t / (1 << s)
+    precision = bits + s + 16
+    one = 1 << precision
+    num, den = y.numerator, y.denominator
+    lo_sum = hi_sum = 0
+    lo_term = hi_term = one  # floor / ceil of 2^P y^n / n!
+    n = 0
+    while True:
+        lo_sum += lo_term
+        hi_sum += hi_term
+        n += 1
+        lo_term = (lo_term * num) // (den * n)
+        hi_term = _ceil_div(hi_term * num, den * n)
+        if hi_term <= 1:
+            break
+    # the tail sum_{m >= n} y^m / m! is at most twice its first term (y <= 1/2, n >= 1)
+    lo_int, hi_int = lo_sum, hi_sum + 2 * hi_term
+    for _ in range(s):
+        lo_int = (lo_int * lo_int) >> precision
+        hi_int = _ceil_div(hi_int * hi_int, one)
+    return Fraction(lo_int, one), Fraction(hi_int, one)
+
+
+def compare_exp(ratio: Fraction | float | int, t: Fraction | float) -> int:
+    """The sign of ``ratio - e^t``, decided exactly: ``-1``, ``0`` or ``1``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp._exact import compare_exp
+    >>> compare_exp(math.e, 1.0)   # the double nearest e lies below e
+    -1
+    >>> compare_exp(1, 0.0), compare_exp(2.7182818284590455, 1.0)
+    (0, 1)
+    """
+    r = _fraction(ratio, "ratio")
+    x = _fraction(t, "t")
+    if x == 0:
+        return (r > 1) - (r < 1)
+    if r <= 0:
+        return -1
+    for bits in _PRECISIONS:
+        lo, hi = exp_bounds(x, bits)
+        if r < lo:
+            return -1
+        if r > hi:
+            return 1
+    raise ArithmeticError(  # pragma: no cover - needs a ratio within 2^-16000 of e^t
+        "could not separate the ratio from e^t"
+    )
+
+
+def within_exp(ratio: Fraction | float | int, t: Fraction | float) -> bool:
+    """Whether ``ratio <= e^t``, exactly."""
+    return compare_exp(ratio, t) <= 0
+
+
+def log_up(ratio: Fraction | float | int | None) -> float:
+    """The smallest double ``t >= 0`` with ``e^t >= ratio``: ``log(ratio)`` rounded up.
+
+    ``None`` (an impossible denominator, a ratio that is infinite) gives ``inf``; a ratio at
+    most 1 gives 0.
+
+    Examples
+    --------
+    >>> import math
+    >>> from fractions import Fraction
+    >>> from ldp._exact import log_up
+    >>> log_up(math.e)   # the double nearest e is below e: its level is exactly 1
+    1.0
+    >>> log_up(Fraction(1, 2)), log_up(None)
+    (0.0, inf)
+    >>> t = log_up(3)
+    >>> math.exp(t) >= 3 > math.exp(math.nextafter(t, 0))
+    True
+    """
+    if ratio is None:
+        return math.inf
+    r = _fraction(ratio, "ratio")
+    if r <= 1:
+        return 0.0
+    if r < 2:  # log1p of the exact excess keeps the relative precision of small levels
+        guess = math.log1p(float(r - 1))
+    else:
+        guess = math.log(r.numerator) - math.log(r.denominator)
+    if guess > MAX_EXPONENT:
+        raise ValueError(f"the ratio is too large to bound exactly (log about {guess:.4g})")
+    return smallest_double(lambda t: compare_exp(r, t) <= 0, max(guess, 0.0))
+
+
+def _ordinal(value: float) -> int:
+    return int(struct.unpack("<q", struct.pack("<d", value))[0])
+
+
+def _double(ordinal: int) -> float:
+    return float(struct.unpack("<d", struct.pack("<q", ordinal))[0])
+
+
+def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
+    """The smallest double ``t >= 0`` with ``holds(t)``, for a monotone ``holds``.
+
+    Searched from ``guess``: steps that double until the answer is bracketed, then bisection
+    over the doubles ordered as their bit patterns (a few dozen calls of ``holds``).
+
+    Examples
+    --------
+    >>> from ldp._exact import smallest_double
+    >>> smallest_double(lambda t: t * t >= 2.0, 1.0)
+    1.4142135623730951
+    """
+    here = _ordinal(max(float(guess), 0.0))
+    step = 1
+    if holds(_double(here)):
+        high = here
+        while True:
+            low = max(high - step, 0)
+            if low == 0 and holds(0.0):
+                return 0.0
+            if not holds(_double(low)):
+                break
+            high, step = low, step * 2
+    else:
+        low = here
+        while True:
+            high = low + step
+            if holds(_double(high)):
+                break
+            low, step = high, step * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if holds(_double(middle)):
+            high = middle
+        else:
+            low = middle
+    return _double(high)
+
+
+def certified_epsilon(ratio: Fraction | float | int | None, budget: float) -> float:
+    """The level to state for a sampler whose largest likelihood ratio is ``ratio``.
+
+    ``budget`` (the level the mechanism was asked for) when ``ratio <= e^budget`` exactly, so
+    that a calibrated sampler states the number its designer asked for; otherwise
+    :func:`log_up` of the ratio. Never below the realised level.
+
+    Examples
+    --------
+    >>> from ldp._exact import certified_epsilon, exp_down
+    >>> certified_epsilon(exp_down(0.5), 0.5)   # log_up would give 0.49999999999999994
+    0.5
+    >>> certified_epsilon(3.0, 1.0) > 1.0
+    True
+    """
+    if ratio is not None and within_exp(ratio, budget):
+        return float(budget)
+    return log_up(ratio)
+
+
+def exp_down(t: float) -> float:
+    """The largest double ``w`` with ``w <= e^t`` (``t`` at most about 709.78).
+
+    A sampler weight ``w = exp_down(eps)`` realises a level of at most ``eps`` exactly.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp._exact import exp_down, compare_exp
+    >>> w = exp_down(1.0)
+    >>> compare_exp(w, 1.0) < 0 < compare_exp(math.nextafter(w, math.inf), 1.0)
+    True
+    """
+    t = float(_fraction(t, "t"))
+    if t > _LOG_MAX:
+        raise ValueError(f"e^{t!r} is not below the largest double")
+    w = math.exp(t)
+    while compare_exp(w, t) > 0:
+        w = math.nextafter(w, 0.0)
+    while True:
+        above = math.nextafter(w, math.inf)
+        if compare_exp(above, t) > 0:
+            return w
+        w = above
+
+
+def exp_up(t: float) -> float:
+    """The smallest double ``w`` with ``w >= e^t``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp._exact import exp_up, compare_exp
+    >>> w = exp_up(-1.0)
+    >>> compare_exp(w, -1.0) > 0 > compare_exp(math.nextafter(w, 0.0), -1.0)
+    True
+    """
+    t = float(_fraction(t, "t"))
+    if t > _LOG_MAX:
+        raise ValueError(f"e^{t!r} is not below the largest double")
+    w = math.exp(t)
+    while compare_exp(w, t) < 0:
+        w = math.nextafter(w, math.inf)
+    while w > 0.0:
+        below = math.nextafter(w, 0.0)
+        if compare_exp(below, t) < 0:
+            return w
+        w = below
+    return w
+
+
+#: ``log`` of the largest double.
+_LOG_MAX = math.log(sys.float_info.max)
