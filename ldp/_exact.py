@@ -29,12 +29,15 @@ import sys
 from collections.abc import Callable
 from fractions import Fraction
 
+import numpy as np
+
 __all__ = [
     "certified_epsilon",
     "compare_exp",
     "exp_bounds",
     "exp_down",
     "exp_up",
+    "largest_likelihood_ratio",
     "log_up",
     "smallest_double",
     "within_exp",
@@ -299,3 +302,59 @@ def exp_up(t: float) -> float:
 
 #: ``log`` of the largest double.
 _LOG_MAX = math.log(sys.float_info.max)
+
+
+def _exact_sum(values: np.ndarray) -> Fraction:
+    """The exact sum of non-negative finite doubles (integer arithmetic)."""
+    mantissas, exponents = np.frexp(values)
+    integers = (mantissas * 2.0**53).astype(np.int64)  # exact: 53-bit mantissas
+    exponents = exponents.astype(np.int64) - 53
+    low = int(exponents.min()) if exponents.size else 0
+    total = sum(int(m) << int(e - low) for m, e in zip(integers, exponents) if m)
+    return Fraction(total) * Fraction(2) ** low
+
+
+def largest_likelihood_ratio(matrix: np.ndarray) -> Fraction | None:
+    """The largest ``P(z | x) / P(z | x')`` of the rows of ``matrix`` divided by their exact
+    sums (the law an exact sampler realises), exactly; ``None`` when it is infinite (an output
+    possible under one row and impossible under another).
+
+    Floating point finds the candidates (the rows within ``1e-9`` of each column's maximum and
+    minimum; every row where probabilities approach underflow); exact rationals decide among
+    them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp._exact import largest_likelihood_ratio
+    >>> largest_likelihood_ratio(np.array([[0.75, 0.25], [0.25, 0.75]]))
+    Fraction(3, 1)
+    >>> largest_likelihood_ratio(np.array([[1.0, 0.0], [0.5, 0.5]])) is None
+    True
+    """
+    weights = np.asarray(matrix, dtype=np.float64)
+    sums: dict[int, Fraction] = {}
+
+    def probability(x: int, z: int) -> Fraction:
+        if x not in sums:
+            sums[x] = _exact_sum(weights[x])
+        return Fraction(float(weights[x, z])) / sums[x]
+
+    floats = weights / weights.sum(axis=1, keepdims=True)
+    worst = Fraction(1)
+    for z in range(weights.shape[1]):
+        column = floats[:, z]
+        high, low = float(column.max()), float(column.min())
+        if high == 0.0:
+            continue
+        if low < 1e-280:
+            tops = bottoms = range(weights.shape[0])
+        else:
+            tops = np.flatnonzero(column >= high * (1 - 1e-9)).tolist()
+            bottoms = np.flatnonzero(column <= low * (1 + 1e-9)).tolist()
+        top = max(probability(x, z) for x in tops)
+        bottom = min(probability(x, z) for x in bottoms)
+        if bottom == 0:
+            return None
+        worst = max(worst, top / bottom)
+    return worst

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._exact import largest_likelihood_ratio, log_up
 from ldp._mechanism import Categories, Mechanism, ReportCodec, index_codec
 from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv, symmetric_pair
-from ldp._rounding import UNIT, log_ratio_upper_array
+from ldp._rounding import UNIT
 from ldp._sampling import ExactLaw, choose
 from ldp._validation import (
     PMF_TOLERANCE,
@@ -332,10 +333,11 @@ class Channel(Mechanism):
 
         Outputs that no input can produce are ignored; an output with positive probability
         under one input and zero under another makes ``epsilon = inf``. A single-row channel
-        has ``epsilon = 0``. Computed for the law :meth:`privatize` realises (each row divided
-        by its exact sum) from column maxima and minima in log space, so ratios of tiny
-        probabilities (``1e-300``) neither overflow nor lose precision, and rounded up by a
-        few units in the last place so that it is never below the exact value.
+        has ``epsilon = 0``. Computed exactly for the law :meth:`privatize` realises (each row
+        divided by its exact sum, in rational arithmetic: ``ldp._exact``) and rounded up to the
+        smallest double ``t`` with ``e^t`` at least the largest ratio, so that it is never
+        below the exact value and a device computing it from the same matrix gets the same
+        number.
         """
         return self._cached("epsilon", self._compute_epsilon)
 
@@ -343,17 +345,7 @@ class Channel(Mechanism):
         matrix = self._matrix
         if matrix.shape[0] == 1 or bool(np.all(matrix == matrix[0])):
             return 0.0  # one input, or every input with the same law
-        top = matrix.max(axis=0)
-        bottom = matrix.min(axis=0)
-        used = top > 0
-        if np.any(bottom[used] == 0):
-            return math.inf
-        value = float(np.max(log_ratio_upper_array(top[used], bottom[used])))
-        # privatize realises row / sum(row) exactly: allow for rows whose sums differ (each
-        # sum is within half a unit of the exact one)
-        low, high = self._row_sums()
-        spread = float(log_ratio_upper_array(np.array(high), np.array(low)))
-        return value + spread + 4.0 * UNIT
+        return log_up(largest_likelihood_ratio(matrix))
 
     @property
     def tv(self) -> float:

@@ -1,7 +1,8 @@
 """The registry of mechanisms: every class that answers to :class:`~ldp.mechanisms.Mechanism`.
 
-A protocol file names its mechanism by ``name`` and rebuilds it with
-``REGISTRY[name].from_params(params)``; the test suite iterates the registry, so a new
+A protocol file names its mechanism by its *protocol id* (the canonical lowercase name,
+``PROTOCOL_IDS``; version-1 files used the registry name, read through ``V1_NAMES``) and
+rebuilds it with ``from_params(params)``; the test suite iterates the registry, so a new
 mechanism is one class and one line here.
 """
 
@@ -40,46 +41,70 @@ from ldp.mechanisms.numeric import (
 from ldp.mechanisms.privunit import PrivUnit, PrivUnitG
 from ldp.mechanisms.sketch import CMS, HCMS
 
-__all__ = ["REGISTRY", "example", "mechanism_from_spec"]
+__all__ = ["PROTOCOL_IDS", "REGISTRY", "V1_NAMES", "example", "mechanism_from_spec", "protocol_id"]
 
-#: Registry name -> (mechanism class, a small example instance for tests and docs).
+#: (mechanism class, its protocol id, a small example instance for tests and docs). The
+#: protocol id is the mechanism's canonical lowercase name in protocol files (version 2).
+_TABLE: tuple[tuple[type[Mechanism], str, Callable[[], Mechanism]], ...] = (
+    (Channel, "channel", lambda: k_rr(4, 1.0)),
+    (GRR, "grr", lambda: GRR(5, 1.0)),
+    (UnaryEncoding, "unary-encoding", lambda: UnaryEncoding(6, 1.0, p=0.6, q=0.3)),
+    (SUE, "sue", lambda: SUE(6, 1.0)),
+    (OUE, "oue", lambda: OUE(10, 1.0)),
+    (LocalHashing, "local-hashing", lambda: LocalHashing(12, 1.0, g=3)),
+    (OLH, "olh", lambda: OLH(20, 1.5)),
+    (BLH, "blh", lambda: BLH(9, 1.0)),
+    (HadamardResponse, "hadamard-response", lambda: HadamardResponse(6, 1.0)),
+    (SubsetSelection, "subset-selection", lambda: SubsetSelection(8, 1.0)),
+    (Duchi, "duchi", lambda: Duchi(1.0, d=3)),
+    (DuchiL2, "duchi-l2", lambda: DuchiL2(1.0, d=3)),
+    (Laplace, "laplace", lambda: Laplace(1.0)),
+    (Piecewise, "piecewise", lambda: Piecewise(1.0)),
+    (Hybrid, "hybrid", lambda: Hybrid(1.0)),
+    (SquareWave, "square-wave", lambda: SquareWave(1.0)),
+    (LGRR, "l-grr", lambda: LGRR(5, 1.0, 2.0)),
+    (LOSUE, "l-osue", lambda: LOSUE(6, 1.0, 2.0)),
+    (LOUE, "l-oue", lambda: LOUE(6, 1.0, 2.0)),
+    (RAPPOR, "rappor", lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
+    (DBitFlipPM, "dbitflip-pm", lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
+    (Staircase, "staircase", lambda: Staircase(1.0)),
+    (Gaussian, "gaussian", lambda: Gaussian(1.0)),
+    (CMS, "cms", lambda: CMS(1.0, width=16, depth=4)),
+    (HCMS, "hcms", lambda: HCMS(1.0, width=16, depth=4)),
+    (PrivUnit, "privunit", lambda: PrivUnit(2.0, d=3)),
+    (PrivUnitG, "privunitg", lambda: PrivUnitG(2.0, d=3)),
+)
 _ENTRIES: dict[str, tuple[type[Mechanism], Callable[[], Mechanism]]] = {
-    cls.name: (cls, example)
-    for cls, example in (
-        (Channel, lambda: k_rr(4, 1.0)),
-        (GRR, lambda: GRR(5, 1.0)),
-        (UnaryEncoding, lambda: UnaryEncoding(6, 1.0, p=0.6, q=0.3)),
-        (SUE, lambda: SUE(6, 1.0)),
-        (OUE, lambda: OUE(10, 1.0)),
-        (LocalHashing, lambda: LocalHashing(12, 1.0, g=3)),
-        (OLH, lambda: OLH(20, 1.5)),
-        (BLH, lambda: BLH(9, 1.0)),
-        (HadamardResponse, lambda: HadamardResponse(6, 1.0)),
-        (SubsetSelection, lambda: SubsetSelection(8, 1.0)),
-        (Duchi, lambda: Duchi(1.0, d=3)),
-        (DuchiL2, lambda: DuchiL2(1.0, d=3)),
-        (Laplace, lambda: Laplace(1.0)),
-        (Piecewise, lambda: Piecewise(1.0)),
-        (Hybrid, lambda: Hybrid(1.0)),
-        (SquareWave, lambda: SquareWave(1.0)),
-        (LGRR, lambda: LGRR(5, 1.0, 2.0)),
-        (LOSUE, lambda: LOSUE(6, 1.0, 2.0)),
-        (LOUE, lambda: LOUE(6, 1.0, 2.0)),
-        (RAPPOR, lambda: RAPPOR(6, f=0.5, p=0.5, q=0.75)),
-        (DBitFlipPM, lambda: DBitFlipPM(8, 1.0, b=4, d=2)),
-        (Staircase, lambda: Staircase(1.0)),
-        (Gaussian, lambda: Gaussian(1.0)),
-        (CMS, lambda: CMS(1.0, width=16, depth=4)),
-        (HCMS, lambda: HCMS(1.0, width=16, depth=4)),
-        (PrivUnit, lambda: PrivUnit(2.0, d=3)),
-        (PrivUnitG, lambda: PrivUnitG(2.0, d=3)),
-    )
+    cls.name: (cls, example) for cls, _, example in _TABLE
 }
 
 #: Registry name -> mechanism class.
 REGISTRY: Mapping[str, type[Mechanism]] = MappingProxyType(
     {name: cls for name, (cls, _) in _ENTRIES.items()}
 )
+
+#: Protocol id (the canonical lowercase name of protocol files, version 2) -> class.
+PROTOCOL_IDS: Mapping[str, type[Mechanism]] = MappingProxyType(
+    {protocol_id: cls for cls, protocol_id, _ in _TABLE}
+)
+
+#: The names version-1 protocol files used (the registry names) -> protocol id.
+V1_NAMES: Mapping[str, str] = MappingProxyType(
+    {cls.name: protocol_id for cls, protocol_id, _ in _TABLE}
+)
+
+
+def protocol_id(mechanism: Mechanism) -> str:
+    """The protocol id of a registered mechanism (its canonical name in protocol files).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import GRR, HadamardResponse
+    >>> from ldp.mechanisms.registry import protocol_id
+    >>> protocol_id(GRR(4, 1.0)), protocol_id(HadamardResponse(4, 1.0))
+    ('grr', 'hadamard-response')
+    """
+    return V1_NAMES[mechanism.name]
 
 
 def example(name: str) -> Mechanism:

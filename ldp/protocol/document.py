@@ -9,16 +9,23 @@ smaller epsilon, whose sampler constants or report fields do not match its mecha
 fingerprint does not match its content. The format is specified in ``docs/protocol.md``.
 
 The **fingerprint** is the first 16 hexadecimal digits of the SHA-256 of the canonical JSON of
-the document without its ``fingerprint`` field (sorted keys, no spaces, floats in their
-shortest round-trip form): the same protocol has the same fingerprint on every machine, and
-any change of mechanism, parameters, epsilon, domain or question changes it. Every report
-carries it, so that a server refuses reports made under another protocol. It identifies a
-protocol against mix-ups; it is not an authentication tag.
+the document without its ``fingerprint`` field (RFC 8785 in version 2,
+:mod:`ldp.protocol.canonical`): the same protocol has the same fingerprint on every machine and
+in every language, and any change of mechanism, parameters, epsilon, domain or question
+changes it. Every report carries it, so that a server refuses reports made under another
+protocol. It identifies a protocol against mix-ups; it is not an authentication tag. All 64
+digits are the protocol's :attr:`Protocol.pin`, which an app can ship to accept exactly this
+file.
+
+Version 2 (written since ldpkit 0.3) names mechanisms by their canonical protocol id
+(``grr``, ``hadamard-response``, ...) and hashes RFC 8785 text; version-1 files are still read
+(their names through :data:`ldp.mechanisms.registry.V1_NAMES`) and keep their own fingerprint,
+so their reports still decode. Before it writes a file, the library runs the device client's
+own check on it (:mod:`ldp.protocol.device`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import numbers
@@ -36,14 +43,21 @@ from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
 from ldp.mechanisms.base import FrequencyMechanism
 from ldp.mechanisms.decoding import ChannelOracle, check_decodable
-from ldp.mechanisms.registry import mechanism_from_spec
+from ldp.mechanisms.registry import PROTOCOL_IDS, V1_NAMES, protocol_id
+from ldp.protocol.canonical import MAX_DEPTH, content_hash, jcs, nesting_depth, parse_document
+from ldp.protocol.device import device_epsilon_for_delta, device_privacy
 
-__all__ = ["FORMAT", "VERSION", "Protocol", "fingerprint_of", "load"]
+__all__ = ["FORMAT", "VERSION", "VERSIONS", "Protocol", "fingerprint_of", "load"]
 
 #: The ``format`` field of every protocol file.
 FORMAT = "ldp-protocol"
-#: The version of the format this library writes and reads.
-VERSION = 1
+#: The version of the format this library writes.
+VERSION = 2
+#: The versions it reads.
+VERSIONS = (1, 2)
+#: Relative difference allowed between a version-1 file's sampler constants and the ones
+#: the library computes today (they are calibrated a few ulps toward more privacy since).
+_V1_CONSTANT_RTOL = 1e-12
 #: Hex digits of the SHA-256 kept as the fingerprint.
 FINGERPRINT_DIGITS = 16
 #: Largest channel (entries) whose eta-TV a protocol computes (pairwise: k^2 m work).
@@ -62,7 +76,8 @@ def fingerprint_of(content: Mapping[str, Any]) -> str:
     Returns
     -------
     str
-        The first 16 hex digits of the SHA-256 of the document's canonical JSON.
+        The first 16 hex digits of the SHA-256 of the document's canonical JSON (RFC 8785 in
+        version 2; version-1 documents as version 1 hashed them).
 
     Examples
     --------
@@ -74,9 +89,7 @@ def fingerprint_of(content: Mapping[str, Any]) -> str:
     ...     {"format": "ldp-protocol"})
     True
     """
-    body = {key: value for key, value in content.items() if key != "fingerprint"}
-    hashed = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
-    return hashed[:FINGERPRINT_DIGITS]
+    return content_hash(content)[:FINGERPRINT_DIGITS]
 
 
 # ----------------------------------------------------------------------------- labels
@@ -338,37 +351,44 @@ class Protocol:
             "version": VERSION,
             "question": question,
             "domain": _domain_document(mech, labels, bounds),
-            "mechanism": {"name": mech.name, "params": mech.params},
+            "mechanism": {"name": protocol_id(mech), "params": mech.params},
             "sampler": mech.sampler(),
             "report": mech.codec.to_dict(),
             "privacy": _privacy(mech, level),
         }
         try:
-            canonical_json(document)
+            jcs(document)
         except ValueError:
             raise ValueError(
                 "the mechanism's parameters are not finite numbers; it cannot be written"
             ) from None
-        return cls(document, mech)
+        return cls(_device_checked(document, mech), mech)
 
     @classmethod
     def from_dict(cls, document: object) -> Protocol:
         """Read a parsed protocol document, recomputing and checking everything in it.
 
-        Raises ``ValueError`` (or ``TypeError``) with one line saying what is wrong: a
-        missing or mistyped field, an unknown format or version, a fingerprint that does not
-        match the content, a mechanism that cannot be built from its parameters (a channel
+        Raises ``ValueError`` (or ``TypeError``) with one line saying what is wrong: nesting
+        deeper than ``MAX_DEPTH``, a missing or mistyped field, an unknown format, a version
+        that is not the integer 1 or 2, a fingerprint that does not match the content, an
+        unknown mechanism, a mechanism that cannot be built from its parameters (a channel
         whose rows do not sum to one, say), sampler constants or report fields that are not
-        the mechanism's, duplicate labels, or a stated privacy below the recomputed one.
+        the mechanism's, duplicate labels, a stated privacy below the recomputed one, or (in
+        version 2) anything the device client itself refuses. A version-1 file is read as it
+        was written (its fingerprint is kept, so its reports still decode); its sampler
+        constants may differ from today's in the last bits (``_V1_CONSTANT_RTOL``).
         """
         if not isinstance(document, Mapping):
             raise TypeError(f"a protocol document is a JSON object, got {type(document).__name__}")
+        if nesting_depth(document) > MAX_DEPTH:
+            raise ValueError(f"the protocol file nests deeper than {MAX_DEPTH} levels")
         if document.get("format") != FORMAT:
             raise ValueError(f"not an ldp protocol file (its format field is not {FORMAT!r})")
         version = document.get("version")
-        if version != VERSION or isinstance(version, bool):
+        if isinstance(version, bool) or not isinstance(version, int) or version not in VERSIONS:
             raise ValueError(
-                f"unsupported protocol version {version!r}; this library reads version {VERSION}"
+                f"unsupported protocol version {str(version)[:20]!r}; this library reads versions "
+                "1 and 2 (integers)"
             )
         missing = [key for key in (*_KEYS, "fingerprint") if key not in document]
         if missing:
@@ -379,18 +399,27 @@ class Protocol:
         stated = document["fingerprint"]
         try:
             actual = fingerprint_of(document)
-        except ValueError:
-            raise ValueError("the protocol file holds a number that is not finite") from None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the protocol file cannot be read: {exc}") from None
         if stated != actual:
             raise ValueError(
-                f"the protocol's fingerprint {stated!r} does not match its content ({actual}): "
-                "the file was edited or corrupted"
+                f"the protocol's fingerprint {str(stated)[:20]!r} does not match its content "
+                f"({actual}): the file was edited or corrupted"
             )
         spec = document["mechanism"]
         if not isinstance(spec, Mapping) or set(spec) != {"name", "params"}:
             raise ValueError("the mechanism field must be an object with 'name' and 'params'")
+        names = V1_NAMES if version == 1 else {name: name for name in PROTOCOL_IDS}
+        name = spec["name"]
+        if not isinstance(name, str) or name not in names:
+            raise ValueError(
+                f"unknown mechanism {str(name)[:40]!r} in a version-{version} file; known: "
+                f"{', '.join(sorted(names))}"
+            )
+        if not isinstance(spec["params"], Mapping):
+            raise ValueError(f"the parameters of {name} must be an object")
         try:
-            mech = mechanism_from_spec(spec["name"], spec["params"])
+            mech = PROTOCOL_IDS[names[name]].from_params(spec["params"])
         except (TypeError, ValueError) as exc:
             raise ValueError(f"the protocol's mechanism cannot be built: {exc}") from None
         question = document["question"]
@@ -403,15 +432,26 @@ class Protocol:
             delta=_stated_delta(document["privacy"]),
         )
         mine = rebuilt._document
-        for key in ("sampler", "report"):
-            if canonical_json(document[key]) != canonical_json(mine[key]):
-                raise ValueError(
-                    f"the protocol's {key} section does not match its mechanism "
-                    f"({mech.key}): the file was edited or written by an incompatible version"
-                )
+        if canonical_json(document["report"]) != canonical_json(mine["report"]):
+            raise ValueError(
+                f"the protocol's report section does not match its mechanism ({mech.key}): the "
+                "file was edited or written by an incompatible version"
+            )
+        same_sampler = (
+            canonical_json(document["sampler"]) == canonical_json(mine["sampler"])
+            if version == 2
+            else _close(document["sampler"], mine["sampler"])
+        )
+        if not same_sampler:
+            raise ValueError(
+                f"the protocol's sampler section does not match its mechanism ({mech.key}): the "
+                "file was edited or written by an incompatible version"
+            )
         if canonical_json(document["domain"]) != canonical_json(mine["domain"]):
             raise ValueError("the protocol's domain section is malformed")
         _check_stated_privacy(document["privacy"], mine["privacy"])
+        if version == 2:
+            device_privacy(dict(document))  # the devices' own check, as a second line
         return cls(document, mech)
 
     @classmethod
@@ -424,18 +464,11 @@ class Protocol:
         >>> Protocol.from_json('{"format": "ldp-protocol", "version": 99}')
         Traceback (most recent call last):
         ...
-        ValueError: unsupported protocol version 99; this library reads version 1
+        ValueError: unsupported protocol version '99'; this library reads versions 1 and 2 ...
         """
         if not isinstance(text, (str, bytes, bytearray)):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
-        try:
-            document = json.loads(text, parse_constant=_refuse_constant)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"the protocol file is not valid JSON (truncated?): {exc.msg} at line "
-                f"{exc.lineno} column {exc.colno}"
-            ) from None
-        return cls.from_dict(document)
+        return cls.from_dict(parse_document(text))
 
     # ----------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:
@@ -458,6 +491,56 @@ class Protocol:
     def fingerprint(self) -> str:
         """16 hex digits identifying the protocol (module notes)."""
         return self._fingerprint
+
+    @property
+    def pin(self) -> str:
+        """The full SHA-256 (64 hex digits) of the canonical text: what an app ships in its
+        policy's ``pinned_fingerprints`` to run exactly this file (the 16-digit fingerprint
+        is its prefix)."""
+        return content_hash(self._document)
+
+    @property
+    def version(self) -> int:
+        """The format version of the document (2 for files this library writes; 1 for
+        older files read back)."""
+        return int(self._document["version"])
+
+    def upgrade(self) -> Protocol:
+        """The same mechanism, domain, question and stated delta as a version-2 protocol
+        (a new fingerprint: republish it, and decode the old reports with this one).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> from ldp.protocol import Protocol
+        >>> p = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+        >>> p.upgrade() == p, p.version
+        (True, 2)
+        """
+        if self.version == VERSION:
+            return self
+        domain = self._document["domain"]
+        arguments: dict[str, Any] = {}
+        if domain["type"] == "categorical":
+            arguments["labels"] = domain["labels"]
+        elif domain["type"] == "interval":
+            arguments["bounds"] = (domain["low"], domain["high"])
+        return Protocol.from_mechanism(
+            self._mechanism, question=self.question, delta=self.delta, **arguments
+        )
+
+    def device_privacy(self) -> dict[str, Any]:
+        """The privacy of one report as a device computes it (the device client's
+        ``verify`` without a policy): ``epsilon``, ``delta``, ``mechanism``, ``certified``...
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import GRR
+        >>> from ldp.protocol import Protocol
+        >>> Protocol.from_mechanism(GRR(4, 1.0)).device_privacy()["mechanism"]
+        'grr'
+        """
+        return device_privacy(self.to_dict())
 
     @property
     def mechanism(self) -> Mechanism:
@@ -644,8 +727,45 @@ def load(path: str | os.PathLike[str]) -> Protocol:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"the protocol file holds {name}, which is not a finite number")
+def _close(given: object, mine: object) -> bool:
+    """The same JSON structure, integers and strings equal, floats within
+    ``_V1_CONSTANT_RTOL`` (version-1 constants before the exact calibration)."""
+    if isinstance(mine, float) and isinstance(given, (int, float)) and not isinstance(given, bool):
+        return math.isclose(float(given), mine, rel_tol=_V1_CONSTANT_RTOL, abs_tol=0.0)
+    if isinstance(mine, Mapping):
+        return (
+            isinstance(given, Mapping)
+            and set(given) == set(mine)
+            and all(_close(given[key], mine[key]) for key in mine)
+        )
+    if isinstance(mine, list):
+        return (
+            isinstance(given, list)
+            and len(given) == len(mine)
+            and all(_close(a, b) for a, b in zip(given, mine))
+        )
+    return type(given) is type(mine) and given == mine
+
+
+def _device_checked(document: dict[str, Any], mechanism: Mechanism) -> dict[str, Any]:
+    """``document`` with the privacy statement a device verifies.
+
+    A stated ``delta > 0`` gets the smallest epsilon at which the device certifies it; a
+    channel states the exact level of its matrix (the device's number, no margin). Any other
+    mechanism states its own epsilon, which the device must find at least its own.
+    """
+    privacy = document["privacy"]
+    if privacy["delta"] > 0:
+        privacy["epsilon"] = device_epsilon_for_delta(document, privacy["epsilon"])
+    computed = device_privacy({**document, "fingerprint": fingerprint_of(document)})
+    if privacy["delta"] == 0 and isinstance(mechanism, Channel):
+        privacy["epsilon"] = computed["epsilon"]
+    elif computed["epsilon"] > privacy["epsilon"]:  # pragma: no cover - a library bug
+        raise RuntimeError(
+            f"{mechanism.key}: the device computes epsilon = {computed['epsilon']!r}, above the "
+            f"stated {privacy['epsilon']!r}"
+        )
+    return document
 
 
 def _domain_arguments(domain: object, mechanism: Mechanism) -> dict[str, Any]:
