@@ -254,17 +254,19 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             return total
         return self._statistics(priv, reports, used)  # type: ignore[arg-type]
 
-    def _gather_protocol(self, priv: Privatizer, reports: object):
+    def _gather_protocol(self, priv: Privatizer, reports: object, *, trusted: bool):
         """Statistics of a protocol's reports: a report file, table, client records, an
         array of report fields, an iterator of tables or a Dask DataFrame, chunk by chunk
-        (fingerprints and values checked by :func:`ldp.protocol.iter_reports`)."""
+        (fingerprints and values checked by :func:`ldp.protocol.iter_reports`). An array
+        carries no fingerprint: it is read only when ``trusted`` (reports this estimator
+        made, or of a protocol built here from a mechanism rather than a published file)."""
         protocol = priv.protocol_
         decoder, name = priv.mechanisms_[0], priv.columns_[0].name
 
         def one(part: object, where: str | None = None):
             stat, extra, rows = decoder.empty_statistic(), 0.0, 0
             try:
-                for chunk in iter_reports(protocol, part):
+                for chunk in iter_reports(protocol, part, trusted=trusted):
                     stat = stat + decoder.aggregate(chunk)
                     extra += self._extra(decoder, chunk, name)
                     rows += chunk.shape[0]
@@ -277,6 +279,12 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         if is_dask_collection(reports):
             return map_reduce_partitions(reports, one, _combine)
         return one(reports)
+
+    def _trusts_arrays(self) -> bool:
+        """Whether bare arrays of report fields are read as this protocol's reports: not
+        when the protocol is a published :class:`~ldp.protocol.Protocol` (its reports must
+        carry its fingerprint)."""
+        return not isinstance(self._protocol_spec(), Protocol)
 
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
         self.privatizer_ = priv
@@ -336,7 +344,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         else:
             priv = self.privatizer_
         reports = priv.protocol_.privatize(values, rng=rng)
-        stats, extras, n_rows = self._gather_protocol(priv, reports)
+        stats, extras, n_rows = self._gather_protocol(priv, reports, trusted=True)
         if first:
             self._commit(priv, [0], stats, extras, n_rows)
         else:
@@ -409,7 +417,10 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             The report table the clients' :class:`~estimators.Privatizer` produced: in
             memory, as an iterator of chunks (e.g. ``pandas.read_csv(..., chunksize=...)``;
             memory is one chunk), or as a Dask collection aggregated partition by partition
-            where it lives (tree reduction; the result equals the in-memory fit).
+            where it lives (tree reduction; the result equals the in-memory fit). With a
+            published :class:`~ldp.protocol.Protocol` (``protocol=``), report files, tables
+            and client records carrying its fingerprint; a bare array, which carries none, is
+            refused (attach the fingerprint with ``protocol.report_frame(reports)``).
         privatizer : Privatizer, optional
             The fitted privatizer the clients used (its public schema and mechanisms decode the
             reports; the estimator keeps the columns of its kind). Its ``epsilon``,
@@ -427,7 +438,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     raise ValueError("give a protocol or the clients' privatizer, not both")
                 priv = self._new_privatizer()
                 install_protocol(priv)
-                stats, extras, n_rows = self._gather_protocol(priv, reports)
+                trusted = self._trusts_arrays()
+                stats, extras, n_rows = self._gather_protocol(priv, reports, trusted=trusted)
                 self._commit(priv, [0], stats, extras, n_rows)
                 self.n_features_in_ = 1
                 if hasattr(self, "feature_names_in_"):
@@ -465,7 +477,10 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             if getattr(self.privatizer_, "protocol_", None) is not None:
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
-                stats, extras, n_rows = self._gather_protocol(self.privatizer_, reports)
+                trusted = self._trusts_arrays()
+                stats, extras, n_rows = self._gather_protocol(
+                    self.privatizer_, reports, trusted=trusted
+                )
                 self._add(stats, extras, n_rows)
                 return self
             if privatizer is not None:

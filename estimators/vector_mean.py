@@ -234,6 +234,12 @@ class VectorMeanEstimator(BaseEstimator):
     def partial_fit_reports(self, reports: object) -> VectorMeanEstimator:
         """Add a chunk of reports (the first call is :meth:`fit_reports`).
 
+        An array of report fields carries no fingerprint: it is read when the protocol was
+        built here (from ``epsilon``, ``radius`` and ``mechanism``, or from a mechanism given
+        as ``protocol=``), and refused for a published :class:`~ldp.protocol.Protocol`,
+        whose reports must come as files, tables or client records carrying its
+        fingerprint.
+
         Returns
         -------
         self
@@ -249,7 +255,8 @@ class VectorMeanEstimator(BaseEstimator):
                     )
                 protocol = self._new_protocol(int(width), None)
             self._start(protocol, _ball(protocol).d)
-        for chunk in iter_reports(self.protocol_, reports):
+        trusted = not isinstance(self.protocol, Protocol)
+        for chunk in iter_reports(self.protocol_, reports, trusted=trusted):
             self._add(chunk)
         return self
 

@@ -78,6 +78,17 @@ def test_reports_of_another_protocol_are_refused_by_the_estimator(tmp_path):
     assert estimator.n_rows_ == 15  # unchanged by the refused chunk
 
 
+def test_a_published_protocol_reads_no_bare_array():
+    protocol = Protocol.from_mechanism(ldp.k_rr(5, 2.0), labels=LABELS)
+    reports = protocol.privatize(LABELS * 3, rng=0)
+    with pytest.raises(ValueError, match="carries no fingerprint"):
+        FrequencyEstimator(protocol=protocol).fit_reports(reports)
+    framed = FrequencyEstimator(protocol=protocol).fit_reports(protocol.report_frame(reports))
+    # a mechanism given in code (no published file) decodes its native reports
+    from_code = FrequencyEstimator(protocol=protocol.mechanism).fit_reports(reports)
+    np.testing.assert_array_equal(framed.statistics_[0].counts, from_code.statistics_[0].counts)
+
+
 def test_a_channel_or_mechanism_is_accepted_as_the_mechanism():
     design = optimal_channel(4, 2.0, utility="mi").channel
     values = np.repeat(np.arange(4), 2500).reshape(-1, 1)

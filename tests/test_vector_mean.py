@@ -94,6 +94,14 @@ def test_chunks_and_merge_equal_one_fit():
         whole.merge(VectorMeanEstimator(protocol=PrivUnit(1.0, 6)).fit_reports(reports[:1] / 2))
 
 
+def test_a_published_protocol_reads_no_bare_array():
+    mech = PrivUnit(2.0, 3)
+    reports = mech.privatize(np.tile([1.0, 0.0, 0.0], (50, 1)), rng=0)
+    with pytest.raises(ValueError, match="carries no fingerprint"):
+        VectorMeanEstimator(protocol=Protocol.from_mechanism(mech)).fit_reports(reports)
+    assert VectorMeanEstimator(protocol=mech).fit_reports(reports).n_reports_ == 50
+
+
 def test_bad_input_raises():
     x = _embeddings(20, 4)
     with pytest.raises(ValueError, match="ball"):
