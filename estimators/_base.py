@@ -39,10 +39,12 @@ from estimators.privatizer import (
     NoSeedInPickles,
     Privatizer,
     atomic,
+    check_disjoint_fits,
     check_epsilon_param,
     install_protocol,
     install_schema,
     native_reports,
+    new_fit_id,
     report_width_total,
     same_protocol,
     update_lock,
@@ -287,6 +289,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         return not isinstance(self._protocol_spec(), Protocol)
 
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
+        self._fit_ids = frozenset({new_fit_id()})
         self.privatizer_ = priv
         self._used = list(used)
         self.columns_ = [priv.columns_[j] for j in used]
@@ -497,7 +500,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
 
         The result is exactly what one fit on the union of both sets of reports gives. Raises
         (and changes nothing) if ``other`` is not of the same class, has other parameters
-        (``random_state`` aside) or another protocol.
+        (``random_state`` aside) or another protocol, or holds statistics of a fit this
+        estimator holds too (``other`` is this estimator, a copy of it, or was merged into it
+        already): their reports would be counted twice.
 
         Returns
         -------
@@ -510,8 +515,11 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             theirs = other.get_params()
             their_privatizer, their_used = other.privatizer_, list(other._used)
             their_stats = (list(other.statistics_), other._extras, other.n_rows_)
+            their_fits = getattr(other, "_fit_ids", frozenset())
         with atomic(self):
             check_is_fitted(self)
+            mine_fits = getattr(self, "_fit_ids", frozenset())
+            check_disjoint_fits(mine_fits, their_fits)
             mine = self.get_params()
             for name in mine:
                 if name != "random_state" and not _same_param(mine[name], theirs[name]):
@@ -525,6 +533,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             if diff:
                 raise ValueError(f"cannot merge: the protocols differ in their {diff}")
             self._add(*their_stats)
+            self._fit_ids = mine_fits | their_fits
         return self
 
     def __sklearn_tags__(self):

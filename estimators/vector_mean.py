@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from estimators.privatizer import check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
 from ldp.mechanisms import Ball, DuchiL2, MeanSums, Mechanism, PrivUnit, PrivUnitG
@@ -156,6 +157,7 @@ class VectorMeanEstimator(BaseEstimator):
             raise ValueError(
                 f"X has {d} feature(s), the protocol privatizes d = {_ball(protocol).d}"
             )
+        self._fit_ids = frozenset({new_fit_id()})
         self.protocol_ = protocol
         self.mechanism_ = mechanism
         self.statistic_ = protocol.decoder.empty_statistic()  # type: ignore[attr-defined]
@@ -263,6 +265,9 @@ class VectorMeanEstimator(BaseEstimator):
     def merge(self, other: VectorMeanEstimator) -> VectorMeanEstimator:
         """Add the statistics of ``other`` (fitted on other users under the same protocol).
 
+        Refused when ``other`` holds statistics of a fit this estimator holds too (itself,
+        a copy, or an estimator merged into it already): they would be counted twice.
+
         Returns
         -------
         self
@@ -273,6 +278,10 @@ class VectorMeanEstimator(BaseEstimator):
         check_is_fitted(other)
         if other.protocol_.fingerprint != self.protocol_.fingerprint:
             raise ValueError("cannot merge: the estimators' protocols differ")
+        mine: frozenset[str] = getattr(self, "_fit_ids", frozenset())
+        theirs: frozenset[str] = getattr(other, "_fit_ids", frozenset())
+        check_disjoint_fits(mine, theirs)
+        self._fit_ids = mine | theirs
         self.statistic_ = self.statistic_ + other.statistic_
         self._square_sum += other._square_sum
         self.n_reports_ = self.statistic_.n
