@@ -52,6 +52,7 @@ from estimators.privatizer import (
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
+from ldp.mechanisms import DEFAULT_ALPHA, check_reports
 from ldp.protocol import Protocol, iter_reports
 
 #: Report-table cells privatized at once by a simulation (``fit`` / ``partial_fit``).
@@ -90,6 +91,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
     def _check_params(self) -> None:
         check_epsilon_param(self.epsilon)
         check_budget(self.budget)
+        if not isinstance(self.strict, (bool, np.bool_)):
+            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
         spec = self._protocol_spec()
         if spec is not None and not isinstance(spec, Protocol):
             Protocol.from_mechanism(spec)  # a readable error now, not at the first chunk
@@ -288,6 +291,24 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         carry its fingerprint)."""
         return not isinstance(self._protocol_spec(), Protocol)
 
+    def _check_reports(self) -> None:
+        """The goodness-of-fit test of each column's reports against its mechanism
+        (:func:`ldp.mechanisms.check_reports`, level ``DEFAULT_ALPHA`` shared by the
+        columns): a warning, or ``ValueError`` under ``strict``."""
+        tested = [
+            (column, mech, stat)
+            for column, mech, stat in zip(self.columns_, self.mechanisms_, self.statistics_)
+            if mech is not None and stat is not None and stat.n
+        ]
+        for column, mech, stat in tested:
+            check_reports(
+                mech,
+                stat,
+                alpha=DEFAULT_ALPHA / len(tested),
+                strict=bool(self.strict),
+                what=f"the reports of column {column.name!r}",
+            )
+
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
         self._fit_ids = frozenset({new_fit_id()})
         self.privatizer_ = priv
@@ -433,6 +454,14 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            For reports the protocol cannot decode (another protocol's, malformed), and,
+            under ``strict``, for reports that fail the goodness-of-fit test against the
+            mechanisms (:func:`ldp.mechanisms.check_reports`; otherwise a
+            :class:`~ldp.ImplausibleReportsWarning`). The estimator is then left as it was.
         """
         with atomic(self):
             self._check_params()
@@ -444,6 +473,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 trusted = self._trusts_arrays()
                 stats, extras, n_rows = self._gather_protocol(priv, reports, trusted=trusted)
                 self._commit(priv, [0], stats, extras, n_rows)
+                self._check_reports()
                 self.n_features_in_ = 1
                 if hasattr(self, "feature_names_in_"):
                     del self.feature_names_in_
@@ -458,6 +488,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 raise ValueError(f"the privatizer has no {self._kind} columns")
             stats, extras, n_rows = self._gather(priv, reports, used)
             self._commit(priv, used, stats, extras, n_rows)
+            self._check_reports()
             names = [priv.columns_[j].name for j in used]
             self.n_features_in_ = len(used)
             if hasattr(priv, "feature_names_in_"):
@@ -485,6 +516,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     self.privatizer_, reports, trusted=trusted
                 )
                 self._add(stats, extras, n_rows)
+                self._check_reports()
                 return self
             if privatizer is not None:
                 check_is_fitted(privatizer)
@@ -493,6 +525,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     raise ValueError(f"privatizer differs from the fitted protocol in its {diff}")
             stats, extras, n_rows = self._gather(self.privatizer_, reports, self._used)
             self._add(stats, extras, n_rows)
+            self._check_reports()
         return self
 
     def merge(self, other):
@@ -500,9 +533,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
 
         The result is exactly what one fit on the union of both sets of reports gives. Raises
         (and changes nothing) if ``other`` is not of the same class, has other parameters
-        (``random_state`` aside) or another protocol, or holds statistics of a fit this
-        estimator holds too (``other`` is this estimator, a copy of it, or was merged into it
-        already): their reports would be counted twice.
+        (``random_state`` and ``strict`` aside) or another protocol, or holds statistics of a
+        fit this estimator holds too (``other`` is this estimator, a copy of it, or was
+        merged into it already): their reports would be counted twice.
 
         Returns
         -------
@@ -522,7 +555,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             check_disjoint_fits(mine_fits, their_fits)
             mine = self.get_params()
             for name in mine:
-                if name != "random_state" and not _same_param(mine[name], theirs[name]):
+                if name in ("random_state", "strict"):
+                    continue
+                if not _same_param(mine[name], theirs[name]):
                     raise ValueError(
                         f"cannot merge: parameter {name!r} differs ({plain(mine[name])!r} vs "
                         f"{plain(theirs[name])!r})"

@@ -13,7 +13,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from estimators.privatizer import check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
-from ldp.mechanisms import Ball, DuchiL2, MeanSums, Mechanism, PrivUnit, PrivUnitG
+from ldp.mechanisms import (
+    Ball,
+    DuchiL2,
+    MeanSums,
+    Mechanism,
+    PrivUnit,
+    PrivUnitG,
+    check_reports,
+)
 from ldp.protocol import Protocol, iter_reports
 
 __all__ = ["VectorMeanEstimator"]
@@ -60,6 +68,10 @@ class VectorMeanEstimator(BaseEstimator):
         A published protocol for vectors on a ball: the estimator decodes exactly its reports,
         and ``fit`` simulates its devices. ``epsilon``, ``radius`` and ``mechanism`` are then
         the protocol's.
+    strict : bool, default False
+        As in :class:`~estimators.FrequencyEstimator`: refuse reports that fail the
+        goodness-of-fit test (here, a decoded mean outside the ball's cube) instead of
+        warning.
 
     Attributes
     ----------
@@ -96,12 +108,14 @@ class VectorMeanEstimator(BaseEstimator):
         mechanism: str = "auto",
         random_state: object = None,
         protocol: object = None,
+        strict: bool = False,
     ) -> None:
         self.epsilon = epsilon
         self.radius = radius
         self.mechanism = mechanism
         self.random_state = random_state
         self.protocol = protocol
+        self.strict = strict
 
     # ----------------------------------------------------------------- the protocol
     def _given_protocol(self) -> Protocol | None:
@@ -229,9 +243,15 @@ class VectorMeanEstimator(BaseEstimator):
         -------
         self
         """
+        saved = dict(self.__dict__)
         for name in ("mean_", "n_reports_", "statistic_", "protocol_", "mechanism_"):
             self.__dict__.pop(name, None)
-        return self.partial_fit_reports(reports)
+        try:
+            return self.partial_fit_reports(reports)
+        except BaseException:  # a refused fit leaves the previous one
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
 
     def partial_fit_reports(self, reports: object) -> VectorMeanEstimator:
         """Add a chunk of reports (the first call is :meth:`fit_reports`).
@@ -240,26 +260,39 @@ class VectorMeanEstimator(BaseEstimator):
         built here (from ``epsilon``, ``radius`` and ``mechanism``, or from a mechanism given
         as ``protocol=``), and refused for a published :class:`~ldp.protocol.Protocol`,
         whose reports must come as files, tables or client records carrying its
-        fingerprint.
+        fingerprint. The decoded mean is then tested against the ball
+        (:func:`ldp.mechanisms.check_reports`): a warning, or under ``strict`` a
+        ``ValueError`` that leaves the estimator as it was.
 
         Returns
         -------
         self
         """
-        if not hasattr(self, "protocol_"):
-            protocol = self._given_protocol()
-            if protocol is None:
-                width = np.asarray(reports).shape[-1] if isinstance(reports, np.ndarray) else None
-                if width is None:
-                    raise ValueError(
-                        "give protocol= to read report files, tables or records (the "
-                        "fingerprint and the dimension come from it)"
+        if not isinstance(self.strict, (bool, np.bool_)):
+            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
+        saved = dict(self.__dict__)
+        try:
+            if not hasattr(self, "protocol_"):
+                protocol = self._given_protocol()
+                if protocol is None:
+                    width = (
+                        np.asarray(reports).shape[-1] if isinstance(reports, np.ndarray) else None
                     )
-                protocol = self._new_protocol(int(width), None)
-            self._start(protocol, _ball(protocol).d)
-        trusted = not isinstance(self.protocol, Protocol)
-        for chunk in iter_reports(self.protocol_, reports, trusted=trusted):
-            self._add(chunk)
+                    if width is None:
+                        raise ValueError(
+                            "give protocol= to read report files, tables or records (the "
+                            "fingerprint and the dimension come from it)"
+                        )
+                    protocol = self._new_protocol(int(width), None)
+                self._start(protocol, _ball(protocol).d)
+            trusted = not isinstance(self.protocol, Protocol)
+            for chunk in iter_reports(self.protocol_, reports, trusted=trusted):
+                self._add(chunk)
+            check_reports(self.protocol_.decoder, self.statistic_, strict=bool(self.strict))
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self
 
     def merge(self, other: VectorMeanEstimator) -> VectorMeanEstimator:

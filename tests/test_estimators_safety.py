@@ -533,9 +533,12 @@ def _hammer(update, threads=8, chunks=150):
     assert not errors, errors
 
 
+@pytest.mark.filterwarnings("ignore::ldp.ImplausibleReportsWarning")
 def test_concurrent_updates_of_one_estimator_lose_nothing():
     """8 threads adding chunks of reports to one shared estimator: every row is counted once
-    (without a lock, n_rows_ and the counts lost about a quarter of the updates)."""
+    (without a lock, n_rows_ and the counts lost about a quarter of the updates). The same
+    ten reports added 1200 times are not what honest devices send (the goodness-of-fit test
+    says so, rightly); only the counting is checked here."""
     cats = [[0, 1, 2, 3]]
     X = np.random.default_rng(0).integers(0, 4, size=(10, 1))
     priv = Privatizer(1.0, categories=cats, random_state=0).fit(X)
@@ -563,6 +566,7 @@ def test_concurrent_updates_of_one_estimator_lose_nothing():
     assert raw.n_rows_ == 8 * 60 * 10 == raw.statistics_[0].n
 
 
+@pytest.mark.filterwarnings("ignore::ldp.ImplausibleReportsWarning")  # the same 20 reports
 def test_concurrent_updates_of_a_classifier_lose_nothing():
     cats = {"city": ["north", "south", "east"]}
     frame = _table()[["city"]]
