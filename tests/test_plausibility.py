@@ -237,6 +237,23 @@ def test_honest_reports_are_flagged_at_most_alpha_of_the_time_long(mech):
         _assert_level(rejected, reps, alpha)
 
 
+@pytest.mark.parametrize("n", [10, 26, 40])
+def test_the_level_holds_exactly_for_few_reports(n):
+    """GRR(3, 1): the exact probability, summed over every possible histogram of ``n``
+    reports, that the p-value falls below alpha is at most alpha, at a vertex, an edge and
+    the centre of the simplex (the chi-square reference is asymptotic; here it is checked
+    where the counts are small)."""
+    grr = GRR(3, 1.0)
+    K = grr.to_channel().matrix
+    histograms = np.array([(a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)])
+    p = np.array([report_fit(grr, SupportCounts(h, n, grr.key)).p_value for h in histograms])
+    for pi in ([1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [1 / 3] * 3):
+        law = stats.multinomial.pmf(histograms, n, np.asarray(pi) @ K)
+        assert law.sum() == pytest.approx(1.0)
+        for alpha in (1e-4, 1e-2, 0.05, 0.2):
+            assert law[p < alpha].sum() <= alpha, (pi, alpha)
+
+
 @pytest.mark.parametrize(
     "mech, x",
     [
