@@ -67,7 +67,9 @@ autosummary_imported_members = True
 autodoc_typehints = "none"  # types are documented in the numpydoc Parameters sections
 autodoc_member_order = "groupwise"
 #: Names that a package re-exports from another one: listed on its page, documented once.
-autosummary_context = {"reexported": {"estimators": ["PrivacyLeakWarning"]}}
+autosummary_context = {
+    "reexported": {"estimators": ["ImplausibleReportsWarning", "PrivacyLeakWarning"]}
+}
 numpydoc_show_class_members = False  # the class template lists them
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()  # tests/test_public_api.py checks the sections

@@ -18,10 +18,11 @@ from estimators.mean import MeanEstimator
 from estimators.naive_bayes import LDPNaiveBayes
 from estimators.privatizer import Privatizer
 from estimators.vector_mean import VectorMeanEstimator
-from ldp._warnings import PrivacyLeakWarning
+from ldp._warnings import ImplausibleReportsWarning, PrivacyLeakWarning
 
 __all__ = [
     "FrequencyEstimator",
+    "ImplausibleReportsWarning",
     "LDPLogisticRegression",
     "LDPNaiveBayes",
     "MeanEstimator",

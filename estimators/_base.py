@@ -39,10 +39,12 @@ from estimators.privatizer import (
     NoSeedInPickles,
     Privatizer,
     atomic,
+    check_disjoint_fits,
     check_epsilon_param,
     install_protocol,
     install_schema,
     native_reports,
+    new_fit_id,
     report_width_total,
     same_protocol,
     update_lock,
@@ -50,6 +52,7 @@ from estimators.privatizer import (
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
+from ldp.mechanisms import DEFAULT_ALPHA, check_reports
 from ldp.protocol import Protocol, iter_reports
 
 #: Report-table cells privatized at once by a simulation (``fit`` / ``partial_fit``).
@@ -88,6 +91,8 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
     def _check_params(self) -> None:
         check_epsilon_param(self.epsilon)
         check_budget(self.budget)
+        if not isinstance(self.strict, (bool, np.bool_)):
+            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
         spec = self._protocol_spec()
         if spec is not None and not isinstance(spec, Protocol):
             Protocol.from_mechanism(spec)  # a readable error now, not at the first chunk
@@ -254,17 +259,19 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             return total
         return self._statistics(priv, reports, used)  # type: ignore[arg-type]
 
-    def _gather_protocol(self, priv: Privatizer, reports: object):
+    def _gather_protocol(self, priv: Privatizer, reports: object, *, trusted: bool):
         """Statistics of a protocol's reports: a report file, table, client records, an
         array of report fields, an iterator of tables or a Dask DataFrame, chunk by chunk
-        (fingerprints and values checked by :func:`ldp.protocol.iter_reports`)."""
+        (fingerprints and values checked by :func:`ldp.protocol.iter_reports`). An array
+        carries no fingerprint: it is read only when ``trusted`` (reports this estimator
+        made, or of a protocol built here from a mechanism rather than a published file)."""
         protocol = priv.protocol_
         decoder, name = priv.mechanisms_[0], priv.columns_[0].name
 
         def one(part: object, where: str | None = None):
             stat, extra, rows = decoder.empty_statistic(), 0.0, 0
             try:
-                for chunk in iter_reports(protocol, part):
+                for chunk in iter_reports(protocol, part, trusted=trusted):
                     stat = stat + decoder.aggregate(chunk)
                     extra += self._extra(decoder, chunk, name)
                     rows += chunk.shape[0]
@@ -278,7 +285,32 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             return map_reduce_partitions(reports, one, _combine)
         return one(reports)
 
+    def _trusts_arrays(self) -> bool:
+        """Whether bare arrays of report fields are read as this protocol's reports: not
+        when the protocol is a published :class:`~ldp.protocol.Protocol` (its reports must
+        carry its fingerprint)."""
+        return not isinstance(self._protocol_spec(), Protocol)
+
+    def _check_reports(self) -> None:
+        """The goodness-of-fit test of each column's reports against its mechanism
+        (:func:`ldp.mechanisms.check_reports`, level ``DEFAULT_ALPHA`` shared by the
+        columns): a warning, or ``ValueError`` under ``strict``."""
+        tested = [
+            (column, mech, stat)
+            for column, mech, stat in zip(self.columns_, self.mechanisms_, self.statistics_)
+            if mech is not None and stat is not None and stat.n
+        ]
+        for column, mech, stat in tested:
+            check_reports(
+                mech,
+                stat,
+                alpha=DEFAULT_ALPHA / len(tested),
+                strict=bool(self.strict),
+                what=f"the reports of column {column.name!r}",
+            )
+
     def _commit(self, priv: Privatizer, used: list[int], stats, extras, n_rows: int) -> None:
+        self._fit_ids = frozenset({new_fit_id()})
         self.privatizer_ = priv
         self._used = list(used)
         self.columns_ = [priv.columns_[j] for j in used]
@@ -336,7 +368,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         else:
             priv = self.privatizer_
         reports = priv.protocol_.privatize(values, rng=rng)
-        stats, extras, n_rows = self._gather_protocol(priv, reports)
+        stats, extras, n_rows = self._gather_protocol(priv, reports, trusted=True)
         if first:
             self._commit(priv, [0], stats, extras, n_rows)
         else:
@@ -409,7 +441,10 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             The report table the clients' :class:`~estimators.Privatizer` produced: in
             memory, as an iterator of chunks (e.g. ``pandas.read_csv(..., chunksize=...)``;
             memory is one chunk), or as a Dask collection aggregated partition by partition
-            where it lives (tree reduction; the result equals the in-memory fit).
+            where it lives (tree reduction; the result equals the in-memory fit). With a
+            published :class:`~ldp.protocol.Protocol` (``protocol=``), report files, tables
+            and client records carrying its fingerprint; a bare array, which carries none, is
+            refused (attach the fingerprint with ``protocol.report_frame(reports)``).
         privatizer : Privatizer, optional
             The fitted privatizer the clients used (its public schema and mechanisms decode the
             reports; the estimator keeps the columns of its kind). Its ``epsilon``,
@@ -419,6 +454,14 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            For reports the protocol cannot decode (another protocol's, malformed), and,
+            under ``strict``, for reports that fail the goodness-of-fit test against the
+            mechanisms (:func:`ldp.mechanisms.check_reports`; otherwise a
+            :class:`~ldp.ImplausibleReportsWarning`). The estimator is then left as it was.
         """
         with atomic(self):
             self._check_params()
@@ -427,8 +470,10 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     raise ValueError("give a protocol or the clients' privatizer, not both")
                 priv = self._new_privatizer()
                 install_protocol(priv)
-                stats, extras, n_rows = self._gather_protocol(priv, reports)
+                trusted = self._trusts_arrays()
+                stats, extras, n_rows = self._gather_protocol(priv, reports, trusted=trusted)
                 self._commit(priv, [0], stats, extras, n_rows)
+                self._check_reports()
                 self.n_features_in_ = 1
                 if hasattr(self, "feature_names_in_"):
                     del self.feature_names_in_
@@ -443,6 +488,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                 raise ValueError(f"the privatizer has no {self._kind} columns")
             stats, extras, n_rows = self._gather(priv, reports, used)
             self._commit(priv, used, stats, extras, n_rows)
+            self._check_reports()
             names = [priv.columns_[j].name for j in used]
             self.n_features_in_ = len(used)
             if hasattr(priv, "feature_names_in_"):
@@ -465,8 +511,12 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             if getattr(self.privatizer_, "protocol_", None) is not None:
                 if privatizer is not None:
                     raise ValueError("give a protocol or the clients' privatizer, not both")
-                stats, extras, n_rows = self._gather_protocol(self.privatizer_, reports)
+                trusted = self._trusts_arrays()
+                stats, extras, n_rows = self._gather_protocol(
+                    self.privatizer_, reports, trusted=trusted
+                )
                 self._add(stats, extras, n_rows)
+                self._check_reports()
                 return self
             if privatizer is not None:
                 check_is_fitted(privatizer)
@@ -475,6 +525,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
                     raise ValueError(f"privatizer differs from the fitted protocol in its {diff}")
             stats, extras, n_rows = self._gather(self.privatizer_, reports, self._used)
             self._add(stats, extras, n_rows)
+            self._check_reports()
         return self
 
     def merge(self, other):
@@ -482,7 +533,9 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
 
         The result is exactly what one fit on the union of both sets of reports gives. Raises
         (and changes nothing) if ``other`` is not of the same class, has other parameters
-        (``random_state`` aside) or another protocol.
+        (``random_state`` and ``strict`` aside) or another protocol, or holds statistics of a
+        fit this estimator holds too (``other`` is this estimator, a copy of it, or was
+        merged into it already): their reports would be counted twice.
 
         Returns
         -------
@@ -495,11 +548,16 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             theirs = other.get_params()
             their_privatizer, their_used = other.privatizer_, list(other._used)
             their_stats = (list(other.statistics_), other._extras, other.n_rows_)
+            their_fits = getattr(other, "_fit_ids", frozenset())
         with atomic(self):
             check_is_fitted(self)
+            mine_fits = getattr(self, "_fit_ids", frozenset())
+            check_disjoint_fits(mine_fits, their_fits)
             mine = self.get_params()
             for name in mine:
-                if name != "random_state" and not _same_param(mine[name], theirs[name]):
+                if name in ("random_state", "strict"):
+                    continue
+                if not _same_param(mine[name], theirs[name]):
                     raise ValueError(
                         f"cannot merge: parameter {name!r} differs ({plain(mine[name])!r} vs "
                         f"{plain(theirs[name])!r})"
@@ -510,6 +568,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             if diff:
                 raise ValueError(f"cannot merge: the protocols differ in their {diff}")
             self._add(*their_stats)
+            self._fit_ids = mine_fits | their_fits
         return self
 
     def __sklearn_tags__(self):

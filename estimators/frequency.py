@@ -61,6 +61,12 @@ class FrequencyEstimator(ProtocolEstimator):
         simulates its devices on the one column of ``X``. A ``Channel`` or mechanism
         instance (also accepted as ``mechanism=``) is made into a protocol. ``epsilon`` is
         then the protocol's, and ``categories``, ``mechanism`` and ``budget`` stay unset.
+    strict : bool, default False
+        What :meth:`fit_reports` and :meth:`partial_fit_reports` do with reports that fail
+        the goodness-of-fit test against the mechanism
+        (:func:`ldp.mechanisms.check_reports`: no honest device running the protocol
+        sends reports like them): warn (:class:`~ldp.ImplausibleReportsWarning`), or, when
+        true, refuse with ``ValueError`` and leave the estimator as it was.
 
     Attributes
     ----------
@@ -111,6 +117,7 @@ class FrequencyEstimator(ProtocolEstimator):
         consistency: str = "none",
         random_state: object = None,
         protocol: object = None,
+        strict: bool = False,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
@@ -119,6 +126,7 @@ class FrequencyEstimator(ProtocolEstimator):
         self.consistency = consistency
         self.random_state = random_state
         self.protocol = protocol
+        self.strict = strict
 
     def _domain_param(self) -> dict:
         return {"categories": self.categories}

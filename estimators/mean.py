@@ -47,6 +47,9 @@ class MeanEstimator(ProtocolEstimator):
         simulates its devices on the one column of ``X``. A ``Channel`` or mechanism
         instance (also accepted as ``mechanism=``) is made into a protocol. ``epsilon`` is
         then the protocol's, and ``bounds``, ``mechanism`` and ``budget`` stay unset.
+    strict : bool, default False
+        As in :class:`~estimators.FrequencyEstimator`: refuse reports that fail the
+        goodness-of-fit test (here, a decoded mean outside the bounds) instead of warning.
 
     Attributes
     ----------
@@ -83,6 +86,7 @@ class MeanEstimator(ProtocolEstimator):
         budget: str = "split",
         random_state: object = None,
         protocol: object = None,
+        strict: bool = False,
     ) -> None:
         self.epsilon = epsilon
         self.bounds = bounds
@@ -90,6 +94,7 @@ class MeanEstimator(ProtocolEstimator):
         self.budget = budget
         self.random_state = random_state
         self.protocol = protocol
+        self.strict = strict
 
     def _domain_param(self) -> dict:
         return {"bounds": self.bounds}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 import warnings
 from contextlib import contextmanager
@@ -81,6 +82,28 @@ def atomic(estimator):
             estimator.__dict__.clear()
             estimator.__dict__.update(saved)
             raise
+
+
+def new_fit_id() -> str:
+    """A fresh identifier of one fit, from the operating system's entropy.
+
+    An estimator carries the set of identifiers of the fits its statistics come from
+    (one per ``fit`` / ``fit_reports``, united by ``merge``); copies and pickles carry it
+    too, so merging two estimators whose sets meet would count the same reports twice and
+    is refused (:func:`check_disjoint_fits`). It is not a seed: nothing random is derived
+    from it.
+    """
+    return secrets.token_hex(16)
+
+
+def check_disjoint_fits(mine: frozenset[str], theirs: frozenset[str]) -> None:
+    """Refuse a merge of statistics that share a fit (``ValueError``)."""
+    if mine & theirs:
+        raise ValueError(
+            "cannot merge: both estimators hold statistics of the same fit (an estimator "
+            "merged with itself, with a copy of itself, or with an estimator it already "
+            "contains), whose reports would be counted twice"
+        )
 
 
 class NoSeedInPickles:

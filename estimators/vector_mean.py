@@ -10,9 +10,18 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from estimators.privatizer import check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
-from ldp.mechanisms import Ball, DuchiL2, MeanSums, Mechanism, PrivUnit, PrivUnitG
+from ldp.mechanisms import (
+    Ball,
+    DuchiL2,
+    MeanSums,
+    Mechanism,
+    PrivUnit,
+    PrivUnitG,
+    check_reports,
+)
 from ldp.protocol import Protocol, iter_reports
 
 __all__ = ["VectorMeanEstimator"]
@@ -59,6 +68,10 @@ class VectorMeanEstimator(BaseEstimator):
         A published protocol for vectors on a ball: the estimator decodes exactly its reports,
         and ``fit`` simulates its devices. ``epsilon``, ``radius`` and ``mechanism`` are then
         the protocol's.
+    strict : bool, default False
+        As in :class:`~estimators.FrequencyEstimator`: refuse reports that fail the
+        goodness-of-fit test (here, a decoded mean outside the ball's cube) instead of
+        warning.
 
     Attributes
     ----------
@@ -95,12 +108,14 @@ class VectorMeanEstimator(BaseEstimator):
         mechanism: str = "auto",
         random_state: object = None,
         protocol: object = None,
+        strict: bool = False,
     ) -> None:
         self.epsilon = epsilon
         self.radius = radius
         self.mechanism = mechanism
         self.random_state = random_state
         self.protocol = protocol
+        self.strict = strict
 
     # ----------------------------------------------------------------- the protocol
     def _given_protocol(self) -> Protocol | None:
@@ -156,6 +171,7 @@ class VectorMeanEstimator(BaseEstimator):
             raise ValueError(
                 f"X has {d} feature(s), the protocol privatizes d = {_ball(protocol).d}"
             )
+        self._fit_ids = frozenset({new_fit_id()})
         self.protocol_ = protocol
         self.mechanism_ = mechanism
         self.statistic_ = protocol.decoder.empty_statistic()  # type: ignore[attr-defined]
@@ -227,34 +243,63 @@ class VectorMeanEstimator(BaseEstimator):
         -------
         self
         """
+        saved = dict(self.__dict__)
         for name in ("mean_", "n_reports_", "statistic_", "protocol_", "mechanism_"):
             self.__dict__.pop(name, None)
-        return self.partial_fit_reports(reports)
+        try:
+            return self.partial_fit_reports(reports)
+        except BaseException:  # a refused fit leaves the previous one
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
 
     def partial_fit_reports(self, reports: object) -> VectorMeanEstimator:
         """Add a chunk of reports (the first call is :meth:`fit_reports`).
+
+        An array of report fields carries no fingerprint: it is read when the protocol was
+        built here (from ``epsilon``, ``radius`` and ``mechanism``, or from a mechanism given
+        as ``protocol=``), and refused for a published :class:`~ldp.protocol.Protocol`,
+        whose reports must come as files, tables or client records carrying its
+        fingerprint. The decoded mean is then tested against the ball
+        (:func:`ldp.mechanisms.check_reports`): a warning, or under ``strict`` a
+        ``ValueError`` that leaves the estimator as it was.
 
         Returns
         -------
         self
         """
-        if not hasattr(self, "protocol_"):
-            protocol = self._given_protocol()
-            if protocol is None:
-                width = np.asarray(reports).shape[-1] if isinstance(reports, np.ndarray) else None
-                if width is None:
-                    raise ValueError(
-                        "give protocol= to read report files, tables or records (the "
-                        "fingerprint and the dimension come from it)"
+        if not isinstance(self.strict, (bool, np.bool_)):
+            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
+        saved = dict(self.__dict__)
+        try:
+            if not hasattr(self, "protocol_"):
+                protocol = self._given_protocol()
+                if protocol is None:
+                    width = (
+                        np.asarray(reports).shape[-1] if isinstance(reports, np.ndarray) else None
                     )
-                protocol = self._new_protocol(int(width), None)
-            self._start(protocol, _ball(protocol).d)
-        for chunk in iter_reports(self.protocol_, reports):
-            self._add(chunk)
+                    if width is None:
+                        raise ValueError(
+                            "give protocol= to read report files, tables or records (the "
+                            "fingerprint and the dimension come from it)"
+                        )
+                    protocol = self._new_protocol(int(width), None)
+                self._start(protocol, _ball(protocol).d)
+            trusted = not isinstance(self.protocol, Protocol)
+            for chunk in iter_reports(self.protocol_, reports, trusted=trusted):
+                self._add(chunk)
+            check_reports(self.protocol_.decoder, self.statistic_, strict=bool(self.strict))
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self
 
     def merge(self, other: VectorMeanEstimator) -> VectorMeanEstimator:
         """Add the statistics of ``other`` (fitted on other users under the same protocol).
+
+        Refused when ``other`` holds statistics of a fit this estimator holds too (itself,
+        a copy, or an estimator merged into it already): they would be counted twice.
 
         Returns
         -------
@@ -266,6 +311,10 @@ class VectorMeanEstimator(BaseEstimator):
         check_is_fitted(other)
         if other.protocol_.fingerprint != self.protocol_.fingerprint:
             raise ValueError("cannot merge: the estimators' protocols differ")
+        mine: frozenset[str] = getattr(self, "_fit_ids", frozenset())
+        theirs: frozenset[str] = getattr(other, "_fit_ids", frozenset())
+        check_disjoint_fits(mine, theirs)
+        self._fit_ids = mine | theirs
         self.statistic_ = self.statistic_ + other.statistic_
         self._square_sum += other._square_sum
         self.n_reports_ = self.statistic_.n

@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Channel",
+    "ImplausibleReportsWarning",
     "PrivacyLeakWarning",
     "accounting",
     "binary_erasure",
@@ -45,6 +46,7 @@ __all__ = [
 #: Public names and the module each one lives in (imported on first access).
 _LAZY_NAMES = {
     "Channel": "ldp.channel",
+    "ImplausibleReportsWarning": "ldp._warnings",
     "PrivacyLeakWarning": "ldp._warnings",
     "binary_erasure": "ldp.mechanisms",
     "binary_mechanism_with_erasure": "ldp.mechanisms",
@@ -77,7 +79,7 @@ _SUBMODULES = frozenset(
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from ldp import accounting, contraction, divergences, references, risk
-    from ldp._warnings import PrivacyLeakWarning
+    from ldp._warnings import ImplausibleReportsWarning, PrivacyLeakWarning
     from ldp.blackwell import blackwell_dominates
     from ldp.channel import Channel
     from ldp.mechanisms import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PrivacyLeakWarning"]
+__all__ = ["ImplausibleReportsWarning", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -35,4 +35,23 @@ class PrivacyLeakWarning(UserWarning):
     ...     warnings.warn("categories read from the data", PrivacyLeakWarning)
     >>> caught[0].category.__name__
     'PrivacyLeakWarning'
+    """
+
+
+class ImplausibleReportsWarning(UserWarning):
+    """Reports that no honest device running the protocol would send, as a group.
+
+    Raised when decoding, if a goodness-of-fit test of the reports against the mechanism's
+    image rejects at the chosen level (:func:`ldp.mechanisms.report_fit`): the reports do
+    not look like the output of the mechanism for *any* population of answers, so they
+    were not made as the protocol says (an edited protocol file, broken or hostile
+    clients, reports of another protocol). The estimates decoded from them are not
+    estimates of anything. Decoding under ``strict`` refuses instead, with a
+    ``ValueError``.
+
+    Examples
+    --------
+    >>> from ldp import ImplausibleReportsWarning
+    >>> issubclass(ImplausibleReportsWarning, UserWarning)
+    True
     """

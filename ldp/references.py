@@ -676,6 +676,24 @@ _ENTRIES = (
         "Simulation of Truncated Normal Variables",
         "Statistics and Computing",
     ),
+    # ------------------------------------------------------------ tests under inequalities
+    # journal, volume and pages: the reference lists of R packages on inequality-constrained
+    # tests (ic.infer).
+    _ref(
+        "kudo1963",
+        "A. Kudo",
+        1963,
+        "A Multivariate Analogue of the One-Sided Test",
+        "Biometrika 50:403-418",
+    ),
+    # publisher: the documentation of the R package hmmm, which cites the book.
+    _ref(
+        "silvapulle2005",
+        "M. J. Silvapulle; P. K. Sen",
+        2005,
+        "Constrained Statistical Inference: Inequality, Order, and Shape Restrictions",
+        "Wiley",
+    ),
 )
 
 #: Every entry by key (read-only).

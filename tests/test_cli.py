@@ -491,6 +491,30 @@ def test_the_deploy_path_from_the_command_line(capfd, tmp_path):
         assert abs(row["estimate"] - share) < 3 * row["half_width"]  # ~3.4 sd at 95% halves
 
 
+def test_estimate_flags_reports_no_honest_device_sends(capfd, tmp_path):
+    """A k-RR protocol whose devices ran the identity channel (true answers sent): decoded
+    with a warning on stderr (exit 0), refused under --strict (exit 2, one line naming the
+    test and its p-value); honest reports of the same protocol pass quietly."""
+    protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0), labels=["bus", "bike", "car"])
+    path = tmp_path / "protocol.json"
+    protocol.save(path)
+    truth = np.repeat([0, 1, 2], [300, 1800, 900])
+    edited, honest = tmp_path / "edited.csv", tmp_path / "honest.csv"
+    write_reports(protocol, truth, edited)
+    write_reports(protocol, protocol.mechanism.privatize(truth, rng=0), honest)
+    code, out, err = run(capfd, ["estimate", "--protocol", str(path), str(edited), "--json"])
+    assert code == 0 and len(err.splitlines()) == 1
+    assert err.startswith(f"ldp: warning: the reports in {edited} are implausible")
+    assert "goodness-of-fit test" in err and "p = " in err
+    fit = json.loads(out)["report_fit"]
+    assert fit["p_value"] < 1e-12 and fit["test"].startswith("goodness-of-fit test")
+    code, out, err = run(capfd, ["estimate", "--protocol", str(path), str(edited), "--strict"])
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("ldp: error: the reports in") and "p = " in err
+    code, out, err = run(capfd, ["estimate", "--protocol", str(path), str(honest), "--strict"])
+    assert code == 0 and err == ""
+
+
 def test_report_opens_in_plain_terms(capfd, files):
     code, out, _ = run(capfd, ["report", "k-rr", "--k", "4", "--epsilon", "1", "--json"])
     plain = json.loads(out)["plain"]

@@ -1,6 +1,7 @@
 """Consistency post-processing: the simplex projection against its KKT conditions, norm-sub
 equals the projection, norm-mul, and IBU against a direct likelihood maximisation."""
 
+import itertools
 import math
 
 import numpy as np
@@ -126,3 +127,41 @@ def test_post_processing_tradeoff_on_sparse_truth(rng):
     assert np.mean(proj_err) < 0.5 * np.mean(raw_err)
     assert np.mean(ibu_err) < np.mean(raw_err)
     assert math.isfinite(np.mean(ibu_err))
+
+
+def _brute_projection(f: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The weighted projection onto the simplex by trying every support (closed form of the
+    equality-constrained problem on each, keeping the feasible best)."""
+    best, value = None, math.inf
+    k = f.size
+    for size in range(1, k + 1):
+        for support in itertools.combinations(range(k), size):
+            s = list(support)
+            lam = (f[s].sum() - 1.0) / (1.0 / w[s]).sum()
+            pi = np.zeros(k)
+            pi[s] = f[s] - lam / w[s]
+            if pi.min() < -1e-12:
+                continue
+            objective = float(np.sum(w * (f - pi) ** 2))
+            if objective < value:
+                best, value = pi, objective
+    return best
+
+
+def test_the_weighted_projection_is_the_constrained_minimum():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        k = int(rng.integers(2, 7))
+        f = rng.normal(0.15, 0.5, size=k)
+        w = rng.exponential(size=k) + 0.05
+        got = project_simplex(f, weights=w)
+        np.testing.assert_allclose(got, _brute_projection(f, w), atol=1e-10)
+    batch = rng.normal(size=(4, 3))
+    np.testing.assert_allclose(
+        project_simplex(batch, weights=np.ones(3)),
+        project_simplex(batch),
+    )
+    with pytest.raises(ValueError, match="weights"):
+        project_simplex([0.2, 0.8], weights=[1.0, 0.0])
+    with pytest.raises(ValueError, match="weights"):
+        project_simplex([0.2, 0.8], weights=[1.0])

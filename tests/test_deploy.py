@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ldp
-from estimators import FrequencyEstimator, LDPLogisticRegression, LDPNaiveBayes
+from estimators import FrequencyEstimator, LDPLogisticRegression, LDPNaiveBayes, MeanEstimator
 from ldp.design import optimal_channel
 from ldp.protocol import Protocol, load, write_reports
 
@@ -76,6 +76,42 @@ def test_reports_of_another_protocol_are_refused_by_the_estimator(tmp_path):
     with pytest.raises(ValueError, match="another protocol"):
         estimator.partial_fit_reports(path)
     assert estimator.n_rows_ == 15  # unchanged by the refused chunk
+
+
+def test_the_estimators_notice_reports_no_honest_device_sends():
+    """Devices that ran the identity instead of the protocol's k-RR channel: the estimator
+    warns, or under strict refuses and keeps its previous fit."""
+    protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0), labels=LABELS[:3])
+    truth = np.repeat([0, 1, 2], [300, 1800, 900])
+    edited = protocol.report_frame(truth)  # the true answers, with the fingerprint
+    honest = protocol.report_frame(protocol.privatize(np.take(LABELS, truth), rng=0))
+    with pytest.warns(ldp.ImplausibleReportsWarning, match="column .* p = "):
+        FrequencyEstimator(protocol=protocol).fit_reports(edited)
+    strict = FrequencyEstimator(protocol=protocol, strict=True).fit_reports(honest)
+    counts = strict.statistics_[0].counts.copy()
+    with pytest.raises(ValueError, match="goodness-of-fit test"):
+        strict.fit_reports(edited)
+    with pytest.raises(ValueError, match="goodness-of-fit test"):
+        strict.partial_fit_reports(edited)
+    np.testing.assert_array_equal(strict.statistics_[0].counts, counts)  # left as it was
+    with pytest.raises(TypeError, match="strict"):
+        FrequencyEstimator(protocol=protocol, strict="yes").fit_reports(honest)
+    # a mean outside the bounds: devices sent a Laplace report far above the range
+    lap = Protocol.from_mechanism(ldp.mechanisms.Laplace(1.0), bounds=(0, 10))
+    shifted = lap.report_frame(lap.privatize(np.full(3000, 10.0), rng=0) + 4.0)
+    with pytest.raises(ValueError, match="bounds test"):
+        MeanEstimator(protocol=lap, strict=True).fit_reports(shifted)
+
+
+def test_a_published_protocol_reads_no_bare_array():
+    protocol = Protocol.from_mechanism(ldp.k_rr(5, 2.0), labels=LABELS)
+    reports = protocol.privatize(LABELS * 3, rng=0)
+    with pytest.raises(ValueError, match="carries no fingerprint"):
+        FrequencyEstimator(protocol=protocol).fit_reports(reports)
+    framed = FrequencyEstimator(protocol=protocol).fit_reports(protocol.report_frame(reports))
+    # a mechanism given in code (no published file) decodes its native reports
+    from_code = FrequencyEstimator(protocol=protocol.mechanism).fit_reports(reports)
+    np.testing.assert_array_equal(framed.statistics_[0].counts, from_code.statistics_[0].counts)
 
 
 def test_a_channel_or_mechanism_is_accepted_as_the_mechanism():

@@ -1,6 +1,7 @@
 """Data safety and bad input: no raw value survives a fit, errors name the argument or column
 without echoing a raw row, and a failed update leaves the estimator exactly as it was."""
 
+import copy
 import pickle
 import struct
 import warnings
@@ -16,6 +17,7 @@ from estimators import (
     MeanEstimator,
     PrivacyLeakWarning,
     Privatizer,
+    VectorMeanEstimator,
 )
 
 N = 400
@@ -258,6 +260,42 @@ def test_merge_refuses_other_parameters_and_changes_nothing(change, match):
     _assert_unchanged(before, est)
 
 
+def test_merge_refuses_statistics_it_already_holds():
+    """``est.merge(est)`` (or a copy, a pickle, a second merge of one shard) would count the
+    same reports twice: each fit draws an id from the operating system, merges carry the
+    ids, and a merge whose ids meet is refused."""
+    cats = _table()[["city", "smoker"]]
+    params = dict(epsilon=1.0, categories=CITY, mechanism="GRR")
+    est = FrequencyEstimator(**params, random_state=0).fit(cats)
+    shard = FrequencyEstimator(**params, random_state=1).fit(cats)
+    before = _snapshot(est)
+    for same in (est, copy.deepcopy(est), pickle.loads(pickle.dumps(est))):
+        with pytest.raises(ValueError, match="same fit"):
+            est.merge(same)
+        _assert_unchanged(before, est)
+    est.merge(shard)
+    assert est.n_rows_ == 2 * N
+    with pytest.raises(ValueError, match="same fit"):
+        est.merge(shard)  # merged already
+    with pytest.raises(ValueError, match="same fit"):
+        shard.merge(est)  # est contains shard
+    assert est.n_rows_ == 2 * N and shard.n_rows_ == N
+    # the same parameters fitted again are another fit: they merge
+    again = FrequencyEstimator(**params, random_state=1).fit(cats)
+    assert est.merge(again).n_rows_ == 3 * N
+    # a refit starts a new fit
+    est.fit(cats)
+    est.merge(shard)
+    nb = LDPNaiveBayes(1.0, categories=CITY, classes=[0, 1], random_state=0)
+    nb.fit(cats, np.arange(N) % 2)
+    with pytest.raises(ValueError, match="same fit"):
+        nb.merge(copy.deepcopy(nb))
+    vectors = VectorMeanEstimator(1.0, radius=1.0, random_state=0).fit(np.full((10, 2), 0.5))
+    with pytest.raises(ValueError, match="same fit"):
+        vectors.merge(pickle.loads(pickle.dumps(vectors)))
+    assert vectors.n_reports_ == 10
+
+
 def test_merge_of_learners_refuses_other_schema():
     cats = _table()[["city", "smoker"]]
     y = np.arange(N) % 2
@@ -495,9 +533,12 @@ def _hammer(update, threads=8, chunks=150):
     assert not errors, errors
 
 
+@pytest.mark.filterwarnings("ignore::ldp.ImplausibleReportsWarning")
 def test_concurrent_updates_of_one_estimator_lose_nothing():
     """8 threads adding chunks of reports to one shared estimator: every row is counted once
-    (without a lock, n_rows_ and the counts lost about a quarter of the updates)."""
+    (without a lock, n_rows_ and the counts lost about a quarter of the updates). The same
+    ten reports added 1200 times are not what honest devices send (the goodness-of-fit test
+    says so, rightly); only the counting is checked here."""
     cats = [[0, 1, 2, 3]]
     X = np.random.default_rng(0).integers(0, 4, size=(10, 1))
     priv = Privatizer(1.0, categories=cats, random_state=0).fit(X)
@@ -512,18 +553,20 @@ def test_concurrent_updates_of_one_estimator_lose_nothing():
     assert shared.statistics_[0].n == shared.n_rows_
     # raw chunks privatized inside, and merges of other shards, interleaved
     raw = FrequencyEstimator(1.0, categories=cats)
-    shard = FrequencyEstimator(1.0, categories=cats, random_state=1).fit(X)
 
     def mixed(thread, chunk):
         if thread % 2:
             raw.partial_fit(X)
+        elif hasattr(raw, "privatizer_"):  # a shard of other users (a shard merges once)
+            raw.merge(FrequencyEstimator(1.0, categories=cats, random_state=chunk).fit(X))
         else:
-            raw.merge(shard) if hasattr(raw, "privatizer_") else raw.partial_fit(X)
+            raw.partial_fit(X)
 
     _hammer(mixed, chunks=60)
     assert raw.n_rows_ == 8 * 60 * 10 == raw.statistics_[0].n
 
 
+@pytest.mark.filterwarnings("ignore::ldp.ImplausibleReportsWarning")  # the same 20 reports
 def test_concurrent_updates_of_a_classifier_lose_nothing():
     cats = {"city": ["north", "south", "east"]}
     frame = _table()[["city"]]

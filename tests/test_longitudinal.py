@@ -307,6 +307,63 @@ def test_dbitflip_accounting_against_enumeration():
     assert mech.epsilon_rounds(100, 10) == pytest.approx(3 * mech.epsilon)  # d + 1 patterns
 
 
+@pytest.mark.parametrize(
+    "mech",
+    [
+        DBitFlipPM(4, 1.0, b=4, d=1),
+        DBitFlipPM(6, 0.7, b=3, d=1),
+        DBitFlipPM(5, 2.5, b=5, d=1),
+        DBitFlipPM(6, 1.0, b=3, d=2),
+        DBitFlipPM(4, 1.3, b=4, d=4),
+    ],
+    ids=repr,
+)
+def test_dbitflip_spends_exactly_its_epsilon(mech):
+    """Brute force from the sampler's weights: the largest log-ratio of one report's
+    probabilities (sampled buckets and bits) over every pair of values is the requested
+    epsilon. With d = 1 only one reported bit can differ, so each bit's odds are e^eps (at
+    e^(eps/2), the paper's choice for every d, the level would be eps/2)."""
+    w = mech.sampler()
+    own, other = _prob(w["own"]), _prob(w["other"])
+    subsets = list(itertools.combinations(range(mech.b), mech.d))
+    laws = []
+    for x in range(mech.k):
+        law = []
+        for subset in subsets:
+            for bits in itertools.product((1, 0), repeat=mech.d):  # to_channel's order
+                prob = 1.0 / len(subsets)
+                for j, bit in zip(subset, bits):
+                    p = own if j == x * mech.b // mech.k else other
+                    prob *= p if bit else 1 - p
+                law.append(prob)
+        laws.append(np.array(law))
+    worst = max(np.abs(np.log(a) - np.log(c)).max() for a in laws for c in laws)
+    requested = mech.params["epsilon"]
+    assert worst == pytest.approx(requested, rel=1e-12)
+    assert mech.epsilon == pytest.approx(requested, rel=1e-12) and mech.epsilon >= worst
+    np.testing.assert_allclose(mech.to_channel().matrix, np.array(laws), rtol=1e-12)
+    assert mech.privacy_channel().epsilon == pytest.approx(requested, rel=1e-12)
+    half = mech.d == 1
+    assert w["own"][0] / w["own"][1] == pytest.approx(math.exp(requested / (1 if half else 2)))
+
+
+def test_dbitflip_with_one_bucket_is_unbiased_with_its_variance():
+    """Seeded simulation of d = 1: the estimates average to the bucket frequencies (z-test
+    with the exact variance) and spread as the exact variance says (chi-square band)."""
+    mech = DBitFlipPM(6, 1.0, b=3, d=1)
+    users = np.repeat(np.arange(6), [400, 300, 100, 100, 50, 50])
+    truth = np.bincount(mech.bucket(users), minlength=3) / users.size
+    reps = 100
+    reports = mech.privatize(np.tile(users, reps), rng=4).reshape(reps, users.size, 2)
+    estimates = np.array([mech.estimate(r) for r in reports])
+    var = mech.variance(users.size, truth, convention="fixed")
+    z = (estimates.mean(axis=0) - truth) / np.sqrt(var / reps)
+    assert np.all(np.abs(z) < 4.5), z
+    ratio = estimates.var(axis=0, ddof=1) / var
+    low, high = stats.chi2.ppf([1e-4, 1 - 1e-4], reps - 1) / (reps - 1)
+    assert np.all((ratio > low) & (ratio < high)), ratio
+
+
 def test_dbitflip_one_report_channel_and_pair():
     mech = DBitFlipPM(6, 1.0, b=3, d=2)
     channel = mech.to_channel()
@@ -409,6 +466,7 @@ def test_dbitflip_sampler_matches_its_law(vectorised):
 
 # ----------------------------------------------------------------------------- estimators
 ESTIMATED = [
+    DBitFlipPM(6, 1.0, b=3, d=1),
     LGRR(6, 1.0, 2.5),
     LOSUE(6, 1.0, 2.5),
     LOUE(6, 1.0, 2.5),
@@ -445,8 +503,9 @@ def test_estimates_are_unbiased_in_every_round(mech):
         assert np.all((ratio > low) & (ratio < high)), ratio
 
 
-def test_dbitflip_variance_formula_against_its_per_client_law():
-    mech = DBitFlipPM(8, 1.0, b=8, d=3)
+@pytest.mark.parametrize("d", [3, 1])
+def test_dbitflip_variance_formula_against_its_per_client_law(d):
+    mech = DBitFlipPM(8, 1.0, b=8, d=d)
     w = mech.sampler()
     P, Q = _prob(w["own"]), _prob(w["other"])
     scale = (mech.b / mech.d) / (P - Q)

@@ -14,7 +14,14 @@ import ldp
 from ldp.design import optimal_channel
 from ldp.mechanisms import GRR, OLH, Laplace, SubsetSelection
 from ldp.mechanisms.registry import REGISTRY, example
-from ldp.protocol import Protocol, fingerprint_of, load, read_reports, write_reports
+from ldp.protocol import (
+    Protocol,
+    fingerprint_of,
+    iter_reports,
+    load,
+    read_reports,
+    write_reports,
+)
 
 
 def _refingerprint(document: dict) -> dict:
@@ -238,6 +245,33 @@ def test_reports_of_another_protocol_are_refused_naming_the_line(tmp_path):
     )
     with pytest.raises(ValueError, match=r"row 2: .*mixes"):
         read_reports(server, frame)
+
+
+def test_a_bare_array_is_read_only_when_trusted_or_with_the_fingerprint():
+    """An array carries no fingerprint: another protocol's reports would decode silently
+    (GRR(5, 1.9) reports are valid GRR(5, 2.0) reports), so the caller must vouch for them."""
+    server = Protocol.from_mechanism(GRR(5, 2.0))
+    device = Protocol.from_mechanism(GRR(5, 1.9))
+    reports = device.privatize([0, 1, 2], rng=0)
+    with pytest.raises(ValueError, match=r"carries no fingerprint.*trusted=True"):
+        read_reports(server, reports)
+    with pytest.raises(ValueError, match="carries no fingerprint"):
+        list(iter_reports(server, reports))
+    with pytest.raises(ValueError, match=r"not this protocol's .*another protocol"):
+        read_reports(server, reports, fingerprint=device.fingerprint)
+    np.testing.assert_array_equal(
+        read_reports(device, reports, fingerprint=device.fingerprint), reports
+    )
+    np.testing.assert_array_equal(read_reports(server, reports, trusted=True), reports)
+    # sources that carry fingerprints are checked whatever the caller says
+    with pytest.raises(ValueError, match="another protocol"):
+        read_reports(server, device.report_frame(reports), trusted=True)
+    with pytest.raises(ValueError, match="another protocol"):
+        read_reports(server, server.report_frame(reports), fingerprint=device.fingerprint)
+    with pytest.raises(TypeError, match="trusted"):
+        read_reports(server, reports, trusted="yes")
+    with pytest.raises(TypeError, match="fingerprint"):
+        read_reports(server, reports, fingerprint=123)
 
 
 def test_reports_the_mechanism_cannot_output_are_refused(tmp_path):

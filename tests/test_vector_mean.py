@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ldp
 from estimators import PrivacyLeakWarning, VectorMeanEstimator
 from ldp.mechanisms import DuchiL2, Laplace, PrivUnit, PrivUnitG
 from ldp.protocol import Protocol
@@ -92,6 +93,33 @@ def test_chunks_and_merge_equal_one_fit():
     np.testing.assert_allclose(own.mean_, whole.mean_)
     with pytest.raises(ValueError, match="protocols differ"):
         whole.merge(VectorMeanEstimator(protocol=PrivUnit(1.0, 6)).fit_reports(reports[:1] / 2))
+
+
+def test_a_published_protocol_reads_no_bare_array():
+    mech = PrivUnit(2.0, 3)
+    reports = mech.privatize(np.tile([1.0, 0.0, 0.0], (50, 1)), rng=0)
+    with pytest.raises(ValueError, match="carries no fingerprint"):
+        VectorMeanEstimator(protocol=Protocol.from_mechanism(mech)).fit_reports(reports)
+    assert VectorMeanEstimator(protocol=mech).fit_reports(reports).n_reports_ == 50
+
+
+def test_reports_no_honest_device_sends_are_flagged():
+    """Reports kept only when they point the right way (a hostile selection of honest
+    reports) decode to a mean outside the ball: a warning, or under strict a refusal that
+    keeps the previous fit."""
+    mech = PrivUnit(2.0, 3)
+    reports = mech.privatize(np.tile([1.0, 0.0, 0.0], (6000, 1)), rng=0)
+    chosen = reports[reports[:, 0] > 0][:2000]
+    with pytest.warns(ldp.ImplausibleReportsWarning, match="bounds test"):
+        VectorMeanEstimator(protocol=mech).fit_reports(chosen)
+    est = VectorMeanEstimator(protocol=mech, strict=True).fit_reports(reports[:2000])
+    before = est.mean_.copy()
+    with pytest.raises(ValueError, match="bounds test"):
+        est.fit_reports(chosen)
+    with pytest.raises(ValueError, match="bounds test"):
+        est.partial_fit_reports(chosen)
+    np.testing.assert_array_equal(est.mean_, before)
+    assert est.n_reports_ == 2000
 
 
 def test_bad_input_raises():

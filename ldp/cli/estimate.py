@@ -57,6 +57,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--save-reports", help="simulation: write the report table here")
     parser.add_argument("--save-protocol", help="simulation: write its protocol file here")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 2) reports that fail the goodness-of-fit test against the "
+        "mechanism, instead of warning",
+    )
 
 
 def _z(confidence: float) -> float:
@@ -131,6 +137,7 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:
         raise UserError(f"{path} holds no reports")
+    fit = _check_fit(decoder, statistic, path, strict=args.strict)
     data: dict = {
         "source": path,
         "protocol": protocol.fingerprint,
@@ -139,6 +146,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         "n": statistic.n,
         "confidence": args.confidence,
     }
+    if fit is not None:
+        data["report_fit"] = {"test": fit.test, "statistic": fit.statistic, "p_value": fit.p_value}
     lines = [
         f"{protocol.mechanism.key} (protocol {protocol.fingerprint}) on {path}",
         row("reports", statistic.n),
@@ -185,6 +194,24 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     else:
         raise UserError("estimating vector means from the command line is not supported")
     return data, "\n".join(lines)
+
+
+def _check_fit(decoder, statistic, path: str, *, strict: bool):
+    """The goodness-of-fit test of the reports against the mechanism
+    (:func:`ldp.mechanisms.check_reports`): a one-line warning on stderr, or an error under
+    ``--strict``."""
+    import sys
+    import warnings
+
+    from ldp import ImplausibleReportsWarning
+    from ldp.mechanisms import check_reports
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ImplausibleReportsWarning)
+        fit = check_reports(decoder, statistic, strict=strict, what=f"the reports in {path}")
+    for warning in caught:
+        print(f"ldp: warning: {warning.message}", file=sys.stderr)
+    return fit
 
 
 def _simulate(args: argparse.Namespace) -> tuple[dict, str]:

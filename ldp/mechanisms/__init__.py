@@ -47,6 +47,7 @@ from ldp.mechanisms.numeric import (
     staircase_tv,
 )
 from ldp.mechanisms.numeric_distribution import NumericDistribution
+from ldp.mechanisms.plausibility import DEFAULT_ALPHA, ReportFit, check_reports, report_fit
 from ldp.mechanisms.prefix_search import (
     MAX_BITS,
     PEM,
@@ -76,6 +77,7 @@ from ldp.mechanisms.tree import b_adic_nodes, tree_consistency
 __all__ = [
     "BLH",
     "CMS",
+    "DEFAULT_ALPHA",
     "FREQUENCY_ORACLES",
     "GRR",
     "HCMS",
@@ -127,6 +129,7 @@ __all__ = [
     "RangeEstimate",
     "Recommendation",
     "ReportCodec",
+    "ReportFit",
     "Sketch",
     "SketchCounts",
     "SquareWave",
@@ -140,6 +143,7 @@ __all__ = [
     "binary_mechanism_with_erasure",
     "bloom_positions",
     "check_decodable",
+    "check_reports",
     "decode_strings",
     "encode_strings",
     "eta_max",
@@ -156,6 +160,7 @@ __all__ = [
     "randomized_response",
     "recommend",
     "recommend_branching",
+    "report_fit",
     "simulate_counts",
     "staircase_tv",
     "tree_consistency",

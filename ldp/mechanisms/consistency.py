@@ -42,13 +42,21 @@ def _estimates(f: ArrayLike) -> np.ndarray:
     return arr
 
 
-def project_simplex(f: ArrayLike) -> np.ndarray:
+def project_simplex(f: ArrayLike, weights: ArrayLike | None = None) -> np.ndarray:
     """Euclidean projection of ``f`` (last axis) onto the probability simplex.
+
+    With ``weights``, the projection in the weighted metric: the distribution ``pi``
+    minimising ``sum_v w_v (f_v - pi_v)^2``, which is ``pi_v = max(f_v - lam / w_v, 0)`` with
+    ``lam`` fixed by ``sum(pi) = 1`` (found exactly among the ``k`` breakpoints
+    ``lam = w_v f_v``, ``O(k log k)``).
 
     Parameters
     ----------
     f : array_like
         Frequency estimates along the last axis (leading axes are independent vectors).
+    weights : array_like, optional
+        Positive finite weights, one per entry of the last axis (broadcast over the leading
+        axes); default all ones.
 
     Returns
     -------
@@ -60,9 +68,15 @@ def project_simplex(f: ArrayLike) -> np.ndarray:
     >>> from ldp.mechanisms import project_simplex
     >>> project_simplex([0.6, 0.5, -0.1])
     array([0.55, 0.45, 0.  ])
+    >>> project_simplex([0.6, 0.5, -0.1], weights=[1.0, 1.0, 1.0])
+    array([0.55, 0.45, 0.  ])
+    >>> project_simplex([0.6, 0.6], weights=[3.0, 1.0])   # the heavier entry moves less
+    array([0.55, 0.45])
     """
     arr = _estimates(f)
     k = arr.shape[-1]
+    if weights is not None:
+        return _project_weighted(arr, _simplex_weights(weights, k))
     ordered = -np.sort(-arr, axis=-1)
     cumulative = np.cumsum(ordered, axis=-1) - 1.0
     ranks = np.arange(1, k + 1)
@@ -70,6 +84,34 @@ def project_simplex(f: ArrayLike) -> np.ndarray:
     rho = k - 1 - np.argmax(valid[..., ::-1], axis=-1)  # last index where valid
     tau = np.take_along_axis(cumulative, rho[..., None], axis=-1) / (rho[..., None] + 1)
     return np.maximum(arr - tau, 0.0)
+
+
+def _simplex_weights(weights: ArrayLike, k: int) -> np.ndarray:
+    w = as_real_array(weights, "weights")
+    if w.shape != (k,):
+        raise ValueError(f"weights must have shape ({k},), got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights must be positive and finite")
+    return w
+
+
+def _project_weighted(arr: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``max(f - lam / w, 0)`` with ``lam`` the root of ``sum = 1``: with the entries in
+    decreasing order of their breakpoints ``w f``, the first ``j`` are positive exactly when
+    the ``lam`` they give, ``(sum f - 1) / sum(1 / w)``, lies below the ``j``-th breakpoint;
+    the last such ``j`` is the solution (the sum decreases in ``lam``)."""
+    breaks = arr * w
+    order = np.argsort(-breaks, axis=-1)
+    ordered = np.take_along_axis(breaks, order, axis=-1)
+    inverse = np.broadcast_to(1.0 / w, arr.shape)
+    sums = np.cumsum(np.take_along_axis(arr, order, axis=-1), axis=-1) - 1.0
+    scales = np.cumsum(np.take_along_axis(inverse, order, axis=-1), axis=-1)
+    lam = sums / scales
+    valid = ordered > lam
+    k = arr.shape[-1]
+    rho = k - 1 - np.argmax(valid[..., ::-1], axis=-1)
+    chosen = np.take_along_axis(lam, rho[..., None], axis=-1)
+    return np.maximum(arr - chosen / w, 0.0)
 
 
 def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:

@@ -50,13 +50,17 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
     The domain ``0 .. k - 1`` is cut into ``b`` buckets (``bucket(v) = floor(v b / k)``).
     Each client samples ``d`` distinct buckets ``j_1 < ... < j_d`` once (kept in its memo and
     sent with every report, so that the server knows which buckets a report speaks about)
-    and reports one bit per sampled bucket: 1 with probability ``e^{eps/2}/(e^{eps/2} + 1)``
-    if its value's bucket is ``j_i``, else ``1/(e^{eps/2} + 1)``. The bits depend on the
-    value only through the pattern (which sampled bucket, if any, holds it); one response is
-    drawn per pattern and memoized, so at most ``min(d + 1, b)`` distinct responses exist.
+    and reports one bit per sampled bucket: 1 with probability ``e^h/(e^h + 1)`` if its
+    value's bucket is ``j_i``, else ``1/(e^h + 1)``. Two values in different buckets change
+    two reported bits when both buckets are sampled, so ``h = eps/2`` for ``d >= 2``; with
+    ``d = 1`` at most one reported bit differs, and ``h = eps`` spends exactly ``epsilon``
+    (the paper's ``eps/2`` would deliver ``eps/2`` at twice the variance). The bits depend
+    on the value only through the pattern (which sampled bucket, if any, holds it); one
+    response is drawn per pattern and memoized, so at most ``min(d + 1, b)`` distinct
+    responses exist.
 
-    One report is ``epsilon``-LDP, and so is any number of reports of an unchanged value
-    (they are identical). A history that visits ``m`` patterns leaks at most
+    One report is exactly ``epsilon``-LDP, and so is any number of reports of an unchanged
+    value (they are identical). A history that visits ``m`` patterns leaks at most
     ``m * epsilon`` against another history whose patterns (for the client's sampled
     buckets) are equal at the same rounds (:meth:`epsilon_rounds`:
     ``min(changes + 1, d + 1, b, rounds) * epsilon``: basic composition over the memoized
@@ -102,8 +106,10 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
         self._d = check_integer(d, "d", low=1)
         if self._d > self._b:
             raise ValueError(f"d must be <= b = {self._b}, got {self._d}")
-        half = math.exp(self._eps_budget / 2)
-        self._own, self._other = ExactLaw([half, 1.0]), ExactLaw([1.0, half])
+        # per-bit odds e^h: h = eps / 2 when two reported bits can differ (d >= 2), h = eps
+        # when only one can (d = 1)
+        odds = math.exp(self._eps_budget if self._d == 1 else self._eps_budget / 2)
+        self._own, self._other = ExactLaw([odds, 1.0]), ExactLaw([1.0, odds])
         self._P, self._Pc = law_pair(self._own)
         self._Q, self._Qc = law_pair(self._other)
 
@@ -136,6 +142,11 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
     # privacy ---------------------------------------------------------------
     @property
     def epsilon(self) -> float:
+        """The exact level of one report: ``log(P (1 - Q) / ((1 - P) Q))`` when the buckets
+        of two values can both be sampled (``d >= 2``), ``log(P / Q)`` for ``d = 1`` (the
+        bits are symmetric: ``P / Q = (1 - Q) / (1 - P)``)."""
+        if self._d == 1:
+            return log_ratio_of_products([self._P], [self._Q])
         return log_ratio_of_products([self._P, self._Qc], [self._Pc, self._Q])
 
     @property
@@ -234,7 +245,8 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
 
     def sampler(self) -> dict[str, object]:
         """``own``/``other``: weights ``1 : 0`` of the bit of the value's bucket / of another
-        sampled bucket; ``b``, ``d``: buckets sampled uniformly without replacement."""
+        sampled bucket (``e^h : 1`` and ``1 : e^h``, ``h = eps/2``, or ``h = eps`` when
+        ``d = 1``); ``b``, ``d``: buckets sampled uniformly without replacement."""
         return {
             "own": list(self._own.weights),
             "other": list(self._other.weights),

@@ -285,8 +285,28 @@ def _json_chunks(path: str, chunksize: int, names: list[str]):
         yield table, (lambda i, ns=numbers: f"{name} line {ns[i] + 1}")
 
 
+def _check_claims(protocol: Protocol, trusted: object, fingerprint: object) -> None:
+    """``trusted`` is a bool; a ``fingerprint`` the caller states must be the protocol's."""
+    if not isinstance(trusted, (bool, np.bool_)):
+        raise TypeError(f"trusted must be True or False, got {type(trusted).__name__}")
+    if fingerprint is None:
+        return
+    if not isinstance(fingerprint, str):
+        raise TypeError(f"fingerprint must be a string, got {type(fingerprint).__name__}")
+    if fingerprint != protocol.fingerprint:
+        raise ValueError(
+            f"fingerprint {fingerprint[:32]!r} is not this protocol's {protocol.fingerprint!r}: "
+            "the reports were made under another protocol (refused)"
+        )
+
+
 def iter_reports(
-    protocol: Protocol, source: object, *, chunksize: int = DEFAULT_CHUNK
+    protocol: Protocol,
+    source: object,
+    *,
+    chunksize: int = DEFAULT_CHUNK,
+    trusted: bool = False,
+    fingerprint: str | None = None,
 ) -> Iterator[np.ndarray]:
     """Checked native reports of ``protocol`` from ``source``, one chunk at a time.
 
@@ -296,10 +316,24 @@ def iter_reports(
     source : path, DataFrame, list of client records, ndarray, or iterator of DataFrames
         A CSV file with a header row, a Parquet file or a JSON-lines file of client records
         (by suffix: ``.csv``, ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``/``.json``); a
-        report table; the records the clients return; or an array of report fields (which
-        carries no fingerprint, so it is trusted to belong to the protocol).
+        report table; the records the clients return; or an array of report fields.
     chunksize : int
         Rows per chunk when reading files.
+    trusted : bool
+        An array of report fields carries no fingerprint, so nothing in it shows which
+        protocol made it: it is read only with ``trusted=True`` (the caller vouches for it,
+        for instance reports it has just made with this protocol) or with ``fingerprint``.
+        Sources that carry fingerprints are checked whatever ``trusted`` says.
+    fingerprint : str, optional
+        The fingerprint of the protocol the reports were made under, as the caller knows
+        it; it must be this protocol's. It lets an array be read without ``trusted``.
+
+    Raises
+    ------
+    ValueError
+        For a report of another protocol, a table that mixes fingerprints, a report the
+        mechanism cannot output, an array without ``trusted`` or ``fingerprint``, or a
+        ``fingerprint`` that is not this protocol's.
 
     Yields
     ------
@@ -318,6 +352,7 @@ def iter_reports(
     """
     import pandas as pd
 
+    _check_claims(protocol, trusted, fingerprint)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not os.path.exists(path):
@@ -335,6 +370,12 @@ def iter_reports(
         yield _frame_chunk(protocol, source, lambda i: f"row {i}")
         return
     if isinstance(source, np.ndarray):
+        if not trusted and fingerprint is None:
+            raise ValueError(
+                "an array of report fields carries no fingerprint, so nothing shows which "
+                "protocol made it: pass fingerprint= (of the protocol the reports were made "
+                "under) or trusted=True, or read a report table, file or client records"
+            )
         yield protocol.mechanism.codec.from_rows(source)
         return
     if isinstance(source, list) and (not source or isinstance(source[0], Mapping)):
@@ -356,7 +397,13 @@ def iter_reports(
     )
 
 
-def read_reports(protocol: Protocol, source: object) -> np.ndarray:
+def read_reports(
+    protocol: Protocol,
+    source: object,
+    *,
+    trusted: bool = False,
+    fingerprint: str | None = None,
+) -> np.ndarray:
     """All checked native reports of ``protocol`` in ``source`` (see :func:`iter_reports`).
 
     Parameters
@@ -365,6 +412,11 @@ def read_reports(protocol: Protocol, source: object) -> np.ndarray:
         The protocol the reports must have been made under (fingerprints are checked).
     source : path, DataFrame, list of client records, ndarray, or iterator of DataFrames
         As for :func:`iter_reports`.
+    trusted : bool
+        Read an array of report fields (which carries no fingerprint) as this protocol's.
+    fingerprint : str, optional
+        The fingerprint the reports were made under; it must be this protocol's, and it
+        lets an array be read without ``trusted``.
 
     Returns
     -------
@@ -373,7 +425,7 @@ def read_reports(protocol: Protocol, source: object) -> np.ndarray:
 
     Examples
     --------
-    >>> import ldp
+    >>> import numpy as np, ldp
     >>> from ldp.protocol import Protocol, read_reports
     >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0), labels=["a", "b", "c"])
     >>> records = [{"fingerprint": protocol.fingerprint, "report": [2]}]
@@ -383,8 +435,14 @@ def read_reports(protocol: Protocol, source: object) -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: record 0: the reports carry fingerprint '0000000000000000', not this protocol's ...
+    >>> read_reports(protocol, np.array([2, 0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: an array of report fields carries no fingerprint, so nothing shows which ...
+    >>> read_reports(protocol, np.array([2, 0]), fingerprint=protocol.fingerprint).tolist()
+    [2, 0]
     """
-    chunks = list(iter_reports(protocol, source))
+    chunks = list(iter_reports(protocol, source, trusted=trusted, fingerprint=fingerprint))
     codec = protocol.mechanism.codec
     if not chunks:
         return codec.from_rows(np.zeros((0, codec.width)))
