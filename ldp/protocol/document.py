@@ -652,22 +652,36 @@ class Protocol:
 
         return report_frame(self, reports)
 
-    def read_reports(self, source: object) -> np.ndarray:
+    def read_reports(
+        self, source: object, *, trusted: bool = False, fingerprint: str | None = None
+    ) -> np.ndarray:
         """Reports of this protocol from a table, a file or client records, checked.
 
-        See :func:`ldp.protocol.read_reports`.
+        A bare array carries no fingerprint: pass ``fingerprint=`` (the protocol's) or
+        ``trusted=True`` to read one. See :func:`ldp.protocol.read_reports`.
         """
         from ldp.protocol.reports import read_reports
 
-        return read_reports(self, source)
+        return read_reports(self, source, trusted=trusted, fingerprint=fingerprint)
 
-    def aggregate(self, source: object, *, chunksize: int = 1 << 20):
-        """The mergeable statistic of the reports in ``source`` (read in chunks)."""
+    def aggregate(
+        self,
+        source: object,
+        *,
+        chunksize: int = 1 << 20,
+        trusted: bool = False,
+        fingerprint: str | None = None,
+    ):
+        """The mergeable statistic of the reports in ``source`` (read in chunks; a bare array
+        needs ``fingerprint=`` or ``trusted=True``, as for :meth:`read_reports`)."""
         from ldp.protocol.reports import iter_reports
 
         decoder = self.decoder
         total = decoder.empty_statistic()  # type: ignore[attr-defined]
-        for chunk in iter_reports(self, source, chunksize=chunksize):
+        chunks = iter_reports(
+            self, source, chunksize=chunksize, trusted=trusted, fingerprint=fingerprint
+        )
+        for chunk in chunks:
             total = total + decoder.aggregate(chunk)  # type: ignore[attr-defined]
         return total
 
