@@ -127,14 +127,16 @@ def entries() -> list[dict[str, Any]]:
     e50 = math.exp(50.0)
     stated_low = grr.epsilon / 100
     out: list[tuple[str, Any, Any]] = [
-        ("grr: keep = [1, 0] sends every true answer", edited(grr, _set("sampler.keep", [1.0, 0.0])), "b"),
+        ("grr: keep = [1, 0] sends every true answer",
+         edited(grr, _set("sampler.keep", [1.0, 0.0])), "b"),
         ("grr: keep = [e^50, 3] (a realised epsilon of 50 under a stated 1)",
          edited(grr, _set("sampler.keep", [e50, 3.0])), "b"),
         ("grr: an epsilon stated 100 times below the mechanism's",
          edited(grr, _set("privacy.epsilon", stated_low)), "b"),
         ("grr: the domain has more categories than the mechanism (an answer reported as itself)",
          edited(grr, lambda d: d["domain"].update(k=5, labels=["a", "b", "c", "d", "e"])), "e"),
-        ("grr: a version-1 name in a version-2 file", edited(grr, _set("mechanism.name", "GRR")), "a"),
+        ("grr: a version-1 name in a version-2 file",
+         edited(grr, _set("mechanism.name", "GRR")), "a"),
         ("grr: the content edited, the fingerprint left as it was",
          {**grr.to_dict(), "sampler": {"keep": [1.0, 0.0]}}, "b"),
         ("grr: version 2.5", edited(grr, _set("version", 2.5)), "a"),

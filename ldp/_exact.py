@@ -190,11 +190,16 @@ def _double(ordinal: int) -> float:
     return float(struct.unpack("<d", struct.pack("<q", ordinal))[0])
 
 
+#: The bit pattern of ``MAX_EXPONENT``: searches over the doubles stay below it.
+_LIMIT_ORDINAL = int(struct.unpack("<q", struct.pack("<d", float(MAX_EXPONENT)))[0])
+
+
 def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
     """The smallest double ``t >= 0`` with ``holds(t)``, for a monotone ``holds``.
 
     Searched from ``guess``: steps that double until the answer is bracketed, then bisection
-    over the doubles ordered as their bit patterns (a few dozen calls of ``holds``).
+    over the doubles ordered as their bit patterns (a few dozen calls of ``holds``). Raises
+    ``ValueError`` when no double up to ``MAX_EXPONENT`` (2000) satisfies ``holds``.
 
     Examples
     --------
@@ -217,6 +222,8 @@ def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
         low = here
         while True:
             high = low + step
+            if high >= _LIMIT_ORDINAL:
+                raise ValueError(f"no double up to {MAX_EXPONENT} satisfies the condition")
             if holds(_double(high)):
                 break
             low, step = high, step * 2

@@ -93,5 +93,5 @@ def test_smallest_double_brackets_from_any_guess():
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), "1", True])
 def test_bad_input_is_named(bad):
-    with pytest.raises((TypeError, ValueError), match="ratio|t "):
+    with pytest.raises((TypeError, ValueError), match=r"ratio|t "):
         compare_exp(bad, 1.0)

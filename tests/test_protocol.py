@@ -1,10 +1,10 @@
 """Protocol files: round trips, fingerprints, the checks on loading, and report tables."""
 
 import hashlib
-import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,11 +23,15 @@ from ldp.protocol import (
     write_reports,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients" / "python"))
+import ldp_client
+
 
 def _refingerprint(document: dict) -> dict:
-    """An edited document with a matching fingerprint (so that the other checks are reached)."""
+    """An edited document with a matching fingerprint (so that the other checks are reached),
+    by the version-2 rule computed with the device client's own canonical JSON."""
     body = {k: v for k, v in document.items() if k != "fingerprint"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    text = ldp_client.canonical_json(body)
     return {**body, "fingerprint": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
@@ -58,8 +62,10 @@ def test_fingerprint_is_the_spec_hash_and_the_same_in_another_process():
     protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0), labels=["a", "b", "c"], question="Q?")
     document = protocol.to_dict()
     body = {k: v for k, v in document.items() if k != "fingerprint"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    assert protocol.fingerprint == hashlib.sha256(text.encode()).hexdigest()[:16]
+    text = ldp_client.canonical_json(body)  # RFC 8785, the client's own implementation
+    assert '"question":"Q?"' in text and '"version":2' in text and " " not in text
+    assert protocol.pin == hashlib.sha256(text.encode()).hexdigest()
+    assert protocol.fingerprint == protocol.pin[:16]
     assert fingerprint_of(document) == protocol.fingerprint
     code = (
         "import ldp; from ldp.protocol import Protocol; "
@@ -125,7 +131,11 @@ def _document():
 @pytest.mark.parametrize(
     ("edit", "match"),
     [
-        (lambda d: d.update(version=2), "version 2"),
+        (lambda d: d.update(version=3), "version '3'"),
+        (lambda d: d.update(version=2.0), "version '2.0'"),
+        (lambda d: d.update(version="2"), "version '2'"),
+        (lambda d: d.update(version=True), "version 'True'"),
+        (lambda d: d["mechanism"].update(name="Channel"), "unknown mechanism 'Channel'"),
         (lambda d: d.update(format="other"), "not an ldp protocol"),
         (lambda d: d.pop("sampler"), "lacks"),
         (lambda d: d.update(extra=1), "unknown field"),

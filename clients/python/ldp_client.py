@@ -367,6 +367,15 @@ def _exp_bounds(t, bits):
     return Fraction(lo_int, one), Fraction(hi_int, one)
 
 
+def _exp_range(t, bits):
+    """Bounds ``(lo, hi)`` on ``e^t`` for ``t >= 0``; beyond ``t = 2000``, ``lo = e^2000``
+    (still a lower bound) and ``hi = None`` (unbounded)."""
+    if t <= _MAX_EXPONENT:
+        return _exp_bounds(t, bits)
+    lo, _ = _exp_bounds(Fraction(_MAX_EXPONENT), bits)
+    return lo, None
+
+
 def _compare_exp(ratio, t):
     """The sign of ``ratio - e^t`` for fractions, decided exactly."""
     if t == 0:
@@ -425,6 +434,8 @@ def _smallest_double(holds, guess):
         low = here
         while True:
             high = low + step
+            if high >= _LIMIT_ORDINAL:
+                raise ValueError("the privacy of the protocol could not be decided")
             if holds(double(high)):
                 break
             low, step = high, step * 2
@@ -435,6 +446,10 @@ def _smallest_double(holds, guess):
         else:
             low = middle
     return double(high)
+
+
+#: The bit pattern of 2000.0: searches over the doubles stay below it.
+_LIMIT_ORDINAL = struct.unpack("<q", struct.pack("<d", float(_MAX_EXPONENT)))[0]
 
 
 def _float_up(value):
@@ -512,12 +527,11 @@ def _gaussian_delta_within(mu, epsilon, delta):
     for bits in (64, 128, 256):
         phi_a = _phi_bounds(a, bits)
         phi_b = _phi_bounds(b, bits)
-        exp_lo, exp_hi = _exp_bounds(epsilon, bits)
+        exp_lo, exp_hi = _exp_range(epsilon, bits)
         upper = phi_a[1] - exp_lo * phi_b[0]
-        lower = phi_a[0] - exp_hi * phi_b[1]
         if upper <= delta:
             return True
-        if lower > delta:
+        if exp_hi is not None and phi_a[0] - exp_hi * phi_b[1] > delta:
             return False
     return False
 
@@ -676,20 +690,26 @@ def _channel_delta_within(rows, epsilon, delta):
         raise ValueError("channel: too large to verify a delta > 0 on a device (k^2 m > 2^22)")
     probabilities = _channel_probabilities(rows)
     for bits in (64, 256, 1024):
-        exp_lo, exp_hi = _exp_bounds(epsilon, bits)
+        exp_lo, exp_hi = _exp_range(epsilon, bits)
         upper = lower = Fraction(0)
         for x in range(k):
             for y in range(k):
                 if x == y:
                     continue
                 px, py = probabilities[x], probabilities[y]
-                upper = max(upper, sum(max(Fraction(0), a - exp_lo * b) for a, b in zip(px, py)))
-                lower = max(lower, sum(max(Fraction(0), a - exp_hi * b) for a, b in zip(px, py)))
+                upper = max(upper, _excess(px, py, exp_lo))
+                if exp_hi is not None:
+                    lower = max(lower, _excess(px, py, exp_hi))
         if upper <= delta:
             return True
-        if lower > delta:
+        if exp_hi is not None and lower > delta:
             return False
     return False
+
+
+def _excess(first, second, factor):
+    """``sum_z max(0, first[z] - factor second[z])``."""
+    return sum(max(Fraction(0), a - factor * b) for a, b in zip(first, second))
 
 
 def _check_grr(proto):

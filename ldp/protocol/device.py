@@ -73,23 +73,25 @@ def device_epsilon_for_delta(document: dict[str, Any], guess: float) -> float:
     """The smallest epsilon at which a device certifies the document's stated delta.
 
     For ``channel`` and ``gaussian`` documents stating ``delta > 0``: the smallest double
-    ``eps`` whose certified profile ``delta(eps)`` is at most ``delta (1 - 2^-40)``, searched
-    from ``guess`` (the library's own floating-point crossing).
+    ``eps`` whose profile ``delta(eps)`` the device certifies at most ``delta (1 - 2^-40)``,
+    when such a level lies within a relative ``2^-40`` of the smallest one certified at
+    ``delta`` itself (a profile that flattens out at ``delta`` has none), else that smallest
+    one. Searched from ``guess`` (the library's own floating-point crossing).
     """
     client = device_client()
-    delta = Fraction(document["privacy"]["delta"]) * (1 - DELTA_SLACK)
+    delta = Fraction(document["privacy"]["delta"])
     name = document["mechanism"]["name"]
     if name == "gaussian":
         mu = 2 / Fraction(document["sampler"]["sigma"])
 
-        def holds(eps: float) -> bool:
-            return bool(client._gaussian_delta_within(mu, Fraction(eps), delta))
+        def holds(eps: float, target: Fraction) -> bool:
+            return bool(client._gaussian_delta_within(mu, Fraction(eps), target))
 
     elif name == "channel":
         rows = [[Fraction(w) for w in row] for row in document["mechanism"]["params"]["matrix"]]
 
-        def holds(eps: float) -> bool:
-            return bool(client._channel_delta_within(rows, Fraction(eps), delta))
+        def holds(eps: float, target: Fraction) -> bool:
+            return bool(client._channel_delta_within(rows, Fraction(eps), target))
 
     else:
         raise ValueError(
@@ -99,4 +101,14 @@ def device_epsilon_for_delta(document: dict[str, Any], guess: float) -> float:
         )
     if not math.isfinite(guess):
         guess = 1.0
-    return smallest_double(holds, guess)
+    try:
+        exact = smallest_double(lambda eps: holds(eps, delta), guess)
+    except ValueError:
+        raise ValueError(
+            f"no epsilon up to 2000 has a delta at most {float(delta)!r} that a device can certify"
+        ) from None
+    # prefer a level that still holds with the slack, if one is within 2^-40 of the exact one
+    slack = delta * (1 - DELTA_SLACK)
+    if holds(exact * (1 + 2.0**-40), slack):
+        return smallest_double(lambda eps: holds(eps, slack), exact)
+    return exact

@@ -306,6 +306,7 @@ class Protocol:
         bounds: tuple[float, float] | None = None,
         question: str | None = None,
         delta: float = 0.0,
+        version: int = VERSION,
     ) -> Protocol:
         """The protocol of a mechanism, with the public domain of its question.
 
@@ -326,7 +327,11 @@ class Protocol:
             The question's text, shown by clients.
         delta : float, default 0.0
             State the guarantee as ``(epsilon, delta)``: ``epsilon`` is then the smallest
-            level whose delta is at most ``delta`` (finite channels).
+            level whose delta a device certifies to be at most ``delta`` (finite channels and
+            the Gaussian mechanism).
+        version : {2, 1}, default 2
+            The format to write. Version 1 is for reading files of the last release back
+            (their checks); new files should be version 2.
 
         Returns
         -------
@@ -346,12 +351,17 @@ class Protocol:
         if question is not None and not isinstance(question, str):
             raise TypeError(f"question must be a string, got {type(question).__name__}")
         level = check_scalar(delta, "delta", low=0.0, high=1.0, high_open=True)
+        if version not in VERSIONS:
+            raise ValueError(f"version must be one of {VERSIONS}, got {version!r}")
         document = {
             "format": FORMAT,
-            "version": VERSION,
+            "version": version,
             "question": question,
             "domain": _domain_document(mech, labels, bounds),
-            "mechanism": {"name": protocol_id(mech), "params": mech.params},
+            "mechanism": {
+                "name": protocol_id(mech) if version == VERSION else mech.name,
+                "params": mech.params,
+            },
             "sampler": mech.sampler(),
             "report": mech.codec.to_dict(),
             "privacy": _privacy(mech, level),
@@ -362,7 +372,9 @@ class Protocol:
             raise ValueError(
                 "the mechanism's parameters are not finite numbers; it cannot be written"
             ) from None
-        return cls(_device_checked(document, mech), mech)
+        if version == VERSION:
+            document = _device_checked(document, mech)
+        return cls(document, mech)
 
     @classmethod
     def from_dict(cls, document: object) -> Protocol:
@@ -430,6 +442,7 @@ class Protocol:
             **_domain_arguments(document["domain"], mech),
             question=question,
             delta=_stated_delta(document["privacy"]),
+            version=version,
         )
         mine = rebuilt._document
         if canonical_json(document["report"]) != canonical_json(mine["report"]):
