@@ -109,9 +109,7 @@ def test_the_library_states_what_a_device_verifies():
     for name in sorted(REGISTRY):
         if name in ("Piecewise", "Hybrid"):
             continue
-        protocol = Protocol.from_mechanism(
-            example(name), delta=1e-6 if name == "gaussian" else 0.0
-        )
+        protocol = Protocol.from_mechanism(example(name), delta=1e-6 if name == "gaussian" else 0.0)
         device = protocol.device_privacy()
         assert device["epsilon"] <= protocol.epsilon
     channel = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
