@@ -79,6 +79,7 @@ __all__ = [
     "MAX_COUNT_VECTORS",
     "Memo",
     "MemoizedMechanism",
+    "lambda_ratio_gap",
     "law_pair",
     "log_mix_ratio",
     "log_odds_upper",
@@ -461,14 +462,17 @@ MAX_COUNT_VECTORS = 200_000
 
 
 # ----------------------------------------------------------------------------- L-GRR
-def _grr_lambda(epsilon: float, k: int) -> float:
-    """The eigenvalue ``(e^eps - 1) / (e^eps + k - 1)`` of k-ary randomized response."""
-    return -math.expm1(-epsilon) / (1.0 + (k - 1) * math.exp(-epsilon))
+def lambda_ratio_gap(k: int, epsilon: float, epsilon_permanent: float) -> float:
+    """``1 - lambda(eps) / lambda(eps_inf)`` for the eigenvalues ``lambda`` of k-ary
+    randomized response (``tanh(eps/2)`` at ``k = 2``), with ``eps < eps_inf``.
 
-
-def _grr_lambda_gap(epsilon: float, k: int) -> float:
-    """``1 - lambda(eps) = k / (e^eps + k - 1)``, without cancellation at large ``eps``."""
-    return k * math.exp(-epsilon) / (1.0 + (k - 1) * math.exp(-epsilon))
+    It is ``k (e^eps_inf - e^eps) / ((e^eps + k - 1)(e^eps_inf - 1))``, evaluated as
+    ``k expm1(eps_inf - eps) / ((1 + (k - 1) e^-eps) expm1(eps_inf))``: no cancellation at
+    any level (``1 - lambda`` of the quotient rounds to 0 above ``eps ~ 37``, and its two
+    eigenvalues to 1).
+    """
+    gap = math.expm1(epsilon_permanent - epsilon) / math.expm1(epsilon_permanent)
+    return k * gap / (1.0 + (k - 1) * math.exp(-epsilon))
 
 
 class LGRR(MemoizedMechanism, FrequencyOracle):
@@ -529,10 +533,7 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
             )
         k = self._k
         self._perm = ExactLaw([exp_down(self._eps_perm), float(k - 1)])  # keep : change
-        # 1 - lambda2 = (lambda(eps_inf) - lambda(eps)) / lambda(eps_inf), its numerator a
-        # difference of the gaps 1 - lambda (which keeps it above 0 when both round to 1)
-        gap = _grr_lambda_gap(self._eps_budget, k) - _grr_lambda_gap(self._eps_perm, k)
-        change = (k - 1) * (gap / _grr_lambda(self._eps_perm, k))
+        change = (k - 1) * lambda_ratio_gap(k, self._eps_budget, self._eps_perm)  # 1 - lambda2
         keep = nearest_within(
             lambda w: within_exp(self._one_report_ratio(w, change), self._eps_budget),
             k - change,  # 1 + (k - 1) lambda2

@@ -45,6 +45,7 @@ from ldp.mechanisms.base import (
 from ldp.mechanisms.frequency import packed_bit, packed_codec, unary_ratio
 from ldp.mechanisms.longitudinal import (
     MemoizedMechanism,
+    lambda_ratio_gap,
     law_pair,
     log_mix_ratio,
     log_odds_upper,
@@ -76,6 +77,7 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
 
     #: whether the weights were calibrated to ``epsilon`` and ``epsilon_permanent``
     _calibrated = True
+    _eps_perm: float
 
     def _set_rounds(
         self,
@@ -334,11 +336,7 @@ class LOSUE(_MemoizedUnary):
     def __init__(self, k: int, epsilon: float, epsilon_permanent: float) -> None:
         FrequencyOracle.__init__(self, k, epsilon)
         self._eps_budget, self._eps_perm = _check_levels(epsilon, epsilon_permanent)
-        # 1 - tau = ((1 - t1) - (1 - t_inf)) / t_inf with t = tanh(eps / 2) and
-        # 1 - t = 2 / (e^eps + 1): above 0 even where both tanh round to 1
-        low = (_tanh_gap(self._eps_budget) - _tanh_gap(self._eps_perm)) / math.tanh(
-            self._eps_perm / 2
-        )
+        low = lambda_ratio_gap(2, self._eps_budget, self._eps_perm)  # 1 - tau
         own, other = (1.0, 1.0), (1.0, exp_down(self._eps_perm))
 
         def within(high: float) -> bool:
@@ -350,12 +348,6 @@ class LOSUE(_MemoizedUnary):
     @property
     def params(self) -> dict[str, object]:
         return {"k": self._k, "epsilon": self._eps_budget, "epsilon_permanent": self._eps_perm}
-
-
-def _tanh_gap(epsilon: float) -> float:
-    """``1 - tanh(eps / 2) = 2 / (e^eps + 1)``, without cancellation at large ``eps``."""
-    tail = math.exp(-epsilon)
-    return 2.0 * tail / (1.0 + tail)
 
 
 def _report_ratio(
