@@ -467,12 +467,14 @@ def lambda_ratio_gap(k: int, epsilon: float, epsilon_permanent: float) -> float:
     randomized response (``tanh(eps/2)`` at ``k = 2``), with ``eps < eps_inf``.
 
     It is ``k (e^eps_inf - e^eps) / ((e^eps + k - 1)(e^eps_inf - 1))``, evaluated as
-    ``k expm1(eps_inf - eps) / ((1 + (k - 1) e^-eps) expm1(eps_inf))``: no cancellation at
-    any level (``1 - lambda`` of the quotient rounds to 0 above ``eps ~ 37``, and its two
-    eigenvalues to 1).
+    ``k e^-eps expm1(eps - eps_inf) / ((1 + (k - 1) e^-eps) expm1(-eps_inf))``: accurate at
+    every level (``1 - lambda`` of the quotient rounds to 0 above ``eps ~ 37``, and an
+    ``expm1`` of ``eps_inf - eps`` carries the rounding of that difference into the result,
+    ``1e-14`` at ``eps_inf - eps = 200``).
     """
-    gap = math.expm1(epsilon_permanent - epsilon) / math.expm1(epsilon_permanent)
-    return k * gap / (1.0 + (k - 1) * math.exp(-epsilon))
+    tail = math.exp(-epsilon)
+    gap = math.expm1(epsilon - epsilon_permanent) / math.expm1(-epsilon_permanent)
+    return k * tail * gap / (1.0 + (k - 1) * tail)
 
 
 class LGRR(MemoizedMechanism, FrequencyOracle):

@@ -979,6 +979,7 @@ class Hybrid(MeanMechanism):
             self._law = None
             mix = Fraction(0)
         self.alpha = float(mix)
+        self._duchi_share = float(1 - mix)  # 1 - alpha, exactly rounded (alpha is near 1)
         slope = mix * Fraction(self._pm._slope) + 1 - mix
         self._slope = float(slope)  # lambda, the raw mean per unit of x
         self._excess = float(Fraction(self._pm._slope) - 1)  # kappa - 1
@@ -1050,9 +1051,8 @@ class Hybrid(MeanMechanism):
         duchi = self._duchi.privacy_channel().matrix
         if self._law is None:
             return Channel(duchi)
-        alpha = self.alpha
         piecewise = self._pm.privacy_channel().matrix
-        return Channel(np.hstack([alpha * piecewise, (1 - alpha) * duchi]))
+        return Channel(np.hstack([self.alpha * piecewise, self._duchi_share * duchi]))
 
     def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``, with Duchi's atoms coded apart."""
@@ -1070,11 +1070,11 @@ class Hybrid(MeanMechanism):
         """``Var(decode(Y) | x)``: the raw variance ``alpha kappa^2 V_pm(x) + (1 - alpha)
         V_duchi(x) + alpha (1 - alpha) (kappa - 1)^2 x^2`` (the branches' means are
         ``kappa x`` and ``x``) divided by ``lambda^2``."""
-        alpha, kappa = self.alpha, self._pm._slope
+        alpha, rest, kappa = self.alpha, self._duchi_share, self._pm._slope
         raw = (
             alpha * kappa**2 * self._pm.per_user_variance(x)
-            + (1 - alpha) * self._duchi.per_user_variance(x)
-            + alpha * (1 - alpha) * self._excess**2 * x**2
+            + rest * self._duchi.per_user_variance(x)
+            + alpha * rest * self._excess**2 * x**2
         )
         return raw / self._slope**2
 
