@@ -222,13 +222,19 @@ def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
             if holds(_double(high)):
                 break
             low, step = high, step * 2
-    while high - low > 1:
-        middle = (low + high) // 2
+    return _double(_bisect(holds, low, high))
+
+
+def _bisect(holds: Callable[[float], bool], failing: int, passing: int) -> int:
+    """The ordinal next to ``failing``, on the side of ``passing``, where a monotone ``holds``
+    is true (bisection between two ordinals of positive doubles)."""
+    while abs(passing - failing) > 1:
+        middle = (passing + failing) // 2
         if holds(_double(middle)):
-            high = middle
+            passing = middle
         else:
-            low = middle
-    return _double(high)
+            failing = middle
+    return passing
 
 
 def nearest_within(holds: Callable[[float], bool], start: float, toward: float) -> float:
@@ -288,14 +294,7 @@ def nearest_within(holds: Callable[[float], bool], start: float, toward: float) 
         if probe == end:
             raise ValueError("no positive finite double in that direction satisfies the bound")
         failing, step = probe, step * 2
-    passing = probe
-    while abs(passing - failing) > 1:
-        middle = (passing + failing) // 2
-        if holds(_double(middle)):
-            passing = middle
-        else:
-            failing = middle
-    return _double(passing)
+    return _double(_bisect(holds, failing, probe))
 
 
 def probabilities(weights: Sequence[float]) -> list[Fraction]:

@@ -884,6 +884,13 @@ def _popcount_rows(packed: np.ndarray) -> np.ndarray:
     return _POPCOUNT[packed].sum(axis=1, dtype=np.int64)
 
 
+def _subset_ratio(inside: float, outside: float, k: int, d: int) -> Fraction:
+    """The likelihood ratio of subset selection with odds ``inside : outside`` of holding
+    the input, exactly: ``P(S | x in S) / P(S | x not in S) = (w_in / w_out) C(k-1, d) /
+    C(k-1, d-1)``, and the ratio of the binomials is ``(k - d) / d``."""
+    return Fraction(inside) * (k - d) / (Fraction(outside) * d)
+
+
 def subset_bernoulli_bits(k: int, d: int) -> int:
     """How subset selection draws the other values: ``b`` in ``1..3`` when ``(k - 1) 2^-b``
     is the nearest of ``(k - 1) / 2, (k - 1) / 4, ...`` to ``d`` (Bernoulli rows of
@@ -907,8 +914,9 @@ class SubsetSelection(FrequencyOracle):
     With probability ``p = d e^eps / (d e^eps + k - d)`` the subset contains ``x`` and
     ``d - 1`` other values chosen uniformly; otherwise it is ``d`` values chosen uniformly
     from the ``k - 1`` others. Every subset containing ``x`` has probability ``e^eps`` times
-    that of every subset not containing it (at most, exactly: the odds ``d e^eps : k - d``
-    are moved down to the first double within ``e^eps``). ``d`` defaults to the better of
+    that of every subset not containing it (at most, exactly: the weight of the odds
+    ``d e^eps : k - d`` that carries ``e^eps`` moves towards more privacy to the first double
+    within it). ``d`` defaults to the better of
     ``floor``/``ceil`` of ``k/(e^eps + 1)``; ``d = 1`` is GRR. Reports are bit-packed
     indicator vectors (as in :class:`UnaryEncoding`).
 
@@ -955,14 +963,14 @@ class SubsetSelection(FrequencyOracle):
         if eps > 600.0:
             inside = float(d)
             outside = nearest_within(
-                lambda w: within_exp(Fraction(inside) * (k - d) / (Fraction(w) * d), eps),
+                lambda w: within_exp(_subset_ratio(inside, w, k, d), eps),
                 (k - d) * exp_up(-eps),
                 math.inf,
             )
         else:
             outside = float(k - d)
             inside = nearest_within(
-                lambda w: within_exp(Fraction(w) / d, eps), d * exp_down(eps), 0.0
+                lambda w: within_exp(_subset_ratio(w, outside, k, d), eps), d * exp_down(eps), 0.0
             )
         self._law = ExactLaw([inside, outside])
         # P(x in S), and P(v in S) for v != x: (p (d - 1) + (1 - p) d) / (k - 1)
@@ -1003,11 +1011,9 @@ class SubsetSelection(FrequencyOracle):
         return self._q
 
     def _ratio(self) -> Fraction:
-        """The largest likelihood ratio of the law sampled, exactly: ``P(S | x in S) /
-        P(S | x not in S) = (w_in / w_out) C(k-1, d) / C(k-1, d-1)``, and the ratio of the
-        binomials is ``(k - d) / d``."""
+        """The largest likelihood ratio of the law sampled, exactly (:func:`_subset_ratio`)."""
         inside, outside = self._law.weights
-        return Fraction(inside) * (self._k - self._d) / (Fraction(outside) * self._d)
+        return _subset_ratio(inside, outside, self._k, self._d)
 
     @property
     def epsilon(self) -> float:

@@ -827,10 +827,9 @@ class Piecewise(MeanMechanism):
         self.C = max(nominal, math.nextafter(1.0, math.inf))  # 1.0 above eps ~ 73
         self.width = self.C - 1.0  # exact: 1 < C < 2^53; the length of the window around x
         self.resolution = _grid_step(self.C)
-        reach = self._tails() / Fraction(self.width)  # (C + 1) / (C - 1), about z
 
         def within(a: float) -> bool:
-            return within_exp(Fraction(a) * reach, eps)
+            return within_exp(self._ratio(a), eps)
 
         start = exp_down(eps / 2)
         odds = nearest_within(within, start, 0.0)
@@ -848,10 +847,12 @@ class Piecewise(MeanMechanism):
         and its double (by which :meth:`privatize` scales the uniform draw)."""
         return max(Fraction(self.C) + 1, Fraction(self.C + 1.0))
 
-    def _ratio(self) -> Fraction:
-        """The density ratio of the law sampled, exactly: the window has mass ``a / (a+1)``
-        on its length ``width``, the tails ``1 / (a+1)`` on the rest, ``C + 1``."""
-        return Fraction(self._law.weights[0]) * self._tails() / Fraction(self.width)
+    def _ratio(self, odds: float | None = None) -> Fraction:
+        """The density ratio of the law sampled (with window odds ``odds``, default those
+        sampled), exactly: the window has mass ``a / (a+1)`` on its length ``width``, the
+        tails ``1 / (a+1)`` on the rest, ``C + 1``."""
+        a = self._law.weights[0] if odds is None else odds
+        return Fraction(a) * self._tails() / Fraction(self.width)
 
     @property
     def epsilon(self) -> float:
@@ -1083,6 +1084,12 @@ class Hybrid(MeanMechanism):
 
 
 # --------------------------------------------------------------------------- square wave
+def _window_ratio(near: float, b: float) -> Fraction:
+    """The density ratio of the square wave with odds ``near : 1`` of its window, exactly:
+    mass ``near / (near + 1)`` on the window's length ``2b``, the rest on length 1."""
+    return Fraction(near) / (2 * Fraction(b))
+
+
 class SquareWave(MeanMechanism):
     """The square wave mechanism (Li et al., SIGMOD 2020) on ``[0, 1]``, with the unbiased
     decoder.
@@ -1124,7 +1131,7 @@ class SquareWave(MeanMechanism):
         self.b = _exp_tail(-eps) / (2 * _exp_tail(eps))
         span = 2 * self.b  # exact: the window's length
         near = nearest_within(
-            lambda w: within_exp(Fraction(w) / Fraction(span), eps), span * exp_down(eps), 0.0
+            lambda w: within_exp(_window_ratio(w, self.b), eps), span * exp_down(eps), 0.0
         )
         self._law = ExactLaw([near, 1.0])  # within b of v : farther
         self.p_density = near / (span * (near + 1.0))
@@ -1136,9 +1143,8 @@ class SquareWave(MeanMechanism):
     name = "SquareWave"
 
     def _ratio(self) -> Fraction:
-        """The density ratio of the law sampled, exactly: mass ``w / (w + 1)`` on the
-        window's length ``2b``, the rest on length 1."""
-        return Fraction(self._law.weights[0]) / Fraction(2 * self.b)
+        """The density ratio of the law sampled, exactly (:func:`_window_ratio`)."""
+        return _window_ratio(self._law.weights[0], self.b)
 
     @property
     def epsilon(self) -> float:
