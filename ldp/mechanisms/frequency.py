@@ -973,9 +973,10 @@ class SubsetSelection(FrequencyOracle):
                 lambda w: within_exp(_subset_ratio(w, outside, k, d), eps), d * exp_down(eps), 0.0
             )
         self._law = ExactLaw([inside, outside])
-        # P(x in S), and P(v in S) for v != x: (p (d - 1) + (1 - p) d) / (k - 1)
-        self._p = inside / (inside + outside)
-        self._q = (d - self._p) / (k - 1)
+        # P(x in S), and P(v in S) for v != x: (w_in (d - 1) + w_out d) / ((k - 1)(w_in + w_out))
+        total = inside + outside
+        self._p = inside / total
+        self._q = (inside * (d - 1) + outside * d) / (k - 1) / total  # GRR's 1 / total at d = 1
         self._bernoulli_bits = subset_bernoulli_bits(k, d)
 
     @property

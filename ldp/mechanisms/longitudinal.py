@@ -371,7 +371,8 @@ class MemoizedMechanism(abc.ABC):
     @property
     @abc.abstractmethod
     def epsilon_permanent(self) -> float:
-        """The LDP level of the permanent round (``eps_inf``), as sampled, rounded up."""
+        """The LDP level of the permanent round (``eps_inf``), as sampled: the level asked for
+        when the round realises at most it (exactly), else its level rounded up."""
 
     @property
     @abc.abstractmethod
