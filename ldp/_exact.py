@@ -15,7 +15,10 @@ On top of the comparison:
   rounded up to a double and no further (the device clients compute the same number the same
   way, so a device and the library agree to the last bit);
 * :func:`exp_down` is the *largest* double ``w`` with ``w <= e^t``: the weight a sampler uses
-  so that its realised level is at most the requested ``t`` exactly.
+  so that its realised level is at most the requested ``t`` exactly;
+* :func:`nearest_within` moves any other sampler constant from its nominal value, one double
+  at a time towards more privacy, to the first double whose exact ratio is within the budget
+  (the mechanisms then state the budget itself, :func:`certified_epsilon`).
 
 The device clients (``clients/``) carry their own copy of this algorithm (they depend on
 nothing); ``docs/protocol.md`` specifies it.
@@ -26,7 +29,7 @@ from __future__ import annotations
 import math
 import struct
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -39,6 +42,8 @@ __all__ = [
     "exp_up",
     "largest_likelihood_ratio",
     "log_up",
+    "nearest_within",
+    "probabilities",
     "smallest_double",
     "within_exp",
 ]
@@ -227,13 +232,94 @@ def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
             if holds(_double(high)):
                 break
             low, step = high, step * 2
-    while high - low > 1:
-        middle = (low + high) // 2
+    return _double(_bisect(holds, low, high))
+
+
+def _bisect(holds: Callable[[float], bool], failing: int, passing: int) -> int:
+    """The ordinal next to ``failing``, on the side of ``passing``, where a monotone ``holds``
+    is true (bisection between two ordinals of positive doubles)."""
+    while abs(passing - failing) > 1:
+        middle = (passing + failing) // 2
         if holds(_double(middle)):
-            high = middle
+            passing = middle
         else:
-            low = middle
-    return _double(high)
+            failing = middle
+    return passing
+
+
+def nearest_within(holds: Callable[[float], bool], start: float, toward: float) -> float:
+    """The double nearest ``start``, on the side of ``toward``, at which ``holds`` is true.
+
+    ``start`` itself when ``holds(start)``; otherwise the first double past it in the
+    direction of ``toward`` (``0.0`` or ``math.inf``) at which ``holds`` is true, for a
+    ``holds`` that stays true once it is along that direction (a constant that only gains
+    privacy as it moves). Searched by steps that double, then bisection over the doubles
+    ordered as their bit patterns, so that a start many doubles away costs a few dozen calls.
+    ``start`` must be a positive finite double.
+
+    Parameters
+    ----------
+    holds : callable
+        ``holds(value) -> bool``, monotone along the direction of ``toward``.
+    start : float
+        The nominal value.
+    toward : float
+        ``0.0`` to move down, ``math.inf`` to move up.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        When no positive finite double in that direction satisfies ``holds``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from fractions import Fraction
+    >>> from ldp._exact import nearest_within
+    >>> def level(scale):   # the Laplace level 2 / scale, exactly
+    ...     return Fraction(2) / Fraction(scale)
+    >>> scale = nearest_within(lambda s: level(s) <= Fraction(0.3), 2 / 0.3, math.inf)
+    >>> level(scale) <= Fraction(0.3) < level(math.nextafter(scale, 0.0))
+    True
+    >>> nearest_within(lambda w: w <= 3.0, 2.0, 0.0)   # already within: unchanged
+    2.0
+    """
+    value = float(start)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"start must be a positive finite double, got {start!r}")
+    if holds(value):
+        return value
+    sign = -1 if toward < value else 1
+    end = 1 if sign < 0 else _ordinal(sys.float_info.max)  # the last positive finite double
+    failing = _ordinal(value)
+    step = 1
+    while True:
+        probe = max(failing - step, end) if sign < 0 else min(failing + step, end)
+        if holds(_double(probe)):
+            break
+        if probe == end:
+            raise ValueError("no positive finite double in that direction satisfies the bound")
+        failing, step = probe, step * 2
+    return _double(_bisect(holds, failing, probe))
+
+
+def probabilities(weights: Sequence[float]) -> list[Fraction]:
+    """The exact probabilities ``w_j / sum(w)`` of double weights (the law
+    :class:`~ldp._sampling.ExactLaw` samples), as fractions.
+
+    Examples
+    --------
+    >>> from ldp._exact import probabilities
+    >>> probabilities([3.0, 1.0])
+    [Fraction(3, 4), Fraction(1, 4)]
+    """
+    exact = [Fraction(float(w)) for w in weights]
+    total = sum(exact)
+    return [w / total for w in exact]
 
 
 def certified_epsilon(ratio: Fraction | float | int | None, budget: float) -> float:

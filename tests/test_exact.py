@@ -14,6 +14,8 @@ from ldp._exact import (
     exp_down,
     exp_up,
     log_up,
+    nearest_within,
+    probabilities,
     smallest_double,
     within_exp,
 )
@@ -95,3 +97,40 @@ def test_smallest_double_brackets_from_any_guess():
 def test_bad_input_is_named(bad):
     with pytest.raises((TypeError, ValueError), match=r"ratio|t "):
         compare_exp(bad, 1.0)
+
+
+def test_nearest_within_moves_only_as_far_as_needed():
+    """From either side of a threshold, one double past it, however far the start is."""
+    rng = random.Random(4)
+    for _ in range(200):
+        threshold = rng.uniform(1e-3, 1e3)
+        for distance in (0, 1, 2, 7, 1000, 10**9):
+            above = threshold
+            for _ in range(min(distance, 7)):
+                above = math.nextafter(above, math.inf)
+            start = above if distance <= 7 else threshold * (1 + distance * 2.0**-52)
+            down = nearest_within(lambda w, t=threshold: w <= t, start, 0.0)
+            assert down == threshold
+            up = nearest_within(
+                lambda w, t=threshold: w >= t, threshold / (1 + distance * 1e-15), math.inf
+            )
+            assert up == threshold
+    assert nearest_within(lambda w: w <= 5.0, 2.0, 0.0) == 2.0  # holds already: unchanged
+    assert nearest_within(lambda w: w >= 1.0, 2.0, math.inf) == 2.0
+
+
+def test_nearest_within_refuses_an_impossible_bound_and_a_bad_start():
+    with pytest.raises(ValueError, match="no positive finite double"):
+        nearest_within(lambda w: w < 0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="no positive finite double"):
+        nearest_within(lambda w: math.isinf(w), 1.0, math.inf)
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="positive finite"):
+            nearest_within(lambda w: True, bad, 0.0)
+
+
+def test_probabilities_are_the_exact_ratios_of_the_weights():
+    weights = [math.e, 3.0, 0.1]
+    exact = probabilities(weights)
+    total = sum(Fraction(w) for w in weights)
+    assert exact == [Fraction(w) / total for w in weights] and sum(exact) == 1

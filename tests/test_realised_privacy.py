@@ -140,10 +140,17 @@ def test_channel_rows_realised_exactly(epsilon):
 
 
 def test_large_epsilon_tails_are_reachable_for_every_input():
-    """At eps = 700 the piecewise tails have mass ~1e-152: both must still be drawn."""
+    """At eps = 700 the piecewise tails have mass ~1e-288: both must still be drawn.
+
+    ``C`` is the double above 1 there (``(z+1)/(z-1)`` rounds to 1), so the window of length
+    ``C - 1 = 2^-52`` takes the odds ``e^700 (C - 1) / (C + 1) ~ e^700 / 2^53`` against the
+    tails, a finite double: the tail coin is not rounded to zero.
+    """
     pm = Piecewise(700.0)
     s = pm.sampler()
-    assert _odds(s["keep"]) < Fraction(10) ** 153  # the tail coin is not rounded to zero
+    assert s["C"] == 1 + 2.0**-52 and s["width"] == 2.0**-52
+    expected = mpmath.exp(700) / (mpmath.mpf(2) ** 53 + 1)
+    assert abs(_odds(s["keep"]) / expected - 1) < 1e-15 and s["keep"][1] == 1.0
     for x in (-0.999, 0.0, 0.999):
         # the tail position (C + 1) u - C, shifted past the window: both sides reachable
         left = (pm.C + 1) * x / 2 - pm.width / 2

@@ -19,7 +19,7 @@ Each mechanism has
   all of them;
 * ``estimate(reports_or_counts)``: the unbiased estimate;
 * ``variance(n, f=None, convention="fixed")``: its exact variance;
-* ``epsilon``: the exact pure-LDP level, computed from the probabilities the mechanism uses.
+* ``epsilon``: the pure-LDP level of the probabilities the mechanism uses, checked exactly.
 
 **Randomness.** ``rng`` is ``None``, an int seed, a numpy ``Generator`` or ``"os"``. A seeded
 numpy generator is for simulation and reproducibility only: the privacy of a report rests on
@@ -31,10 +31,13 @@ the operating system's CSPRNG (:class:`ldp._random.OSGenerator`).
 **Exact coins.** Every coin is drawn by ``ldp._sampling`` from whole random bytes, with
 its probability given as exact weights (``e^eps : k - 1`` for GRR's keep-or-change coin):
 the realised probability is the exact ratio of the weights, for every double however small,
-so a rare outcome is never rounded to zero (an infinite privacy loss) or to ``2^-53``. Each
-``epsilon`` is computed from those weights and rounded up. The order in which the bytes are
-read is the protocol specification's (``docs/protocol.md``), so that the dependency-free
-clients reproduce the library's reports byte for byte.
+so a rare outcome is never rounded to zero (an infinite privacy loss) or to ``2^-53``. The
+weights are calibrated: ``e^eps`` is the largest double at most ``e^eps``, and any weight
+that carries it moves towards more privacy until the largest likelihood ratio of the law
+sampled, an exact rational, is at most ``e^eps``; each ``epsilon`` is then the level asked
+for (``ldp._exact.certified_epsilon``), never below the realised one. The order in which
+the bytes are read is the protocol specification's (``docs/protocol.md``), so that the
+dependency-free clients reproduce the library's reports byte for byte.
 
 **Variance conventions.** ``"fixed"`` (Wang et al. 2017): the estimand is the empirical
 frequency (or mean) of the ``n`` given values. ``"iid"`` (Ye-Barg, Duchi et al.): the values
@@ -468,7 +471,8 @@ class FrequencyOracle(FrequencyMechanism):
     @property
     @abc.abstractmethod
     def epsilon(self) -> float:
-        """The exact pure-LDP level, from the per-report output probabilities."""
+        """The pure-LDP level of the per-report output probabilities: the level asked for
+        when they realise at most it (exactly), else their level rounded up."""
 
     @property
     @abc.abstractmethod
@@ -631,7 +635,8 @@ class MeanMechanism(Frozen, Mechanism):
     @property
     @abc.abstractmethod
     def epsilon(self) -> float:
-        """The exact pure-LDP level, from the output law the mechanism samples."""
+        """The pure-LDP level of the output law the mechanism samples: the level asked for when
+        it realises at most it (exactly), else its level rounded up."""
 
     def __repr__(self) -> str:
         return self.key

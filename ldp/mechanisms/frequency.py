@@ -3,28 +3,38 @@ response and subset selection, vectorised over users.
 
 All of them are pure protocols (see ``ldp.mechanisms.base``); the support probabilities
 ``p`` and ``q`` of each are in the table of Wang, Blocki, Li and Jha (2017). Every coin is
-drawn exactly from the weights in :meth:`sampler` (``ldp._sampling``), every
-``epsilon`` is computed from those same weights and rounded up, and ``to_channel()``
-rebuilds the exact channel (input -> report) when it is small enough to enumerate.
+drawn exactly from the weights in :meth:`sampler` (``ldp._sampling``). The weights are
+*calibrated*: the nominal ``e^eps`` is the largest double at most ``e^eps``
+(:func:`ldp._exact.exp_down`), and any other weight moves, one double at a time towards more
+privacy, until the largest likelihood ratio of the law it samples is at most ``e^eps``
+exactly. So ``epsilon`` is the level the oracle was asked for (checked exactly,
+:func:`ldp._exact.certified_epsilon`); ``p``, ``q``, the variance and ``to_channel()`` (the
+exact channel input -> report, when it is small enough to enumerate) are those of the
+calibrated weights.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ldp._formulas import (
-    k_rr_probabilities,
-    subset_selection_matrix,
-    subset_selection_probabilities,
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+    exp_up,
+    log_up,
+    nearest_within,
+    probabilities,
+    within_exp,
 )
+from ldp._formulas import subset_membership, subset_selection_probabilities
 from ldp._mechanism import Field, ReportCodec, index_codec
-from ldp._rounding import log_products_upper, log_ratio_upper
 from ldp._sampling import (
     ExactLaw,
     choose,
@@ -45,7 +55,6 @@ from ldp.mechanisms.base import (
     chunk_rows,
     index_dtype,
 )
-from ldp.mechanisms.channels import k_rr
 
 __all__ = [
     "BLH",
@@ -92,6 +101,27 @@ def _pair(first: list[float], second: list[float]) -> Channel:
     return Channel(np.array([first, second], dtype=np.float64))
 
 
+def unary_ratio(own: Fraction, other: Fraction) -> Fraction | None:
+    """The largest likelihood ratio of two unary-encoded inputs, exactly (``None``: infinite).
+
+    Two inputs change two independent bits: each is 1 with probability ``own`` when it is the
+    input's own bit and ``other`` otherwise, so a report's probability changes by
+    ``max(own/other, (1-own)/(1-other))`` on one bit times ``max(other/own,
+    (1-other)/(1-own))`` on the other; ``p (1 - q) / ((1 - p) q)`` when ``own > other``.
+    """
+
+    def ratio(a: Fraction, b: Fraction) -> Fraction | None:
+        if b == 0:
+            return None if a > 0 else Fraction(1)
+        return a / b
+
+    up = [ratio(own, other), ratio(1 - own, 1 - other)]
+    down = [ratio(other, own), ratio(1 - other, 1 - own)]
+    if None in up or None in down:
+        return None
+    return max(r for r in up if r is not None) * max(r for r in down if r is not None)
+
+
 def packed_bit(reports: np.ndarray, v: int) -> np.ndarray:
     """Bit ``v`` of bit-packed rows (``np.packbits`` order), as int64."""
     return ((np.asarray(reports)[:, v // 8] >> (7 - v % 8)) & 1).astype(np.int64)
@@ -102,9 +132,10 @@ class GRR(FrequencyOracle):
     """Generalized randomized response (k-RR, direct encoding).
 
     Keep the value with probability ``p = e^eps / (e^eps + k - 1)``, otherwise report one of
-    the ``k - 1`` other values uniformly (``q = 1 / (e^eps + k - 1)`` each). The report is the
-    value itself, so ``C_v`` is the histogram of reports. Its matrix is
-    :func:`~ldp.mechanisms.k_rr`.
+    the ``k - 1`` other values uniformly (``q = 1 / (e^eps + k - 1)`` each), with ``e^eps``
+    the largest double at most ``e^eps`` (the ratio ``p / q`` it samples is at most
+    ``e^eps`` exactly). The report is the value itself, so ``C_v`` is the histogram of
+    reports. Its matrix is :func:`~ldp.mechanisms.k_rr` up to that rounding.
 
     Parameters
     ----------
@@ -121,7 +152,7 @@ class GRR(FrequencyOracle):
     >>> reports = grr.privatize(np.array([0, 1, 1, 3] * 2500), rng=1)
     >>> bool(np.abs(grr.estimate(reports) - [0.25, 0.5, 0.0, 0.25]).max() < 0.05)
     True
-    >>> round(grr.epsilon, 12), round(grr.to_channel().epsilon, 12)
+    >>> grr.epsilon, round(grr.to_channel().epsilon, 12)   # the level asked for, exactly
     (1.0, 1.0)
     """
 
@@ -129,9 +160,10 @@ class GRR(FrequencyOracle):
 
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
-        self._odds = math.exp(self._eps_budget)  # P(keep) / P(one given other value)
+        self._odds = exp_down(self._eps_budget)  # P(keep) / P(one given other value)
         self._law = ExactLaw([self._odds, float(self._k - 1)])  # keep : change
-        self._p, self._q, _ = k_rr_probabilities(self._k, self._eps_budget)
+        total = self._odds + (self._k - 1)
+        self._p, self._q = self._odds / total, 1.0 / total
 
     @property
     def p(self) -> float:
@@ -143,7 +175,7 @@ class GRR(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio_upper(self._odds, 1.0)
+        return certified_epsilon(self._odds, self._eps_budget)
 
     @property
     def report_bits(self) -> float:
@@ -177,9 +209,11 @@ class GRR(FrequencyOracle):
         return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
 
     def to_channel(self) -> Channel:
-        """``k_rr(k, epsilon)`` (checked in the tests against ``p`` and ``q``)."""
+        """The ``k x k`` channel: ``p`` on the diagonal, ``q`` off it."""
         _check_channel_size(2 * math.log2(self._k), "GRR")
-        return k_rr(self._k, self._eps_budget)
+        matrix = np.full((self._k, self._k), self._q)
+        np.fill_diagonal(matrix, self._p)
+        return Channel(matrix)
 
     def privacy_channel(self) -> Channel:
         """Outputs ``x``, ``x'``, anything else: every pair of inputs is alike."""
@@ -232,7 +266,10 @@ class UnaryEncoding(FrequencyOracle):
     Bit ``v`` is 1 with probability ``p`` if ``v = x`` and ``q`` otherwise. Reports are
     bit-packed rows (``np.packbits``, ``ceil(k/8)`` bytes per user; bit ``v`` is bit
     ``7 - v % 8`` of byte ``v // 8``). ``epsilon = log(p (1 - q) / ((1 - p) q))``: two inputs
-    differ in two bits.
+    differ in two bits. With ``p`` and ``q`` given, it is that level of the law sampled (the
+    odds ``p : 1 - p`` and ``q : 1 - q`` of the doubles), rounded up to a double; the
+    ``epsilon`` argument is only recorded in :attr:`params`. :class:`SUE` and :class:`OUE`
+    calibrate their odds to their ``epsilon`` and state it.
 
     Parameters
     ----------
@@ -252,6 +289,8 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     name = "UE"
+    #: whether the weights were calibrated to the ``epsilon`` argument (then it is stated)
+    _calibrated = False
 
     def __init__(self, k: int, epsilon: float, p: float, q: float) -> None:
         super().__init__(k, epsilon)
@@ -281,12 +320,17 @@ class UnaryEncoding(FrequencyOracle):
     def q(self) -> float:
         return self._q
 
+    def _ratio(self) -> Fraction | None:
+        """The largest likelihood ratio of the law sampled, exactly."""
+        own = probabilities(self._own.weights)[0]
+        return unary_ratio(own, probabilities(self._other.weights)[0])
+
     @property
     def epsilon(self) -> float:
-        # two inputs differ in two bits: p (1 - q) / ((1 - p) q) = (a1 b0) / (a0 b1)
-        a1, a0 = self._own.weights
-        b1, b0 = self._other.weights
-        return log_products_upper([a1, b0], [a0, b1])
+        ratio = self._ratio()
+        if self._calibrated:
+            return certified_epsilon(ratio, self._eps_budget)
+        return log_up(ratio)
 
     @property
     def report_bits(self) -> float:
@@ -364,7 +408,9 @@ class UnaryEncoding(FrequencyOracle):
 class SUE(UnaryEncoding):
     """Symmetric unary encoding, i.e. basic one-time RAPPOR (Erlingsson et al. 2014).
 
-    ``p = e^{eps/2} / (e^{eps/2} + 1)``, ``q = 1 - p``.
+    ``p = e^{eps/2} / (e^{eps/2} + 1)``, ``q = 1 - p``, with ``e^{eps/2}`` the largest double
+    at most ``e^{eps/2}``: the ratio ``(p (1 - q) / ((1 - p) q)`` sampled is its square, at
+    most ``e^eps`` exactly.
 
     Parameters
     ----------
@@ -386,10 +432,11 @@ class SUE(UnaryEncoding):
     """
 
     name = "SUE"
+    _calibrated = True
 
     def __init__(self, k: int, epsilon: float) -> None:
         FrequencyOracle.__init__(self, k, epsilon)
-        half = math.exp(self._eps_budget / 2)
+        half = exp_down(self._eps_budget / 2)  # half^2 <= e^eps: the sampled ratio
         self._set_weights((half, 1.0), (1.0, half))
 
     @property
@@ -398,7 +445,8 @@ class SUE(UnaryEncoding):
 
 
 class OUE(UnaryEncoding):
-    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1 / (e^eps + 1)``.
+    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1 / (e^eps + 1)``, with
+    ``e^eps`` the largest double at most ``e^eps``.
 
     Parameters
     ----------
@@ -417,10 +465,11 @@ class OUE(UnaryEncoding):
     """
 
     name = "OUE"
+    _calibrated = True
 
     def __init__(self, k: int, epsilon: float) -> None:
         FrequencyOracle.__init__(self, k, epsilon)
-        self._set_weights((1.0, 1.0), (1.0, math.exp(self._eps_budget)))
+        self._set_weights((1.0, 1.0), (1.0, exp_down(self._eps_budget)))
 
     @property
     def params(self) -> dict[str, object]:
@@ -435,9 +484,10 @@ class LocalHashing(FrequencyOracle):
     family (linear over ``GF(p)^e`` when ``g = p^e``, else bits with ``Z_g`` coefficients;
     see ``ldp.mechanisms._hashing``) and applies GRR over ``[g]`` to ``H(x)``. The report
     is one int64 row: the hash function's words (its coefficients, packed), then the bucket.
-    ``p = e^eps / (e^eps + g - 1)`` and, because the family is exactly pairwise independent,
-    ``q = 1/g`` exactly. Decoding costs ``O(n g + k log k)`` for prime-power ``g`` (a
-    Walsh-Hadamard or ``Z_p^L`` Fourier transform) and a chunked ``O(n k)`` otherwise.
+    ``p = e^eps / (e^eps + g - 1)`` (``e^eps`` the largest double at most ``e^eps``) and,
+    because the family is exactly pairwise independent, ``q = 1/g`` exactly. Decoding costs
+    ``O(n g + k log k)`` for prime-power ``g`` (a Walsh-Hadamard or ``Z_p^L`` Fourier
+    transform) and a chunked ``O(n k)`` otherwise.
 
     Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
     ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.
@@ -471,9 +521,10 @@ class LocalHashing(FrequencyOracle):
         self._g = check_integer(g, "g", low=2)
         if self._g > 1 << 31:
             raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
-        self._odds = math.exp(self._eps_budget)
+        self._odds = exp_down(self._eps_budget)
         self._law = ExactLaw([self._odds, float(self._g - 1)])  # keep : change
-        self._keep, self._other, _ = k_rr_probabilities(self._g, self._eps_budget)
+        total = self._odds + (self._g - 1)
+        self._keep, self._other = self._odds / total, 1.0 / total
         self._family = hash_family(self._k, self._g)
         self._packing = self._family.packing
 
@@ -496,7 +547,7 @@ class LocalHashing(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio_upper(self._odds, 1.0)
+        return certified_epsilon(self._odds, self._eps_budget)
 
     @property
     def report_bits(self) -> float:
@@ -547,8 +598,7 @@ class LocalHashing(FrequencyOracle):
     def privacy_channel(self) -> Channel:
         """The hash collides on ``x, x'`` (probability ``1/g``, then both laws agree), or the
         bucket is ``H(x)``, ``H(x')`` or another one."""
-        keep = self._keep
-        other = 1.0 / (self._odds + (self._g - 1))
+        keep, other = self._keep, self._other
         apart = 1.0 - 1.0 / self._g
         rest = apart * (self._g - 2) * other
         first = [1.0 / self._g, apart * keep, apart * other, rest]
@@ -667,9 +717,9 @@ class HadamardResponse(FrequencyOracle):
     ``C_x = {y : H_K[x + 1, y] = +1}`` of ``[K]`` (row 0 of the Sylvester matrix is skipped).
     The report ``y`` is uniform on ``C_x`` with probability ``e^eps / (e^eps + 1)`` and
     uniform on its complement otherwise: ``Q(y|x) = 2 e^eps / (K (1 + e^eps))`` on ``C_x``
-    and ``2 / (K (1 + e^eps))`` off it. Since ``|C_x n C_x'| = K/4``, ``p = e^eps/(e^eps+1)``
-    and ``q = 1/2``. Decoding is one histogram and one fast Walsh-Hadamard transform,
-    ``O(n + K log K)``.
+    and ``2 / (K (1 + e^eps))`` off it (``e^eps`` the largest double at most ``e^eps``). Since
+    ``|C_x n C_x'| = K/4``, ``p = e^eps/(e^eps+1)`` and ``q = 1/2``. Decoding is one histogram
+    and one fast Walsh-Hadamard transform, ``O(n + K log K)``.
 
     Parameters
     ----------
@@ -695,9 +745,9 @@ class HadamardResponse(FrequencyOracle):
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
         self._K = 1 << (self._k).bit_length()  # smallest power of two > k
-        self._odds = math.exp(self._eps_budget)
+        self._odds = exp_down(self._eps_budget)
         self._law = ExactLaw([self._odds, 1.0])  # inside C_x : outside
-        self._p, self._outside, _ = k_rr_probabilities(2, self._eps_budget)
+        self._p, self._outside = self._odds / (self._odds + 1.0), 1.0 / (self._odds + 1.0)
 
     @property
     def K(self) -> int:
@@ -714,7 +764,7 @@ class HadamardResponse(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return log_ratio_upper(self._odds, 1.0)
+        return certified_epsilon(self._odds, self._eps_budget)
 
     @property
     def report_bits(self) -> float:
@@ -763,8 +813,7 @@ class HadamardResponse(FrequencyOracle):
 
     def privacy_channel(self) -> Channel:
         """Is the report in ``C_x`` and in ``C_x'`` (each class has ``K/4`` outputs)."""
-        p = self._p
-        q = 1.0 / (self._odds + 1.0)
+        p, q = self._p, self._outside
         return _pair([p / 2, p / 2, q / 2, q / 2], [p / 2, q / 2, p / 2, q / 2])
 
     def audit_statistic(self, x0: Any, x1: Any):
@@ -835,6 +884,13 @@ def _popcount_rows(packed: np.ndarray) -> np.ndarray:
     return _POPCOUNT[packed].sum(axis=1, dtype=np.int64)
 
 
+def _subset_ratio(inside: float, outside: float, k: int, d: int) -> Fraction:
+    """The likelihood ratio of subset selection with odds ``inside : outside`` of holding
+    the input, exactly: ``P(S | x in S) / P(S | x not in S) = (w_in / w_out) C(k-1, d) /
+    C(k-1, d-1)``, and the ratio of the binomials is ``(k - d) / d``."""
+    return Fraction(inside) * (k - d) / (Fraction(outside) * d)
+
+
 def subset_bernoulli_bits(k: int, d: int) -> int:
     """How subset selection draws the other values: ``b`` in ``1..3`` when ``(k - 1) 2^-b``
     is the nearest of ``(k - 1) / 2, (k - 1) / 4, ...`` to ``d`` (Bernoulli rows of
@@ -858,7 +914,9 @@ class SubsetSelection(FrequencyOracle):
     With probability ``p = d e^eps / (d e^eps + k - d)`` the subset contains ``x`` and
     ``d - 1`` other values chosen uniformly; otherwise it is ``d`` values chosen uniformly
     from the ``k - 1`` others. Every subset containing ``x`` has probability ``e^eps`` times
-    that of every subset not containing it. ``d`` defaults to the better of
+    that of every subset not containing it (at most, exactly: the weight of the odds
+    ``d e^eps : k - d`` that carries ``e^eps`` moves towards more privacy to the first double
+    within it). ``d`` defaults to the better of
     ``floor``/``ceil`` of ``k/(e^eps + 1)``; ``d = 1`` is GRR. Reports are bit-packed
     indicator vectors (as in :class:`UnaryEncoding`).
 
@@ -875,7 +933,7 @@ class SubsetSelection(FrequencyOracle):
     --------
     >>> from ldp.mechanisms import SubsetSelection
     >>> ss = SubsetSelection(100, 1.0)
-    >>> ss.d, round(ss.epsilon, 12)
+    >>> ss.d, ss.epsilon
     (27, 1.0)
     >>> round(SubsetSelection(6, 1.0, d=2).p, 10), round(SubsetSelection(6, 1.0, d=2).q, 10)
     (0.5761168848, 0.284776623)
@@ -898,14 +956,27 @@ class SubsetSelection(FrequencyOracle):
             index_bits = self._d * max(1, (self._k - 1).bit_length())
             encoding = "indices" if index_bits < self._k else "bits"
         self._encoding = encoding
-        self._p, self._q = subset_selection_probabilities(self._k, self._d, self._eps_budget)
         k, d, eps = self._k, self._d, self._eps_budget
-        # odds of x in the subset: d e^eps : k - d (scaled down where d e^eps would overflow)
+        # odds of x in the subset: d e^eps : k - d (scaled down where d e^eps would overflow),
+        # the weight that carries e^eps moved towards more privacy until the ratio
+        # w_in (k - d) / (w_out d) is at most e^eps exactly
         if eps > 600.0:
-            weights = [float(d), (k - d) * math.exp(-eps)]
+            inside = float(d)
+            outside = nearest_within(
+                lambda w: within_exp(_subset_ratio(inside, w, k, d), eps),
+                (k - d) * exp_up(-eps),
+                math.inf,
+            )
         else:
-            weights = [d * math.exp(eps), float(k - d)]
-        self._law = ExactLaw(weights)
+            outside = float(k - d)
+            inside = nearest_within(
+                lambda w: within_exp(_subset_ratio(w, outside, k, d), eps), d * exp_down(eps), 0.0
+            )
+        self._law = ExactLaw([inside, outside])
+        # P(x in S), and P(v in S) for v != x: (w_in (d - 1) + w_out d) / ((k - 1)(w_in + w_out))
+        total = inside + outside
+        self._p = inside / total
+        self._q = (inside * (d - 1) + outside * d) / (k - 1) / total  # GRR's 1 / total at d = 1
         self._bernoulli_bits = subset_bernoulli_bits(k, d)
 
     @property
@@ -940,12 +1011,14 @@ class SubsetSelection(FrequencyOracle):
     def q(self) -> float:
         return self._q
 
+    def _ratio(self) -> Fraction:
+        """The largest likelihood ratio of the law sampled, exactly (:func:`_subset_ratio`)."""
+        inside, outside = self._law.weights
+        return _subset_ratio(inside, outside, self._k, self._d)
+
     @property
     def epsilon(self) -> float:
-        # P(S | x in S) / P(S | x not in S) = (w_in / w_out) C(k-1, d) / C(k-1, d-1), and the
-        # ratio of binomials is (k - d) / d
-        inside, outside = self._law.weights
-        return log_products_upper([inside, float(self._k - self._d)], [outside, float(self._d)])
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def report_bits(self) -> float:
@@ -1192,4 +1265,8 @@ class SubsetSelection(FrequencyOracle):
     def to_channel(self) -> Channel:
         """The ``k x C(k, d)`` channel over subsets (lexicographic order)."""
         _check_channel_size(math.log2(self._k) + self.report_bits, "SubsetSelection")
-        return Channel(subset_selection_matrix(self._k, self._d, self._eps_budget))
+        k, d = self._k, self._d
+        inside, outside = self._law.probabilities()
+        # every subset holding x shares P(x in S), every other one P(x not in S)
+        entries = (inside / math.comb(k - 1, d - 1), outside / math.comb(k - 1, d))
+        return Channel(np.where(subset_membership(k, d), *entries))

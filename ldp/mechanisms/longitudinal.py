@@ -42,11 +42,20 @@ import abc
 import itertools
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+    log_up,
+    nearest_within,
+    probabilities,
+    within_exp,
+)
 from ldp._mechanism import ReportCodec, index_codec
 from ldp._rounding import UNIT, log_products_upper, round_up
 from ldp._sampling import ExactLaw, choose, randint
@@ -70,6 +79,7 @@ __all__ = [
     "MAX_COUNT_VECTORS",
     "Memo",
     "MemoizedMechanism",
+    "lambda_ratio_gap",
     "law_pair",
     "log_mix_ratio",
     "log_odds_upper",
@@ -361,7 +371,8 @@ class MemoizedMechanism(abc.ABC):
     @property
     @abc.abstractmethod
     def epsilon_permanent(self) -> float:
-        """The LDP level of the permanent round (``eps_inf``), as sampled, rounded up."""
+        """The LDP level of the permanent round (``eps_inf``), as sampled: the level asked for
+        when the round realises at most it (exactly), else its level rounded up."""
 
     @property
     @abc.abstractmethod
@@ -452,9 +463,19 @@ MAX_COUNT_VECTORS = 200_000
 
 
 # ----------------------------------------------------------------------------- L-GRR
-def _grr_lambda(epsilon: float, k: int) -> float:
-    """The eigenvalue ``(e^eps - 1) / (e^eps + k - 1)`` of k-ary randomized response."""
-    return -math.expm1(-epsilon) / (1.0 + (k - 1) * math.exp(-epsilon))
+def lambda_ratio_gap(k: int, epsilon: float, epsilon_permanent: float) -> float:
+    """``1 - lambda(eps) / lambda(eps_inf)`` for the eigenvalues ``lambda`` of k-ary
+    randomized response (``tanh(eps/2)`` at ``k = 2``), with ``eps < eps_inf``.
+
+    It is ``k (e^eps_inf - e^eps) / ((e^eps + k - 1)(e^eps_inf - 1))``, evaluated as
+    ``k e^-eps expm1(eps - eps_inf) / ((1 + (k - 1) e^-eps) expm1(-eps_inf))``: accurate at
+    every level (``1 - lambda`` of the quotient rounds to 0 above ``eps ~ 37``, and an
+    ``expm1`` of ``eps_inf - eps`` carries the rounding of that difference into the result,
+    ``1e-14`` at ``eps_inf - eps = 200``).
+    """
+    tail = math.exp(-epsilon)
+    gap = math.expm1(epsilon - epsilon_permanent) / math.expm1(-epsilon_permanent)
+    return k * tail * gap / (1.0 + (k - 1) * tail)
 
 
 class LGRR(MemoizedMechanism, FrequencyOracle):
@@ -466,6 +487,12 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
     multiplying their eigenvalues ``lambda(eps) = (e^eps - 1)/(e^eps + k - 1)``, so
     ``lambda2 = lambda(epsilon) / lambda(epsilon_permanent)``, ``q2 = (1 - lambda2)/k``,
     ``p2 = q2 + lambda2``.
+
+    **As sampled.** The permanent odds ``e^eps_inf`` are the largest double at most
+    ``e^eps_inf``, and the instantaneous keep weight is moved down from its formula to the
+    first double at which one report (the two rounds as one k-RR, ``P(same) = p1 p2 +
+    (1 - p1)(1 - p2)/(k - 1)``) has a likelihood ratio at most ``e^epsilon`` exactly:
+    :attr:`epsilon` and :attr:`epsilon_permanent` are the levels asked for.
 
     The paper's eqs. (12)/(13) solve ``(p1 p2 + q1 q2)/(p1 q2 + q1 p2) = e^eps``, which is
     the one-report ratio only for ``k = 2``; for ``k > 2`` their one report is *less* than
@@ -508,9 +535,14 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
                 f"epsilon_permanent={self._eps_perm!r}"
             )
         k = self._k
-        self._perm = ExactLaw([math.exp(self._eps_perm), float(k - 1)])  # keep : change
-        lam = _grr_lambda(self._eps_budget, k) / _grr_lambda(self._eps_perm, k)
-        self._inst = ExactLaw([1.0 + (k - 1) * lam, (k - 1) * (1.0 - lam)])
+        self._perm = ExactLaw([exp_down(self._eps_perm), float(k - 1)])  # keep : change
+        change = (k - 1) * lambda_ratio_gap(k, self._eps_budget, self._eps_perm)  # 1 - lambda2
+        keep = nearest_within(
+            lambda w: within_exp(self._one_report_ratio(w, change), self._eps_budget),
+            k - change,  # 1 + (k - 1) lambda2
+            0.0,
+        )
+        self._inst = ExactLaw([keep, change])
         keep1, change1 = law_pair(self._perm)
         keep2, change2 = law_pair(self._inst)
         self._p1, self._q1, self._rest1 = keep1, change1 / (k - 1), change1
@@ -543,17 +575,29 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         """``(p2, q2)`` of the instantaneous round, as sampled."""
         return self._p2, self._q2
 
+    def _one_report_ratio(self, keep: float, change: float) -> Fraction:
+        """The likelihood ratio of one report with instantaneous weights ``keep : change``,
+        exactly: the two rounds make one k-RR with ``P(same) = p1 p2 + (1 - p1)(1 - p2) /
+        (k - 1)``, whose ratio is ``P(same) (k - 1) / (1 - P(same))``."""
+        k = self._k
+        p1 = probabilities(self._perm.weights)[0]
+        p2 = probabilities([keep, change])[0]
+        same = p1 * p2 + (1 - p1) * (1 - p2) / (k - 1)
+        return same * (k - 1) / (1 - same)
+
     @property
     def epsilon(self) -> float:
-        return log_ratio_of_products([self._ps], [self._qs])
+        return certified_epsilon(self._one_report_ratio(*self._inst.weights), self._eps_budget)
 
     @property
     def epsilon_permanent(self) -> float:
-        return log_ratio_of_products([self._p1], [self._q1])
+        keep, change = self._perm.weights  # a k-RR: the ratio is keep (k - 1) / change
+        return certified_epsilon(Fraction(keep) * (self._k - 1) / Fraction(change), self._eps_perm)
 
     @property
     def epsilon_instant(self) -> float:
-        return log_ratio_of_products([self._p2], [self._q2])
+        keep, change = self._inst.weights
+        return log_up(Fraction(keep) * (self._k - 1) / Fraction(change))
 
     def _epsilon_repeated(self, t: int) -> float:
         # the ratio increases with L = (p2/q2)^t: an upper bound of log L gives one of eps_t

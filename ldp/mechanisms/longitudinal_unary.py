@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+    log_up,
+    nearest_within,
+    probabilities,
+    smallest_double,
+    within_exp,
+)
 from ldp._mechanism import ReportCodec
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, choose
@@ -32,13 +42,13 @@ from ldp.mechanisms.base import (
     check_size,
     chunk_rows,
 )
-from ldp.mechanisms.frequency import packed_bit, packed_codec
+from ldp.mechanisms.frequency import packed_bit, packed_codec, unary_ratio
 from ldp.mechanisms.longitudinal import (
     MemoizedMechanism,
+    lambda_ratio_gap,
     law_pair,
     log_mix_ratio,
     log_odds_upper,
-    log_ratio_of_products,
     pair_channel,
 )
 from ldp.mechanisms.memo import Memo
@@ -59,8 +69,15 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
 
     Subclasses call :meth:`_set_rounds` with the weights ``1 : 0`` of: the permanent bit of
     the value, every other permanent bit, an instantaneous bit whose memoized bit is 1, and
-    one whose memoized bit is 0.
+    one whose memoized bit is 0. The levels are computed exactly from those weights: a
+    calibrated subclass (``_calibrated``) states its ``epsilon`` and ``epsilon_permanent``
+    when the law sampled is within them, else (and for RAPPOR, which is given no levels) each
+    is the smallest double whose exponential bounds the exact ratio.
     """
+
+    #: whether the weights were calibrated to ``epsilon`` and ``epsilon_permanent``
+    _calibrated = True
+    _eps_perm: float
 
     def _set_rounds(
         self,
@@ -104,22 +121,42 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         ``q2``."""
         return self._p2, self._q2
 
+    def _one_report_ratio(self) -> Fraction | None:
+        """The likelihood ratio of one report, exactly (:func:`_report_ratio`)."""
+        laws = (self._own, self._other, self._one, self._zero)
+        return _report_ratio(*(law.weights for law in laws))
+
+    def _exact_rounds(self) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+        """The exact probabilities of a 1 under the four laws ``own``, ``other``, ``one``,
+        ``zero``."""
+        laws = (self._own, self._other, self._one, self._zero)
+        own, other, one, zero = (probabilities(law.weights)[0] for law in laws)
+        return own, other, one, zero
+
+    def _level(self, ratio: Fraction | None, permanent: bool) -> float:
+        """The level to state for ``ratio``: the budget of that round when calibrated."""
+        if not self._calibrated:
+            return log_up(ratio)
+        return certified_epsilon(ratio, self._eps_perm if permanent else self._eps_budget)
+
     @property
     def epsilon(self) -> float:
-        # two inputs differ in two bits: p (1 - q) / ((1 - p) q)
-        return log_ratio_of_products([self._ps, self._qsc], [self._psc, self._qs])
+        return self._level(self._one_report_ratio(), permanent=False)
 
     @property
     def epsilon_permanent(self) -> float:
-        return log_ratio_of_products([self._p1, self._q1c], [self._p1c, self._q1])
+        own, other, _, _ = self._exact_rounds()
+        return self._level(unary_ratio(own, other), permanent=True)
 
     @property
     def epsilon_instant(self) -> float:
         """``k * max(log(p2/q2), log((1-q2)/(1-p2)))``: two memoized vectors may differ in
         every bit."""
-        one = log_ratio_of_products([self._p2], [self._q2])
-        zero = log_ratio_of_products([self._q2c], [self._p2c])
-        return round_up(self._k * max(one, zero), 2)
+        _, _, one, zero = self._exact_rounds()
+        if zero == 0 or one == 1:
+            return math.inf
+        bit = log_up(max(one / zero, (1 - zero) / (1 - one)))
+        return round_up(self._k * bit)  # the product rounded up: never below k * bit
 
     def _epsilon_repeated(self, t: int) -> float:
         # the first ratio increases with log_one, the second decreases with log_zero (< 0):
@@ -270,6 +307,11 @@ class LOSUE(_MemoizedUnary):
     ``tau = tanh(epsilon/2) / tanh(epsilon_permanent/2)``, which is the paper's eq. (15)
     and makes one report exactly ``epsilon``-LDP.
 
+    **As sampled.** ``e^eps_inf`` is the largest double at most ``e^eps_inf``, and the
+    instantaneous weights ``1 + tau : 1 - tau`` are moved, the first one down, to the first
+    double at which one report's likelihood ratio is at most ``e^epsilon`` exactly: both
+    levels are the ones asked for.
+
     Parameters
     ----------
     k : int
@@ -294,17 +336,41 @@ class LOSUE(_MemoizedUnary):
     def __init__(self, k: int, epsilon: float, epsilon_permanent: float) -> None:
         FrequencyOracle.__init__(self, k, epsilon)
         self._eps_budget, self._eps_perm = _check_levels(epsilon, epsilon_permanent)
-        tau = math.tanh(self._eps_budget / 2) / math.tanh(self._eps_perm / 2)
-        self._set_rounds(
-            (1.0, 1.0),
-            (1.0, math.exp(self._eps_perm)),
-            (1.0 + tau, 1.0 - tau),
-            (1.0 - tau, 1.0 + tau),
-        )
+        low = lambda_ratio_gap(2, self._eps_budget, self._eps_perm)  # 1 - tau
+        own, other = (1.0, 1.0), (1.0, exp_down(self._eps_perm))
+
+        def within(high: float) -> bool:
+            return _within(own, other, (high, low), (low, high), self._eps_budget)
+
+        high = nearest_within(within, 2.0 - low, 0.0)  # 1 + tau
+        self._set_rounds(own, other, (high, low), (low, high))
 
     @property
     def params(self) -> dict[str, object]:
         return {"k": self._k, "epsilon": self._eps_budget, "epsilon_permanent": self._eps_perm}
+
+
+def _report_ratio(
+    own: Sequence[float], other: Sequence[float], one: Sequence[float], zero: Sequence[float]
+) -> Fraction | None:
+    """The likelihood ratio of one report of memoized unary rounds with these weights
+    (``1 : 0`` of each law), exactly: each reported bit is 1 with probability
+    ``own * one + (1 - own) * zero`` (the value's bit) or ``other * one +
+    (1 - other) * zero`` (any other bit), and two inputs change two bits."""
+    p1, q1, p2, q2 = (probabilities(w)[0] for w in (own, other, one, zero))
+    return unary_ratio(p1 * p2 + (1 - p1) * q2, q1 * p2 + (1 - q1) * q2)
+
+
+def _within(
+    own: tuple[float, float],
+    other: tuple[float, float],
+    one: tuple[float, float],
+    zero: tuple[float, float],
+    epsilon: float,
+) -> bool:
+    """Whether one report of these rounds is within ``e^epsilon``, exactly."""
+    ratio = _report_ratio(own, other, one, zero)
+    return ratio is not None and within_exp(ratio, epsilon)
 
 
 def _unary_epsilon(p1: float, q1: float, p2: float, q2: float) -> float:
@@ -317,10 +383,12 @@ class LOUE(_MemoizedUnary):
 
     Permanent: OUE at ``epsilon_permanent``. Instantaneous: a memoized 1 is kept with
     ``p2 = 1/2``; a memoized 0 becomes 1 with ``q2``, the root in ``(0, 1/2)`` that makes one
-    report ``epsilon``-LDP (found by bisection on the decreasing map ``q2 -> eps_1``, keeping
-    the side whose level is at most ``epsilon``). One report cannot reach every
-    ``epsilon < epsilon_permanent`` (at ``q2 -> 0`` it is below ``epsilon_permanent``); a
-    level beyond reach raises ``ValueError`` naming the largest.
+    report ``epsilon``-LDP: the smallest double whose one-report likelihood ratio (a
+    rational number of the weights sampled) is at most ``e^epsilon`` exactly, found by
+    bisection over the doubles on the decreasing map ``q2 -> eps_1``. ``e^eps_inf`` is the
+    largest double at most ``e^eps_inf``: both levels are the ones asked for. One report
+    cannot reach every ``epsilon < epsilon_permanent`` (at ``q2 -> 0`` it is below
+    ``epsilon_permanent``); a level beyond reach raises ``ValueError`` naming the largest.
 
     Parameters
     ----------
@@ -353,7 +421,7 @@ class LOUE(_MemoizedUnary):
                 f"epsilon must be < {reach:.6g} for L-OUE with epsilon_permanent="
                 f"{self._eps_perm!r} (one report cannot reach more), got {self._eps_budget!r}"
             )
-        lo, hi = 0.0, 0.5  # eps_1(lo) > epsilon >= eps_1(hi)
+        lo, hi = 0.0, 0.5  # eps_1(lo) > epsilon >= eps_1(hi), in floating point
         for _ in range(200):
             mid = (lo + hi) / 2
             if mid in (lo, hi):
@@ -362,7 +430,15 @@ class LOUE(_MemoizedUnary):
                 lo = mid
             else:
                 hi = mid
-        self._set_rounds((1.0, 1.0), (1.0, math.exp(self._eps_perm)), (1.0, 1.0), (hi, 1.0 - hi))
+        own, other = (1.0, 1.0), (1.0, exp_down(self._eps_perm))
+
+        def within(q2: float) -> bool:  # true from the root up to 1/2
+            if q2 >= 0.5:
+                return True
+            return _within(own, other, (1.0, 1.0), (q2, 1.0 - q2), self._eps_budget)
+
+        q2 = smallest_double(within, hi)
+        self._set_rounds(own, other, (1.0, 1.0), (q2, 1.0 - q2))
 
     @property
     def params(self) -> dict[str, object]:
@@ -401,6 +477,7 @@ class RAPPOR(_MemoizedUnary):
     """
 
     name = "rappor"
+    _calibrated = False  # given f, p and q, not levels: each level is computed
 
     def __init__(self, k: int, f: float, p: float, q: float) -> None:
         self._k = check_integer(k, "k", low=2)

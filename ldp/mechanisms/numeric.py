@@ -21,17 +21,36 @@ error of about ``2^-28`` in the probability of a grid cell near the input (growi
 ``|y| / scale`` in the Laplace tail), which changes the privacy loss by about ``1e-8``, not
 the set of possible outputs. The variance formulas omit the rounding's own variance, at most
 ``resolution^2 / 4`` (about ``1e-15`` relative).
+
+**Calibrated constants.** The constants of every sampler are doubles chosen so that the law
+they realise is ``epsilon``-LDP *exactly*, not up to rounding: a coin's odds ``e^eps`` is the
+largest double at most ``e^eps`` (:func:`ldp._exact.exp_down`), a scale ``2 / eps`` is the
+smallest double whose level ``2 / scale`` is at most ``eps``, and any other constant moves
+from its nominal value, one double at a time towards more privacy, until the largest
+likelihood ratio it realises (an exact rational of the doubles) is at most ``e^eps``. Each
+``epsilon`` is then the level asked for (:func:`ldp._exact.certified_epsilon`), and the
+decoders, bounds and variances are computed from the calibrated constants, so that the
+estimates are unbiased for the law actually sampled.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+    exp_up,
+    nearest_within,
+    probabilities,
+    within_exp,
+)
 from ldp._gdp import (
     get_delta_from_gdp,
     get_epsilon_from_gdp,
@@ -39,7 +58,7 @@ from ldp._gdp import (
     get_tv_from_gdp,
 )
 from ldp._mechanism import Ball, Field, ReportCodec, float_codec
-from ldp._rounding import log_products_upper, log_ratio_upper, round_up
+from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, bernoulli, choose, randint, uniform, zero_bits
 from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
@@ -79,9 +98,18 @@ def _exp_tail(t: float) -> float:
     return total
 
 
-def _coth_half(eps: float) -> float:
-    """``(e^eps + 1) / (e^eps - 1)``."""
-    return 1.0 / math.tanh(eps / 2.0)
+def _coth_half(odds: float) -> float:
+    """``(o + 1) / (o - 1)`` for the odds ``o`` of a truthful coin (``(e^eps + 1) /
+    (e^eps - 1)`` at ``o = e^eps``): ``1 / (2 P(truthful) - 1)``, the scale that makes a
+    randomized sign unbiased."""
+    return (odds + 1.0) / (odds - 1.0)
+
+
+def _scale_within(level: float) -> float:
+    """The smallest double ``s`` whose level ``2 / s`` is at most ``level``, exactly (the
+    noise scale of a mechanism whose extreme inputs are 2 apart)."""
+    target = Fraction(level)
+    return nearest_within(lambda s: Fraction(2) / Fraction(s) <= target, 2.0 / level, math.inf)
 
 
 #: Bits of the output grid below the scale of a continuous mechanism's output.
@@ -158,8 +186,9 @@ def _bins(y: np.ndarray, low: float, high: float, n_bins: int = 8) -> np.ndarray
 
 
 def _coin_law(epsilon: float) -> ExactLaw:
-    """Odds ``e^eps : 1``: the truthful side of a randomized-response coin."""
-    return ExactLaw([math.exp(epsilon), 1.0])
+    """Odds ``e^eps : 1`` (the largest double at most ``e^eps``): the truthful side of a
+    randomized-response coin."""
+    return ExactLaw([exp_down(epsilon), 1.0])
 
 
 def _check_float_reports(reports, codec: ReportCodec):
@@ -172,7 +201,9 @@ class Duchi(MeanMechanism):
     r"""Duchi, Jordan and Wainwright's mechanism on ``[-1, 1]^d`` (JASA 2018).
 
     ``d = 1``: report ``+-C`` with ``P(+C) = 1/2 + x/(2C)``, ``C = (e^eps+1)/(e^eps-1)``;
-    per-user variance ``C^2 - x^2``.
+    per-user variance ``C^2 - x^2``. Here ``e^eps`` is the odds of the truthful coin as
+    sampled (the largest double at most ``e^eps``), so that ``C`` makes the released value
+    exactly unbiased.
 
     ``d > 1`` (odd): draw ``v in {+-1}^d`` with ``P(v_j = 1) = (1 + x_j)/2`` and
     ``T ~ Bern(e^eps/(e^eps+1))``; output ``B z`` with ``z`` uniform on
@@ -224,8 +255,10 @@ class Duchi(MeanMechanism):
             log_binom = math.lgamma(m) - 2 * math.lgamma((m + 1) / 2)
             self._cd = math.exp((m - 1) * math.log(2.0) - log_binom)
         self._law = _coin_law(self._eps_budget)  # T: the truthful side, odds e^eps : 1
-        self._pi = self._law.weights[0] / (self._law.weights[0] + 1.0)  # P(T = 1)
-        self._pi_complement = 1.0 / (self._law.weights[0] + 1.0)
+        odds = self._law.weights[0]
+        self._pi = odds / (odds + 1.0)  # P(T = 1)
+        self._pi_complement = 1.0 / (odds + 1.0)
+        self._bound = _coth_half(odds) * self._cd
 
     name = "Duchi"
 
@@ -240,14 +273,18 @@ class Duchi(MeanMechanism):
     @property
     def bound(self) -> float:
         """Magnitude of each released coordinate."""
-        return _coth_half(self._eps_budget) * self._cd
+        return self._bound
+
+    def _ratio(self) -> Fraction:
+        """The coin's odds, exactly. Given ``v``, every ``z`` on the agreeing side has
+        probability ``pi / 2^(m-1)`` and every ``z`` on the other side ``(1 - pi) / 2^(m-1)``;
+        dropping the padded coordinate keeps the extreme outputs (``z = v`` and ``z = -v``),
+        so the ratio is ``pi / (1 - pi)`` either way."""
+        return Fraction(self._law.weights[0])
 
     @property
     def epsilon(self) -> float:
-        # given v, every z on the agreeing side has probability pi / 2^(m-1) and every z on
-        # the other side (1 - pi) / 2^(m-1); dropping the padded coordinate keeps the
-        # extreme outputs (z = v and z = -v), so the ratio is pi / (1 - pi) = e^eps either way
-        return log_ratio_upper(self._law.weights[0], 1.0)
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:
@@ -393,7 +430,8 @@ class DuchiL2(MeanMechanism):
         self.low, self.high = -self.radius, self.radius
         self._law = _coin_law(self._eps_budget)
         gamma_ratio = math.exp(gammaln((self._d + 1) / 2) - gammaln(self._d / 2))
-        self._B = self.radius * _coth_half(self._eps_budget) * math.sqrt(math.pi) * gamma_ratio
+        coin = _coth_half(self._law.weights[0])  # (e^eps + 1) / (e^eps - 1), as sampled
+        self._B = self.radius * coin * math.sqrt(math.pi) * gamma_ratio
         if not self._B < 1e150:  # B^2 (the variance) must stay finite
             raise ValueError(
                 "radius is too large: the output radius B must be < 1e150 (rescale the data)"
@@ -419,11 +457,15 @@ class DuchiL2(MeanMechanism):
         """Radius of the output sphere."""
         return self._B
 
+    def _ratio(self) -> Fraction:
+        """The coin's odds, exactly: the pair ``{z, -z}`` always lands on the side the coin
+        ``T`` picks, so whatever the law of the direction, the densities of the two
+        half-spheres are in the ratio of its odds."""
+        return Fraction(self._law.weights[0])
+
     @property
     def epsilon(self) -> float:
-        # the pair {z, -z} always lands on the side the coin T picks, so whatever the law of
-        # the direction, the densities of the two half-spheres are in the ratio e^eps : 1
-        return log_ratio_upper(self._law.weights[0], 1.0)
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:
@@ -483,6 +525,9 @@ class DuchiL2(MeanMechanism):
 class Laplace(MeanMechanism):
     """The Laplace mechanism on ``[-1, 1]``: ``Y = x + Lap(2/eps)``, variance ``8/eps^2``.
 
+    The scale is the smallest double ``s`` with ``2 / s <= eps`` exactly, so that the
+    density ratio ``e^{2/s}`` of the extreme inputs is at most ``e^eps``.
+
     ``Y`` is released rounded to multiples of ``resolution`` (``2^-24`` of the scale,
     a power of two) by unbiased randomized rounding, with an exponential sampler whose tail
     is not truncated: the floating-point attack on naive Laplace sampling (Mironov 2012) does
@@ -497,7 +542,7 @@ class Laplace(MeanMechanism):
     --------
     >>> from ldp.mechanisms import Laplace
     >>> lap = Laplace(1.0)
-    >>> lap.scale, round(lap.epsilon, 12), lap.variance(1)
+    >>> lap.scale, lap.epsilon, lap.variance(1)
     (2.0, 1.0, 8.0)
     >>> lap.resolution == 2.0**-23
     True
@@ -507,7 +552,7 @@ class Laplace(MeanMechanism):
 
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
-        self.scale = 2.0 / self._eps_budget
+        self.scale = _scale_within(self._eps_budget)
         self.resolution = _grid_step(self.scale)
         # beyond this the sampler would need 1100 zero bits in a row (module notes)
         reach = 1.0 + self.scale * LN2 * (LAPLACE_TAIL_BITS + 1) + self.resolution
@@ -516,7 +561,10 @@ class Laplace(MeanMechanism):
     @property
     def epsilon(self) -> float:
         # the density ratio is exp(|y - x'| - |y - x|) / scale <= exp(2 / scale)
-        return round_up(2.0 / self.scale)
+        level = Fraction(2) / Fraction(self.scale)
+        if level <= Fraction(self._eps_budget):
+            return self._eps_budget
+        return round_up(float(level))  # pragma: no cover - the scale is calibrated
 
     @property
     def codec(self) -> ReportCodec:
@@ -600,7 +648,8 @@ gaussian_tail_draws = _exact_gaussian
 
 
 class Gaussian(MeanMechanism):
-    r"""The Gaussian mechanism on ``[-1, 1]``: ``Y = x + N(0, sigma^2)``, ``sigma = 2 / mu``.
+    r"""The Gaussian mechanism on ``[-1, 1]``: ``Y = x + N(0, sigma^2)``, ``sigma = 2 / mu``
+    (the smallest double with ``2 / sigma <= mu`` exactly).
 
     Exactly ``mu``-GDP (Dong-Roth-Su (2022), Theorem 2.7: the two extreme inputs are at
     distance ``2 / sigma = mu`` in noise units and every other pair is closer), so it is
@@ -635,7 +684,7 @@ class Gaussian(MeanMechanism):
 
     def __init__(self, mu: float) -> None:
         self._mu = check_scalar(mu, "mu", low=0.0, low_open=True, high=1e6)
-        self.sigma = 2.0 / self._mu
+        self.sigma = _scale_within(self._mu)
         self.resolution = _grid_step(self.sigma)
         reach = 1.0 + self.sigma * GAUSSIAN_REACH + self.resolution
         self._reach = math.ceil(reach / self.resolution) * self.resolution
@@ -744,6 +793,18 @@ class Piecewise(MeanMechanism):
     released on a grid of ``resolution`` (``2^-24`` of ``C``) by unbiased randomized
     rounding, against the floating-point leak of continuous sampling (module notes).
 
+    **As sampled.** ``C`` is ``(z+1)/(z-1)`` in doubles (at least the double above 1); the
+    window is ``width = C - 1`` exactly, so that it stays inside ``[-C, C]``; its odds ``a``
+    against the tails are the largest double with ``a (C+1) / width <= e^eps`` exactly, the
+    density ratio of the law sampled. That is ``z`` up to a few units in the last place
+    while ``C - 1`` holds its digits; above ``eps ~ 20`` the rounding of ``C - 1`` moves
+    ``a`` further (above ``eps ~ 73``, ``C`` is the double above 1 and ``a`` is about
+    ``e^eps / 2^53``), so that the level sampled is the one asked for. The raw output's mean
+    is ``kappa x`` with ``kappa = (a (C+1) - width) / (2 (a+1))``, which is 1 for the real
+    ``z`` and within about ``1e-10`` of it here (``eps = 1e-6``; ``1e-16`` at ``eps = 1``):
+    :meth:`decode` divides by it and :meth:`variance` is the decoded value's, both for the
+    constants sampled.
+
     Parameters
     ----------
     epsilon : float
@@ -755,25 +816,47 @@ class Piecewise(MeanMechanism):
     >>> pm = Piecewise(1.0)
     >>> round(pm.variance(1), 10), round(pm.variance(1, 0.0), 10)
     (5.223597452, 3.6821033695)
+    >>> pm.width == pm.C - 1, pm.epsilon
+    (True, 1.0)
     """
 
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
-        self._z = math.exp(self._eps_budget / 2)
-        self._zm1 = math.expm1(self._eps_budget / 2)  # z - 1 without cancellation
-        self.C = (self._z + 1) / self._zm1
-        self.width = 2 / self._zm1  # C - 1, the length of the window around x
+        eps = self._eps_budget
+        nominal = (math.exp(eps / 2) + 1) / math.expm1(eps / 2)
+        self.C = max(nominal, math.nextafter(1.0, math.inf))  # 1.0 above eps ~ 73
+        self.width = self.C - 1.0  # exact: 1 < C < 2^53; the length of the window around x
         self.resolution = _grid_step(self.C)
-        self._law = ExactLaw([self._z, 1.0])  # window : tails
+
+        def within(a: float) -> bool:
+            return within_exp(self._ratio(a), eps)
+
+        start = exp_down(eps / 2)
+        odds = nearest_within(within, start, 0.0)
+        if odds == start:  # up to the last double within (C - 1 is coarse at large eps)
+            odds = math.nextafter(nearest_within(lambda a: not within(a), start, math.inf), 0.0)
+        self._law = ExactLaw([odds, 1.0])  # window : tails
         self._reach = (math.ceil(self.C / self.resolution) + 1) * self.resolution
+        a, c, width = Fraction(odds), Fraction(self.C), Fraction(self.width)
+        self._slope = float((a * (c + 1) - width) / (2 * (a + 1)))  # kappa, to the nearest double
 
     name = "Piecewise"
 
+    def _tails(self) -> Fraction:
+        """The tails' length ``C + 1``: the larger of its exact value (the specification's)
+        and its double (by which :meth:`privatize` scales the uniform draw)."""
+        return max(Fraction(self.C) + 1, Fraction(self.C + 1.0))
+
+    def _ratio(self, odds: float | None = None) -> Fraction:
+        """The density ratio of the law sampled (with window odds ``odds``, default those
+        sampled), exactly: the window has mass ``a / (a+1)`` on its length ``width``, the
+        tails ``1 / (a+1)`` on the rest, ``C + 1``."""
+        a = self._law.weights[0] if odds is None else odds
+        return Fraction(a) * self._tails() / Fraction(self.width)
+
     @property
     def epsilon(self) -> float:
-        # the window has mass z/(z+1) on length `width`, the tails 1/(z+1) on length C + 1:
-        # the density ratio is z (C + 1) / width = z^2 = e^eps
-        return log_products_upper([self._z, self.C + 1.0], [self.width])
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:
@@ -804,14 +887,15 @@ class Piecewise(MeanMechanism):
         return _snap(y, self.resolution, gen)
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        return self.codec.from_rows(reports)
+        """The reports divided by the raw output's mean slope ``kappa`` (class notes)."""
+        return self.codec.from_rows(reports) / self._slope
 
     def privacy_channel(self) -> Channel:
-        """The inputs ``-1`` and ``1`` (disjoint windows): each window has mass ``z/(z+1)``
-        under its own input and ``1/(z(z+1))`` under the other; closer inputs overlap and are
-        garblings of this pair."""
-        z = self._law.weights[0]
-        return _windows(z / (z + 1), 1 / (z * (z + 1)))
+        """The inputs ``-1`` and ``1`` (disjoint windows): each window has mass ``a/(a+1)``
+        under its own input and ``width / ((a+1)(C+1))`` under the other (``1/(z(z+1))``
+        for the real constants); closer inputs overlap and are garblings of this pair."""
+        a = self._law.weights[0]
+        return _windows(a / (a + 1), self.width / ((a + 1) * (self.C + 1)))
 
     def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``."""
@@ -819,8 +903,19 @@ class Piecewise(MeanMechanism):
         return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
-        z, zm1 = self._z, self._zm1
-        return x**2 / zm1 + (z + 3) / (3 * zm1**2)
+        """``Var(decode(Y) | x)`` for the constants sampled (``a``, ``C``, ``w = C - 1``).
+
+        The raw output has mean ``s m`` and second moment ``s m^2 + R`` with
+        ``m = (C+1) x / 2`` the window's centre, ``s = n / ((a+1)(C+1))``,
+        ``n = a (C+1) - w = (a-1)(C+1) + 2`` and
+        ``R = (a w^2/12 + (2C^3/3 - w^3/12) / (C+1)) / (a+1)``; divided by
+        ``kappa = n / (2(a+1))`` its variance is ``(2C/n) x^2 + R (2(a+1)/n)^2``, which is
+        ``x^2/(z-1) + (z+3)/(3(z-1)^2)`` for the real constants.
+        """
+        a, c, w = self._law.weights[0], self.C, self.width
+        n = (a - 1.0) * (c + 1.0) + 2.0
+        rest = (a * w * w / 12 + (2 * c**3 / 3 - w**3 / 12) / (c + 1.0)) / (a + 1.0)
+        return (2 * c / n) * x**2 + rest * (2 * (a + 1.0) / n) ** 2
 
     def worst_case_variance(self) -> float:
         return float(self.per_user_variance(np.ones(()))[()])
@@ -852,10 +947,14 @@ class Hybrid(MeanMechanism):
     ``alpha = 1 - e^{-eps/2}`` and Duchi otherwise when ``eps > eps*`` (Duchi only below).
 
     Above the threshold its variance does not depend on ``x``:
-    ``(z+3)/(3z(z-1)) + (e^eps+1)^2/(z(e^eps-1)^2)`` with ``z = e^{eps/2}``. Reports are the
-    released floats. The output law mixes an atomic part (Duchi, at ``+-C``) and a continuous
-    part (piecewise) with weights that do not depend on ``x``, so its epsilon is the larger
-    of the two components'.
+    ``(z+3)/(3z(z-1)) + (e^eps+1)^2/(z(e^eps-1)^2)`` with ``z = e^{eps/2}`` (up to the
+    rounding of the constants sampled, from which :meth:`variance` is computed). Reports are
+    the released floats. The output law mixes an atomic part (Duchi, at ``+-C``) and a
+    continuous part (piecewise) with weights that do not depend on ``x``, so its epsilon is
+    the larger of the two components'; each is calibrated as in :class:`Duchi` and
+    :class:`Piecewise`. The raw mean is ``lambda x`` with ``lambda = alpha kappa + 1 -
+    alpha`` (``kappa`` the piecewise part's slope, :class:`Piecewise`): :meth:`decode`
+    divides by it.
 
     Parameters
     ----------
@@ -876,18 +975,27 @@ class Hybrid(MeanMechanism):
         if self._eps_budget > hybrid_threshold():
             zm1 = math.expm1(self._eps_budget / 2)
             self._law: ExactLaw | None = ExactLaw([zm1, 1.0])  # piecewise : Duchi
-            self.alpha = zm1 / (zm1 + 1.0)  # 1 - e^{-eps/2}
+            mix = probabilities(self._law.weights)[0]  # 1 - e^{-eps/2}, as sampled
         else:
             self._law = None
-            self.alpha = 0.0
+            mix = Fraction(0)
+        self.alpha = float(mix)
+        self._duchi_share = float(1 - mix)  # 1 - alpha, exactly rounded (alpha is near 1)
+        slope = mix * Fraction(self._pm._slope) + 1 - mix
+        self._slope = float(slope)  # lambda, the raw mean per unit of x
+        self._excess = float(Fraction(self._pm._slope) - 1)  # kappa - 1
 
     name = "Hybrid"
 
+    def _ratio(self) -> Fraction:
+        """The larger of the two parts' ratios (a mixture with weights that do not depend on
+        ``x`` is no worse than its worst part), exactly."""
+        duchi = self._duchi._ratio()
+        return duchi if self._law is None else max(duchi, self._pm._ratio())
+
     @property
     def epsilon(self) -> float:
-        if self._law is None:
-            return self._duchi.epsilon
-        return max(self._pm.epsilon, self._duchi.epsilon)
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:
@@ -935,7 +1043,8 @@ class Hybrid(MeanMechanism):
         return out
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
-        return self.codec.from_rows(reports)
+        """The reports divided by the raw mean slope ``lambda`` (class notes)."""
+        return self.codec.from_rows(reports) / self._slope
 
     def privacy_channel(self) -> Channel:
         """The inputs ``-1`` and ``1`` for both branches at once: the piecewise pair with weight
@@ -943,9 +1052,8 @@ class Hybrid(MeanMechanism):
         duchi = self._duchi.privacy_channel().matrix
         if self._law is None:
             return Channel(duchi)
-        alpha = self.alpha
         piecewise = self._pm.privacy_channel().matrix
-        return Channel(np.hstack([alpha * piecewise, (1 - alpha) * duchi]))
+        return Channel(np.hstack([self.alpha * piecewise, self._duchi_share * duchi]))
 
     def audit_statistic(self, x0: Any, x1: Any):
         """Bins of the report between ``x0`` and ``x1``, with Duchi's atoms coded apart."""
@@ -960,15 +1068,28 @@ class Hybrid(MeanMechanism):
         return statistic
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
-        return self.alpha * self._pm.per_user_variance(x) + (1 - self.alpha) * (
-            self._duchi.per_user_variance(x)
+        """``Var(decode(Y) | x)``: the raw variance ``alpha kappa^2 V_pm(x) + (1 - alpha)
+        V_duchi(x) + alpha (1 - alpha) (kappa - 1)^2 x^2`` (the branches' means are
+        ``kappa x`` and ``x``) divided by ``lambda^2``."""
+        alpha, rest, kappa = self.alpha, self._duchi_share, self._pm._slope
+        raw = (
+            alpha * kappa**2 * self._pm.per_user_variance(x)
+            + rest * self._duchi.per_user_variance(x)
+            + alpha * rest * self._excess**2 * x**2
         )
+        return raw / self._slope**2
 
     def worst_case_variance(self) -> float:
         return float(np.max(self.per_user_variance(np.array([0.0, 1.0]))))
 
 
 # --------------------------------------------------------------------------- square wave
+def _window_ratio(near: float, b: float) -> Fraction:
+    """The density ratio of the square wave with odds ``near : 1`` of its window, exactly:
+    mass ``near / (near + 1)`` on the window's length ``2b``, the rest on length 1."""
+    return Fraction(near) / (2 * Fraction(b))
+
+
 class SquareWave(MeanMechanism):
     """The square wave mechanism (Li et al., SIGMOD 2020) on ``[0, 1]``, with the unbiased
     decoder.
@@ -980,6 +1101,11 @@ class SquareWave(MeanMechanism):
     ``E[Y | v] = q(1+2b)/2 + 2b(p-q)v``. The output is released on a grid of
     ``resolution`` (``2^-24`` of ``1 + b``) by unbiased randomized rounding, against the
     floating-point leak of continuous sampling (module notes).
+
+    **As sampled.** The odds of the window against the rest, ``2b e^eps : 1``, are moved
+    down to the first double ``w`` with ``w / (2b) <= e^eps`` exactly (the density ratio of
+    the law sampled); ``p = w / (2b (w + 1))`` and ``q = 1 / (w + 1)`` are those odds', and
+    the decoder and the variance use them.
 
     Parameters
     ----------
@@ -1000,22 +1126,29 @@ class SquareWave(MeanMechanism):
     def __init__(self, epsilon: float) -> None:
         super().__init__(epsilon)
         eps = self._eps_budget
-        big = math.exp(eps)
         # b = (eps e^eps - e^eps + 1) / (2 e^eps (e^eps - 1 - eps)), divided through by e^eps
         # so that it neither overflows at large eps nor cancels catastrophically at small eps
         self.b = _exp_tail(-eps) / (2 * _exp_tail(eps))
-        self.p_density = big / (2 * self.b * big + 1)
-        self.q_density = 1.0 / (2 * self.b * big + 1)
+        span = 2 * self.b  # exact: the window's length
+        near = nearest_within(
+            lambda w: within_exp(_window_ratio(w, self.b), eps), span * exp_down(eps), 0.0
+        )
+        self._law = ExactLaw([near, 1.0])  # within b of v : farther
+        self.p_density = near / (span * (near + 1.0))
+        self.q_density = 1.0 / (near + 1.0)
+        self._gap = (near - span) / (span * (near + 1.0))  # p - q, without cancellation
         self.resolution = _grid_step(1.0 + self.b)
-        self._law = ExactLaw([2 * self.b * big, 1.0])  # within b of v : farther
         self._reach = (math.ceil((1.0 + self.b) / self.resolution) + 1) * self.resolution
 
     name = "SquareWave"
 
+    def _ratio(self) -> Fraction:
+        """The density ratio of the law sampled, exactly (:func:`_window_ratio`)."""
+        return _window_ratio(self._law.weights[0], self.b)
+
     @property
     def epsilon(self) -> float:
-        # mass 2b e^eps / (2b e^eps + 1) on length 2b, the rest on length 1: ratio e^eps
-        return log_products_upper([self._law.weights[0]], [2 * self.b])
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:
@@ -1036,8 +1169,8 @@ class SquareWave(MeanMechanism):
 
     def decode(self, reports: ArrayLike) -> np.ndarray:
         y = self.codec.from_rows(reports)
-        b, p, q = self.b, self.p_density, self.q_density
-        return (y - q * (1 + 2 * b) / 2) / (2 * b * (p - q))
+        b, q = self.b, self.q_density
+        return (y - q * (1 + 2 * b) / 2) / (2 * b * self._gap)
 
     def privacy_channel(self) -> Channel:
         """The inputs ``0`` and ``1`` (disjoint windows, ``b < 1/2``): mass ``2b p`` of each
@@ -1051,10 +1184,10 @@ class SquareWave(MeanMechanism):
         return lambda reports: _bins(np.asarray(reports, dtype=float), low, high)
 
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:
-        b, p, q = self.b, self.p_density, self.q_density
-        first = q * (1 + 2 * b) / 2 + 2 * b * (p - q) * x
-        second = q * ((1 + b) ** 3 + b**3) / 3 + (p - q) * (6 * x**2 * b + 2 * b**3) / 3
-        return (second - first**2) / (2 * b * (p - q)) ** 2
+        b, q, gap = self.b, self.q_density, self._gap
+        first = q * (1 + 2 * b) / 2 + 2 * b * gap * x
+        second = q * ((1 + b) ** 3 + b**3) / 3 + gap * (6 * x**2 * b + 2 * b**3) / 3
+        return (second - first**2) / (2 * b * gap) ** 2
 
     def worst_case_variance(self) -> float:
         # convex in x (the x^2 coefficient is 2b(p-q)(1 - 2b(p-q)) > 0): max at an end
@@ -1208,6 +1341,11 @@ class Staircase(MeanMechanism):
     released on a grid of ``2^-24`` times the scale ``D`` by unbiased randomized rounding
     (as :class:`Laplace`). Unbiased, variance ``E N^2`` (:meth:`variance`).
 
+    **As sampled.** ``b`` is the smallest double at least ``e^{-eps}`` (so ``1/b <= e^eps``
+    exactly) and ``p0`` is moved down from its formula, if needed, to the first double at
+    which every ratio of adjacent density levels (:attr:`epsilon`) is at most ``e^eps``
+    exactly.
+
     Parameters
     ----------
     epsilon : float
@@ -1220,7 +1358,7 @@ class Staircase(MeanMechanism):
     --------
     >>> from ldp.mechanisms import Staircase
     >>> m = Staircase(1.0, gamma=0.0139)
-    >>> round(m.tv, 7), round(m.epsilon, 12)
+    >>> round(m.tv, 7), m.epsilon
     (0.323433, 1.0)
     >>> m.privatize([0.5], rng=1).shape
     (1,)
@@ -1235,9 +1373,13 @@ class Staircase(MeanMechanism):
             gamma = 1.0 / (1.0 + math.exp(eps / 2.0))
         self._gamma = check_scalar(gamma, "gamma", low=0.0, high=1.0)
         self.sensitivity = 2.0
-        self._b = math.exp(-eps)  # continuation probability of a period (a double)
+        self._b = exp_up(-eps)  # continuation probability of a period: 1 / b <= e^eps
         g = self._gamma
-        self._p0 = g / (g + self._b * (1.0 - g))  # lower step (a double)
+        self._p0 = g
+        if 0.0 < g < 1.0:  # the lower step, moved down until its ratios are within e^eps
+            self._p0 = nearest_within(
+                lambda p0: self._within(p0), g / (g + self._b * (1.0 - g)), 0.0
+            )
         self.resolution = _grid_step(self.sensitivity)
         periods = math.ceil(LAPLACE_TAIL_BITS * LN2 / eps) + 1
         reach = 1.0 + self.sensitivity * (periods + 1) + self.resolution
@@ -1252,18 +1394,39 @@ class Staircase(MeanMechanism):
         """The staircase's shape in ``[0, 1]``."""
         return self._gamma
 
+    def _within(self, p0: float) -> bool:
+        """Whether the ratios that grow with ``p0`` are at most ``e^eps`` exactly."""
+        ratios = self._ratios(p0)
+        return ratios is not None and within_exp(max(ratios[1], ratios[4]), self._eps_budget)
+
+    def _ratios(self, p0: float) -> list[Fraction] | None:
+        """The ratios of density levels two inputs can see, exactly (``None``: infinite).
+
+        Along ``|noise|`` the density is ``b^g L0`` on the lower step of period ``g`` and
+        ``b^g L1`` on the upper one, ``L0 = p0 / gamma``, ``L1 = (1 - p0) / (1 - gamma)``.
+        Two points at most one sensitivity apart are in one step, in the two steps of one
+        period, in one step of adjacent periods, or in the upper step of a period and the
+        lower step of the next: ``1/b``, ``L0/L1``, ``L1/L0``, ``L1/(b L0)``, ``b L0/L1``.
+        """
+        b, g = Fraction(self._b), Fraction(self._gamma)
+        if not 0 < g < 1:
+            return [1 / b]
+        low, high = Fraction(p0) / g, (1 - Fraction(p0)) / (1 - g)
+        if low == 0 or high == 0:
+            return None
+        return [1 / b, low / high, high / low, high / (b * low), b * low / high]
+
+    def _ratio(self) -> Fraction | None:
+        """The largest density ratio of the law sampled, exactly."""
+        ratios = self._ratios(self._p0)
+        return None if ratios is None else max(ratios)
+
     @property
     def epsilon(self) -> float:
-        """The largest log density ratio of the law as sampled: ``log(1/b)`` between periods
-        and the step ratio ``(p0 / gamma) / ((1 - p0) / (1 - gamma))`` (``1/b`` exactly in
-        real numbers, here from the doubles ``b`` and ``p0``), rounded up."""
-        g, p0, b = self._gamma, self._p0, self._b
-        ratios = [log_ratio_upper(1.0, b)]
-        if 0.0 < g < 1.0:
-            ratios.append(log_products_upper([p0, 1.0 - g], [1.0 - p0, g]))
-            ratios.append(log_products_upper([1.0 - p0, g], [b, p0, 1.0 - g]))
-            ratios.append(log_products_upper([b, p0, 1.0 - g], [1.0 - p0, g]))
-        return max(ratios)
+        """The level asked for: the largest density ratio of the law as sampled
+        (:meth:`_ratios`; ``1/b`` for every step ratio in real numbers, here from the doubles
+        ``b`` and ``p0``) is at most ``e^eps`` exactly."""
+        return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
     def codec(self) -> ReportCodec:

@@ -14,8 +14,9 @@ functions, chosen at random by each device:
   report is ``(j, l, bit)``, one bit plus the indices.
 
 The row (and the coefficient) are drawn independently of the item, so a report is
-``eps``-LDP as the bits are sampled: ``epsilon`` is computed from the exact coin weights of
-:meth:`sampler` and rounded up.
+``eps``-LDP as the bits are sampled: the coin weights of :meth:`sampler` use the largest
+double at most ``e^eps`` (``e^{eps/2}`` for CMS), so that the likelihood ratio they realise is
+at most ``e^eps`` exactly, and ``epsilon`` is the level asked for.
 
 **Server.** :meth:`CountMeanSketch.aggregate` sums reports into a mergeable
 :class:`SketchCounts`; :meth:`CountMeanSketch.estimate` turns it into a :class:`Sketch`,
@@ -44,10 +45,10 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._exact import certified_epsilon, exp_down
 from ldp._frozen import Frozen
 from ldp._items import sketch_hashes, unique_items
 from ldp._mechanism import Field, Items, Mechanism, ReportCodec
-from ldp._rounding import log_ratio_upper
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import (
     as_real_array,
@@ -560,7 +561,7 @@ class CMS(CountMeanSketch):
     >>> reports = cms.privatize(["apple", "pear", "apple"], rng=0)
     >>> reports.shape  # the row, then 8 bytes of bits
     (3, 9)
-    >>> round(cms.epsilon, 12), round(cms.c, 6)
+    >>> cms.epsilon, round(cms.c, 6)
     (2.0, 2.163953)
     """
 
@@ -684,7 +685,7 @@ class HCMS(CountMeanSketch):
     >>> hcms = HCMS(2.0, width=64, depth=4)
     >>> hcms.privatize(["apple", "pear"], rng=0).shape  # row, coefficient, bit
     (2, 3)
-    >>> round(hcms.epsilon, 12), round(hcms.c, 6)
+    >>> hcms.epsilon, round(hcms.c, 6)
     (2.0, 1.313035)
     """
 
@@ -694,7 +695,7 @@ class HCMS(CountMeanSketch):
         super().__init__(epsilon, width, depth, salt)
         if self._width & (self._width - 1):
             raise ValueError(f"width must be a power of two for HCMS, got {compact(self._width)}")
-        self._odds = math.exp(self._eps_budget)
+        self._odds = exp_down(self._eps_budget)
         self._law = ExactLaw([self._odds, 1.0])  # keep the sign : flip it
         keep, flip = self._law.weights
         self._c = (keep + flip) / (keep - flip)
@@ -705,8 +706,8 @@ class HCMS(CountMeanSketch):
 
     @property
     def epsilon(self) -> float:
-        keep, flip = self._law.weights
-        return log_ratio_upper(keep, flip)
+        keep, flip = self._law.weights  # flip = 1: the ratio is keep
+        return certified_epsilon(keep / flip, self._eps_budget)
 
     @property
     def report_bits(self) -> float:
