@@ -45,6 +45,7 @@ from ldp.mechanisms import (
     HadamardResponse,
     Hybrid,
     Laplace,
+    LocalHashing,
     Piecewise,
     PrivUnit,
     SquareWave,
@@ -107,6 +108,8 @@ def entries() -> list[dict[str, Any]]:
     channel = Protocol.from_mechanism(ldp.k_rr(3, 1.0), labels=["bus", "bike", "car"])
     oue = Protocol.from_mechanism(OUE(8, 1.0))
     olh = Protocol.from_mechanism(OLH(16, 1.0))
+    ring = Protocol.from_mechanism(LocalHashing(50, 1.0, 6))  # the ring hash, g = 6
+    field = Protocol.from_mechanism(LocalHashing(50, 1.0, 9))  # the field hash, GF(3^2)
     hr = Protocol.from_mechanism(HadamardResponse(6, 1.0))
     ss = Protocol.from_mechanism(SubsetSelection(8, 1.0))
     laplace = Protocol.from_mechanism(Laplace(1.0), bounds=(0, 120), question="Your age?")
@@ -155,8 +158,10 @@ def entries() -> list[dict[str, Any]]:
         ("oue: constants that send the one-hot vector",
          edited(oue, lambda d: d["sampler"].update(own=[1.0, 0.0], other=[0.0, 1.0])), 3),
         ("olh: keep = [1, 0]", edited(olh, _set("sampler.keep", [1.0, 0.0])), 5),
-        ("olh: a hash modulus above g (a bucket only the true answer reaches)",
-         edited(olh, _set("sampler.hash.modulus", 1 << 20)), 5),
+        ("local-hashing: a ring hash modulus above g (buckets only the true answer reaches)",
+         edited(ring, _set("sampler.hash.modulus", 1 << 20)), 5),
+        ("local-hashing: a field hash whose p^power is not g",
+         edited(field, _set("sampler.hash.power", 3)), 5),
         ("hadamard-response: K not above k (a report outside the range)",
          edited(hr, _set("sampler.K", 4)), 5),
         ("hadamard-response: keep = [1, 0]", edited(hr, _set("sampler.keep", [1.0, 0.0])), 2),
@@ -198,8 +203,6 @@ def entries() -> list[dict[str, Any]]:
         ("cms: constants that reveal the hashed item",
          edited(cms, lambda d: d["sampler"].update(own=[1.0, 0.0], other=[0.0, 1.0])), "apple"),
         ("hcms: keep = [1, 0]", edited(hcms, _set("sampler.keep", [1.0, 0.0])), "apple"),
-        ("privunit: not pinned by the app (its privacy cannot be bounded exactly on a device)",
-         privunit.to_dict(), [0.1, 0.2, 0.3]),
         ("privunit: a cap gamma = 1.5 that no draw can reach (a sampler that never ends)",
          edited(privunit, _set("sampler.gamma", 1.5)), [0.1, 0.2, 0.3]),
     ]  # fmt: skip

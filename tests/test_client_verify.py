@@ -39,7 +39,7 @@ def _protocol(name: str) -> Protocol:
 
 
 def _pinned(protocol: Protocol) -> dict:
-    return {"pinned_fingerprints": [protocol.pin], "max_delta": 1e-3}
+    return {"pinned_fingerprints": [protocol.pin], "max_delta": 0.5}
 
 
 # ----------------------------------------------------------------------------- honest files
@@ -227,17 +227,23 @@ def test_thirty_republications_keep_one_memo():
     assert len({f["fingerprint"] for f in files}) == 30
     assert len({ldp_client.mechanism_key(f) for f in files}) == 1
     memo, ledger = None, None
-    permanent = set()
-    policy = {"budget": {"epsilon": 1.0, "period_days": 1}}
+    permanent, charged = set(), []
+    policy = {"budget": {"epsilon": 1.0}}  # all time: the whole history is charged
     for day, document in enumerate(files):
         _, memo = ldp_client.privatize_round(document, 2, memo)
         permanent.add(tuple(memo["entries"][0][1]))
         _, ledger = ldp_client.privatize_with_ledger(
             document, 2, "commute", ledger, policy, now=day * 86400.0
         )
+        charged.append(len(ledger["questions"]["commute"]["charges"]))
+        memos = ledger["questions"]["commute"]["memos"]
+        assert len(memos) == 1 and len(next(iter(memos.values()))["entries"]) == 1
     assert len(permanent) == 1 and len(memo["entries"]) == 1
+    assert charged == [1] * 30  # the permanent epsilon once, however often it is republished
     charges = ledger["questions"]["commute"]["charges"]
-    assert len(charges) == 1 and charges[0][1] == pytest.approx(1.0, rel=1e-12)
+    assert charges[0][1] == pytest.approx(1.0, rel=1e-12) and charges[0][1] <= 1.0
+    # the library's exact loss of the 30 reports of one unchanged value is below it
+    assert base.mechanism.epsilon_repeated(30) <= charges[0][1]
 
 
 def test_the_ledger_refuses_the_report_over_budget_and_never_undercounts():
@@ -298,7 +304,7 @@ def test_the_budget_period_rolls():
     ledger = None
     for t in (0.0, 3600.0):
         _, ledger = ldp_client.privatize_with_ledger(grr, 0, "q", ledger, policy, now=t)
-    with pytest.raises(ValueError, match="per 1 days"):
+    with pytest.raises(ValueError, match=r"per 1 day\)"):
         ldp_client.privatize_with_ledger(grr, 0, "q", ledger, policy, now=7200.0)
     _, ledger = ldp_client.privatize_with_ledger(grr, 0, "q", ledger, policy, now=86400.5)
     assert [c[0] for c in ledger["questions"]["q"]["charges"]] == [3600.0, 86400.5]
@@ -333,10 +339,12 @@ def test_the_normal_bounds_enclose_mpmath():
         rng.uniform(-40, 40) for _ in range(40)
     ]:
         lo, hi = ldp_client._phi_bounds(Fraction(x), 64)
-        exact = mpmath.ncdf(mpmath.mpf(x))
-        assert mpmath.mpf(lo.numerator) / lo.denominator <= exact
-        assert exact <= mpmath.mpf(hi.numerator) / hi.denominator
-        assert hi - lo <= Fraction(exact) * Fraction(1, 1 << 50) + Fraction(1, 1 << 60)
+        with mpmath.workprec(4000):  # Phi(38) = 1 - 3e-316 needs more than 400 bits
+            low, high = (mpmath.mpf(v.numerator) / v.denominator for v in (lo, hi))
+            exact = mpmath.ncdf(mpmath.mpf(x))
+            assert low <= exact <= high
+            tail = min(exact, 1 - exact)
+            assert high - low <= tail * mpmath.mpf(2) ** -50
 
 
 def test_the_gaussian_profile_check_agrees_with_mpmath():
@@ -358,8 +366,9 @@ def test_canonical_json_is_rfc_8785():
     assert ldp_client.canonical_json({"b": 1.0, "a": [1e21, 1e-7, 0.1, -0.0, 5e-324]}) == (
         '{"a":[1e+21,1e-7,0.1,0,5e-324],"b":1}'
     )
-    assert ldp_client.canonical_json({"\u20ac": 1, "\U0001f600": 2, "z": 3}) == (
-        '{"z":3,"\U0001f600":2,"\u20ac":1}'  # UTF-16 order: U+D83D < U+20AC is false
+    # keys in UTF-16 code-unit order: U+1F600 is D83D DE00, below U+FF01 (code points differ)
+    assert ldp_client.canonical_json({"\uff01": 1, "\U0001f600": 2, "z": 3}) == (
+        '{"z":3,"\U0001f600":2,"\uff01":1}'
     )
     with pytest.raises(ValueError, match="Unicode"):
         ldp_client.canonical_json("\ud800")

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import ldp
 from ldp._random import ByteSource
 from ldp.design import optimal_channel
 from ldp.mechanisms import (
@@ -39,6 +38,7 @@ from ldp.mechanisms import (
     SquareWave,
     SubsetSelection,
 )
+from ldp.mechanisms.registry import PROTOCOL_IDS
 from ldp.protocol import Protocol
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,8 @@ MEMOIZED_NAMES = {"dbitflip-pm", "l-grr", "l-osue", "l-oue", "rappor"}
 
 def test_the_vectors_cover_every_mechanism():
     names = {v["protocol"]["mechanism"]["name"] for v in VECTORS}
-    assert names == set(ldp.mechanisms.REGISTRY) - MEMOIZED_NAMES
+    assert names == set(PROTOCOL_IDS) - MEMOIZED_NAMES
+    assert {v["protocol"]["version"] for v in VECTORS + MEMOIZED} == {2}
     assert {v["protocol"]["domain"]["type"] for v in VECTORS} == {
         "categorical",
         "interval",
@@ -86,7 +87,9 @@ def test_library_and_client_reproduce_the_vector(vector):
     library = protocol.mechanism.codec.to_rows(native)[0].tolist()
     assert _same(library, vector["report"], vector["rtol"])
     stream = io.BytesIO(data)
-    record = ldp_client.privatize(vector["protocol"], vector["value"], randbytes=stream.read)
+    record = ldp_client.privatize(
+        vector["protocol"], vector["value"], policy=_pinned(protocol), randbytes=stream.read
+    )
     assert stream.tell() == len(data)
     assert record["fingerprint"] == protocol.fingerprint
     assert _same(record["report"], vector["report"], vector["rtol"])
@@ -129,6 +132,11 @@ def test_library_and_client_reproduce_the_bloom_rappor_vector(vector):
         assert ldp_client.bloom_positions(value, cohort, m, h) == positions
 
 
+def _pinned(protocol: Protocol) -> dict:
+    """A policy that pins the protocol (PrivUnit and PrivUnitG run only when pinned)."""
+    return {"pinned_fingerprints": [protocol.pin], "max_delta": 0.5}
+
+
 def test_the_memoized_vectors_cover_every_memoized_mechanism():
     assert {v["protocol"]["mechanism"]["name"] for v in MEMOIZED} == MEMOIZED_NAMES
 
@@ -169,7 +177,7 @@ def test_the_client_refuses_a_foreign_or_missing_memo():
     protocol = Protocol.from_mechanism(LGRR(4, 0.5, 2.0)).to_dict()
     other = Protocol.from_mechanism(LGRR(4, 0.5, 2.5)).to_dict()
     _, memo = ldp_client.privatize_round(protocol, 1)
-    with pytest.raises(ValueError, match="another protocol"):
+    with pytest.raises(ValueError, match="another mechanism"):
         ldp_client.privatize_round(other, 1, memo)
     with pytest.raises(ValueError, match="memo"):
         ldp_client.privatize_round(protocol, 1, {"entries": []})
@@ -203,7 +211,7 @@ def test_the_client_refuses_bad_input():
     with pytest.raises(ValueError, match="not valid JSON"):
         ldp_client.privatize(text[:40], "a")
     with pytest.raises(ValueError, match="version"):
-        ldp_client.privatize({**protocol, "version": 2}, "a")
+        ldp_client.privatize({**protocol, "version": 3}, "a")
     with pytest.raises(ValueError, match="fingerprint"):
         ldp_client.privatize({**protocol, "question": "changed"}, "a")
     numeric = Protocol.from_mechanism(Laplace(1.0), bounds=(0, 10)).to_dict()

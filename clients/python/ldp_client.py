@@ -1444,7 +1444,7 @@ def privatize_with_ledger(
                 f"question {question_id[:40]!r}: this report would bring its privacy loss to "
                 f"epsilon = {_float_up(spent_eps)!r}, delta = {_float_up(spent_delta)!r}, over "
                 f"the app's budget (epsilon {budget['epsilon']!r}, delta {budget['delta']!r}"
-                f"{'' if period is None else f' per {period!r} days'}): refused, nothing sent"
+                f"{_per(period)}): refused, nothing sent"
             )
         if period is not None:
             charges[:] = window
@@ -1457,6 +1457,12 @@ def privatize_with_ledger(
     if charge[0] > 0 or charge[1] > 0:
         charges.append([instant, charge[0], charge[1]])
     return {"fingerprint": proto["fingerprint"], "report": report}, book
+
+
+def _per(period):
+    if period is None:
+        return ""
+    return f" per {period:g} day{'' if period == 1 else 's'}"
 
 
 def _memo_key(proto, x, state):
