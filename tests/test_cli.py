@@ -6,6 +6,7 @@ Every case calls ``ldp.cli.main(argv)`` in this process; ``test_console_entry_po
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -208,8 +209,8 @@ def test_report_contract(capfd):
     assert data["tv"] == pytest.approx(channel.tv)
     for kind in ("kl", "chi2", "tv"):
         assert data["contraction"][kind]["exact"] == pytest.approx(float(channel.contraction(kind)))
-    # k-RR: the chi2 coefficient is tv tanh(eps/2), tv = (e^eps - 1) / (e^eps + k - 1): seed
-    # 001 Thm 5 is tight for it
+    # k-RR: the chi2 coefficient is tv tanh(eps/2), tv = (e^eps - 1) / (e^eps + k - 1):
+    # Ghazi-Issa (2023), Theorem 5 is tight for it
     e = math.e
     assert data["contraction"]["chi2"]["exact"] == pytest.approx((e - 1) / (e + 3) * math.tanh(0.5))
     code, out, _ = run(capfd, SUCCESS["table"])
@@ -535,6 +536,81 @@ def test_estimate_table(capsys, files):
     assert "HR(k=3" in out and "2 missing values skipped" in out
     assert "true value inside the interval" in out
     assert all(line == line.rstrip() for line in out.splitlines())
+
+
+# ------------------------------------------------------------------------------ output files
+SENTINEL = b"an earlier output, which a failed command must leave as it was\n"
+
+
+def _leftovers(folder) -> list[str]:
+    """Files of ``folder`` that a command left behind (temporary files start with a dot)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_failed_privatize_leaves_an_existing_output_untouched(capsys, files, tmp_path, suffix):
+    # two chunks of good answers are written before the third chunk's bad answer fails
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame({"colour": ["red", "green", "blue"] * 2 + ["purple"]}).to_csv(answers, index=False)
+    out = tmp_path / f"reports{suffix}"
+    out.write_bytes(SENTINEL)
+    argv = ["privatize", "--protocol", files["protocol"], str(answers), "--column", "colour",
+            "--out", str(out), "--chunksize", "3", "--rng", "0"]  # fmt: skip
+    code, _, err = run(capsys, argv)
+    assert code == 2 and "rows 8" in err
+    assert out.read_bytes() == SENTINEL
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_successful_output_replaces_the_file_and_keeps_its_permissions(capsys, files, tmp_path):
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame({"colour": ["red", "green", "blue"]}).to_csv(answers, index=False)
+    out = tmp_path / "reports.csv"
+    out.write_bytes(SENTINEL)
+    out.chmod(0o640)
+    argv = ["privatize", "--protocol", files["protocol"], str(answers), "--out", str(out)]
+    code, _, err = run(capsys, [*argv, "--rng", "0"])
+    assert code == 0, err
+    assert len(pd.read_csv(out)) == 3 and (out.stat().st_mode & 0o777) == 0o640
+    fresh = tmp_path / "fresh.csv"
+    code, _, err = run(capsys, [*argv[:-1], str(fresh), "--rng", "0"])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert code == 0 and (fresh.stat().st_mode & 0o777) == 0o666 & ~umask
+    assert _leftovers(tmp_path) == []
+
+
+def test_simulated_reports_and_their_protocol_are_written_together_or_not_at_all(
+    capsys, files, tmp_path
+):
+    protocol = tmp_path / "protocol.json"
+    protocol.write_bytes(SENTINEL)
+    argv = ["estimate", files["data"], "--column", "colour", "--mechanism", "grr",
+            "--epsilon", "1", "--save-protocol", str(protocol),
+            "--save-reports", str(tmp_path / "no such folder" / "reports.csv")]  # fmt: skip
+    code, _, err = run(capsys, argv)
+    assert code == 2
+    assert err.startswith("ldp: error: cannot write --save-reports ") and "no such folder" in err
+    assert protocol.read_bytes() == SENTINEL
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--out", "{out}.json"],
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--out", "{out}.csv"],
+        ["privatize", "--protocol", "{protocol}", "{data}", "--column", "size", "--out",
+         "{out}.csv"],
+    ],
+    ids=["design protocol", "design matrix", "privatize"],
+)  # fmt: skip
+def test_an_output_into_a_missing_folder_is_named(capsys, files, tmp_path, argv):
+    out = str(tmp_path / "missing" / "out")
+    code, _, err = run(capsys, [a.format(**{**files, "out": out}) for a in argv])
+    assert code == 2
+    assert err.startswith("ldp: error: cannot write --out ") and out in err
+    assert "Errno" not in err and len(err.strip().splitlines()) == 1
 
 
 # --------------------------------------------------------------------------- real processes

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
+import tempfile
+from collections.abc import Iterator
 from typing import NoReturn
 
 __all__ = [
     "MAX_COUNT",
     "Parser",
     "UserError",
+    "atomic_output",
     "count",
     "eta",
     "floats",
@@ -82,6 +87,57 @@ def eta(text: str) -> float | None:
         raise argparse.ArgumentTypeError(
             f"expected a number or 'max', got {_quoted(text)}"
         ) from None
+
+
+@contextlib.contextmanager
+def atomic_output(path: str, option: str) -> Iterator[str]:
+    """A temporary file beside ``path`` to write the output to, moved onto ``path`` only when
+    the block succeeds.
+
+    The temporary file is in the same directory (so that :func:`os.replace` is an atomic
+    rename) and ends with the same suffix (writers choose the format by suffix). When the
+    block raises, it is removed and an existing ``path`` is left as it was: a failed command
+    never leaves a truncated or half-written output. The new file gets the permissions of
+    the one it replaces, or those the umask gives a new file.
+
+    Parameters
+    ----------
+    path : str
+        The output file.
+    option : str
+        The option that named it (``--out``), for the message when it cannot be written.
+
+    Yields
+    ------
+    str
+        The temporary path to write to.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    try:
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{name}.", suffix=os.path.splitext(name)[1], dir=folder
+        )
+    except OSError as exc:
+        raise UserError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
+    os.close(handle)
+    try:
+        yield temporary
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        try:
+            os.chmod(temporary, mode)
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise UserError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def number(x: object) -> str:

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from ldp.cli._common import UserError, count, floats, pair, row
+from ldp.cli._common import UserError, atomic_output, count, floats, pair, row
 
 __all__ = ["add_parser", "run"]
 
@@ -73,10 +73,12 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         from ldp.protocol import Protocol
 
         protocol = Protocol.from_mechanism(result.channel, labels=labels, question=args.question)
-        protocol.save(out)
+        with atomic_output(out, "--out") as temporary:
+            protocol.save(temporary)
         data["protocol"] = {"path": out, "fingerprint": protocol.fingerprint}
         lines.append(f"  protocol {protocol.fingerprint} written to {out}")
     elif out is not None:
-        np.savetxt(out, matrix, delimiter=",")
+        with atomic_output(out, "--out") as temporary:
+            np.savetxt(temporary, matrix, delimiter=",")
         lines.append(f"  matrix written to {out}")
     return data, "\n".join(lines)

@@ -8,7 +8,7 @@ import argparse
 import numpy as np
 
 from ldp._validation import compact
-from ldp.cli._common import UserError, count, jsonable, row
+from ldp.cli._common import UserError, atomic_output, count, jsonable, row
 
 __all__ = ["ORACLES", "add_parser", "run"]
 
@@ -212,8 +212,13 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
 
         labels = [c if isinstance(c, (str, bool)) else jsonable(c) for c in categories]
         protocol = Protocol.from_mechanism(oracle, labels=labels)
-        protocol.save(args.save_protocol)
-        write_reports(protocol, reports, args.save_reports)
+        # both files or neither: each goes into place only when both were written
+        with (
+            atomic_output(args.save_protocol, "--save-protocol") as protocol_file,
+            atomic_output(args.save_reports, "--save-reports") as reports_file,
+        ):
+            protocol.save(protocol_file)
+            write_reports(protocol, reports, reports_file)
     counts = oracle.aggregate(reports)
     estimate = oracle.estimate(counts)
     half = z * np.sqrt(oracle.variance(counts.n, truth, convention="fixed"))

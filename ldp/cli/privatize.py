@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from ldp.cli._common import UserError, count, row
+from ldp.cli._common import UserError, atomic_output, count, row
 
 __all__ = ["add_parser", "run"]
 
@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     total = 0
     with (
         pd.read_csv(args.answers, usecols=columns, dtype=dtype, chunksize=args.chunksize) as reader,
-        ReportWriter(protocol, args.out) as writer,
+        atomic_output(args.out, "--out") as temporary,
+        ReportWriter(protocol, temporary) as writer,
     ):
         for chunk in reader:
             if chunk.isna().to_numpy().any():
