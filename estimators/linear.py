@@ -62,7 +62,8 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         Per-user budget, ``> 0``.
     bounds : dict, list or (float, float), optional
         Public ``(low, high)`` per feature, or one pair for all. Undeclared features take the
-        observed range rounded outward (simulation only).
+        observed range rounded outward (simulation only: a :class:`~ldp.PrivacyLeakWarning`
+        says so).
     classes : array-like, optional
         Public class labels; by default those in the first ``y``.
     alpha : float, default 0.01

@@ -43,7 +43,8 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
 
     The aggregation is a :class:`~estimators.FrequencyEstimator` over the joint alphabets
     (``joint_``), so ``partial_fit`` and ``merge`` are exact. Categories and classes read from
-    the data (not declared) are for simulation only (see :class:`~estimators.Privatizer`).
+    the data (not declared) are for simulation only, and reading them gives a
+    :class:`~ldp.PrivacyLeakWarning` (see :class:`~estimators.Privatizer`).
 
     Parameters
     ----------

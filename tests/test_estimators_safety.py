@@ -125,8 +125,12 @@ def test_pickles_carry_no_seed_and_no_generator_state():
 
 def test_auto_schema_is_flagged_and_rounded_outward():
     frame = _table()
-    with pytest.warns(PrivacyLeakWarning, match="city"):
+    with pytest.warns(PrivacyLeakWarning, match="city") as caught:
         priv = Privatizer(1.0).fit(frame)
+    with pytest.warns(PrivacyLeakWarning, match="city") as caught_too:
+        FrequencyEstimator(1.0).fit(frame[["city"]])
+    # each warning points at the user's call, not into the package
+    assert {w.filename for w in [*caught, *caught_too]} == {__file__}
     assert priv.schema_from_data_ == ["city", "smoker", "income"]
     low, high = priv.columns_[2].bounds
     assert low <= frame["income"].min() and high >= frame["income"].max()
@@ -134,6 +138,30 @@ def test_auto_schema_is_flagged_and_rounded_outward():
     declared = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
     assert declared.schema_from_data_ == []
     assert list(declared.describe()["domain_from"]) == ["declared"] * 3
+
+
+@pytest.mark.parametrize(
+    ("estimator", "columns", "column", "declared"),
+    [
+        (LDPNaiveBayes, ["city", "smoker"], "smoker", {"categories": CITY}),
+        (LDPLogisticRegression, ["income"], "income", {"bounds": BOUNDS}),
+    ],
+    ids=["naive Bayes categories", "logistic regression bounds"],
+)
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_classifiers_flag_feature_domains_read_from_data(
+    estimator, columns, column, declared, method
+):
+    """As the Privatizer and the frequency and mean estimators do: the categories present in
+    private data (or its range) are not covered by epsilon."""
+    frame = _table()[columns]
+    y = np.arange(N) % 2
+    with pytest.warns(PrivacyLeakWarning, match=column) as caught:
+        getattr(estimator(1.0, classes=[0, 1], random_state=0), method)(frame, y)
+    assert {w.filename for w in caught} == {__file__}  # it points at the user's call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared domains: nothing to warn about
+        getattr(estimator(1.0, classes=[0, 1], random_state=0, **declared), method)(frame, y)
 
 
 def _snapshot(est):
