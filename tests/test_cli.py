@@ -538,6 +538,64 @@ def test_estimate_table(capsys, files):
     assert all(line == line.rstrip() for line in out.splitlines())
 
 
+# ------------------------------------------------------------------------------- input files
+@pytest.fixture
+def bad_inputs(files, tmp_path):
+    """A file that is not UTF-8 text, an empty file, a ragged CSV and a folder."""
+    (tmp_path / "binary.csv").write_bytes(b"\xff\xfe\x00a\x00\n\x00\xff")
+    (tmp_path / "empty.csv").write_bytes(b"")
+    (tmp_path / "ragged.csv").write_text('colour\n"red\n')
+    (tmp_path / "folder").mkdir()
+    names = {"binary": "binary.csv", "empty": "empty.csv", "ragged": "ragged.csv"}
+    return {**files, **{key: str(tmp_path / name) for key, name in names.items()},
+            "folder": str(tmp_path / "folder")}  # fmt: skip
+
+
+PROTOCOL, DATA = ["--protocol", "{protocol}"], ["--column", "colour", "--mechanism", "grr",
+                                                 "--epsilon", "1"]  # fmt: skip
+INPUT_ERRORS = {
+    "estimate: missing protocol": (["estimate", "--protocol", "{missing}", "{reports}"],
+                                   "--protocol: no such protocol file: {missing}"),
+    "estimate: protocol is a folder": (["estimate", "--protocol", "{folder}", "{reports}"],
+                                       "--protocol: the protocol file {folder} is a folder"),
+    "estimate: reports not UTF-8": (["estimate", *PROTOCOL, "{binary}"],
+                                    "the reports file {binary} is not UTF-8 text"),
+    "estimate: empty reports": (["estimate", *PROTOCOL, "{empty}"],
+                                "the reports file {empty} cannot be read as a table"),
+    "estimate: reports a folder": (["estimate", *PROTOCOL, "{folder}"],
+                                   "the reports file {folder} is a folder"),
+    "estimate: missing data": (["estimate", "{missing}", *DATA],
+                               "no such data file: {missing}"),
+    "estimate: data not UTF-8": (["estimate", "{binary}", *DATA],
+                                 "the data file {binary} is not UTF-8 text"),
+    "estimate: ragged data": (["estimate", "{ragged}", *DATA],
+                              "the data file {ragged} cannot be read as a table"),
+    "privatize: missing protocol": (["privatize", "--protocol", "{missing}", "{data}",
+                                     "--out", "{out}.csv"],
+                                    "--protocol: no such protocol file: {missing}"),
+    "privatize: answers not UTF-8": (["privatize", *PROTOCOL, "{binary}", "--out",
+                                      "{out}.csv"],
+                                     "the answers file {binary} is not UTF-8 text"),
+    "privatize: ragged answers": (["privatize", *PROTOCOL, "{ragged}", "--out",
+                                   "{out}.csv"],
+                                  "the answers file {ragged} cannot be read as a table"),
+    "privatize: answers a folder": (["privatize", *PROTOCOL, "{folder}", "--out", "{out}.csv"],
+                                    "the answers file {folder} is a folder"),
+    "report: missing protocol": (["report", "{missing}.json"],
+                                 "no such protocol file: {missing}.json"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(INPUT_ERRORS))
+def test_unreadable_inputs_are_named_in_one_line(capsys, bad_inputs, name):
+    argv, message = INPUT_ERRORS[name]
+    code, _, err = run(capsys, argv, bad_inputs)
+    assert code == 2
+    assert err.startswith("ldp: error: " + message.format(**bad_inputs)), err
+    # no raw errno or codec message, nothing but the one line
+    assert "Errno" not in err and "codec" not in err and len(err.strip().splitlines()) == 1
+
+
 # ------------------------------------------------------------------------------ output files
 SENTINEL = b"an earlier output, which a failed command must leave as it was\n"
 

@@ -18,9 +18,11 @@ __all__ = [
     "count",
     "eta",
     "floats",
+    "input_file",
     "jsonable",
     "number",
     "pair",
+    "reading",
     "row",
 ]
 
@@ -87,6 +89,42 @@ def eta(text: str) -> float | None:
         raise argparse.ArgumentTypeError(
             f"expected a number or 'max', got {_quoted(text)}"
         ) from None
+
+
+def input_file(path: str, what: str, option: str | None = None) -> str:
+    """``path``, when it names a file that can be read; else :class:`UserError` naming it,
+    ``what`` it should hold (``"protocol file"``) and the ``option`` that gave it, never an
+    ``[Errno ...]``."""
+    where = f"{option}: " if option else ""
+    if not os.path.exists(path):
+        raise UserError(f"{where}no such {what}: {path}")
+    if os.path.isdir(path):
+        raise UserError(f"{where}the {what} {path} is a folder, not a file")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{where}the {what} {path} cannot be read (permission denied)")
+    return path
+
+
+@contextlib.contextmanager
+def reading(path: str, what: str, option: str | None = None) -> Iterator[None]:
+    """Errors of reading ``path`` inside the block, as one line naming the file, ``what`` it
+    should hold and the ``option`` that gave it: text that is not UTF-8, a table that does
+    not parse, a file that cannot be read. Other errors pass through unchanged."""
+    where = f"{option}: " if option else ""
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise UserError(f"{where}the {what} {path} is not UTF-8 text") from None
+    except UserError:
+        raise
+    except OSError as exc:
+        raise UserError(f"{where}cannot read the {what} {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        # pandas' parser errors and pyarrow's name neither the file nor what it should hold
+        if type(exc).__module__.split(".")[0] not in ("pandas", "pyarrow"):
+            raise
+        message = " ".join(str(exc).split())
+        raise UserError(f"{where}the {what} {path} cannot be read as a table: {message}") from None
 
 
 @contextlib.contextmanager

@@ -8,7 +8,15 @@ import argparse
 import numpy as np
 
 from ldp._validation import compact
-from ldp.cli._common import UserError, atomic_output, count, jsonable, row
+from ldp.cli._common import (
+    UserError,
+    atomic_output,
+    count,
+    input_file,
+    jsonable,
+    reading,
+    row,
+)
 
 __all__ = ["ORACLES", "add_parser", "run"]
 
@@ -72,7 +80,8 @@ def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
     """Category codes of ``column``, the sorted categories and the number of missing rows."""
     import pandas as pd
 
-    frame = pd.read_csv(path)
+    with reading(input_file(path, "data file"), "data file"):
+        frame = pd.read_csv(path)
     if column not in frame.columns:
         names = ", ".join(map(str, frame.columns))
         raise UserError(f"column {column!r} is not in {path} (columns: {names})")
@@ -124,11 +133,12 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
     z = _z(args.confidence)
-    protocol = load(args.protocol)
+    protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
     if protocol.kind == "categorical":
         _check_table_size(protocol.k or 0, f"the protocol {args.protocol}")
     decoder = protocol.decoder
-    statistic = protocol.aggregate(path, chunksize=args.chunksize)
+    with reading(input_file(path, "reports file"), "reports file"):
+        statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:
         raise UserError(f"{path} holds no reports")
     data: dict = {

@@ -7,7 +7,7 @@ import math
 import os
 
 from ldp.channel import Channel
-from ldp.cli._common import UserError, count, number, row
+from ldp.cli._common import UserError, count, input_file, number, row
 from ldp.mechanisms import binary_erasure, k_rr, randomized_response
 
 __all__ = ["MECHANISMS", "add_parser", "build_mechanism", "report", "run"]
@@ -118,7 +118,7 @@ def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
         default = {"k": 2, "delta": 0.0, "eta": None}[name]
         if getattr(args, name) != default:
             raise UserError(f"--{name} describes a named mechanism; a protocol file states its own")
-    protocol = load(path)
+    protocol = load(input_file(path, "protocol file"))
     level = protocol.epsilon if args.epsilon is None else args.epsilon
     plain = protocol.summary()
     data: dict = {
