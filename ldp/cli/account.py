@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from ldp.accounting.filters import FilterHaltedError
+# the parser needs nothing heavy (``ldp account --help`` loads no scipy): the library is
+# imported by the task that runs
 from ldp.cli._common import Parser, UserError, count, eta, number, row
 from ldp.cli.privacy import MECHANISMS, build_mechanism
-from ldp.mechanisms import k_rr, randomized_response
 
 __all__ = ["add_parser", "run"]
 
@@ -153,6 +153,7 @@ def _down(x: float) -> float:
 
 def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import shuffle_amplification
+    from ldp.mechanisms import k_rr
 
     if args.mechanism == "any":
         mechanism, name = None, f"any {args.epsilon0:g}-LDP randomizer"
@@ -346,6 +347,8 @@ def _gdp(args: argparse.Namespace) -> tuple[dict, str]:
 
 def _request(spec: str) -> object:
     """A filter request: a GDP mu, ``rr:EPS`` or ``k-rr:K:EPS``."""
+    from ldp.mechanisms import k_rr, randomized_response
+
     parts = spec.split(":")
     kind = parts[0]
     k: int | None = None
@@ -367,6 +370,7 @@ def _request(spec: str) -> object:
 
 def _filter(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import PrivacyFilter
+    from ldp.accounting.filters import FilterHaltedError
 
     pf = PrivacyFilter(args.mu_budget, halt_on_refusal=not args.skip_refused)
     mechanisms = [_request(spec) for spec in args.request]

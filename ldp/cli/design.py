@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from ldp.cli._common import UserError, atomic_output, count, floats, pair, row
 
 __all__ = ["add_parser", "run"]
@@ -37,6 +35,8 @@ def add_parser(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.design import optimal_channel
 
     out = args.out

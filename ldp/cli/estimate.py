@@ -4,10 +4,8 @@ or a simulation that privatizes a CSV column and compares the estimates with the
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ldp._validation import compact
 from ldp.cli._common import (
     UserError,
     atomic_output,
@@ -17,6 +15,9 @@ from ldp.cli._common import (
     reading,
     row,
 )
+
+if TYPE_CHECKING:  # the parser needs no numpy: the library is imported when it runs
+    import numpy as np
 
 __all__ = ["ORACLES", "add_parser", "run"]
 
@@ -29,6 +30,8 @@ MAX_TABLE_CATEGORIES = 1 << 16
 
 
 def _check_table_size(k: int, what: str) -> None:
+    from ldp._validation import compact
+
     if k > MAX_TABLE_CATEGORIES:
         raise UserError(
             f"{what} has k = {compact(k)} categories; ldp estimate prints one row per category, "
@@ -78,6 +81,7 @@ def _z(confidence: float) -> float:
 
 def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
     """Category codes of ``column``, the sorted categories and the number of missing rows."""
+    import numpy as np
     import pandas as pd
 
     with reading(input_file(path, "data file"), "data file"):
@@ -125,6 +129,8 @@ def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
 
 
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.mechanisms import CountMeanSketch, FrequencyMechanism, Interval, MeanMechanism
     from ldp.protocol import load
 
@@ -198,6 +204,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
 
 
 def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.mechanisms import FREQUENCY_ORACLES
 
     z = _z(args.confidence)

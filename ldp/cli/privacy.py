@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from typing import TYPE_CHECKING
 
-from ldp.channel import Channel
 from ldp.cli._common import UserError, count, input_file, number, row
-from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
+if TYPE_CHECKING:  # the parser needs no numpy or scipy: the library is imported when it runs
+    from ldp.channel import Channel
 
 __all__ = ["MECHANISMS", "add_parser", "build_mechanism", "report", "run"]
 
@@ -34,6 +36,8 @@ def add_parser(commands) -> None:
 
 def build_mechanism(args: argparse.Namespace) -> Channel:
     """The channel named on the command line (``mechanism``, ``epsilon``, ``k``, ...)."""
+    from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
     if args.mechanism == "rr":
         return randomized_response(args.epsilon)
     if args.mechanism == "k-rr":
@@ -112,6 +116,7 @@ def _table(title: str, data: dict) -> list[str]:
 
 
 def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.channel import Channel
     from ldp.protocol import load
 
     for name in ("k", "delta", "eta"):

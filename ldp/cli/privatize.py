@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
-import numpy as np
-
 from ldp.cli._common import UserError, atomic_output, count, input_file, reading, row
 
 __all__ = ["add_parser", "run"]
@@ -44,6 +42,7 @@ def _chunks(reader: Iterator, path: str) -> Iterator:
 
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
     import pandas as pd
 
     from ldp._validation import check_random_state
