@@ -257,6 +257,56 @@ def test_report_json_matches_the_channel(capsys):
     assert data["contraction"]["tv"]["exact"] == pytest.approx(math.tanh(1.0))
 
 
+MECHANISM_OPTIONS = {
+    # k-RR has no default alphabet: a silent k = 2 was randomized response
+    "report k-rr without --k": (["report", "k-rr", "--epsilon", "1"], "k-rr needs --k"),
+    # randomized response has two inputs: a --k was silently ignored
+    "report rr with --k": (["report", "rr", "--k", "4", "--epsilon", "1"],
+                           "--k is the alphabet size of k-rr, not of rr"),
+    "report rr with --delta": (["report", "rr", "--epsilon", "1", "--delta", "0.1"],
+                               "--delta describes binary-erasure"),
+    "report k-rr with --eta": (["report", "k-rr", "--k", "3", "--epsilon", "1", "--eta", "0.1"],
+                               "--eta describes binary-erasure"),
+    "compose k-rr without --k": (["account", "compose", "--mechanism", "k-rr", "--epsilon", "1",
+                                  "--folds", "2"], "k-rr needs --k"),
+    "compose rr with --k": (["account", "compose", "--mechanism", "rr", "--k", "4",
+                             "--epsilon", "1", "--folds", "2"], "not of rr"),
+    "compose rr with --mechanism-delta": (["account", "compose", "--mechanism", "rr",
+                                           "--epsilon", "1", "--mechanism-delta", "0.1",
+                                           "--folds", "2"], "--mechanism-delta describes"),
+    "compose gdp with --k": (["account", "compose", "--gdp", "1", "--k", "4", "--folds", "2"],
+                             "--k describes --mechanism"),
+    "shuffle k-rr without --k": (["account", "shuffle", "--mechanism", "k-rr", "--epsilon0", "1",
+                                  "--n", "1000", "--delta", "1e-6"], "k-rr needs --k"),
+    "shuffle any with --k": (["account", "shuffle", "--k", "4", "--epsilon0", "1", "--n", "1000",
+                              "--delta", "1e-6"], "not of any"),
+    "calibrate k-rr without --k": (["account", "calibrate", "--target-mu", "1", "--mechanism",
+                                    "k-rr"], "k-rr needs --k"),
+    "calibrate rr with --k": (["account", "calibrate", "--target-mu", "1", "--mechanism", "rr",
+                               "--k", "4"], "not of rr"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISM_OPTIONS))
+def test_options_a_mechanism_does_not_take_are_refused(capsys, name):
+    argv, message = MECHANISM_OPTIONS[name]
+    code, out, err = run(capsys, argv)
+    assert code == 2 and out == ""
+    assert err.startswith("ldp: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_the_alphabet_is_the_one_given(capsys):
+    """With --k given, k-RR on exactly that alphabet (4 x 4); rr is 2 x 2; calibrate without
+    --mechanism takes k-RR when --k is given and randomized response otherwise."""
+    code, out, _ = run(capsys, ["report", "k-rr", "--k", "4", "--epsilon", "1", "--json"])
+    assert code == 0 and json.loads(out)["shape"] == [4, 4]
+    code, out, _ = run(capsys, ["report", "rr", "--epsilon", "1", "--json"])
+    assert code == 0 and json.loads(out)["shape"] == [2, 2]
+    for extra, label in (([], "2-RR"), (["--k", "4"], "4-RR")):
+        code, out, _ = run(capsys, ["account", "calibrate", "--target-mu", "1", *extra, "--json"])
+        assert code == 0 and json.loads(out)["mechanism"] == label
+
+
 # ------------------------------------------------------------------------------------ design
 def test_design_command(capsys, tmp_path):
     out = tmp_path / "q.csv"
