@@ -588,6 +588,114 @@ def test_estimate_table(capsys, files):
     assert all(line == line.rstrip() for line in out.splitlines())
 
 
+@pytest.fixture(scope="module")
+def rare_categories(tmp_path_factory):
+    """GRR reports (k = 6, eps = 1) of 2000 users, two categories of 1% each: their unbiased
+    estimates come out negative. Returns the protocol file, the reports and the histogram."""
+    folder = tmp_path_factory.mktemp("rare")
+    gen = np.random.default_rng(0)
+    answers = gen.choice(6, p=[0.5, 0.3, 0.15, 0.03, 0.01, 0.01], size=2000)
+    protocol = Protocol.from_mechanism(GRR(6, 1.0))
+    protocol.save(folder / "protocol.json")
+    reports = protocol.privatize(answers, rng=1)
+    write_reports(protocol, reports, folder / "reports.csv")
+    histogram = np.bincount(np.asarray(reports).ravel(), minlength=6)
+    return str(folder / "protocol.json"), str(folder / "reports.csv"), histogram
+
+
+def _frequencies_of(capsys, rare, consistency):
+    protocol, reports, _ = rare
+    argv = ["estimate", "--protocol", protocol, reports, "--consistency", consistency, "--json"]
+    code, out, err = run(capsys, argv)
+    assert code == 0, err
+    data = json.loads(out)
+    estimate = np.array([r["estimate"] for r in data["frequencies"]])
+    unbiased = np.array([r.get("unbiased", r["estimate"]) for r in data["frequencies"]])
+    return data, estimate, unbiased
+
+
+def test_negative_estimates_are_pointed_out(capsys, rare_categories):
+    data, estimate, unbiased = _frequencies_of(capsys, rare_categories, "none")
+    assert data["consistency"] == "none" and np.array_equal(estimate, unbiased)
+    negative = int(np.sum(unbiased < 0))
+    assert negative >= 1 and data["negative_unbiased_estimates"] == negative
+    protocol, reports, _ = rare_categories
+    code, out, _ = run(capsys, ["estimate", "--protocol", protocol, reports])
+    assert code == 0 and f"{negative} of 6 estimates are negative" in out
+    assert "--consistency project" in out
+    # a distribution has no negative entry: no note
+    argv = ["estimate", "--protocol", protocol, reports, "--consistency", "project"]
+    code, out, _ = run(capsys, argv)
+    assert code == 0 and "are negative" not in out
+
+
+def test_consistency_projects_onto_the_simplex(capsys, rare_categories):
+    """The Euclidean projection: ``max(f - tau, 0)`` with one threshold ``tau`` for every
+    entry, summing to one (its optimality conditions)."""
+    data, estimate, unbiased = _frequencies_of(capsys, rare_categories, "project")
+    assert data["consistency"] == "project"
+    kept = estimate > 0
+    tau = unbiased[kept] - estimate[kept]
+    np.testing.assert_allclose(tau, tau[0], atol=1e-12)
+    assert np.all(unbiased[~kept] <= tau[0] + 1e-12)
+    assert estimate.sum() == pytest.approx(1.0, abs=1e-12) and np.all(estimate >= 0)
+    # norm-sub is the same projection when the clipped estimates sum to at least one
+    assert np.maximum(unbiased, 0).sum() >= 1
+    _, norm_sub, _ = _frequencies_of(capsys, rare_categories, "norm-sub")
+    np.testing.assert_allclose(norm_sub, estimate, atol=1e-12)
+
+
+def test_consistency_norm_mul_rescales_the_clipped_estimates(capsys, rare_categories):
+    _, estimate, unbiased = _frequencies_of(capsys, rare_categories, "norm-mul")
+    clipped = np.maximum(unbiased, 0.0)
+    np.testing.assert_allclose(estimate, clipped / clipped.sum(), atol=1e-12)
+
+
+def test_consistency_ibu_is_the_em_estimate(capsys, rare_categories):
+    """Iterative Bayesian update maximises the likelihood of the reports under GRR's own
+    matrix: written out here as ``p_x <- sum_z pi_z p_x K[x, z] / (p K)_z``, run long."""
+    _, estimate, _ = _frequencies_of(capsys, rare_categories, "ibu")
+    e, k = math.e, 6
+    matrix = np.full((k, k), 1 / (e + k - 1)) + np.eye(k) * (e - 1) / (e + k - 1)
+    observed = rare_categories[2] / rare_categories[2].sum()
+    p = np.full(k, 1 / k)
+    for _ in range(20_000):
+        p = p * (matrix @ (observed / (p @ matrix)))
+
+    def likelihood(q):  # per report
+        return float(observed @ np.log(q @ matrix))
+
+    assert estimate.sum() == pytest.approx(1.0, abs=1e-12) and np.all(estimate >= 0)
+    # EM creeps towards the boundary (the rare shares tend to 0): the estimates agree to the
+    # stopping rule, their likelihoods to far less than one report's worth
+    np.testing.assert_allclose(estimate, p, atol=1e-4)
+    assert 0 <= likelihood(p) - likelihood(estimate) < 1e-8
+    assert likelihood(estimate) > likelihood(np.full(k, 1 / k)) + 0.01
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "extra"),
+    [("cms", ["--items", "a,b"]), ("piecewise", [])],
+    ids=["sketch items", "mean"],
+)
+def test_consistency_applies_to_frequencies_only(capsys, tmp_path, mechanism, extra):
+    from ldp.mechanisms import CMS, Piecewise
+
+    made = {
+        "cms": lambda: CMS(2.0, width=16, depth=2, salt="s"),
+        "piecewise": lambda: Piecewise(1.0),
+    }
+    protocol = Protocol.from_mechanism(made[mechanism]())
+    protocol.save(tmp_path / "p.json")
+    values = np.array(["a", "b"], dtype=object) if mechanism == "cms" else np.array([0.1, 0.2])
+    write_reports(protocol, protocol.privatize(values, rng=0), tmp_path / "r.csv")
+    argv = ["estimate", "--protocol", str(tmp_path / "p.json"), str(tmp_path / "r.csv"), *extra]
+    code, _, _ = run(capsys, argv)
+    assert code == 0
+    code, _, err = run(capsys, [*argv, "--consistency", "project"])
+    assert code == 2 and "--consistency applies to" in err
+
+
 # ------------------------------------------------------------------------------- input files
 @pytest.fixture
 def bad_inputs(files, tmp_path):
