@@ -229,10 +229,52 @@ def keep_literal_ranges_whole(app, what, name, obj, options, lines):
     lines[:] = [LITERAL_RANGE.sub(r"\1..\2", line) for line in lines]
 
 
+# ------------------------------------------------------------------------------ viewcode
+def fix_viewcode_backlinks(app: Sphinx, env) -> list[str]:
+    """Point every ``[docs]`` link of a source page at a name that is documented.
+
+    ``sphinx.ext.viewcode`` links an object of a source module to the page that documented
+    it last, under the package name that documented the module *first*: an object
+    documented under two names (``ldp.k_rr`` and ``ldp.mechanisms.k_rr``) got a link to one
+    page with the other's anchor, which does not exist. Here each module's links use one
+    package under which all of its linked objects are documented (the module's own package
+    first), with the page of each object under that name.
+    """
+    modules = getattr(env, "_viewcode_modules", {})
+    objects = env.get_domain("py").objects
+    by_last: dict[str, list[str]] = {}  # documented names by their last component
+    for full in objects:
+        by_last.setdefault(full.rsplit(".", 1)[-1], []).append(full)
+    for modname, entry in modules.items():
+        if not entry:
+            continue
+        code, tags, used, refname = entry
+        if not used:
+            continue
+        # the prefixes under which each linked name is documented
+        prefixes = None
+        for name in used:
+            found = {
+                full[: -len(name) - 1]
+                for full in by_last.get(name.rsplit(".", 1)[-1], [])
+                if full.endswith("." + name)
+            }
+            prefixes = found if prefixes is None else prefixes & found
+        if not prefixes:
+            continue  # no one name documents them all: leave viewcode's links
+        package = modname.rsplit(".", 1)[0]
+        order = [p for p in (package, modname, refname) if p in prefixes] or sorted(prefixes)
+        chosen = order[0]
+        links = {name: objects[f"{chosen}.{name}"].docname for name in used}
+        modules[modname] = (code, tags, links, chosen)
+    return []
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("ldp_gallery_examples", "", "env")
     app.add_directive("ldp-bibliography", BibliographyDirective)
     app.connect("builder-inited", build_gallery)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("autodoc-process-docstring", keep_literal_ranges_whole)
+    app.connect("env-updated", fix_viewcode_backlinks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
