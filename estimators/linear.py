@@ -71,8 +71,10 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     mechanism : str, default "auto"
         Mean mechanism of the statistics (``"auto"``, ``"Duchi"``, ``"Piecewise"``, ...).
     budget : {"sample", "split"}, default "sample"
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (``clone`` with a Generator replays the same noise).
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` with a Generator replays the same noise; ``"os"`` is the operating
+        system's CSPRNG).
 
     Attributes
     ----------

@@ -39,9 +39,10 @@ class MeanEstimator(ProtocolEstimator):
         ``"auto"``, ``"Duchi"``, ``"Laplace"``, ``"Piecewise"``, ``"Hybrid"``,
         ``"SquareWave"``, or a dict per column.
     budget : {"split", "sample"}, default "split"
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation; ``clone`` of an estimator holding a Generator replays
-        the same noise.
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` of an estimator holding a Generator replays the same noise; ``"os"`` is the
+        operating system's CSPRNG).
     protocol : ldp.protocol.Protocol, Channel or mechanism, optional
         A published protocol: the estimator decodes exactly its reports (``fit_reports``
         takes report files, tables or client records carrying its fingerprint), and ``fit``

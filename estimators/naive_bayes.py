@@ -60,9 +60,10 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     budget : {"split", "sample"}, default "split"
     alpha : float, default 1.0
         Additive smoothing of the conditional probabilities (on the estimated counts).
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (``clone`` of an estimator holding a Generator replays
-        the same noise).
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` of an estimator holding a Generator replays the same noise; ``"os"`` is the
+        operating system's CSPRNG).
 
     Attributes
     ----------

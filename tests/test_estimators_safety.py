@@ -2,6 +2,7 @@
 without echoing a raw row, and a failed update leaves the estimator exactly as it was."""
 
 import pickle
+import re
 import struct
 import warnings
 
@@ -16,6 +17,7 @@ from estimators import (
     MeanEstimator,
     PrivacyLeakWarning,
     Privatizer,
+    VectorMeanEstimator,
 )
 
 N = 400
@@ -588,3 +590,41 @@ def test_fitting_a_published_protocol_reads_no_answer():
     assert priv.protocol_ == protocol and priv.n_features_in_ == 1
     frame = _SealedFrame({"answer": ["a", "b"]})
     assert list(Privatizer(protocol=protocol).fit(frame).feature_names_in_) == ["answer"]
+
+
+#: Per estimator: declared parameters, the columns it takes and whether it needs labels.
+DECLARED = {
+    FrequencyEstimator: ({"categories": CITY}, ["city", "smoker"], False),
+    MeanEstimator: ({"bounds": BOUNDS}, ["income"], False),
+    LDPNaiveBayes: ({"categories": CITY, "classes": [0, 1]}, ["city", "smoker"], True),
+    LDPLogisticRegression: ({"bounds": BOUNDS, "classes": [0, 1]}, ["income"], True),
+    Privatizer: ({"categories": CITY, "bounds": BOUNDS}, ["city", "smoker", "income"], False),
+    VectorMeanEstimator: ({"radius": 1.0}, None, False),
+}
+
+
+@pytest.mark.parametrize("estimator", list(DECLARED), ids=lambda e: e.__name__)
+def test_random_state_docs_list_what_the_estimators_accept(estimator):
+    """The README tells devices to use ``"os"``: every estimator documents it and takes it,
+    drawing its noise from the operating system's CSPRNG (and refuses what it does not
+    accept, naming it)."""
+    (line,) = re.findall(r"^ *random_state : (.*)$", estimator.__doc__, flags=re.M)
+    assert [kind.strip() for kind in re.split(r",| or ", line)] == [
+        "None",
+        "int",
+        "numpy.random.Generator",
+        '"os"',
+    ]
+    declared, columns, labelled = DECLARED[estimator]
+    X = np.eye(3)[np.arange(N) % 3] if columns is None else _table()[columns]  # unit vectors
+    y = np.arange(N) % 2
+
+    def noise(random_state):
+        est = estimator(1.0, random_state=random_state, **declared)
+        if estimator is Privatizer:
+            return est.fit(X).transform(X)
+        return est.fit(X, y) if labelled else est.fit(X)
+
+    noise("os")
+    with pytest.raises(TypeError, match="rng must be"):
+        noise(np.random.RandomState(0))
