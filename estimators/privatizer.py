@@ -7,6 +7,7 @@ import sys
 import threading
 import warnings
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,7 @@ def _user_stacklevel() -> int:
     """The ``stacklevel`` (for a warning raised by this function's caller) of the first frame
     outside this package: a warning points at the user's call, however deep it was raised."""
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(2)  # the caller's caller: stacklevel 2
+    frame: FrameType | None = sys._getframe(2)  # the caller's caller: stacklevel 2
     level = 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame = frame.f_back

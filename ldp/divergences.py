@@ -64,9 +64,11 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return p, q
 
 
-def _level(value: ArrayLike, name: str, p: np.ndarray, **bounds: float) -> np.ndarray:
+def _level(
+    value: ArrayLike, name: str, p: np.ndarray, low: float, high: float | None = None
+) -> np.ndarray:
     """A level argument (``gamma``, ``beta``) checked against the leading axes of the pair."""
-    level = as_levels(value, name, **bounds)[0]
+    level = as_levels(value, name, low=low, high=high)[0]
     check_broadcast((name, level.shape), ("the leading axes of p and q", p.shape[:-1]))
     return level
 
