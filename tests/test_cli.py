@@ -323,6 +323,25 @@ def test_design_command(capsys, tmp_path):
     assert "certified epsilon" in capsys.readouterr().out
 
 
+def test_design_of_a_structured_optimum(capsys, tmp_path):
+    """k = 32, uniform information: subset selection of size 11, C(32, 11) = 129024480
+    outputs. No matrix is printed or written; the protocol file deploys the mechanism."""
+    argv = ["design", "--k", "32", "--epsilon", "1", "--utility", "mi"]
+    code, out, err = run(capsys, [*argv, "--json"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["matrix"] is None and data["mechanism"].startswith("SS(k=32, epsilon=1.0, d=11")
+    assert data["gap"] <= 1e-12 and data["certified"]["epsilon"] <= 1.0 + 1e-12
+    code, out, _ = run(capsys, argv)
+    assert code == 0 and "129024480 outputs, no matrix" in out
+    protocol = tmp_path / "p.json"
+    code, out, _ = run(capsys, [*argv, "--out", str(protocol), "--json"])
+    assert code == 0 and load(protocol).mechanism.params["d"] == 11
+    code, _, err = run(capsys, [*argv, "--out", str(tmp_path / "q.csv")])
+    assert code == 2 and "too large to write as a matrix" in err
+    assert not (tmp_path / "q.csv").exists()
+
+
 # ------------------------------------------------------------------------------------- bound
 def _bound(capsys, *argv: str) -> dict:
     assert main(["bound", *argv, "--json"]) == 0
