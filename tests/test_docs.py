@@ -73,6 +73,12 @@ def test_every_section_is_built(site):
         assert (gallery / f"{script.stem}.html").is_file(), script.name
     assert (gallery / "web_survey.html").is_file()
     assert any((site / "_images").glob("contraction_table*.png"))
+    # the build ran every example (a failing one fails it; tests/test_examples.py leaves the
+    # runs to it): each page shows what its script printed
+    for script in (ROOT / "examples").glob("*.py"):
+        page = (gallery / f"{script.stem}.html").read_text(encoding="utf-8")
+        output = re.search(r'<section id="output">.*?<pre>(.*?)</pre>', page, flags=re.S)
+        assert output and re.sub(r"<[^>]+>", "", output.group(1)).strip(), script.name
 
 
 def test_every_link_inside_the_site_reaches_its_page_and_anchor(site):

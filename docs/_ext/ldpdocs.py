@@ -6,8 +6,8 @@
   fresh interpreter (``python script.py <figure.png>``, as the tests run it), and
   ``gallery/<name>.rst`` is written with the script's description, its figure, its output
   and its source. An example that fails fails the build. Results are cached in
-  ``gallery/.cache.json`` under a hash of the script and of the library's sources, so a
-  rebuild with nothing changed runs nothing.
+  ``gallery/.cache.json`` under a hash of the script, the library's sources, the Python
+  version and the dependencies' versions, so a rebuild with nothing changed runs nothing.
 """
 
 from __future__ import annotations
@@ -70,11 +70,25 @@ class BibliographyDirective(SphinxDirective):
 
 
 # ------------------------------------------------------------------------------- gallery
+#: The installed distributions an example's output depends on (with the library's sources).
+DEPENDENCIES = ("numpy", "scipy", "pandas", "scikit-learn", "cvxpy", "matplotlib")
+
+
 def _sources_hash(root: Path) -> str:
+    """A hash of what an example's output depends on: the library's sources, the Python
+    version and the versions of its dependencies (an upgrade runs the examples again)."""
+    from importlib import metadata
+
     hasher = hashlib.sha256()
     for package in ("ldp", "estimators"):
         for path in sorted((root / package).rglob("*.py")):
             hasher.update(path.read_bytes())
+    hasher.update(sys.version.encode())
+    for name in DEPENDENCIES:
+        try:
+            hasher.update(f"{name}=={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            hasher.update(f"{name} missing".encode())
     return hasher.hexdigest()
 
 
