@@ -449,13 +449,13 @@ def test_the_structured_optimum_deploys_as_a_design_result():
 def test_structured_and_matrix_certification_agree_where_both_exist():
     """At k = 8 the subset-selection optimum fits a matrix; certified without it (from the
     mechanism's probabilities) it has the same value, privacy and gap."""
-    from ldp.design.staircase import _structured_subset_selection, weight_class_bound
+    from ldp.design.staircase import _structured_subset_selection, weight_class_values
     from ldp.design.utility import sublinear
 
     matrix = optimal_channel(8, 1.3, utility="mi")
     d = matrix.extras["subset_size"]
     target = sublinear("mi", 8, None, None)
-    upper = weight_class_bound(target, 8, 1.3)
+    upper = float(weight_class_values(target, 8, 1.3).max())
     structured = _structured_subset_selection(
         target, 8, d, 1.3, matrix.objective, upper, "weight-class reduction"
     )
@@ -481,3 +481,19 @@ def test_a_design_result_needs_a_channel_or_a_mechanism():
 
     with pytest.raises(ValueError, match="channel or a mechanism"):
         DesignResult(None, 0.0, 0.0, "optimal", "closed form", "none", 1.0, 0.0, 0.0)
+
+
+def test_the_weight_class_reduction_keeps_its_digits_at_tiny_epsilon():
+    """At a tiny eps the information of d-subset selection is eps^2 q (1 - q) / 2 to leading
+    order (q = d / k; a report holding the input has p - q ~ eps q (1 - q)): the best size is
+    k / 2 and the optimum eps^2 / 8. The sizes' values differ by far less than the rounding
+    of a column's sum, so they are compared in closed form."""
+    eps = 1e-6
+    result = optimal_channel(32, eps, utility="mi")
+    assert result.extras["subset_size"] == 16
+    assert result.value == pytest.approx(eps**2 / 8, rel=1e-5)
+    assert result.extras["upper_bound"] == pytest.approx(eps**2 / 8, rel=1e-5)
+    assert 0.0 <= result.gap <= 1e-8
+    # eps = 0: every channel carries nothing; the bound is 0 and so is the gap
+    flat = optimal_channel(40, 0.0, utility="mi")
+    assert flat.value == 0.0 and flat.extras["upper_bound"] == 0.0 and flat.gap == 0.0

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import comb
 
 from ldp._formulas import subset_selection_entries, subset_selection_matrix
+from ldp._staircase_lp import mi_column_value
 from ldp.design.certify import DesignError, DesignResult, certified_result, solve
 from ldp.design.utility import Sublinear
 
@@ -21,7 +22,7 @@ __all__ = [
     "interval_patterns",
     "staircase",
     "subset_selection",
-    "weight_class_bound",
+    "weight_class_values",
 ]
 
 #: Largest alphabet for the exact staircase LP (2^k - 1 columns).
@@ -72,25 +73,32 @@ def staircase(
     )
 
 
-def weight_class_bound(utility: Sublinear, k: int, epsilon: float) -> float:
-    """An upper bound on the optimum of a symmetric utility over every eps-LDP channel.
+def weight_class_values(utility: Sublinear, k: int, epsilon: float) -> np.ndarray:
+    """For a symmetric utility, ``k mu_w / (k + (e^eps - 1) w)`` for ``w = 0 .. k``, with
+    ``mu_w`` the value of a staircase column with ``w`` entries ``e^eps``.
 
-    The staircase LP ``max mu.theta`` s.t. ``S theta = 1`` over the patterns
-    ``S in {1, e^eps}^k`` holds the optimum (Kairouz-Oh-Viswanath (2016)). For a symmetric
-    utility ``mu(S)`` depends only on the number ``w`` of entries ``e^eps``, so the dual
-    point ``lambda = c 1`` with ``c = max_w mu_w / (k + (e^eps - 1) w)`` is feasible for all
-    ``2^k`` patterns at once, and ``k c`` bounds the optimum. (Subset selection of the best
-    size attains it, so the bound is tight.)
+    Two facts follow for the staircase LP ``max mu.theta`` s.t. ``S theta = 1`` over the
+    patterns ``S in {1, e^eps}^k``, which holds the optimum over every eps-LDP channel
+    (Kairouz-Oh-Viswanath (2016)). Subset selection with subsets of size ``w`` (every
+    pattern of weight ``w``, equally weighted) is feasible with value ``k mu_w / (k + t w)``;
+    and as ``mu`` depends only on the weight, the dual point ``lambda = c 1`` with
+    ``c = max_w mu_w / (k + t w)`` is feasible for all ``2^k`` patterns at once, so the
+    largest entry bounds the optimum: the best size attains the bound.
     """
     t = math.expm1(epsilon)
     weights = np.arange(k + 1)
-    patterns = 1.0 + t * (np.arange(k)[:, None] < weights[None, :])  # column w: w of e^eps
-    values = utility.column_values(patterns)
-    return max(float(k * np.max(values / (k + t * weights))), 0.0)
+    if utility.name == "mi":  # in closed form (log1p): exact to rounding even at tiny eps
+        values = mi_column_value(weights / k, epsilon, t)
+    else:
+        patterns = 1.0 + t * (np.arange(k)[:, None] < weights[None, :])  # column w: w of e^eps
+        values = utility.column_values(patterns)
+    return k * values / (k + t * weights)
 
 
 def _gap(value: float, upper: float) -> float:
-    return max(0.0, (upper - value) / upper) if upper > 0 else 0.0
+    """The relative gap ``(upper - value) / upper``; 0 when ``value`` reaches the bound (or
+    the bound is 0: at eps = 0 every channel has the optimum's utility, 0)."""
+    return (upper - value) / upper if upper > value else 0.0
 
 
 def subset_selection(utility: Sublinear, k: int, epsilon: float) -> DesignResult:
@@ -101,21 +109,26 @@ def subset_selection(utility: Sublinear, k: int, epsilon: float) -> DesignResult
     ``mechanism`` is :class:`ldp.mechanisms.SubsetSelection` of that size, whose privacy and
     utility are recomputed from the mechanism's own probabilities.
     """
-    best = None
-    for w in range(1, k):
-        inside, outside = subset_selection_entries(k, w, epsilon)
-        column = np.full(k, outside)
-        column[:w] = inside
-        # the column of one subset, scaled by its probability; sublinear: mu(c x) = c mu(x)
-        value = comb(k, w) * float(utility.column_values(column[:, None])[0])
-        if best is None or value > best[0] + 1e-15:
-            best = (value, w)
-    assert best is not None  # the loop ran over at least one size
-    value, w = best
+    upper: float | None = None
+    if utility.symmetric:
+        # every column of a size has one value (mutual information under the uniform prior):
+        # the best size, and the dual bound it attains
+        values = weight_class_values(utility, k, epsilon)
+        w = 1 + int(np.argmax(values[1:k]))  # the smallest of equal sizes
+        value, upper = float(values[w]), max(float(np.max(values)), 0.0)
+    else:
+        best = None
+        for size in range(1, k):
+            inside, outside = subset_selection_entries(k, size, epsilon)
+            column = np.full(k, outside)
+            column[:size] = inside
+            # the column of one subset, scaled by its probability; sublinear: mu(c x) = c mu(x)
+            score = comb(k, size) * float(utility.column_values(column[:, None])[0])
+            if best is None or score > best[0] + 1e-15:
+                best = (score, size)
+        assert best is not None  # the loop ran over at least one size
+        value, w = best
     size = int(comb(k, w, exact=True))
-    # the dual certificate and the structured optimum need every column of a size to have
-    # one value: a symmetric utility (mutual information under the uniform prior)
-    upper = weight_class_bound(utility, k, epsilon) if utility.symmetric else None
     method = f"weight-class reduction (subset selection, w={w})"
     if size * k > MAX_ENTRIES:
         if upper is None:
@@ -158,11 +171,21 @@ def _structured_subset_selection(
         raise ValueError("a structured subset-selection optimum needs a symmetric utility")
     mechanism = SubsetSelection(k, epsilon, d=d)
     p = mechanism.p
-    column = np.full(k, (1.0 - p) * k / (k - d))
-    column[:d] = p * k / d
-    value = max(float(utility.column_values(column[:, None])[0]), 0.0)
-    certified = mechanism.epsilon  # from the sampler's own law, rounded upwards
-    if not certified <= epsilon * (1.0 + 1e-12):
+    if utility.name == "mi":
+        # under the uniform prior every subset is equally likely, C(k, d)^-1, so the
+        # information is KL(Bernoulli(p) || Bernoulli(d / k)); with log1p it keeps its digits
+        # when p is close to d / k (a tiny epsilon), where the column's sum cancels
+        q = d / k
+        value = p * math.log1p((p - q) / q) + (1.0 - p) * math.log1p((q - p) / (1.0 - q))
+    else:
+        column = np.full(k, (1.0 - p) * k / (k - d))
+        column[:d] = p * k / d
+        value = float(utility.column_values(column[:, None])[0])
+    value = max(value, 0.0)
+    # from the sampler's own law, rounded upwards: a log of the law's weights, so its rounding
+    # is absolute (about 1e-15), which is relative at a tiny epsilon
+    certified = mechanism.epsilon
+    if not certified <= epsilon * (1.0 + 1e-12) + 1e-13:
         raise DesignError(
             f"the subset-selection mechanism realises epsilon = {certified!r}, above the budget "
             f"{epsilon!r}"
