@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from estimators._base import declared_protocol
 from estimators._schema import is_frame, table_rows
-from estimators.privatizer import NoSeedInPickles, atomic, update_lock
+from estimators.privatizer import NoSeedInPickles, atomic, update_lock, warn_domain_from_data
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
 
@@ -108,6 +108,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
         """Check ``y``, then set up the model from all of ``X`` (schema, classes, statistic)."""
         y_checked = check_target(self, X, y)
         self._setup(X, self.classes if classes is None else classes, y_checked)
+        warn_domain_from_data(self.columns_, f"{self._domain}=")
         return y_checked
 
     def _add_rows(self, X, y, *, first):

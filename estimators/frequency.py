@@ -52,9 +52,11 @@ class FrequencyEstimator(ProtocolEstimator):
         simplex, Norm-Sub, or iterative Bayesian update (see
         :func:`ldp.mechanisms.project_simplex`, :func:`ldp.mechanisms.norm_sub` and
         :func:`ldp.mechanisms.ibu`).
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (see :class:`~estimators.Privatizer`); a Generator is
-        deep-copied by ``clone``, so a clone replays the same noise.
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation (see :class:`~estimators.Privatizer`): ``None`` a
+        generator seeded from fresh entropy, an int (or a ``SeedSequence``) a seeded one, a
+        Generator used as is (deep-copied by ``clone``, so a clone replays the same noise),
+        ``"os"`` every random bit from the operating system's CSPRNG, as on a device.
     protocol : ldp.protocol.Protocol, Channel or mechanism, optional
         A published protocol: the estimator decodes exactly its reports (``fit_reports``
         takes report files, tables or client records carrying its fingerprint), and ``fit``

@@ -62,7 +62,8 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         Per-user budget, ``> 0``.
     bounds : dict, list or (float, float), optional
         Public ``(low, high)`` per feature, or one pair for all. Undeclared features take the
-        observed range rounded outward (simulation only).
+        observed range rounded outward (simulation only: a :class:`~ldp.PrivacyLeakWarning`
+        says so).
     classes : array-like, optional
         Public class labels; by default those in the first ``y``.
     alpha : float, default 0.01
@@ -70,8 +71,10 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     mechanism : str, default "auto"
         Mean mechanism of the statistics (``"auto"``, ``"Duchi"``, ``"Piecewise"``, ...).
     budget : {"sample", "split"}, default "sample"
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (``clone`` with a Generator replays the same noise).
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` with a Generator replays the same noise; ``"os"`` is the operating
+        system's CSPRNG).
 
     Attributes
     ----------

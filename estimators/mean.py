@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
@@ -38,9 +39,10 @@ class MeanEstimator(ProtocolEstimator):
         ``"auto"``, ``"Duchi"``, ``"Laplace"``, ``"Piecewise"``, ``"Hybrid"``,
         ``"SquareWave"``, or a dict per column.
     budget : {"split", "sample"}, default "split"
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation; ``clone`` of an estimator holding a Generator replays
-        the same noise.
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` of an estimator holding a Generator replays the same noise; ``"os"`` is the
+        operating system's CSPRNG).
     protocol : ldp.protocol.Protocol, Channel or mechanism, optional
         A published protocol: the estimator decodes exactly its reports (``fit_reports``
         takes report files, tables or client records carrying its fingerprint), and ``fit``
@@ -152,6 +154,52 @@ class MeanEstimator(ProtocolEstimator):
         high = np.array([b[1] for b in self.bounds_])
         return np.column_stack(
             [np.clip(self.mean_ - half, low, high), np.clip(self.mean_ + half, low, high)]
+        )
+
+    def to_frame(self, alpha: float = 0.05, kind: str = "worst") -> pd.DataFrame:
+        """A tidy table, one row per column: its bounds, reports, mean, standard error and
+        interval (as :meth:`estimators.FrequencyEstimator.to_frame` has per category).
+
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            The intervals are ``1 - alpha`` normal-approximation intervals.
+        kind : {"worst", "empirical"}, default "worst"
+            The variance behind ``std`` and the interval (see :meth:`variance`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``column``, ``low``, ``high``, ``n_reports``, ``mean``, ``std`` (the
+            standard error of ``mean``: the square root of :meth:`variance`), ``ci_low`` and
+            ``ci_high`` (:meth:`confidence_interval`, clipped to the bounds).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from estimators import MeanEstimator
+        >>> X = np.random.default_rng(0).uniform(20, 60, size=(20_000, 2))
+        >>> est = MeanEstimator(1.0, bounds=(0, 100), random_state=1).fit(X)
+        >>> table = est.to_frame()
+        >>> list(table.columns)
+        ['column', 'low', 'high', 'n_reports', 'mean', 'std', 'ci_low', 'ci_high']
+        >>> inside = (table["ci_low"] < table["mean"]) & (table["mean"] < table["ci_high"])
+        >>> bool(inside.all())
+        True
+        """
+        check_is_fitted(self)
+        interval = self.confidence_interval(alpha, kind)
+        return pd.DataFrame(
+            {
+                "column": [c.name for c in self.columns_],
+                "low": [b[0] for b in self.bounds_],
+                "high": [b[1] for b in self.bounds_],
+                "n_reports": [s.n for s in self.statistics_],
+                "mean": self.mean_,
+                "std": np.sqrt(self.variance(kind)),
+                "ci_low": interval[:, 0],
+                "ci_high": interval[:, 1],
+            }
         )
 
     def score(self, X: ArrayLike, y: object = None) -> float:

@@ -43,7 +43,8 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
 
     The aggregation is a :class:`~estimators.FrequencyEstimator` over the joint alphabets
     (``joint_``), so ``partial_fit`` and ``merge`` are exact. Categories and classes read from
-    the data (not declared) are for simulation only (see :class:`~estimators.Privatizer`).
+    the data (not declared) are for simulation only, and reading them gives a
+    :class:`~ldp.PrivacyLeakWarning` (see :class:`~estimators.Privatizer`).
 
     Parameters
     ----------
@@ -59,9 +60,10 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     budget : {"split", "sample"}, default "split"
     alpha : float, default 1.0
         Additive smoothing of the conditional probabilities (on the estimated counts).
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (``clone`` of an estimator holding a Generator replays
-        the same noise).
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``clone`` of an estimator holding a Generator replays the same noise; ``"os"`` is the
+        operating system's CSPRNG).
 
     Attributes
     ----------

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import secrets
+import sys
 import threading
 import warnings
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -147,6 +150,38 @@ class NoSeedInPickles:
 def check_epsilon_param(epsilon: object) -> float:
     """The ``epsilon`` parameter of an estimator: finite and ``> 0``."""
     return check_epsilon(epsilon, positive=True, allow_inf=False)
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` (for a warning raised by this function's caller) of the first frame
+    outside this package: a warning points at the user's call, however deep it was raised."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame: FrameType | None = sys._getframe(2)  # the caller's caller: stacklevel 2
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn_domain_from_data(columns: list[Column], declare: str) -> None:
+    """Warn (:class:`~ldp.PrivacyLeakWarning`) when a column's domain was read from the data.
+
+    The categories present in private data, or its range, are not covered by any epsilon:
+    every estimator that reads them says so, names the parameters that declare them
+    (``declare``) and points at the user's call.
+    """
+    undeclared = [c.name for c in columns if c.source == "data"]
+    if undeclared:
+        warnings.warn(
+            PrivacyLeakWarning(
+                f"the domain of column(s) {undeclared} was read from the private data; it is "
+                f"not covered by the reported epsilon. Declare it ({declare}) or use a "
+                "protocol file; simulations may silence this warning with "
+                "warnings.simplefilter('ignore', PrivacyLeakWarning)"
+            ),
+            stacklevel=_user_stacklevel(),
+        )
 
 
 class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
@@ -296,16 +331,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
         self.schema_from_data_ = [c.name for c in columns if c.source == "data"]
         widths = [report_width(m) for m in mechanisms]
         self._offsets = np.concatenate([[0], np.cumsum(widths)]).astype(int)
-        if self.schema_from_data_:
-            warnings.warn(
-                PrivacyLeakWarning(
-                    f"the domain of column(s) {self.schema_from_data_} was read from the private "
-                    "data; it is not covered by the reported epsilon. Declare it "
-                    "(categories=, bounds=) or use a protocol file; simulations may silence "
-                    "this warning with warnings.simplefilter('ignore', PrivacyLeakWarning)"
-                ),
-                stacklevel=4,
-            )
+        warn_domain_from_data(columns, "categories=, bounds=")
 
     # ----------------------------------------------------------------- published protocols
     def _deployed(self) -> Protocol:

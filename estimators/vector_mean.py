@@ -62,8 +62,10 @@ class VectorMeanEstimator(BaseEstimator):
         Public bound on the rows' norms. ``None`` (simulation only) takes the largest observed
         norm, which the privacy guarantee does not cover (a ``PrivacyLeakWarning`` says so).
     mechanism : {"auto", "privunit", "privunitg", "DuchiL2"}, default "auto"
-    random_state : None, int or numpy.random.Generator
-        Noise source of the simulation (``None``: the operating system's entropy).
+    random_state : None, int, numpy.random.Generator or "os"
+        Noise source of the simulation, as in :class:`~estimators.FrequencyEstimator`
+        (``None``: a generator seeded from the operating system's entropy; ``"os"``: every
+        random bit from its CSPRNG).
     protocol : ldp.protocol.Protocol or mechanism, optional
         A published protocol for vectors on a ball: the estimator decodes exactly its reports,
         and ``fit`` simulates its devices. ``epsilon``, ``radius`` and ``mechanism`` are then

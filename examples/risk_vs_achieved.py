@@ -63,7 +63,9 @@ def plot(tables: dict, path: Path) -> None:
             ns = [r[1] for r in mine]
             color = f"C{i}"
             ax.loglog(ns, [r[3].value for r in mine], "-o", color=color, label=f"k-RR, eps={eps}")
-            ax.loglog(ns, [r[2].value for r in mine], "--", color=color, label="lower bound")
+            ax.loglog(
+                ns, [r[2].value for r in mine], "--", color=color, label=f"lower bound, eps={eps}"
+            )
         ax.set_xlabel("n (users)")
         ax.set_ylabel(f"risk ({LOSSES[loss]})")
         ax.set_title(f"k = {K}: lower bound vs achieved")

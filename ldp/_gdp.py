@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 from scipy.special import erf, erfcx, ndtr, ndtri
 
 from ldp._numerics import inverse_monotone
-from ldp._validation import as_levels
+from ldp._validation import as_levels, check_broadcast
 from ldp._validation import scalar_or_array as out
 
 __all__ = [
@@ -206,6 +206,7 @@ def get_delta_from_gdp(mu: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
     """
     m, m_scalar = as_levels(mu, "mu", low=0.0)
     e, e_scalar = as_levels(epsilon, "epsilon", low=0.0)
+    check_broadcast(("mu", m.shape), ("epsilon", e.shape))
     return out(_delta_gdp(m, e), m_scalar and e_scalar)
 
 
@@ -278,6 +279,7 @@ def get_epsilon_from_gdp(mu: ArrayLike, delta: ArrayLike) -> float | np.ndarray:
     """
     m, m_scalar = as_levels(mu, "mu", low=0.0)
     d, d_scalar = as_levels(delta, "delta", low=0.0, high=1.0)
+    check_broadcast(("mu", m.shape), ("delta", d.shape))
     m, d = np.broadcast_arrays(m, d)
     result = np.zeros(m.shape)
     tv = _delta_gdp(m, np.zeros(m.shape))
@@ -332,12 +334,8 @@ def get_mu_from_epsilon_delta(epsilon: ArrayLike, delta: ArrayLike) -> float | n
     """
     e, e_scalar = as_levels(epsilon, "epsilon", low=0.0)
     d, d_scalar = as_levels(delta, "delta", low=0.0, high=1.0)
-    try:
-        e, d = np.broadcast_arrays(e, d)
-    except ValueError:
-        raise ValueError(
-            f"epsilon {np.shape(e)} and delta {np.shape(d)} must broadcast together"
-        ) from None
+    check_broadcast(("epsilon", e.shape), ("delta", d.shape))
+    e, d = np.broadcast_arrays(e, d)
     result = np.zeros(e.shape)
     result[(d >= 1.0) | (np.isinf(e) & (d > 0))] = np.inf
     work = (d > 0) & (d < 1.0) & np.isfinite(e)

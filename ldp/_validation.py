@@ -263,6 +263,20 @@ def as_levels(
     return arr, scalar or arr.ndim == 0
 
 
+def check_broadcast(*shapes: tuple[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """The broadcast shape of named array shapes.
+
+    ``shapes`` are ``(name, shape)`` pairs; arrays that do not broadcast together raise
+    ``ValueError`` naming every argument and its shape (numpy's own message names none).
+    """
+    try:
+        return tuple(np.broadcast_shapes(*(shape for _, shape in shapes)))
+    except ValueError:
+        named = [f"{name} of shape {shape}" for name, shape in shapes]
+        listed = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        raise ValueError(f"{listed} do not broadcast together") from None
+
+
 def scalar_or_array(values: ArrayLike, scalar: bool | None = None) -> float | np.ndarray:
     """The one scalar-in, scalar-out rule: a Python float for scalar input, else the array.
 

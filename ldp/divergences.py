@@ -37,7 +37,13 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import as_levels, check_pmf, check_scalar, scalar_or_array
+from ldp._validation import (
+    as_levels,
+    check_broadcast,
+    check_pmf,
+    check_scalar,
+    scalar_or_array,
+)
 
 __all__ = ["chi2", "f_divergence", "hellinger", "hockey_stick", "kl", "le_cam", "renyi", "tv"]
 
@@ -56,6 +62,15 @@ def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             f"the leading axes of p {p.shape} and q {q.shape} do not broadcast"
         ) from None
     return p, q
+
+
+def _level(
+    value: ArrayLike, name: str, p: np.ndarray, low: float, high: float | None = None
+) -> np.ndarray:
+    """A level argument (``gamma``, ``beta``) checked against the leading axes of the pair."""
+    level = as_levels(value, name, low=low, high=high)[0]
+    check_broadcast((name, level.shape), ("the leading axes of p and q", p.shape[:-1]))
+    return level
 
 
 def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.ndarray:
@@ -91,7 +106,7 @@ def hockey_stick(p: ArrayLike, q: ArrayLike, gamma: ArrayLike) -> float | np.nda
     0.25
     """
     p, q = _pair(p, q)
-    g = as_levels(gamma, "gamma", low=0.0)[0][..., None]
+    g = _level(gamma, "gamma", p, low=0.0)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         gq = np.where(q > 0, g * q, 0.0)
         gp_side = np.where(g >= 1, p - gq, gq - p)
@@ -232,7 +247,7 @@ def le_cam(p: ArrayLike, q: ArrayLike, beta: ArrayLike) -> float | np.ndarray:
     0.25
     """
     p, q = _pair(p, q)
-    b = as_levels(beta, "beta", low=0.0, high=1.0)[0]
+    b = _level(beta, "beta", p, low=0.0, high=1.0)
     if np.any((b <= 0.0) | (b >= 1.0)):
         bad = float(np.ravel(b)[np.argmax(np.ravel((b <= 0.0) | (b >= 1.0)))])
         raise ValueError(f"beta must lie in the open interval (0, 1), got {bad!r}")

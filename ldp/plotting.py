@@ -137,6 +137,12 @@ def _short(label: str) -> str:
     return head if cited is None or cited.group(0) in head else f"{head}, {cited.group(0)}"
 
 
+def _role(role: str, label: str) -> str:
+    """A legend label that says what the curve is (``lower bound: van Trees``)."""
+    short = _short(label) if label else ""
+    return role if short in ("", role) else f"{role}: {short}"
+
+
 def _levels(values: ArrayLike | None, default: np.ndarray, name: str) -> np.ndarray:
     if values is None:
         return default
@@ -567,7 +573,12 @@ class RiskDisplay:
     achieved : ndarray or None
         The achieved risk at each ``n`` (``None`` when the preset has no matching estimator).
     lower_label, achieved_label : str
-        The theorem and the estimator (legend entries).
+        The theorem and the estimator (legend entries, after ``lower bound:`` and
+        ``achieved:``).
+    quantity : str
+        What the lower bound bounds (``"minimax risk lower bound"``). With an achieved risk
+        the vertical axis is the risk itself (``"minimax risk"``), which the two curves
+        bound from below and above; alone, the bound's quantity names it.
 
     Examples
     --------
@@ -579,6 +590,10 @@ class RiskDisplay:
     True
     >>> print(display.lower_label)  # the legend names the theorem
     van Trees, Dirichlet prior on a sub-simplex (proof: 'Lower bounds' docs page, §2)
+    >>> [text.get_text() for text in display.legend_.get_texts()]
+    ['lower bound: van Trees', 'achieved: k-RR + unbiased frequency estimator']
+    >>> display.ax_.get_ylabel()
+    'minimax risk'
     """
 
     def __init__(
@@ -644,11 +659,12 @@ class RiskDisplay:
         ``figure_``, ``lines_``, ``legend_``. Legend entries are short (method and first
         citation); ``lower_label`` and ``achieved_label`` keep the full descriptions."""
         ax = _axes(ax)
+        both = self.achieved is not None
         self.lines_ = [
             ax.plot(
                 self.ns,
                 self.lower,
-                label=_short(self.lower_label),
+                label=_role("lower bound", self.lower_label) if both else _short(self.lower_label),
                 **_style(0, line_kwargs, marker=True),
             )[0]
         ]
@@ -657,17 +673,19 @@ class RiskDisplay:
                 ax.plot(
                     self.ns,
                     self.achieved,
-                    label=_short(self.achieved_label),
+                    label=_role("achieved", self.achieved_label),
                     **_style(1, line_kwargs, marker=True),
                 )[0]
             )
+        # with the achieved risk, the axis is the risk itself (one curve bounds it from below,
+        # the other attains it) and the legend says which curve is which; alone, the bound's
+        # quantity names the axis
+        risk = (re.sub(r"\s*lower bound$", "", self.quantity) or "risk") if both else self.quantity
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("number of users $n$")
-        ax.set_ylabel(self.quantity)
-        self.legend_ = _finish(
-            ax, self.lines_, title or f"{self.quantity} against $n$", fontsize="small"
-        )
+        ax.set_ylabel(risk)
+        self.legend_ = _finish(ax, self.lines_, title or f"{risk} against $n$", fontsize="small")
         self.ax_, self.figure_ = ax, ax.figure
         return self
 

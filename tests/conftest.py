@@ -1,9 +1,13 @@
 """Shared test configuration: hypothesis profiles, small helpers (a seeded generator, the
-wheel built once per session) and the trust summary."""
+wheel built once per session), the trust summary, and signs of life during long runs."""
 
 import os
+import re
 import subprocess
 import sys
+import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -79,3 +83,132 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"broken mechanism caught: {name}: eps_lower {lower:.4f} > claimed {eps:.4f}"
         )
+
+
+# ------------------------------------------------------------------------------- progress
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+class Progress:
+    """Signs of life, so that a slow run is told from a hung one.
+
+    Under pytest-xdist the terminal shows a dot per test, and nothing while both workers sit
+    in long tests (the documentation build, the clean-venv install). This plugin, on the
+    process that reports, prints a line when a test file that took at least
+    :attr:`SLOW_FILE` seconds finishes, and, after :attr:`QUIET` seconds without any test
+    finishing, a line naming the files still running; ``--durations`` (in the project's
+    pytest options) lists the slowest tests at the end.
+    """
+
+    QUIET = 30.0
+    SLOW_FILE = 10.0
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.start = self.last = time.monotonic()
+        self.lock = threading.Lock()
+        self.running: dict[str, str] = {}  # test -> its file
+        self.file_start: dict[str, float] = {}
+        self.file_total: Counter = Counter()
+        self.file_done: Counter = Counter()
+        self.total: int | None = None
+        self.done = 0
+        self.stopped = threading.Event()
+        self.watcher = threading.Thread(target=self._watch, name="progress", daemon=True)
+
+    def _write(self, line: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"[{_clock(time.monotonic() - self.start)}] {line}")
+
+    def _count(self, ids) -> None:
+        if self.total is None:
+            self.total = len(ids)
+            self.file_total.update(i.split("::")[0] for i in ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        with self.lock:
+            self._count(ids)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not hasattr(self.config, "workerinput"):
+            with self.lock:
+                self._count([item.nodeid for item in session.items])
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.watcher.start()
+
+    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+        with self.lock:
+            path = nodeid.split("::")[0]
+            self.running[nodeid] = path
+            self.file_start.setdefault(path, time.monotonic())
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        with self.lock:
+            now = self.last = time.monotonic()
+            path = self.running.pop(report.nodeid, report.nodeid.split("::")[0])
+            self.done += 1
+            self.file_done[path] += 1
+            took = now - self.file_start.get(path, now)
+            if self.file_done[path] == self.file_total.get(path) and took >= self.SLOW_FILE:
+                tests = f"{self.done} of {self.total} tests done"
+                count = self.file_done[path]
+                self._write(f"{path}: {count} test{'s' * (count != 1)} in {took:.0f} s ({tests})")
+
+    def _watch(self) -> None:
+        while not self.stopped.wait(2.0):
+            with self.lock:
+                now = time.monotonic()
+                if now - self.last < self.QUIET or not self.running:
+                    continue
+                self.last = now
+                files = sorted(set(self.running.values()))
+                shown = ", ".join(files[:4]) + (" ..." if len(files) > 4 else "")
+                self._write(f"still running: {shown} ({self.done} of {self.total} tests done)")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.stopped.set()
+
+
+#: The files that take the most time (measured, about 8 s of CPU or more), largest first:
+#: they are handed out first (``--no-loadscope-reorder``), so that under ``-n auto`` the
+#: short files fill in around them instead of a long one running alone at the end.
+LONG_POLES = (
+    "tests/test_docs.py",  # the documentation build, with every example
+    "tests/test_accounting_shuffle.py",
+    "tests/test_readme.py",  # the README's command-line blocks
+    "tests/test_clients.py",
+    "tests/test_install.py",  # the clean-venv install
+    "tests/test_fuzz.py",
+    "tests/test_risk_minimax.py",
+    "tests/test_lint.py",  # mypy
+    "tests/test_design_colgen.py",
+    "tests/test_accounting_natural_filter.py",
+    "tests/test_longitudinal.py",
+    "tests/test_examples_telemetry.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the tests marked ``long`` unless ``-m`` names them (``-m long`` runs only
+    them): their smaller twins keep every check in the default run, and CI runs both. Then
+    put the :data:`LONG_POLES` first (the order of the tests within a file is kept)."""
+    if not re.search(r"\blong\b", config.option.markexpr or ""):
+        long = [item for item in items if item.get_closest_marker("long")]
+        if long:
+            config.hook.pytest_deselected(items=long)
+            items[:] = [item for item in items if not item.get_closest_marker("long")]
+    rank = {path: i for i, path in enumerate(LONG_POLES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # the process that reports: the controller under pytest-xdist, else the only one
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Progress(config), "ldp-progress")

@@ -129,8 +129,21 @@ def test_mu_from_huge_epsilon_and_shape_errors():
     mu = get_mu_from_epsilon_delta(1e300, 0.5)
     assert mu == pytest.approx(np.sqrt(2e300), rel=1e-9)
     assert get_delta_from_gdp(mu, 1e300) <= 0.5
-    with pytest.raises(ValueError, match=r"epsilon .* and delta .* must broadcast"):
+    with pytest.raises(ValueError, match=r"epsilon of shape \(3,\) and delta of shape \(2,\)"):
         get_mu_from_epsilon_delta(np.ones(3), np.full(2, 0.1))
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("epsilon", lambda mu, x: get_delta_from_gdp(mu, x)),
+        ("delta", lambda mu, x: get_epsilon_from_gdp(mu, x)),
+    ],
+)
+def test_shapes_that_do_not_broadcast_are_named(name, call):
+    # numpy's own broadcast error names no argument
+    with pytest.raises(ValueError, match=rf"mu of shape \(2,\) and {name} of shape \(3,\)"):
+        call([1.0, 2.0], [0.1, 0.2, 0.3])
 
 
 # ------------------------------------------------------------------ precision and rounding

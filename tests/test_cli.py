@@ -6,6 +6,7 @@ Every case calls ``ldp.cli.main(argv)`` in this process; ``test_console_entry_po
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -208,8 +209,8 @@ def test_report_contract(capfd):
     assert data["tv"] == pytest.approx(channel.tv)
     for kind in ("kl", "chi2", "tv"):
         assert data["contraction"][kind]["exact"] == pytest.approx(float(channel.contraction(kind)))
-    # k-RR: the chi2 coefficient is tv tanh(eps/2), tv = (e^eps - 1) / (e^eps + k - 1): seed
-    # 001 Thm 5 is tight for it
+    # k-RR: the chi2 coefficient is tv tanh(eps/2), tv = (e^eps - 1) / (e^eps + k - 1):
+    # Ghazi-Issa (2023), Theorem 5 is tight for it
     e = math.e
     assert data["contraction"]["chi2"]["exact"] == pytest.approx((e - 1) / (e + 3) * math.tanh(0.5))
     code, out, _ = run(capfd, SUCCESS["table"])
@@ -256,6 +257,56 @@ def test_report_json_matches_the_channel(capsys):
     assert data["contraction"]["tv"]["exact"] == pytest.approx(math.tanh(1.0))
 
 
+MECHANISM_OPTIONS = {
+    # k-RR has no default alphabet: a silent k = 2 was randomized response
+    "report k-rr without --k": (["report", "k-rr", "--epsilon", "1"], "k-rr needs --k"),
+    # randomized response has two inputs: a --k was silently ignored
+    "report rr with --k": (["report", "rr", "--k", "4", "--epsilon", "1"],
+                           "--k is the alphabet size of k-rr, not of rr"),
+    "report rr with --delta": (["report", "rr", "--epsilon", "1", "--delta", "0.1"],
+                               "--delta describes binary-erasure"),
+    "report k-rr with --eta": (["report", "k-rr", "--k", "3", "--epsilon", "1", "--eta", "0.1"],
+                               "--eta describes binary-erasure"),
+    "compose k-rr without --k": (["account", "compose", "--mechanism", "k-rr", "--epsilon", "1",
+                                  "--folds", "2"], "k-rr needs --k"),
+    "compose rr with --k": (["account", "compose", "--mechanism", "rr", "--k", "4",
+                             "--epsilon", "1", "--folds", "2"], "not of rr"),
+    "compose rr with --mechanism-delta": (["account", "compose", "--mechanism", "rr",
+                                           "--epsilon", "1", "--mechanism-delta", "0.1",
+                                           "--folds", "2"], "--mechanism-delta describes"),
+    "compose gdp with --k": (["account", "compose", "--gdp", "1", "--k", "4", "--folds", "2"],
+                             "--k describes --mechanism"),
+    "shuffle k-rr without --k": (["account", "shuffle", "--mechanism", "k-rr", "--epsilon0", "1",
+                                  "--n", "1000", "--delta", "1e-6"], "k-rr needs --k"),
+    "shuffle any with --k": (["account", "shuffle", "--k", "4", "--epsilon0", "1", "--n", "1000",
+                              "--delta", "1e-6"], "not of any"),
+    "calibrate k-rr without --k": (["account", "calibrate", "--target-mu", "1", "--mechanism",
+                                    "k-rr"], "k-rr needs --k"),
+    "calibrate rr with --k": (["account", "calibrate", "--target-mu", "1", "--mechanism", "rr",
+                               "--k", "4"], "not of rr"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISM_OPTIONS))
+def test_options_a_mechanism_does_not_take_are_refused(capsys, name):
+    argv, message = MECHANISM_OPTIONS[name]
+    code, out, err = run(capsys, argv)
+    assert code == 2 and out == ""
+    assert err.startswith("ldp: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_the_alphabet_is_the_one_given(capsys):
+    """With --k given, k-RR on exactly that alphabet (4 x 4); rr is 2 x 2; calibrate without
+    --mechanism takes k-RR when --k is given and randomized response otherwise."""
+    code, out, _ = run(capsys, ["report", "k-rr", "--k", "4", "--epsilon", "1", "--json"])
+    assert code == 0 and json.loads(out)["shape"] == [4, 4]
+    code, out, _ = run(capsys, ["report", "rr", "--epsilon", "1", "--json"])
+    assert code == 0 and json.loads(out)["shape"] == [2, 2]
+    for extra, label in (([], "2-RR"), (["--k", "4"], "4-RR")):
+        code, out, _ = run(capsys, ["account", "calibrate", "--target-mu", "1", *extra, "--json"])
+        assert code == 0 and json.loads(out)["mechanism"] == label
+
+
 # ------------------------------------------------------------------------------------ design
 def test_design_command(capsys, tmp_path):
     out = tmp_path / "q.csv"
@@ -270,6 +321,25 @@ def test_design_command(capsys, tmp_path):
     argv = ["design", "--k", "3", "--epsilon", "1", "--utility", "tv", "--hypotheses", hypotheses]
     assert main(argv) == 0
     assert "certified epsilon" in capsys.readouterr().out
+
+
+def test_design_of_a_structured_optimum(capsys, tmp_path):
+    """k = 32, uniform information: subset selection of size 11, C(32, 11) = 129024480
+    outputs. No matrix is printed or written; the protocol file deploys the mechanism."""
+    argv = ["design", "--k", "32", "--epsilon", "1", "--utility", "mi"]
+    code, out, err = run(capsys, [*argv, "--json"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["matrix"] is None and data["mechanism"].startswith("SS(k=32, epsilon=1.0, d=11")
+    assert data["gap"] <= 1e-12 and data["certified"]["epsilon"] <= 1.0 + 1e-12
+    code, out, _ = run(capsys, argv)
+    assert code == 0 and "129024480 outputs, no matrix" in out
+    protocol = tmp_path / "p.json"
+    code, out, _ = run(capsys, [*argv, "--out", str(protocol), "--json"])
+    assert code == 0 and load(protocol).mechanism.params["d"] == 11
+    code, _, err = run(capsys, [*argv, "--out", str(tmp_path / "q.csv")])
+    assert code == 2 and "too large to write as a matrix" in err
+    assert not (tmp_path / "q.csv").exists()
 
 
 # ------------------------------------------------------------------------------------- bound
@@ -559,6 +629,247 @@ def test_estimate_table(capsys, files):
     assert "HR(k=3" in out and "2 missing values skipped" in out
     assert "true value inside the interval" in out
     assert all(line == line.rstrip() for line in out.splitlines())
+
+
+@pytest.fixture(scope="module")
+def rare_categories(tmp_path_factory):
+    """GRR reports (k = 6, eps = 1) of 2000 users, two categories of 1% each: their unbiased
+    estimates come out negative. Returns the protocol file, the reports and the histogram."""
+    folder = tmp_path_factory.mktemp("rare")
+    gen = np.random.default_rng(0)
+    answers = gen.choice(6, p=[0.5, 0.3, 0.15, 0.03, 0.01, 0.01], size=2000)
+    protocol = Protocol.from_mechanism(GRR(6, 1.0))
+    protocol.save(folder / "protocol.json")
+    reports = protocol.privatize(answers, rng=1)
+    write_reports(protocol, reports, folder / "reports.csv")
+    histogram = np.bincount(np.asarray(reports).ravel(), minlength=6)
+    return str(folder / "protocol.json"), str(folder / "reports.csv"), histogram
+
+
+def _frequencies_of(capsys, rare, consistency):
+    protocol, reports, _ = rare
+    argv = ["estimate", "--protocol", protocol, reports, "--consistency", consistency, "--json"]
+    code, out, err = run(capsys, argv)
+    assert code == 0, err
+    data = json.loads(out)
+    estimate = np.array([r["estimate"] for r in data["frequencies"]])
+    unbiased = np.array([r.get("unbiased", r["estimate"]) for r in data["frequencies"]])
+    return data, estimate, unbiased
+
+
+def test_negative_estimates_are_pointed_out(capsys, rare_categories):
+    data, estimate, unbiased = _frequencies_of(capsys, rare_categories, "none")
+    assert data["consistency"] == "none" and np.array_equal(estimate, unbiased)
+    negative = int(np.sum(unbiased < 0))
+    assert negative >= 1 and data["negative_unbiased_estimates"] == negative
+    protocol, reports, _ = rare_categories
+    code, out, _ = run(capsys, ["estimate", "--protocol", protocol, reports])
+    assert code == 0 and f"{negative} of 6 estimates are negative" in out
+    assert "--consistency project" in out
+    # a distribution has no negative entry: no note
+    argv = ["estimate", "--protocol", protocol, reports, "--consistency", "project"]
+    code, out, _ = run(capsys, argv)
+    assert code == 0 and "are negative" not in out
+
+
+def test_consistency_projects_onto_the_simplex(capsys, rare_categories):
+    """The Euclidean projection: ``max(f - tau, 0)`` with one threshold ``tau`` for every
+    entry, summing to one (its optimality conditions)."""
+    data, estimate, unbiased = _frequencies_of(capsys, rare_categories, "project")
+    assert data["consistency"] == "project"
+    kept = estimate > 0
+    tau = unbiased[kept] - estimate[kept]
+    np.testing.assert_allclose(tau, tau[0], atol=1e-12)
+    assert np.all(unbiased[~kept] <= tau[0] + 1e-12)
+    assert estimate.sum() == pytest.approx(1.0, abs=1e-12) and np.all(estimate >= 0)
+    # norm-sub is the same projection when the clipped estimates sum to at least one
+    assert np.maximum(unbiased, 0).sum() >= 1
+    _, norm_sub, _ = _frequencies_of(capsys, rare_categories, "norm-sub")
+    np.testing.assert_allclose(norm_sub, estimate, atol=1e-12)
+
+
+def test_consistency_norm_mul_rescales_the_clipped_estimates(capsys, rare_categories):
+    _, estimate, unbiased = _frequencies_of(capsys, rare_categories, "norm-mul")
+    clipped = np.maximum(unbiased, 0.0)
+    np.testing.assert_allclose(estimate, clipped / clipped.sum(), atol=1e-12)
+
+
+def test_consistency_ibu_is_the_em_estimate(capsys, rare_categories):
+    """Iterative Bayesian update maximises the likelihood of the reports under GRR's own
+    matrix: written out here as ``p_x <- sum_z pi_z p_x K[x, z] / (p K)_z``, run long."""
+    _, estimate, _ = _frequencies_of(capsys, rare_categories, "ibu")
+    e, k = math.e, 6
+    matrix = np.full((k, k), 1 / (e + k - 1)) + np.eye(k) * (e - 1) / (e + k - 1)
+    observed = rare_categories[2] / rare_categories[2].sum()
+    p = np.full(k, 1 / k)
+    for _ in range(20_000):
+        p = p * (matrix @ (observed / (p @ matrix)))
+
+    def likelihood(q):  # per report
+        return float(observed @ np.log(q @ matrix))
+
+    assert estimate.sum() == pytest.approx(1.0, abs=1e-12) and np.all(estimate >= 0)
+    # EM creeps towards the boundary (the rare shares tend to 0): the estimates agree to the
+    # stopping rule, their likelihoods to far less than one report's worth
+    np.testing.assert_allclose(estimate, p, atol=1e-4)
+    assert 0 <= likelihood(p) - likelihood(estimate) < 1e-8
+    assert likelihood(estimate) > likelihood(np.full(k, 1 / k)) + 0.01
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "extra"),
+    [("cms", ["--items", "a,b"]), ("piecewise", [])],
+    ids=["sketch items", "mean"],
+)
+def test_consistency_applies_to_frequencies_only(capsys, tmp_path, mechanism, extra):
+    from ldp.mechanisms import CMS, Piecewise
+
+    made = {
+        "cms": lambda: CMS(2.0, width=16, depth=2, salt="s"),
+        "piecewise": lambda: Piecewise(1.0),
+    }
+    protocol = Protocol.from_mechanism(made[mechanism]())
+    protocol.save(tmp_path / "p.json")
+    values = np.array(["a", "b"], dtype=object) if mechanism == "cms" else np.array([0.1, 0.2])
+    write_reports(protocol, protocol.privatize(values, rng=0), tmp_path / "r.csv")
+    argv = ["estimate", "--protocol", str(tmp_path / "p.json"), str(tmp_path / "r.csv"), *extra]
+    code, _, _ = run(capsys, argv)
+    assert code == 0
+    code, _, err = run(capsys, [*argv, "--consistency", "project"])
+    assert code == 2 and "--consistency applies to" in err
+
+
+# ------------------------------------------------------------------------------- input files
+@pytest.fixture
+def bad_inputs(files, tmp_path):
+    """A file that is not UTF-8 text, an empty file, a ragged CSV and a folder."""
+    (tmp_path / "binary.csv").write_bytes(b"\xff\xfe\x00a\x00\n\x00\xff")
+    (tmp_path / "empty.csv").write_bytes(b"")
+    (tmp_path / "ragged.csv").write_text('colour\n"red\n')
+    (tmp_path / "folder").mkdir()
+    names = {"binary": "binary.csv", "empty": "empty.csv", "ragged": "ragged.csv"}
+    return {**files, **{key: str(tmp_path / name) for key, name in names.items()},
+            "folder": str(tmp_path / "folder")}  # fmt: skip
+
+
+PROTOCOL, DATA = ["--protocol", "{protocol}"], ["--column", "colour", "--mechanism", "grr",
+                                                 "--epsilon", "1"]  # fmt: skip
+INPUT_ERRORS = {
+    "estimate: missing protocol": (["estimate", "--protocol", "{missing}", "{reports}"],
+                                   "--protocol: no such protocol file: {missing}"),
+    "estimate: protocol is a folder": (["estimate", "--protocol", "{folder}", "{reports}"],
+                                       "--protocol: the protocol file {folder} is a folder"),
+    "estimate: reports not UTF-8": (["estimate", *PROTOCOL, "{binary}"],
+                                    "the reports file {binary} is not UTF-8 text"),
+    "estimate: empty reports": (["estimate", *PROTOCOL, "{empty}"],
+                                "the reports file {empty} cannot be read as a table"),
+    "estimate: reports a folder": (["estimate", *PROTOCOL, "{folder}"],
+                                   "the reports file {folder} is a folder"),
+    "estimate: missing data": (["estimate", "{missing}", *DATA],
+                               "no such data file: {missing}"),
+    "estimate: data not UTF-8": (["estimate", "{binary}", *DATA],
+                                 "the data file {binary} is not UTF-8 text"),
+    "estimate: ragged data": (["estimate", "{ragged}", *DATA],
+                              "the data file {ragged} cannot be read as a table"),
+    "privatize: missing protocol": (["privatize", "--protocol", "{missing}", "{data}",
+                                     "--out", "{out}.csv"],
+                                    "--protocol: no such protocol file: {missing}"),
+    "privatize: answers not UTF-8": (["privatize", *PROTOCOL, "{binary}", "--out",
+                                      "{out}.csv"],
+                                     "the answers file {binary} is not UTF-8 text"),
+    "privatize: ragged answers": (["privatize", *PROTOCOL, "{ragged}", "--out",
+                                   "{out}.csv"],
+                                  "the answers file {ragged} cannot be read as a table"),
+    "privatize: answers a folder": (["privatize", *PROTOCOL, "{folder}", "--out", "{out}.csv"],
+                                    "the answers file {folder} is a folder"),
+    "report: missing protocol": (["report", "{missing}.json"],
+                                 "no such protocol file: {missing}.json"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(INPUT_ERRORS))
+def test_unreadable_inputs_are_named_in_one_line(capsys, bad_inputs, name):
+    argv, message = INPUT_ERRORS[name]
+    code, _, err = run(capsys, argv, bad_inputs)
+    assert code == 2
+    assert err.startswith("ldp: error: " + message.format(**bad_inputs)), err
+    # no raw errno or codec message, nothing but the one line
+    assert "Errno" not in err and "codec" not in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------ output files
+SENTINEL = b"an earlier output, which a failed command must leave as it was\n"
+
+
+def _leftovers(folder) -> list[str]:
+    """Files of ``folder`` that a command left behind (temporary files start with a dot)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_failed_privatize_leaves_an_existing_output_untouched(capsys, files, tmp_path, suffix):
+    # two chunks of good answers are written before the third chunk's bad answer fails
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame({"colour": ["red", "green", "blue"] * 2 + ["purple"]}).to_csv(answers, index=False)
+    out = tmp_path / f"reports{suffix}"
+    out.write_bytes(SENTINEL)
+    argv = ["privatize", "--protocol", files["protocol"], str(answers), "--column", "colour",
+            "--out", str(out), "--chunksize", "3", "--rng", "0"]  # fmt: skip
+    code, _, err = run(capsys, argv)
+    assert code == 2 and "rows 8" in err
+    assert out.read_bytes() == SENTINEL
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_successful_output_replaces_the_file_and_keeps_its_permissions(capsys, files, tmp_path):
+    answers = tmp_path / "answers.csv"
+    pd.DataFrame({"colour": ["red", "green", "blue"]}).to_csv(answers, index=False)
+    out = tmp_path / "reports.csv"
+    out.write_bytes(SENTINEL)
+    out.chmod(0o640)
+    argv = ["privatize", "--protocol", files["protocol"], str(answers), "--out", str(out)]
+    code, _, err = run(capsys, [*argv, "--rng", "0"])
+    assert code == 0, err
+    assert len(pd.read_csv(out)) == 3 and (out.stat().st_mode & 0o777) == 0o640
+    fresh = tmp_path / "fresh.csv"
+    code, _, err = run(capsys, [*argv[:-1], str(fresh), "--rng", "0"])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert code == 0 and (fresh.stat().st_mode & 0o777) == 0o666 & ~umask
+    assert _leftovers(tmp_path) == []
+
+
+def test_simulated_reports_and_their_protocol_are_written_together_or_not_at_all(
+    capsys, files, tmp_path
+):
+    protocol = tmp_path / "protocol.json"
+    protocol.write_bytes(SENTINEL)
+    argv = ["estimate", files["data"], "--column", "colour", "--mechanism", "grr",
+            "--epsilon", "1", "--save-protocol", str(protocol),
+            "--save-reports", str(tmp_path / "no such folder" / "reports.csv")]  # fmt: skip
+    code, _, err = run(capsys, argv)
+    assert code == 2
+    assert err.startswith("ldp: error: cannot write --save-reports ") and "no such folder" in err
+    assert protocol.read_bytes() == SENTINEL
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--out", "{out}.json"],
+        ["design", "--k", "3", "--epsilon", "1", "--utility", "mi", "--out", "{out}.csv"],
+        ["privatize", "--protocol", "{protocol}", "{data}", "--column", "size", "--out",
+         "{out}.csv"],
+    ],
+    ids=["design protocol", "design matrix", "privatize"],
+)  # fmt: skip
+def test_an_output_into_a_missing_folder_is_named(capsys, files, tmp_path, argv):
+    out = str(tmp_path / "missing" / "out")
+    code, _, err = run(capsys, [a.format(**{**files, "out": out}) for a in argv])
+    assert code == 2
+    assert err.startswith("ldp: error: cannot write --out ") and out in err
+    assert "Errno" not in err and len(err.strip().splitlines()) == 1
 
 
 # --------------------------------------------------------------------------- real processes

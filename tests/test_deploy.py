@@ -61,6 +61,30 @@ def test_design_save_load_client_and_decode(tmp_path):
     assert np.all(np.abs(error) <= 4.5 * np.sqrt(exact))  # 4.5 sd: chance ~7e-6 per answer
 
 
+def test_a_design_under_a_prior_names_the_design_that_deploys():
+    """The README tour's design: mutual information under last year's prior merges the last
+    two answers (a rank-3 channel), so no server could estimate their shares. The refusal
+    names the call that works, not the one the user made, and that call deploys."""
+    prior = [0.30, 0.35, 0.25, 0.10]
+    merged = optimal_channel(4, 1.0, utility="mi", prior=prior)
+    assert np.linalg.matrix_rank(merged.channel.matrix) == 3
+    with pytest.raises(ValueError) as refusal:
+        Protocol.from_mechanism(merged)
+    message = str(refusal.value)
+    assert "rank 3 < 4" in message and "utility='mi'" not in message
+    assert "ldp.design.optimal_frequency_channel(4, epsilon, p=prior)" in message
+    from ldp.design import optimal_frequency_channel
+
+    design = optimal_frequency_channel(4, 1.0, p=prior)
+    protocol = Protocol.from_mechanism(design, labels=["0", "1-2", "3-4", "5-7"])
+    assert protocol.epsilon <= 1.0 + 1e-12 and protocol.k == 4
+    # its reports estimate every share without bias (K D = I), the merged ones included
+    truth = np.array(prior)
+    counts = truth @ design.channel.matrix * 1e6  # the expected report histogram
+    estimate = (counts / counts.sum()) @ design.decoder
+    np.testing.assert_allclose(estimate, truth, atol=1e-12)
+
+
 def test_reports_of_another_protocol_are_refused_by_the_estimator(tmp_path):
     server = Protocol.from_mechanism(ldp.k_rr(5, 2.0), labels=LABELS)
     device = Protocol.from_mechanism(ldp.k_rr(5, 1.9), labels=LABELS)
@@ -121,7 +145,7 @@ def test_a_channel_or_mechanism_is_accepted_as_the_mechanism():
     np.testing.assert_allclose(est.frequencies_[0], 0.25, atol=0.05)
     with pytest.raises(ValueError, match="categories is fixed by the protocol"):
         FrequencyEstimator(mechanism=design, categories=[[0, 1, 2, 3]]).fit(values)
-    with pytest.raises(ValueError, match="design the channel for estimation"):
+    with pytest.raises(ValueError, match=r"design for estimation: ldp\.design\.optimal_frequency"):
         FrequencyEstimator(
             mechanism=optimal_channel(
                 4, 1.0, utility="tv", hypotheses=([0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4])

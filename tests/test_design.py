@@ -362,3 +362,133 @@ def test_large_subset_selection_optimum_is_certified():
     assert result.method.startswith("weight-class")
     assert result.epsilon <= 1.0 + 1e-10
     assert result.channel.n_outputs == math.comb(19, result.extras["subset_size"])
+
+
+# ----------------------------------------------------------- structured optimum (no matrix)
+def _ss_mi_mp(k, d, eps):
+    """I(X; Z) of d-subset selection under the uniform prior, 50 digits: a report holds the
+    input with p = d e^eps / (d e^eps + k - d) and each subset is equally likely, so
+    I = KL(Bernoulli(p) || Bernoulli(d / k))."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        big = mpmath.exp(eps)
+        p = d * big / (d * big + k - d)
+        return p * mpmath.log(p * k / d) + (1 - p) * mpmath.log((1 - p) * k / (k - d))
+
+
+def test_the_k32_mutual_information_optimum_is_subset_selection_held_as_a_mechanism():
+    import mpmath
+
+    from ldp.mechanisms import SubsetSelection
+
+    k, eps = 32, 1.0
+    values = {d: _ss_mi_mp(k, d, mpmath.mpf(1)) for d in range(1, k)}
+    d = max(values, key=values.get)  # the best size, found here by enumeration: 11
+    assert d == 11 and math.comb(k, d) == 129_024_480  # too many outputs for a matrix
+    result = optimal_channel(k, eps, utility="mi")
+    assert result.channel is None
+    assert isinstance(result.mechanism, SubsetSelection)
+    assert (result.mechanism.k, result.mechanism.d) == (k, d)
+    assert result.extras["subset_size"] == d and result.extras["n_outputs"] == math.comb(k, d)
+    expected = float(values[d])
+    assert result.value == pytest.approx(expected, rel=1e-12)
+    assert result.objective == pytest.approx(expected, rel=1e-12)
+    # the dual certificate k max_w mu_w / (k + (e - 1) w), mu_w the information of a staircase
+    # column with w entries e (uniform prior), is tight at the optimum
+    with mpmath.workdps(50):
+        e = mpmath.e
+
+        def mu(w):
+            column = [e] * w + [mpmath.mpf(1)] * (k - w)
+            mass = sum(column) / k
+            return sum(c * mpmath.log(c / mass) for c in column) / k
+
+        upper = max(k * mu(w) / (k + (e - 1) * w) for w in range(k + 1))
+    assert result.extras["upper_bound"] == pytest.approx(float(upper), rel=1e-12)
+    assert 0.0 <= result.gap <= 1e-12
+    # privacy recomputed from the mechanism: TV between two inputs is the mass of the
+    # C(k-2, d-1) subsets holding one and not the other, each P(S|x) - P(S|x') apart
+    assert result.epsilon == result.mechanism.epsilon <= eps * (1 + 1e-12)
+    assert result.delta == 0.0
+    with mpmath.workdps(50):
+        big = mpmath.exp(1)
+        p = d * big / (d * big + k - d)
+        inside = p / mpmath.binomial(k - 1, d - 1)
+        outside = (1 - p) / mpmath.binomial(k - 1, d)
+        tv = mpmath.binomial(k - 2, d - 1) * (inside - outside)
+    assert result.tv == pytest.approx(float(tv), rel=1e-9)
+
+
+def test_the_structured_optimum_deploys_through_its_mechanism():
+    from ldp.protocol import Protocol
+
+    result = optimal_channel(32, 1.0, utility="mi")
+    protocol = Protocol.from_mechanism(result.mechanism, labels=[f"a{i}" for i in range(32)])
+    assert protocol.k == 32 and protocol.mechanism.params["d"] == 11
+    assert protocol.epsilon <= 1.0 * (1 + 1e-12)
+    reports = protocol.privatize(["a0"] * 2000 + ["a1"] * 1000, rng=0)
+    estimate = protocol.decoder.estimate(protocol.aggregate(protocol.report_frame(reports)))
+    assert estimate[0] == pytest.approx(2 / 3, abs=0.1) and estimate[1] == pytest.approx(
+        1 / 3, abs=0.1
+    )
+
+
+def test_the_structured_optimum_deploys_as_a_design_result():
+    from ldp.protocol import Protocol
+
+    result = optimal_channel(32, 1.0, utility="mi")
+    assert Protocol.from_mechanism(result).mechanism == result.mechanism
+
+
+def test_structured_and_matrix_certification_agree_where_both_exist():
+    """At k = 8 the subset-selection optimum fits a matrix; certified without it (from the
+    mechanism's probabilities) it has the same value, privacy and gap."""
+    from ldp.design.staircase import _structured_subset_selection, weight_class_values
+    from ldp.design.utility import sublinear
+
+    matrix = optimal_channel(8, 1.3, utility="mi")
+    d = matrix.extras["subset_size"]
+    target = sublinear("mi", 8, None, None)
+    upper = float(weight_class_values(target, 8, 1.3).max())
+    structured = _structured_subset_selection(
+        target, 8, d, 1.3, matrix.objective, upper, "weight-class reduction"
+    )
+    assert structured.channel is None and matrix.mechanism is matrix.channel
+    assert structured.value == pytest.approx(matrix.value, rel=1e-12)
+    assert structured.value == pytest.approx(float(_ss_mi_mp(8, d, 1.3)), rel=1e-12)
+    assert structured.epsilon == pytest.approx(matrix.epsilon, rel=1e-12)
+    assert structured.tv == pytest.approx(matrix.tv, rel=1e-12)
+    assert matrix.extras["upper_bound"] == upper and 0.0 <= matrix.gap <= 1e-12
+    assert structured.gap <= 1e-12
+
+
+def test_compare_reports_a_structured_optimum():
+    table = compare(32, 1.0, utility="mi")
+    optimum = table.set_index("mechanism").loc["optimum"]
+    assert optimum["n_outputs"] == math.comb(32, 11)
+    assert optimum["value"] == pytest.approx(float(_ss_mi_mp(32, 11, 1.0)), rel=1e-12)
+    assert (table["value"] <= optimum["value"] * (1 + 1e-12)).all()
+
+
+def test_a_design_result_needs_a_channel_or_a_mechanism():
+    from ldp.design import DesignResult
+
+    with pytest.raises(ValueError, match="channel or a mechanism"):
+        DesignResult(None, 0.0, 0.0, "optimal", "closed form", "none", 1.0, 0.0, 0.0)
+
+
+def test_the_weight_class_reduction_keeps_its_digits_at_tiny_epsilon():
+    """At a tiny eps the information of d-subset selection is eps^2 q (1 - q) / 2 to leading
+    order (q = d / k; a report holding the input has p - q ~ eps q (1 - q)): the best size is
+    k / 2 and the optimum eps^2 / 8. The sizes' values differ by far less than the rounding
+    of a column's sum, so they are compared in closed form."""
+    eps = 1e-6
+    result = optimal_channel(32, eps, utility="mi")
+    assert result.extras["subset_size"] == 16
+    assert result.value == pytest.approx(eps**2 / 8, rel=1e-5)
+    assert result.extras["upper_bound"] == pytest.approx(eps**2 / 8, rel=1e-5)
+    assert 0.0 <= result.gap <= 1e-8
+    # eps = 0: every channel carries nothing; the bound is 0 and so is the gap
+    flat = optimal_channel(40, 0.0, utility="mi")
+    assert flat.value == 0.0 and flat.extras["upper_bound"] == 0.0 and flat.gap == 0.0

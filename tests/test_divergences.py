@@ -2,6 +2,7 @@
 the defining identities, and the classical inequalities between divergences."""
 
 import itertools
+import re
 
 import mpmath
 import numpy as np
@@ -191,6 +192,24 @@ def test_bad_distributions(p, q, error, match):
 def test_bad_gamma(gamma, error, match):
     with pytest.raises(error, match=match):
         dv.hockey_stick([0.5, 0.5], [0.2, 0.8], gamma)
+
+
+@pytest.mark.parametrize(
+    ("function", "name", "level"),
+    [
+        (dv.hockey_stick, "gamma", np.array([])),
+        (dv.hockey_stick, "gamma", np.ones(3)),
+        (dv.le_cam, "beta", np.full(3, 0.5)),
+        (dv.le_cam, "beta", np.full((4, 3), 0.5)),
+    ],
+)
+def test_levels_that_do_not_broadcast_are_named(function, name, level):
+    # two pairs of distributions on three outcomes: the leading shape is (2,)
+    p = np.full((2, 3), 1 / 3)
+    q = np.array([[0.2, 0.3, 0.5], [0.5, 0.3, 0.2]])
+    shape = re.escape(str(level.shape))
+    with pytest.raises(ValueError, match=rf"{name} of shape {shape} and the leading axes"):
+        function(p, q, level)
 
 
 def test_bad_generators():

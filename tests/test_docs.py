@@ -11,6 +11,7 @@ the pages load from its CDN when they are read online, may be asked for.
 from __future__ import annotations
 
 import functools
+import html
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -71,6 +73,40 @@ def test_every_section_is_built(site):
         assert (gallery / f"{script.stem}.html").is_file(), script.name
     assert (gallery / "web_survey.html").is_file()
     assert any((site / "_images").glob("contraction_table*.png"))
+    # the build ran every example (a failing one fails it; tests/test_examples.py leaves the
+    # runs to it): each page shows what its script printed
+    for script in (ROOT / "examples").glob("*.py"):
+        page = (gallery / f"{script.stem}.html").read_text(encoding="utf-8")
+        output = re.search(r'<section id="output">.*?<pre>(.*?)</pre>', page, flags=re.S)
+        assert output and re.sub(r"<[^>]+>", "", output.group(1)).strip(), script.name
+
+
+def test_every_link_inside_the_site_reaches_its_page_and_anchor(site):
+    """Every relative link of every page (the source pages' ``[docs]`` links included)
+    names a page of the site and, after ``#``, an anchor (``id``) of that page."""
+    anchors: dict[Path, set[str] | None] = {}
+
+    def anchors_of(page: Path) -> set[str] | None:
+        if page not in anchors:
+            text = page.read_text(encoding="utf-8") if page.is_file() else None
+            anchors[page] = None if text is None else set(re.findall(r'\bid="([^"]+)"', text))
+        return anchors[page]
+
+    broken, checked, docs_links = [], 0, 0
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r'<a\b([^>]*)\bhref="([^"]+)"', text):
+            link = urlsplit(html.unescape(match.group(2)))
+            if link.scheme or link.netloc:
+                continue  # outside the site
+            target = (page.parent / unquote(link.path)).resolve() if link.path else page
+            found = anchors_of(target)
+            checked += 1
+            docs_links += "viewcode-back" in match.group(1)
+            if found is None or (link.fragment and unquote(link.fragment) not in found):
+                broken.append(f"{page.relative_to(site)} -> {match.group(2)}")
+    assert checked > 10_000 and docs_links > 500  # the whole site, source pages included
+    assert broken == [], f"{len(broken)} broken link(s): {broken[:20]}"
 
 
 @pytest.fixture(scope="module")

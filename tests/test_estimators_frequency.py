@@ -2,6 +2,7 @@
 merged aggregation, intervals and lower bounds."""
 
 import copy
+import math
 
 import numpy as np
 import pandas as pd
@@ -198,3 +199,30 @@ def test_epsilon_total_is_recomputed_from_the_mechanisms():
     reports = sample.transform(frame)
     assert np.all(np.sum(~np.isnan(reports), axis=1) >= 1)
     assert isinstance(OUE(4, 1.0).epsilon, float)
+
+
+def test_mean_to_frame_has_the_mean_its_standard_error_and_interval():
+    """Duchi's one-dimensional mechanism: a decoded report on [-1, 1] has variance
+    ((e^eps + 1) / (e^eps - 1))^2 - x^2, largest at x = 0; in column units the slope is half
+    the width, so the worst-case standard error is (high - low) / 2 (e + 1) / (e - 1) / sqrt n
+    at eps = 1 (a budget of 2 split over the two columns)."""
+    gen = np.random.default_rng(3)
+    X = pd.DataFrame({"age": gen.uniform(20, 60, 4000), "score": gen.uniform(0, 1, 4000)})
+    est = MeanEstimator(
+        2.0, bounds={"age": (0, 100), "score": (-1, 1)}, mechanism="Duchi", random_state=4
+    ).fit(X)
+    table = est.to_frame(alpha=0.1)
+    assert list(table["column"]) == ["age", "score"]
+    assert list(table["low"]) == [0, -1] and list(table["high"]) == [100, 1]
+    assert list(table["n_reports"]) == [4000, 4000]
+    np.testing.assert_array_equal(table["mean"], est.mean_)
+    e = math.e
+    unit = (e + 1) / (e - 1) / math.sqrt(4000)
+    np.testing.assert_allclose(table["std"], [50 * unit, 1 * unit], rtol=1e-12)
+    z = 1.6448536269514722  # the 95% quantile of the standard normal
+    for row in table.itertuples():
+        assert row.ci_low == pytest.approx(max(row.mean - z * row.std, row.low), rel=1e-12)
+        assert row.ci_high == pytest.approx(min(row.mean + z * row.std, row.high), rel=1e-12)
+    empirical = est.to_frame(kind="empirical")
+    np.testing.assert_allclose(empirical["std"], np.sqrt(est.variance("empirical")))
+    assert np.all(empirical["std"] < table["std"])  # the worst case is at x = 0

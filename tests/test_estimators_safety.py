@@ -3,6 +3,7 @@ without echoing a raw row, and a failed update leaves the estimator exactly as i
 
 import copy
 import pickle
+import re
 import struct
 import warnings
 
@@ -127,8 +128,12 @@ def test_pickles_carry_no_seed_and_no_generator_state():
 
 def test_auto_schema_is_flagged_and_rounded_outward():
     frame = _table()
-    with pytest.warns(PrivacyLeakWarning, match="city"):
+    with pytest.warns(PrivacyLeakWarning, match="city") as caught:
         priv = Privatizer(1.0).fit(frame)
+    with pytest.warns(PrivacyLeakWarning, match="city") as caught_too:
+        FrequencyEstimator(1.0).fit(frame[["city"]])
+    # each warning points at the user's call, not into the package
+    assert {w.filename for w in [*caught, *caught_too]} == {__file__}
     assert priv.schema_from_data_ == ["city", "smoker", "income"]
     low, high = priv.columns_[2].bounds
     assert low <= frame["income"].min() and high >= frame["income"].max()
@@ -136,6 +141,30 @@ def test_auto_schema_is_flagged_and_rounded_outward():
     declared = Privatizer(1.0, categories=CITY, bounds=BOUNDS).fit(frame)
     assert declared.schema_from_data_ == []
     assert list(declared.describe()["domain_from"]) == ["declared"] * 3
+
+
+@pytest.mark.parametrize(
+    ("estimator", "columns", "column", "declared"),
+    [
+        (LDPNaiveBayes, ["city", "smoker"], "smoker", {"categories": CITY}),
+        (LDPLogisticRegression, ["income"], "income", {"bounds": BOUNDS}),
+    ],
+    ids=["naive Bayes categories", "logistic regression bounds"],
+)
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_classifiers_flag_feature_domains_read_from_data(
+    estimator, columns, column, declared, method
+):
+    """As the Privatizer and the frequency and mean estimators do: the categories present in
+    private data (or its range) are not covered by epsilon."""
+    frame = _table()[columns]
+    y = np.arange(N) % 2
+    with pytest.warns(PrivacyLeakWarning, match=column) as caught:
+        getattr(estimator(1.0, classes=[0, 1], random_state=0), method)(frame, y)
+    assert {w.filename for w in caught} == {__file__}  # it points at the user's call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared domains: nothing to warn about
+        getattr(estimator(1.0, classes=[0, 1], random_state=0, **declared), method)(frame, y)
 
 
 def _snapshot(est):
@@ -603,3 +632,41 @@ def test_fitting_a_published_protocol_reads_no_answer():
     assert priv.protocol_ == protocol and priv.n_features_in_ == 1
     frame = _SealedFrame({"answer": ["a", "b"]})
     assert list(Privatizer(protocol=protocol).fit(frame).feature_names_in_) == ["answer"]
+
+
+#: Per estimator: declared parameters, the columns it takes and whether it needs labels.
+DECLARED = {
+    FrequencyEstimator: ({"categories": CITY}, ["city", "smoker"], False),
+    MeanEstimator: ({"bounds": BOUNDS}, ["income"], False),
+    LDPNaiveBayes: ({"categories": CITY, "classes": [0, 1]}, ["city", "smoker"], True),
+    LDPLogisticRegression: ({"bounds": BOUNDS, "classes": [0, 1]}, ["income"], True),
+    Privatizer: ({"categories": CITY, "bounds": BOUNDS}, ["city", "smoker", "income"], False),
+    VectorMeanEstimator: ({"radius": 1.0}, None, False),
+}
+
+
+@pytest.mark.parametrize("estimator", list(DECLARED), ids=lambda e: e.__name__)
+def test_random_state_docs_list_what_the_estimators_accept(estimator):
+    """The README tells devices to use ``"os"``: every estimator documents it and takes it,
+    drawing its noise from the operating system's CSPRNG (and refuses what it does not
+    accept, naming it)."""
+    (line,) = re.findall(r"^ *random_state : (.*)$", estimator.__doc__, flags=re.M)
+    assert [kind.strip() for kind in re.split(r",| or ", line)] == [
+        "None",
+        "int",
+        "numpy.random.Generator",
+        '"os"',
+    ]
+    declared, columns, labelled = DECLARED[estimator]
+    X = np.eye(3)[np.arange(N) % 3] if columns is None else _table()[columns]  # unit vectors
+    y = np.arange(N) % 2
+
+    def noise(random_state):
+        est = estimator(1.0, random_state=random_state, **declared)
+        if estimator is Privatizer:
+            return est.fit(X).transform(X)
+        return est.fit(X, y) if labelled else est.fit(X)
+
+    noise("os")
+    with pytest.raises(TypeError, match="rng must be"):
+        noise(np.random.RandomState(0))

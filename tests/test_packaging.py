@@ -49,6 +49,18 @@ def test_docs_extra_is_installed_by_ci():
     assert '".[test,docs]"' in ci and "python -m sphinx -W" in ci
 
 
+def test_ci_runs_the_readme_test_command_with_the_newest_dependencies():
+    # the README's first bash block: the install command and the test command
+    readme = (ROOT / "README.md").read_text()
+    first_block = re.search(r"```bash\n(.*?)```", readme, flags=re.S).group(1)
+    (command,) = [line for line in first_block.splitlines() if "pytest" in line]
+    ci_lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert command.strip() in ci_lines  # verbatim, as a line of its own
+    # a machine with an older pytest or hypothesis preinstalled still tests what a new user
+    # gets: the newest versions the constraints allow
+    assert re.search(r"pip install -U --upgrade-strategy eager -e \S*\[test,docs\]", command)
+
+
 @pytest.mark.slow  # builds the wheel (shared with test_install.py): a few seconds
 def test_the_wheel_carries_version_licence_and_type_markers(built_wheel):
     with zipfile.ZipFile(built_wheel) as archive:

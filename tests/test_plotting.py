@@ -154,6 +154,19 @@ def test_risk_display(tmp_path):
     assert np.allclose(lower.get_ydata(), [ldp.risk.bernoulli_mean(int(n), 1.0).value for n in ns])
     assert np.allclose(achieved.get_ydata(), [ldp.risk.rr_mean_risk(int(n), 1.0).value for n in ns])
     assert np.all(lower.get_ydata() < achieved.get_ydata())
+    # the achieved risk is not a lower bound: each curve says what it is, the axis is the risk
+    assert (
+        lower.get_label()
+        == "lower bound: private Le Cam via Hellinger, Ghazi-Issa (2023), Theorem 5"
+    )
+    assert achieved.get_label() == "achieved: randomized response + unbiased estimator"
+    assert (
+        display.ax_.get_ylabel() == "minimax risk" and "lower bound" not in display.ax_.get_title()
+    )
+    assert [t.get_text() for t in display.legend_.get_texts()] == [
+        lower.get_label(),
+        achieved.get_label(),
+    ]
     assert display.ax_.get_xscale() == "log" and display.ax_.get_yscale() == "log"
     display.figure_.savefig(tmp_path / "risk.png")
     assert (tmp_path / "risk.png").stat().st_size > 1000
@@ -175,6 +188,7 @@ def test_risk_display_without_an_estimator():
     assert display.achieved is None and len(display.lines_) == 1
     # Asoodeh-Aliakbarpour-Calmon (2021), Fig. 1 at n = 20
     assert display.lower[1] == pytest.approx(0.025817, abs=1e-6)
+    # one curve: the axis says it is a lower bound
     assert display.ax_.get_ylabel() == "Bayes risk lower bound"
     moment = RiskDisplay.from_preset("moment-mean", [100, 1000], epsilon=1.0, moment=2)
     assert moment.lower[0] == pytest.approx(ldp.risk.moment_mean(100, 1.0, k=2).value)

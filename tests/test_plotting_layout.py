@@ -141,5 +141,5 @@ def test_risk_legend_is_short_and_keeps_the_citation():
     assert "Beta-Bernoulli" in display.lower_label  # the full description is kept
     # a bound proved in the documentation (no paper to cite) keeps its head only
     derived = DISPLAYS["risk"]()
-    assert derived.lines_[0].get_label() == "van Trees"
+    assert derived.lines_[0].get_label() == "lower bound: van Trees"
     assert "Lower bounds" in derived.lower_label

@@ -260,17 +260,23 @@ def _estimates(cls, trials: int, *, fixed_salt: str | None, seed: int) -> np.nda
 
 
 @pytest.mark.parametrize("cls", [CMS, HCMS])
-def test_unbiased_over_hash_draws_and_variance_matches_simulation(cls):
-    """6,000 independent salts (hash draws), rows and noise: the mean is the true count
-    within 5 standard errors and the sample variance is within 10% of the formula."""
-    trials = 6_000
+@pytest.mark.parametrize(
+    ("trials", "rtol"),
+    # the sample variance of near-normal estimates has a relative standard error of about
+    # sqrt(2 / trials): 10% at 6,000 trials and 20% at 1,500 are both 5.5 of them
+    [(1_500, 0.20), pytest.param(6_000, 0.10, marks=[pytest.mark.slow, pytest.mark.long])],
+)
+def test_unbiased_over_hash_draws_and_variance_matches_simulation(cls, trials, rtol):
+    """Independent salts (hash draws), rows and noise: the mean is the true count within 5
+    standard errors and the sample variance is within 5.5 of its standard errors of the
+    formula."""
     estimates = _estimates(cls, trials, fixed_salt=None, seed=11)
     n = DATA.size
     formula = n**2 * cls(2.0, width=16, depth=4).variance(
         n, TARGET / n, others_squared=50 * (50 / n) ** 2
     )
     assert abs(estimates.mean() - TARGET) < 5 * math.sqrt(formula / trials)
-    assert estimates.var(ddof=1) == pytest.approx(formula, rel=0.10)
+    assert estimates.var(ddof=1) == pytest.approx(formula, rel=rtol)
 
 
 @pytest.mark.parametrize("cls", [CMS, HCMS])

@@ -22,19 +22,23 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("cvxpy", "pandas", "sklearn", "matplotlib", "scipy")
 
 
-def _modules_after(code: str) -> list[str]:
-    """Top-level packages loaded by ``code`` in a fresh interpreter using this checkout."""
+def _fresh(code: str) -> subprocess.CompletedProcess:
+    """``code`` run in a fresh interpreter using this checkout."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
+    return subprocess.run(
+        [sys.executable, "-c", code],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def _modules_after(code: str) -> list[str]:
+    """Top-level packages loaded by ``code`` in a fresh interpreter using this checkout."""
+    done = _fresh(f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -57,6 +61,43 @@ def test_help_and_version_load_no_subcommand():
     assert [m for m in (*HEAVY, "numpy") if m in loaded] == []
     commands = {f"ldp.cli.{module}" for module, _ in cli._COMMANDS.values()}
     assert commands.isdisjoint(loaded)
+
+
+#: What no subcommand's parser may load: ``ldp account --help`` once took 14 s importing the
+#: optimizer and the accounting peers at parse time.
+PARSE_HEAVY = (*HEAVY, "numpy", "scipy.optimize", "dp_accounting")
+
+
+def test_ldp_account_help_imports_nothing_heavy():
+    """``python -m ldp account --help`` in a fresh process, which lists the modules it
+    loaded when it exits (after argparse has printed the help and exited)."""
+    done = _fresh(
+        "import atexit, json, runpy, sys\n"
+        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+        "sys.argv = ['ldp', 'account', '--help']\n"
+        "runpy.run_module('ldp', run_name='__main__', alter_sys=True)"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "compose" in done.stdout and "calibrate" in done.stdout  # the help was printed
+    loaded = json.loads(done.stderr.splitlines()[-1])
+    assert "ldp.cli.account" in loaded
+    assert [m for m in PARSE_HEAVY if m in loaded] == []
+
+
+def test_every_subcommand_help_imports_nothing_heavy():
+    commands = [[c] for c in cli._COMMANDS] + [
+        ["account", task] for task in ("compose", "gdp", "filter", "shuffle", "calibrate")
+    ]
+    code = (
+        "import contextlib, io\n"
+        "from ldp.cli import main\n"
+        f"for argv in {commands!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        main([*argv, '--help'])"
+    )
+    loaded = _modules_after(code)
+    assert {f"ldp.cli.{module}" for module, _ in cli._COMMANDS.values()} <= set(loaded)
+    assert [m for m in PARSE_HEAVY if m in loaded] == []
 
 
 def test_lazy_names_resolve_like_eager_ones():

@@ -6,8 +6,8 @@
   fresh interpreter (``python script.py <figure.png>``, as the tests run it), and
   ``gallery/<name>.rst`` is written with the script's description, its figure, its output
   and its source. An example that fails fails the build. Results are cached in
-  ``gallery/.cache.json`` under a hash of the script and of the library's sources, so a
-  rebuild with nothing changed runs nothing.
+  ``gallery/.cache.json`` under a hash of the script, the library's sources, the Python
+  version and the dependencies' versions, so a rebuild with nothing changed runs nothing.
 """
 
 from __future__ import annotations
@@ -70,11 +70,25 @@ class BibliographyDirective(SphinxDirective):
 
 
 # ------------------------------------------------------------------------------- gallery
+#: The installed distributions an example's output depends on (with the library's sources).
+DEPENDENCIES = ("numpy", "scipy", "pandas", "scikit-learn", "cvxpy", "matplotlib")
+
+
 def _sources_hash(root: Path) -> str:
+    """A hash of what an example's output depends on: the library's sources, the Python
+    version and the versions of its dependencies (an upgrade runs the examples again)."""
+    from importlib import metadata
+
     hasher = hashlib.sha256()
     for package in ("ldp", "estimators"):
         for path in sorted((root / package).rglob("*.py")):
             hasher.update(path.read_bytes())
+    hasher.update(sys.version.encode())
+    for name in DEPENDENCIES:
+        try:
+            hasher.update(f"{name}=={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            hasher.update(f"{name} missing".encode())
     return hasher.hexdigest()
 
 
@@ -229,10 +243,52 @@ def keep_literal_ranges_whole(app, what, name, obj, options, lines):
     lines[:] = [LITERAL_RANGE.sub(r"\1..\2", line) for line in lines]
 
 
+# ------------------------------------------------------------------------------ viewcode
+def fix_viewcode_backlinks(app: Sphinx, env) -> list[str]:
+    """Point every ``[docs]`` link of a source page at a name that is documented.
+
+    ``sphinx.ext.viewcode`` links an object of a source module to the page that documented
+    it last, under the package name that documented the module *first*: an object
+    documented under two names (``ldp.k_rr`` and ``ldp.mechanisms.k_rr``) got a link to one
+    page with the other's anchor, which does not exist. Here each module's links use one
+    package under which all of its linked objects are documented (the module's own package
+    first), with the page of each object under that name.
+    """
+    modules = getattr(env, "_viewcode_modules", {})
+    objects = env.get_domain("py").objects
+    by_last: dict[str, list[str]] = {}  # documented names by their last component
+    for full in objects:
+        by_last.setdefault(full.rsplit(".", 1)[-1], []).append(full)
+    for modname, entry in modules.items():
+        if not entry:
+            continue
+        code, tags, used, refname = entry
+        if not used:
+            continue
+        # the prefixes under which each linked name is documented
+        prefixes = None
+        for name in used:
+            found = {
+                full[: -len(name) - 1]
+                for full in by_last.get(name.rsplit(".", 1)[-1], [])
+                if full.endswith("." + name)
+            }
+            prefixes = found if prefixes is None else prefixes & found
+        if not prefixes:
+            continue  # no one name documents them all: leave viewcode's links
+        package = modname.rsplit(".", 1)[0]
+        order = [p for p in (package, modname, refname) if p in prefixes] or sorted(prefixes)
+        chosen = order[0]
+        links = {name: objects[f"{chosen}.{name}"].docname for name in used}
+        modules[modname] = (code, tags, links, chosen)
+    return []
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("ldp_gallery_examples", "", "env")
     app.add_directive("ldp-bibliography", BibliographyDirective)
     app.connect("builder-inited", build_gallery)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("autodoc-process-docstring", keep_literal_ranges_whole)
+    app.connect("env-updated", fix_viewcode_backlinks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
+import tempfile
+from collections.abc import Iterator
 from typing import NoReturn
 
 __all__ = [
     "MAX_COUNT",
     "Parser",
     "UserError",
+    "atomic_output",
     "count",
     "eta",
     "floats",
+    "input_file",
     "jsonable",
     "number",
     "pair",
+    "reading",
     "row",
 ]
 
@@ -82,6 +89,93 @@ def eta(text: str) -> float | None:
         raise argparse.ArgumentTypeError(
             f"expected a number or 'max', got {_quoted(text)}"
         ) from None
+
+
+def input_file(path: str, what: str, option: str | None = None) -> str:
+    """``path``, when it names a file that can be read; else :class:`UserError` naming it,
+    ``what`` it should hold (``"protocol file"``) and the ``option`` that gave it, never an
+    ``[Errno ...]``."""
+    where = f"{option}: " if option else ""
+    if not os.path.exists(path):
+        raise UserError(f"{where}no such {what}: {path}")
+    if os.path.isdir(path):
+        raise UserError(f"{where}the {what} {path} is a folder, not a file")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{where}the {what} {path} cannot be read (permission denied)")
+    return path
+
+
+@contextlib.contextmanager
+def reading(path: str, what: str, option: str | None = None) -> Iterator[None]:
+    """Errors of reading ``path`` inside the block, as one line naming the file, ``what`` it
+    should hold and the ``option`` that gave it: text that is not UTF-8, a table that does
+    not parse, a file that cannot be read. Other errors pass through unchanged."""
+    where = f"{option}: " if option else ""
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise UserError(f"{where}the {what} {path} is not UTF-8 text") from None
+    except UserError:
+        raise
+    except OSError as exc:
+        raise UserError(f"{where}cannot read the {what} {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        # pandas' parser errors and pyarrow's name neither the file nor what it should hold
+        if type(exc).__module__.split(".")[0] not in ("pandas", "pyarrow"):
+            raise
+        message = " ".join(str(exc).split())
+        raise UserError(f"{where}the {what} {path} cannot be read as a table: {message}") from None
+
+
+@contextlib.contextmanager
+def atomic_output(path: str, option: str) -> Iterator[str]:
+    """A temporary file beside ``path`` to write the output to, moved onto ``path`` only when
+    the block succeeds.
+
+    The temporary file is in the same directory (so that :func:`os.replace` is an atomic
+    rename) and ends with the same suffix (writers choose the format by suffix). When the
+    block raises, it is removed and an existing ``path`` is left as it was: a failed command
+    never leaves a truncated or half-written output. The new file gets the permissions of
+    the one it replaces, or those the umask gives a new file.
+
+    Parameters
+    ----------
+    path : str
+        The output file.
+    option : str
+        The option that named it (``--out``), for the message when it cannot be written.
+
+    Yields
+    ------
+    str
+        The temporary path to write to.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    try:
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{name}.", suffix=os.path.splitext(name)[1], dir=folder
+        )
+    except OSError as exc:
+        raise UserError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
+    os.close(handle)
+    try:
+        yield temporary
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        try:
+            os.chmod(temporary, mode)
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise UserError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def number(x: object) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from ldp.accounting.filters import FilterHaltedError
+# the parser needs nothing heavy (``ldp account --help`` loads no scipy): the library is
+# imported by the task that runs
 from ldp.cli._common import Parser, UserError, count, eta, number, row
-from ldp.cli.privacy import MECHANISMS, build_mechanism
-from ldp.mechanisms import k_rr, randomized_response
+from ldp.cli.privacy import MECHANISMS, alphabet_size, build_mechanism
 
 __all__ = ["add_parser", "run"]
 
@@ -29,9 +29,9 @@ def add_parser(commands) -> None:
     )
     what.add_argument("--gdp", type=float, metavar="MU", help="a mu-GDP mechanism")
     compose.add_argument("--epsilon", type=float, help="--mechanism: its epsilon")
-    compose.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    compose.add_argument("--k", type=count, help="--mechanism k-rr: alphabet size (required)")
     compose.add_argument(
-        "--mechanism-delta", type=float, default=0.0, help="--mechanism binary-erasure: delta"
+        "--mechanism-delta", type=float, help="--mechanism binary-erasure: delta (default 0)"
     )
     compose.add_argument("--eta", type=float, help="--mechanism binary-erasure: eta-TV")
     compose.add_argument("--folds", type=count, required=True, help="number of reports")
@@ -83,7 +83,7 @@ def add_parser(commands) -> None:
         default="any",
         help="the local randomizer: any epsilon0-LDP one (default), rr or k-rr",
     )
-    shuffle.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    shuffle.add_argument("--k", type=count, help="--mechanism k-rr: alphabet size (required)")
     shuffle.add_argument("--epsilon0", type=float, required=True, help="per-report epsilon")
     shuffle.add_argument("--n", type=count, required=True, help="users shuffled together")
     shuffle.add_argument("--delta", type=float, required=True, help="central delta")
@@ -100,9 +100,11 @@ def add_parser(commands) -> None:
         "--target-mu", type=float, help="central mu-GDP (instead of --target-epsilon/-delta)"
     )
     cal.add_argument(
-        "--mechanism", choices=("rr", "k-rr"), default="k-rr", help="the per-report mechanism"
+        "--mechanism",
+        choices=("rr", "k-rr"),
+        help="the per-report mechanism (default: k-rr with --k, else rr)",
     )
-    cal.add_argument("--k", type=count, default=2, help="--mechanism k-rr: alphabet size")
+    cal.add_argument("--k", type=count, help="k-rr: alphabet size")
     cal.add_argument("--folds", type=count, help="reports per user (default 1)")
     cal.add_argument("--n", type=count, help="users shuffled together (default: no shuffler)")
     cal.add_argument(
@@ -153,11 +155,13 @@ def _down(x: float) -> float:
 
 def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import shuffle_amplification
+    from ldp.mechanisms import k_rr
 
     if args.mechanism == "any":
+        alphabet_size("any", args.k)  # refuses a --k
         mechanism, name = None, f"any {args.epsilon0:g}-LDP randomizer"
     else:
-        k = 2 if args.mechanism == "rr" else args.k
+        k = alphabet_size(args.mechanism, args.k)
         mechanism = k_rr(k, args.epsilon0)
         name = f"{k}-RR (epsilon0 = {args.epsilon0:g})"
     result = shuffle_amplification(
@@ -206,7 +210,7 @@ def _shuffle(args: argparse.Namespace) -> tuple[dict, str]:
 def _calibrate(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import calibrate
 
-    k = 2 if args.mechanism == "rr" else args.k
+    k = alphabet_size(args.mechanism or ("rr" if args.k is None else "k-rr"), args.k)
     pair = (args.target_epsilon, args.target_delta)
     if args.target_mu is not None:
         if pair != (None, None):
@@ -253,9 +257,12 @@ def _compose(args: argparse.Namespace) -> tuple[dict, str]:
     if args.adaptive and args.mechanism is None:
         raise UserError("--adaptive applies to --mechanism (the other inputs are adaptive)")
     if args.mechanism is None:
-        for name in ("epsilon", "eta"):
+        for name in ("epsilon", "k", "mechanism_delta", "eta"):
             if getattr(args, name) is not None:
-                raise UserError(f"--{name} describes --mechanism; it is not used here")
+                flag = "--" + name.replace("_", "-")
+                raise UserError(f"{flag} describes --mechanism; it is not used here")
+    elif args.mechanism != "binary-erasure" and args.mechanism_delta is not None:
+        raise UserError(f"--mechanism-delta describes binary-erasure; {args.mechanism} has none")
     if args.eps_delta_eta is not None:
         e, d, h = args.eps_delta_eta
         try:
@@ -346,6 +353,8 @@ def _gdp(args: argparse.Namespace) -> tuple[dict, str]:
 
 def _request(spec: str) -> object:
     """A filter request: a GDP mu, ``rr:EPS`` or ``k-rr:K:EPS``."""
+    from ldp.mechanisms import k_rr, randomized_response
+
     parts = spec.split(":")
     kind = parts[0]
     k: int | None = None
@@ -367,6 +376,7 @@ def _request(spec: str) -> object:
 
 def _filter(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.accounting import PrivacyFilter
+    from ldp.accounting.filters import FilterHaltedError
 
     pf = PrivacyFilter(args.mu_budget, halt_on_refusal=not args.skip_refused)
     mechanisms = [_request(spec) for spec in args.request]

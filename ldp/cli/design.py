@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
-from ldp.cli._common import UserError, count, floats, pair, row
+from ldp.cli._common import UserError, atomic_output, count, floats, pair, row
 
 __all__ = ["add_parser", "run"]
 
@@ -37,6 +35,8 @@ def add_parser(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.design import optimal_channel
 
     out = args.out
@@ -49,21 +49,31 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     result = optimal_channel(
         args.k, args.epsilon, utility=args.utility, prior=args.prior, hypotheses=args.hypotheses
     )
-    matrix = result.channel.matrix
+    # a structured optimum (subset selection too large for a matrix) is its mechanism
+    matrix = None if result.channel is None else result.channel.matrix
+    if matrix is None and out is not None and not protocol_file:
+        raise UserError(
+            f"the optimum is {result.mechanism!r} with {result.extras['n_outputs']} outputs, "
+            "too large to write as a matrix: write a protocol file (--out FILE.json)"
+        )
     data = {
         "utility": args.utility,
         "value": result.value,
         "method": result.method,
         "solver": result.solver,
         "certified": {"epsilon": result.epsilon, "delta": result.delta, "tv": result.tv},
-        "matrix": matrix.tolist(),
+        "matrix": None if matrix is None else matrix.tolist(),
+        "mechanism": repr(result.mechanism),
     }
     if result.gap is not None:
         data["gap"] = result.gap
         data["upper_bound"] = result.extras["upper_bound"]
     lines = [f"optimal channel for {args.utility} at epsilon = {args.epsilon:g} ({result.method})"]
-    with np.printoptions(precision=6, suppress=True):
-        lines.append(str(matrix))
+    if matrix is None:
+        lines.append(f"  {result.mechanism!r}: {result.extras['n_outputs']} outputs, no matrix")
+    else:
+        with np.printoptions(precision=6, suppress=True):
+            lines.append(str(matrix))
     lines.append(row("utility", result.value))
     lines.append(row("certified epsilon", result.epsilon))
     lines.append(row("certified eta-TV", result.tv))
@@ -72,11 +82,13 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     if protocol_file:
         from ldp.protocol import Protocol
 
-        protocol = Protocol.from_mechanism(result.channel, labels=labels, question=args.question)
-        protocol.save(out)
+        protocol = Protocol.from_mechanism(result.mechanism, labels=labels, question=args.question)
+        with atomic_output(out, "--out") as temporary:
+            protocol.save(temporary)
         data["protocol"] = {"path": out, "fingerprint": protocol.fingerprint}
         lines.append(f"  protocol {protocol.fingerprint} written to {out}")
-    elif out is not None:
-        np.savetxt(out, matrix, delimiter=",")
+    elif out is not None and matrix is not None:
+        with atomic_output(out, "--out") as temporary:
+            np.savetxt(temporary, matrix, delimiter=",")
         lines.append(f"  matrix written to {out}")
     return data, "\n".join(lines)

@@ -4,15 +4,27 @@ or a simulation that privatizes a CSV column and compares the estimates with the
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import numpy as np
+from ldp.cli._common import (
+    UserError,
+    atomic_output,
+    count,
+    input_file,
+    jsonable,
+    reading,
+    row,
+)
 
-from ldp._validation import compact
-from ldp.cli._common import UserError, count, jsonable, row
+if TYPE_CHECKING:  # the parser needs no numpy: the library is imported when it runs
+    import numpy as np
 
-__all__ = ["ORACLES", "add_parser", "run"]
+__all__ = ["CONSISTENCY", "ORACLES", "add_parser", "run"]
 
 ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
+#: ``--consistency``: the post-processing of :mod:`ldp.mechanisms.consistency` that turns the
+#: unbiased frequencies (which can be negative) into a distribution; ``none`` keeps them.
+CONSISTENCY = ("none", "project", "norm-sub", "norm-mul", "ibu")
 
 #: Largest alphabet whose estimates ``ldp estimate`` prints: one row per category, held as a
 #: table and as JSON. Larger protocols are decoded with the library
@@ -21,6 +33,8 @@ MAX_TABLE_CATEGORIES = 1 << 16
 
 
 def _check_table_size(k: int, what: str) -> None:
+    from ldp._validation import compact
+
     if k > MAX_TABLE_CATEGORIES:
         raise UserError(
             f"{what} has k = {compact(k)} categories; ldp estimate prints one row per category, "
@@ -52,6 +66,14 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--confidence", type=float, default=0.95, help="of the intervals")
     parser.add_argument(
+        "--consistency",
+        choices=CONSISTENCY,
+        default="none",
+        help="frequencies: make the estimates a distribution by simplex projection, norm-sub, "
+        "norm-mul or iterative Bayesian update (default none: the unbiased estimates, which "
+        "can be negative); the intervals stay those of the unbiased estimates",
+    )
+    parser.add_argument(
         "--chunksize", type=count, default=1 << 20, help="reports read per chunk (memory bound)"
     )
     parser.add_argument("--save-reports", help="simulation: write the report table here")
@@ -76,9 +98,11 @@ def _z(confidence: float) -> float:
 
 def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
     """Category codes of ``column``, the sorted categories and the number of missing rows."""
+    import numpy as np
     import pandas as pd
 
-    frame = pd.read_csv(path)
+    with reading(input_file(path, "data file"), "data file"):
+        frame = pd.read_csv(path)
     if column not in frame.columns:
         names = ", ".join(map(str, frame.columns))
         raise UserError(f"column {column!r} is not in {path} (columns: {names})")
@@ -96,11 +120,22 @@ def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
     return codes, categories, missing
 
 
-def _frequency_rows(labels, estimate, half, truth=None) -> list[dict]:
+def _consistent(method: str, unbiased, decoder, statistic):
+    """The unbiased frequencies after ``--consistency`` (a distribution unless ``none``)."""
+    from ldp.mechanisms import ibu, norm_mul, norm_sub, project_simplex
+
+    if method == "ibu":
+        return ibu(decoder, statistic)
+    processing = {"project": project_simplex, "norm-sub": norm_sub, "norm-mul": norm_mul}
+    return processing[method](unbiased) if method in processing else unbiased
+
+
+def _frequency_rows(labels, estimate, half, truth=None, unbiased=None) -> list[dict]:
     return [
         {
             "category": label if isinstance(label, str) else jsonable(label),
             "estimate": float(estimate[i]),
+            **({"unbiased": float(unbiased[i])} if unbiased is not None else {}),
             "half_width": float(half[i]),
             **({"true": float(truth[i])} if truth is not None else {}),
         }
@@ -110,18 +145,53 @@ def _frequency_rows(labels, estimate, half, truth=None) -> list[dict]:
 
 def _frequency_table(rows: list[dict], confidence: float) -> list[str]:
     has_truth = bool(rows) and "true" in rows[0]
+    processed = bool(rows) and "unbiased" in rows[0]
     lines = [
-        f"  {'category':<24}{'estimate':>10}   {'+/- ' + f'{confidence:.0%}':<12}"
+        f"  {'category':<24}{'estimate':>10}"
+        + (f"{'unbiased':>10}" if processed else "")
+        + f"   {'+/- ' + f'{confidence:.0%}':<12}"
         + ("true" if has_truth else "")
     ]
     for r in rows:
         true = f"{r['true']:.4f}" if has_truth else ""
+        unbiased = f"{r['unbiased']:>10.4f}" if processed else ""
         label = str(r["category"])[:23]
-        lines.append(f"  {label:<24}{r['estimate']:>10.4f}   {r['half_width']:<12.4f}{true}")
+        lines.append(
+            f"  {label:<24}{r['estimate']:>10.4f}{unbiased}   {r['half_width']:<12.4f}{true}"
+        )
     return lines
 
 
+def _frequencies(
+    args: argparse.Namespace, labels, unbiased, half, decoder, statistic, truth=None
+) -> tuple[list[dict], list[str], dict]:
+    """The rows, table lines and summary of frequency estimates under ``--consistency``;
+    negative unbiased estimates are pointed out when they are shown as they are."""
+    import numpy as np
+
+    method = args.consistency
+    negative = int(np.sum(unbiased < 0))
+    if method == "none":
+        rows = _frequency_rows(labels, unbiased, half, truth)
+    else:
+        estimate = _consistent(method, unbiased, decoder, statistic)
+        rows = _frequency_rows(labels, estimate, half, truth, unbiased=unbiased)
+    lines = _frequency_table(rows, args.confidence)
+    if method != "none":
+        lines.append(f"  estimates after --consistency {method} (a distribution);")
+        lines.append("  the intervals are those of the unbiased estimates")
+    elif negative:
+        lines.append(
+            f"  {negative} of {len(rows)} estimates are negative (unbiased estimates scatter "
+            "around small shares);"
+        )
+        lines.append("  --consistency project, norm-sub, norm-mul or ibu makes them a distribution")
+    return rows, lines, {"consistency": method, "negative_unbiased_estimates": negative}
+
+
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.mechanisms import CountMeanSketch, FrequencyMechanism, Interval, MeanMechanism
     from ldp.protocol import load
 
@@ -130,11 +200,12 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
     z = _z(args.confidence)
-    protocol = load(args.protocol)
+    protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
     if protocol.kind == "categorical":
         _check_table_size(protocol.k or 0, f"the protocol {args.protocol}")
     decoder = protocol.decoder
-    statistic = protocol.aggregate(path, chunksize=args.chunksize)
+    with reading(input_file(path, "reports file"), "reports file"):
+        statistic = protocol.aggregate(path, chunksize=args.chunksize)
     if statistic.n == 0:
         raise UserError(f"{path} holds no reports")
     fit = _check_fit(decoder, statistic, path, strict=args.strict)
@@ -159,6 +230,11 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             "--items queries a sketch protocol (cms, hcms); a sketch protocol needs --items"
         )
     if protocol.kind == "items" and isinstance(decoder, CountMeanSketch):
+        if args.consistency != "none":
+            raise UserError(
+                "--consistency applies to the frequencies of a whole alphabet, not to queried "
+                "items of a sketch"
+            )
         items = [item for item in args.items.split(",") if item]
         if not items:
             raise UserError("--items names no item")
@@ -173,9 +249,9 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
         half = z * np.sqrt(variance)
         labels = protocol.labels if protocol.labels is not None else range(len(estimate))
-        rows = _frequency_rows(list(labels), estimate, half)
-        data["frequencies"] = rows
-        lines += _frequency_table(rows, args.confidence)
+        rows, table, summary = _frequencies(args, list(labels), estimate, half, decoder, statistic)
+        data.update(summary, frequencies=rows)
+        lines += table
     elif (
         protocol.kind == "interval"
         and isinstance(target, Interval)
@@ -188,6 +264,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         unit = float(decoder.estimate(statistic))
         mean = low + (unit - target.low) * slope
         half_width = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
+        if args.consistency != "none":
+            raise UserError("--consistency applies to frequencies, not to a mean")
         data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}
         lines.append(row("mean", mean))
         lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half_width))
@@ -215,6 +293,8 @@ def _check_fit(decoder, statistic, path: str, *, strict: bool):
 
 
 def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
+
     from ldp.mechanisms import FREQUENCY_ORACLES
 
     z = _z(args.confidence)
@@ -239,12 +319,17 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
 
         labels = [c if isinstance(c, (str, bool)) else jsonable(c) for c in categories]
         protocol = Protocol.from_mechanism(oracle, labels=labels)
-        protocol.save(args.save_protocol)
-        write_reports(protocol, reports, args.save_reports)
+        # both files or neither: each goes into place only when both were written
+        with (
+            atomic_output(args.save_protocol, "--save-protocol") as protocol_file,
+            atomic_output(args.save_reports, "--save-reports") as reports_file,
+        ):
+            protocol.save(protocol_file)
+            write_reports(protocol, reports, reports_file)
     counts = oracle.aggregate(reports)
     estimate = oracle.estimate(counts)
     half = z * np.sqrt(oracle.variance(counts.n, truth, convention="fixed"))
-    rows = _frequency_rows(categories, estimate, half, truth)
+    rows, table, summary = _frequencies(args, categories, estimate, half, oracle, counts, truth)
     source = f"{args.data}, column {args.column} (simulated reports)"
     data = {
         "source": source,
@@ -253,16 +338,18 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
         "n": counts.n,
         "missing": missing,
         "confidence": args.confidence,
+        **summary,
         "frequencies": rows,
     }
     lines = [
         f"{oracle!r} on {source}",
         row("reports", counts.n) + (f" ({missing} missing values skipped)" if missing else ""),
         row("epsilon (exact)", oracle.epsilon),
-        *_frequency_table(rows, args.confidence),
+        *table,
     ]
-    error = np.abs(estimate - truth)
-    covered = int(np.sum(error <= half))
+    # the error of the estimates shown; the intervals are around the unbiased ones
+    error = np.abs(np.array([r["estimate"] for r in rows]) - truth)
+    covered = int(np.sum(np.abs(estimate - truth) <= half))
     data["max_abs_error"] = float(error.max())
     data["covered"] = covered
     lines.append(row("max |estimate - true|", float(error.max())))

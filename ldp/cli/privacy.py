@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from typing import TYPE_CHECKING
 
-from ldp.channel import Channel
-from ldp.cli._common import UserError, count, number, row
-from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+from ldp.cli._common import UserError, count, input_file, number, row
 
-__all__ = ["MECHANISMS", "add_parser", "build_mechanism", "report", "run"]
+if TYPE_CHECKING:  # the parser needs no numpy or scipy: the library is imported when it runs
+    from ldp.channel import Channel
+
+__all__ = ["MECHANISMS", "add_parser", "alphabet_size", "build_mechanism", "report", "run"]
 
 MECHANISMS = ("rr", "k-rr", "binary-erasure")
 #: Largest channel (k^2 m entries of work) whose contraction coefficients are reported.
@@ -26,19 +28,43 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("mechanism", metavar="MECHANISM", help="rr, k-rr, binary-erasure or FILE")
     parser.add_argument("--epsilon", type=float, help="privacy level (>= 0); a file states its own")
-    parser.add_argument("--k", type=count, default=2, help="alphabet size for k-rr")
-    parser.add_argument("--delta", type=float, default=0.0, help="binary-erasure delta")
-    parser.add_argument("--eta", type=float, default=None, help="binary-erasure eta-TV")
+    parser.add_argument("--k", type=count, help="k-rr: alphabet size (required)")
+    parser.add_argument("--delta", type=float, help="binary-erasure: delta (default 0)")
+    parser.add_argument("--eta", type=float, help="binary-erasure: eta-TV (default the largest)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def alphabet_size(mechanism: str, k: int | None) -> int:
+    """``--k`` checked against the mechanism it describes: k-rr needs it (there is no
+    default alphabet), randomized response has two inputs and takes none.
+
+    Raises :class:`~ldp.cli._common.UserError` instead of a silent ``k = 2`` or a ``--k``
+    that is quietly ignored.
+    """
+    if mechanism == "k-rr":
+        if k is None:
+            raise UserError("k-rr needs --k, its alphabet size")
+        return k
+    if k is not None:
+        raise UserError(f"--k is the alphabet size of k-rr, not of {mechanism}")
+    return 2
+
+
 def build_mechanism(args: argparse.Namespace) -> Channel:
-    """The channel named on the command line (``mechanism``, ``epsilon``, ``k``, ...)."""
+    """The channel named on the command line (``mechanism``, ``epsilon``, ``k``, ``delta``,
+    ``eta``; options the mechanism does not take are ``None``, else refused)."""
+    from ldp.mechanisms import binary_erasure, k_rr, randomized_response
+
+    k = alphabet_size(args.mechanism, args.k)
+    if args.mechanism != "binary-erasure":
+        for name in ("delta", "eta"):
+            if getattr(args, name) is not None:
+                raise UserError(f"--{name} describes binary-erasure; {args.mechanism} has none")
     if args.mechanism == "rr":
         return randomized_response(args.epsilon)
     if args.mechanism == "k-rr":
-        return k_rr(args.k, args.epsilon)
-    return binary_erasure(args.epsilon, args.delta, args.eta)
+        return k_rr(k, args.epsilon)
+    return binary_erasure(args.epsilon, args.delta or 0.0, args.eta)
 
 
 def report(channel: Channel, epsilon: float) -> dict:
@@ -112,13 +138,13 @@ def _table(title: str, data: dict) -> list[str]:
 
 
 def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.channel import Channel
     from ldp.protocol import load
 
     for name in ("k", "delta", "eta"):
-        default = {"k": 2, "delta": 0.0, "eta": None}[name]
-        if getattr(args, name) != default:
+        if getattr(args, name) is not None:
             raise UserError(f"--{name} describes a named mechanism; a protocol file states its own")
-    protocol = load(path)
+    protocol = load(input_file(path, "protocol file"))
     level = protocol.epsilon if args.epsilon is None else args.epsilon
     plain = protocol.summary()
     data: dict = {
@@ -170,6 +196,6 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     channel = build_mechanism(args)
     data = report(channel, args.epsilon)
     title = f"{args.mechanism}: {data['shape'][0]} inputs x {data['shape'][1]} outputs"
-    plain = channel.summary(delta=args.delta if args.mechanism == "binary-erasure" else 0.0)
+    plain = channel.summary(delta=args.delta or 0.0)
     data["plain"] = plain.to_dict()
     return data, "\n".join([title, *_plain_lines(plain), *_table("", data)[1:]])

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
+from collections.abc import Iterator
 
-import numpy as np
-
-from ldp.cli._common import UserError, count, row
+from ldp.cli._common import UserError, atomic_output, count, input_file, reading, row
 
 __all__ = ["add_parser", "run"]
 
@@ -31,17 +29,30 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def _chunks(reader: Iterator, path: str) -> Iterator:
+    """The reader's chunks; an error of reading them (not of writing the reports) names the
+    answers file."""
+    chunks = iter(reader)
+    while True:
+        with reading(path, "answers file"):
+            chunk = next(chunks, None)
+        if chunk is None:
+            return
+        yield chunk
+
+
 def run(args: argparse.Namespace) -> tuple[dict, str]:
+    import numpy as np
     import pandas as pd
 
     from ldp._validation import check_random_state
     from ldp.mechanisms import Ball, Interval
     from ldp.protocol import ReportWriter, load
 
-    protocol = load(args.protocol)
-    if not os.path.exists(args.answers):
-        raise UserError(f"no such answers file: {args.answers}")
-    header = pd.read_csv(args.answers, nrows=0).columns.tolist()
+    protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
+    input_file(args.answers, "answers file")
+    with reading(args.answers, "answers file"):
+        header = pd.read_csv(args.answers, nrows=0).columns.tolist()
     domain = protocol.mechanism.domain
     dimension = domain.d if isinstance(domain, (Interval, Ball)) else 1
     if args.column is not None:
@@ -63,11 +74,14 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     dtype = dict.fromkeys(columns, str) if as_text else None
     rng = check_random_state("os" if args.rng is None else args.rng)
     total = 0
+    with reading(args.answers, "answers file"):
+        reader = pd.read_csv(args.answers, usecols=columns, dtype=dtype, chunksize=args.chunksize)
     with (
-        pd.read_csv(args.answers, usecols=columns, dtype=dtype, chunksize=args.chunksize) as reader,
-        ReportWriter(protocol, args.out) as writer,
+        reader,
+        atomic_output(args.out, "--out") as temporary,
+        ReportWriter(protocol, temporary) as writer,
     ):
-        for chunk in reader:
+        for chunk in _chunks(reader, args.answers):
             if chunk.isna().to_numpy().any():
                 line = total + int(np.argmax(chunk.isna().to_numpy().any(axis=1))) + 2
                 raise UserError(f"{args.answers} line {line}: the answer is missing")

@@ -22,6 +22,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
+from ldp._mechanism import Mechanism
 from ldp._quiet import quiet_stdout
 from ldp.channel import Channel
 
@@ -67,17 +68,27 @@ class DesignResult:
 
     Parameters
     ----------
-    channel, value, objective, status, solver, method, epsilon, delta, tv, repair
+    channel, value, objective, status, solver, method, epsilon, delta, tv, repair, gap
         As the attributes below. Results are made by :func:`optimal_channel`.
     extras : mapping, optional
         Program-specific details (read-only).
+    mechanism : Mechanism, optional
+        The mechanism that deploys the design; default ``channel``. Required when
+        ``channel`` is ``None``.
 
     Attributes
     ----------
-    channel : Channel
-        The certified channel (cleaned solver output).
+    channel : Channel or None
+        The certified channel (cleaned solver output). ``None`` when the optimum is a
+        structured mechanism too large to hold as a matrix (subset selection with more than
+        ``MAX_ENTRIES`` entries): then ``mechanism`` is the design.
+    mechanism : Mechanism
+        What deploys the design (with :meth:`ldp.protocol.Protocol.from_mechanism`, the
+        clients and the estimators): ``channel`` itself, or the structured mechanism
+        (:class:`ldp.mechanisms.SubsetSelection`) when there is no matrix.
     value : float
-        The utility of ``channel`` recomputed from its matrix.
+        The utility of the design recomputed from its probabilities (the matrix of
+        ``channel``, or those of ``mechanism``).
     objective : float
         The solver's optimal objective (for reference; ``value`` is what the channel gives).
     status, solver : str
@@ -85,14 +96,15 @@ class DesignResult:
     method : str
         Which program was solved.
     epsilon, delta, tv : float
-        The certified privacy: ``channel.epsilon``, ``channel.delta(requested epsilon)`` and
-        ``channel.tv``, recomputed from the matrix.
+        The certified privacy: ``epsilon``, ``delta(requested epsilon)`` and ``tv`` of the
+        design, recomputed from the matrix (or from the mechanism's sampler).
     repair : float
         How far certification moved the solver's matrix: the largest probability mass
         lifted in a row, or the mixing weight, whichever is larger (0 when nothing moved).
     gap : float or None
         Certified relative optimality gap ``(upper - value) / upper`` when the program
-        proves an upper bound on the optimum (column generation); ``None`` otherwise.
+        proves an upper bound on the optimum (column generation, and the weight-class
+        reduction by its dual); ``None`` otherwise.
 
     Examples
     --------
@@ -107,7 +119,7 @@ class DesignResult:
     True
     """
 
-    channel: Channel
+    channel: Channel | None
     value: float
     objective: float
     status: str
@@ -119,9 +131,14 @@ class DesignResult:
     repair: float = 0.0
     gap: float | None = None
     extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    mechanism: Mechanism = None  # type: ignore[assignment]  # default: the channel
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+        if self.mechanism is None:
+            if self.channel is None:
+                raise ValueError("a design result needs a channel or a mechanism")
+            object.__setattr__(self, "mechanism", self.channel)
 
     def __float__(self) -> float:
         return self.value

@@ -91,12 +91,24 @@ def compare(
         add("binary", binary)
     if isinstance(utility, str) and utility in SUBLINEAR:
         target = sublinear(utility, k, prior, hypotheses)
-        if math.comb(k, k // 2) * k <= MAX_ENTRIES:
-            add("subset selection", subset_selection(target, k, eps).channel)
+        if math.comb(k, k // 2) * k <= MAX_ENTRIES:  # the family as matrices
+            subsets = subset_selection(target, k, eps).channel
+            if subsets is not None:
+                add("subset selection", subsets)
     best = optimal_channel(
         k, eps, utility=utility, prior=prior, hypotheses=hypotheses, solver=solver
     )
-    add("optimum", best.channel)
+    if best.channel is not None:
+        add("optimum", best.channel)
+    else:  # a structured optimum (no matrix): its certified numbers
+        rows.append(
+            {
+                "mechanism": "optimum",
+                "value": best.value,
+                "epsilon": best.epsilon,
+                "n_outputs": best.extras["n_outputs"],
+            }
+        )
     table = pd.DataFrame(rows)
     table = table.dropna(subset=["value"]).reset_index(drop=True)
     table["fraction_of_optimum"] = table["value"] / best.value if best.value > 0 else np.nan

@@ -94,9 +94,14 @@ def optimal_channel(
     -------
     DesignResult
         ``.channel`` (certified), ``.value`` (its utility), ``.status``, ``.solver``, and the
-        certified ``.epsilon``, ``.delta``, ``.tv``; for column generation also ``.gap``,
-        the certified relative optimality gap of ``.value`` (``extras["upper_bound"]`` is
-        the proven upper bound on the optimum).
+        certified ``.epsilon``, ``.delta``, ``.tv``; for column generation and the
+        weight-class reduction also ``.gap``, the certified relative optimality gap of
+        ``.value`` (``extras["upper_bound"]`` is the proven upper bound on the optimum).
+        ``.mechanism`` deploys the design (``Protocol.from_mechanism(result.mechanism)``).
+        When the optimum is subset selection with more than ``MAX_ENTRIES`` entries (mutual
+        information under the uniform prior at large ``k``), ``.channel`` is ``None`` and
+        ``.mechanism`` is the :class:`ldp.mechanisms.SubsetSelection` of the optimal size,
+        certified from its own probabilities.
 
     Raises
     ------
@@ -111,6 +116,9 @@ def optimal_channel(
     0.030299862
     >>> res.channel.is_ldp(0.5)
     True
+    >>> large = optimal_channel(32, 1.0, utility="mi")  # C(32, 11) outputs: no matrix
+    >>> large.channel is None, large.mechanism, large.gap
+    (True, SS(k=32, epsilon=1.0, d=11, encoding='bits'), 0.0)
     """
     k = check_integer(k, "k", low=2)
     if k * k > MAX_ENTRIES:  # every design holds at least a k x k matrix

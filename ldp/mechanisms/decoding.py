@@ -45,7 +45,8 @@ def check_decodable(channel: Channel, weights: np.ndarray | None = None) -> None
     Raises
     ------
     ValueError
-        If the rank is below the number of inputs, with advice on designing for estimation.
+        If the rank is below the number of inputs, naming the design for estimation
+        (:func:`ldp.design.optimal_frequency_channel`).
 
     Examples
     --------
@@ -62,12 +63,12 @@ def check_decodable(channel: Channel, weights: np.ndarray | None = None) -> None
     used = np.ones(channel.n_outputs, dtype=bool) if weights is None else weights > 0
     rank = int(np.linalg.matrix_rank(matrix[:, used]))
     if rank < channel.n_inputs:
+        k = channel.n_inputs
         raise ValueError(
-            f"the channel's {channel.n_inputs} input distributions are not identifiable from "
-            f"its outputs (rank {rank} < {channel.n_inputs}), so no unbiased frequency decoder "
-            "exists: design the channel for estimation (a utility that keeps every input "
-            "apart, such as utility='mi' or a gain matrix, or "
-            "ldp.design.optimal_frequency_channel)"
+            f"the channel's {k} input distributions are not identifiable from its outputs "
+            f"(rank {rank} < {k}): no unbiased frequency decoder exists. To estimate "
+            "frequencies, design for estimation: "
+            f"ldp.design.optimal_frequency_channel({k}, epsilon, p=prior)"
         )
 
 

@@ -145,6 +145,9 @@ def _as_mechanism(mechanism: object) -> Mechanism:
         return mechanism.channel
     if isinstance(mechanism, Mechanism):
         return mechanism
+    designed = getattr(mechanism, "mechanism", None)  # a DesignResult: what deploys it
+    if isinstance(designed, Mechanism):
+        return designed
     channel = getattr(mechanism, "channel", None)  # a DesignResult or FrequencyDesign
     if isinstance(channel, Channel):
         return channel
