@@ -47,9 +47,12 @@ def main(figure: str | None = None) -> None:
     print(f"protocol {protocol.fingerprint}: {mech.key}")
     print(f"  exactly {mech.epsilon:.6g}-LDP; cap threshold {mech.gamma:.4f}, p = {mech.p:.4f}")
 
-    # --- devices: one report each, from the stdlib client
+    # --- devices: one report each, from the stdlib client. A device cannot bound PrivUnit's
+    # privacy exactly from the file's constants, so it runs PrivUnit only when the app pins
+    # the exact file it was built with (the app's own policy, shipped with it)
     document = protocol.to_dict()
-    records = [ldp_client.privatize(document, row.tolist()) for row in x]
+    policy = {"pinned_fingerprints": [protocol.pin]}
+    records = [ldp_client.privatize(document, row.tolist(), policy=policy) for row in x]
 
     # --- server: decode and average
     est = VectorMeanEstimator(protocol=protocol).fit_reports(records)

@@ -345,6 +345,11 @@ class Channel(Mechanism):
         matrix = self._matrix
         if matrix.shape[0] == 1 or bool(np.all(matrix == matrix[0])):
             return 0.0  # one input, or every input with the same law
+        pair = symmetric_pair(matrix)
+        if pair is not None:  # k-RR: every row one d and k - 1 o's, so one exact sum
+            d, o = float(pair[0, 0]), float(pair[0, 1])
+            low, high = min(d, o), max(d, o)
+            return math.inf if low == 0.0 else log_up(Fraction(high) / Fraction(low))
         return log_up(largest_likelihood_ratio(matrix))
 
     @property

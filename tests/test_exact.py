@@ -134,3 +134,45 @@ def test_probabilities_are_the_exact_ratios_of_the_weights():
     exact = probabilities(weights)
     total = sum(Fraction(w) for w in weights)
     assert exact == [Fraction(w) / total for w in weights] and sum(exact) == 1
+
+
+def _brute_ratio(matrix):
+    rows = [[Fraction(float(w)) for w in row] for row in matrix]
+    rows = [[w / sum(row) for w in row] for row in rows]
+    worst = Fraction(1)
+    for z in range(len(rows[0])):
+        column = [row[z] for row in rows]
+        if max(column) == 0:
+            continue
+        if min(column) == 0:
+            return None
+        worst = max(worst, max(column) / min(column))
+    return worst
+
+
+def test_the_largest_likelihood_ratio_is_exact_against_brute_force():
+    """Random matrices with ties, permuted rows, zero columns, near-equal entries and rows
+    that do not sum to one exactly: the float pre-selection never loses the exact extremes."""
+    import numpy as np
+
+    from ldp._exact import largest_likelihood_ratio
+
+    gen = np.random.default_rng(4)
+    for trial in range(300):
+        k, m = int(gen.integers(2, 7)), int(gen.integers(1, 7))
+        matrix = gen.random((k, m))
+        if trial % 3 == 0:  # permutations of one row: equal exact sums
+            matrix = np.array([gen.permutation(matrix[0]) for _ in range(k)])
+        if trial % 5 == 0:  # entries one ulp apart
+            matrix[:, 0] = matrix[0, 0]
+            matrix[1, 0] = np.nextafter(matrix[1, 0], 2.0)
+        if trial % 7 == 0:
+            matrix[:, -1] = 0.0
+        if trial % 11 == 0:
+            matrix[0, 0] = 0.0
+        if np.any(matrix.sum(axis=1) == 0):
+            continue
+        matrix = matrix / matrix.sum(axis=1, keepdims=True)
+        assert largest_likelihood_ratio(matrix) == _brute_ratio(matrix)
+    tiny = np.array([[1e-300, 1.0], [2e-300, 1.0]])
+    assert largest_likelihood_ratio(tiny) == _brute_ratio(tiny)

@@ -940,7 +940,10 @@ def test_a_protocol_file_carrying_a_seed_is_refused(name, field, where, value):
         "report": document["report"],
     }[where]
     target[field] = value
-    document["fingerprint"] = fingerprint_of(document)
+    try:
+        document["fingerprint"] = fingerprint_of(document)
+    except ValueError:  # an integer above 2^53: no canonical text, so no fingerprint exists
+        pass
     with pytest.raises(ValueError):
         Protocol.from_dict(document)
 

@@ -65,7 +65,12 @@ def test_reports_from_the_client_give_the_same_estimate_as_the_library():
     records = []
     for i, row in enumerate(x):
         stream = io.BytesIO(np.random.default_rng(i).bytes(1 << 14))
-        records.append(ldp_client.privatize(protocol.to_dict(), row.tolist(), stream.read))
+        pinned = {"pinned_fingerprints": [protocol.pin]}  # PrivUnitG runs only when pinned
+        records.append(
+            ldp_client.privatize(
+                protocol.to_dict(), row.tolist(), policy=pinned, randbytes=stream.read
+            )
+        )
     est = VectorMeanEstimator(protocol=protocol).fit_reports(records)
     library = protocol.read_reports(records)
     assert est.n_reports_ == 60

@@ -52,6 +52,8 @@ __all__ = [
     "bloom_rappor_key",
     "bloom_rappor_round",
     "canonical_json",
+    "channel_delta_within",
+    "gaussian_delta_within",
     "load_protocol",
     "mechanism_key",
     "privatize",
@@ -433,11 +435,11 @@ def _smallest_double(holds, guess):
     else:
         low = here
         while True:
-            high = low + step
-            if high >= _LIMIT_ORDINAL:
-                raise ValueError("the privacy of the protocol could not be decided")
+            high = min(low + step, _LIMIT_ORDINAL)
             if holds(double(high)):
                 break
+            if high == _LIMIT_ORDINAL:
+                raise ValueError("the privacy of the protocol could not be decided")
             low, step = high, step * 2
     while high - low > 1:
         middle = (low + high) // 2
@@ -1065,6 +1067,26 @@ def _device_privacy(proto):
 
 
 _MEMO_NAMES = ("l-grr", "l-osue", "l-oue", "rappor", "dbitflip-pm")
+
+
+def gaussian_delta_within(mu, epsilon, delta):
+    """Whether ``Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) <= delta``, certified in
+    exact arithmetic (the check a device makes of a Gaussian protocol's stated pair).
+
+    ``mu``, ``epsilon`` and ``delta`` are numbers or fractions; ``False`` when the bound
+    cannot be shown.
+    """
+    return _gaussian_delta_within(
+        _exact(mu, "mu"), _exact(epsilon, "epsilon"), _exact(delta, "delta")
+    )
+
+
+def channel_delta_within(matrix, epsilon, delta):
+    """Whether a channel's profile ``max_{x, x'} sum_z max(0, P(z|x) - e^eps P(z|x'))`` is at
+    most ``delta`` at ``epsilon``, for the rows of ``matrix`` divided by their exact sums
+    (the check a device makes of a channel stated with ``delta > 0``)."""
+    rows = [[_exact(w, "matrix") for w in row] for row in matrix]
+    return _channel_delta_within(rows, _exact(epsilon, "epsilon"), _exact(delta, "delta"))
 
 
 # ----------------------------------------------------------------------------- the protocol

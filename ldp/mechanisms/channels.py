@@ -9,11 +9,13 @@ matrix, so the parameters here are a recipe, not a claim.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp import _formulas
+from ldp._exact import nearest_within, within_exp
 from ldp._formulas import erasure_weight, k_rr_probabilities
 from ldp._validation import (
     check_epsilon,
@@ -57,7 +59,10 @@ def k_rr(k: int, epsilon: float) -> Channel:
     Returns
     -------
     Channel
-        The ``k x k`` row-stochastic channel; its :attr:`~ldp.Channel.epsilon` is ``epsilon``.
+        The ``k x k`` row-stochastic channel. Its keep probability is moved down to the
+        first double whose ratio to the others is within ``e^epsilon`` exactly, so that its
+        :attr:`~ldp.Channel.epsilon` (the exact level of the matrix) is at most ``epsilon``
+        and within a few units in the last place of it.
 
     Examples
     --------
@@ -77,6 +82,15 @@ def k_rr(k: int, epsilon: float) -> Channel:
         )
     eps = check_epsilon(epsilon)
     keep, other, _ = k_rr_probabilities(k, eps)
+    if 0.0 < eps < math.inf and other > 0.0:
+        # every row is a permutation of one row, which Channel divides by its correctly
+        # rounded sum: the largest ratio is the ratio of the two divided doubles, exactly.
+        # Move keep down to the first double that puts it within e^eps (more privacy).
+        def holds(w: float) -> bool:
+            total = math.fsum([w, *([other] * (k - 1))])
+            return within_exp(Fraction(w / total) / Fraction(other / total), eps)
+
+        keep = nearest_within(holds, keep, 0.0)
     matrix = np.full((k, k), other)
     np.fill_diagonal(matrix, keep)
     return Channel(matrix)

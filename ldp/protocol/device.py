@@ -85,13 +85,13 @@ def device_epsilon_for_delta(document: dict[str, Any], guess: float) -> float:
         mu = 2 / Fraction(document["sampler"]["sigma"])
 
         def holds(eps: float, target: Fraction) -> bool:
-            return bool(client._gaussian_delta_within(mu, Fraction(eps), target))
+            return bool(client.gaussian_delta_within(mu, Fraction(eps), target))
 
     elif name == "channel":
         rows = [[Fraction(w) for w in row] for row in document["mechanism"]["params"]["matrix"]]
 
         def holds(eps: float, target: Fraction) -> bool:
-            return bool(client._channel_delta_within(rows, Fraction(eps), target))
+            return bool(client.channel_delta_within(rows, Fraction(eps), target))
 
     else:
         raise ValueError(
