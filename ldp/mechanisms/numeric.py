@@ -1425,9 +1425,9 @@ class Staircase(MeanMechanism):
 
     @property
     def epsilon(self) -> float:
-        """The level asked for: the largest density ratio of the law as sampled
-        (:meth:`_ratios`; ``1/b`` for every step ratio in real numbers, here from the doubles
-        ``b`` and ``p0``) is at most ``e^eps`` exactly."""
+        """The level asked for: the largest density ratio of the law as sampled (between
+        periods, ``1/b``, and between adjacent steps; all ``1/b`` in real numbers, here from
+        the doubles ``b`` and ``p0``) is at most ``e^eps`` exactly."""
         return certified_epsilon(self._ratio(), self._eps_budget)
 
     @property
