@@ -7,6 +7,9 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
 * ``ldp report MECHANISM|protocol.json``: the privacy of a mechanism or a protocol file,
   computed from the mechanism (epsilon, the delta profile, eta-TV) with its exact contraction
   coefficients beside the best theorem bounds;
+* ``ldp verify protocol.json [--max-epsilon E] [--pin HEX]``: the device client's own
+  checks on a protocol file (the privacy a device computes from its constants, whether an
+  app with that policy runs it, and the pin to ship);
 * ``ldp privatize --protocol protocol.json answers.csv --out reports.csv``: a device
   simulator;
 * ``ldp estimate --protocol protocol.json reports.csv``: estimates with confidence intervals
@@ -42,6 +45,7 @@ __all__ = ["build_mechanism", "main", "report"]
 #: runs or its help is asked for, so ``ldp --help`` starts without numpy or scipy.
 _COMMANDS = {
     "report": ("privacy", "privacy and contraction of a mechanism or a protocol file"),
+    "verify": ("verify", "what a device computes for a protocol file, and whether it would run it"),
     "design": ("design", "the utility-maximising channel for a budget, certified"),
     "privatize": (
         "privatize",

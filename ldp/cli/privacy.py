@@ -167,6 +167,17 @@ def _protocol_report(path: str, args: argparse.Namespace) -> tuple[dict, str]:
     lines.append(row("stated epsilon (>= recomputed)", protocol.epsilon))
     if protocol.delta:
         lines.append(row("stated delta", protocol.delta))
+    try:
+        device = protocol.device_privacy()
+    except ValueError as exc:
+        device = {"refused": " ".join(str(exc).split())}
+        lines.append(f"  {exc}")
+    else:
+        label = "on a device (exact)" if device["certified"] else "on a device (only if pinned)"
+        lines.append(row(label, device["epsilon"]))
+    data["device"] = device
+    data["pin"] = protocol.pin
+    data["version"] = protocol.version
     channel = protocol.mechanism if isinstance(protocol.mechanism, Channel) else None
     if channel is None:
         try:
