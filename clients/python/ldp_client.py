@@ -59,6 +59,7 @@ __all__ = [
     "privatize",
     "privatize_round",
     "privatize_with_ledger",
+    "read_json",
     "verify",
 ]
 
@@ -168,32 +169,41 @@ def _value_depth(value):
     return deepest
 
 
-def _parse(protocol):
-    """The protocol as a dict: from its JSON text (str or bytes) or a dict, within limits."""
-    if isinstance(protocol, (bytes, bytearray)):
-        if len(protocol) > MAX_PROTOCOL_BYTES:
+def read_json(text):
+    """The JSON value of a protocol file's text (``str`` or UTF-8 ``bytes``), read within the
+    limits every reader applies: at most ``MAX_PROTOCOL_BYTES``, nesting at most
+    ``MAX_DEPTH``, no key repeated within an object, no ``NaN`` or ``Infinity``. Refusals are
+    one-line ``ValueError`` messages."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_PROTOCOL_BYTES:
             raise ValueError(f"the protocol is larger than {MAX_PROTOCOL_BYTES} bytes: refused")
         try:
-            protocol = bytes(protocol).decode("utf-8")
+            text = bytes(text).decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("the protocol is not UTF-8 text") from None
-    if isinstance(protocol, str):
-        if len(protocol) > MAX_PROTOCOL_BYTES or len(protocol.encode("utf-8")) > (
-            MAX_PROTOCOL_BYTES
-        ):
-            raise ValueError(f"the protocol is larger than {MAX_PROTOCOL_BYTES} bytes: refused")
-        if _text_depth(protocol) > MAX_DEPTH:
-            raise ValueError(f"the protocol nests deeper than {MAX_DEPTH} levels: refused")
-        try:
-            protocol = json.loads(
-                protocol, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant
-            )
-        except RecursionError:  # pragma: no cover - the depth was checked
-            raise ValueError("the protocol nests too deeply") from None
-        except ValueError as exc:
-            if "repeats the key" in str(exc) or "not a finite" in str(exc):
-                raise
-            raise ValueError("the protocol is not valid JSON (truncated?)") from None
+    if not isinstance(text, str):
+        raise TypeError(f"the protocol's text must be str or bytes, not {type(text).__name__}")
+    if len(text) > MAX_PROTOCOL_BYTES or len(text.encode("utf-8", "surrogatepass")) > (
+        MAX_PROTOCOL_BYTES
+    ):
+        raise ValueError(f"the protocol is larger than {MAX_PROTOCOL_BYTES} bytes: refused")
+    if _text_depth(text) > MAX_DEPTH:
+        raise ValueError(f"the protocol nests deeper than {MAX_DEPTH} levels: refused")
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+    except RecursionError:  # pragma: no cover - the depth was checked
+        raise ValueError("the protocol nests too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"the protocol is not valid JSON (truncated?): {exc.msg} at line {exc.lineno} "
+            f"column {exc.colno}"
+        ) from None
+
+
+def _parse(protocol):
+    """The protocol as a dict: from its JSON text (str or bytes) or a dict, within limits."""
+    if isinstance(protocol, (str, bytes, bytearray)):
+        protocol = read_json(protocol)
     if not isinstance(protocol, dict):
         raise TypeError("protocol must be a dict or its JSON text")
     if _value_depth(protocol) > MAX_DEPTH:
@@ -1076,17 +1086,20 @@ def gaussian_delta_within(mu, epsilon, delta):
     ``mu``, ``epsilon`` and ``delta`` are numbers or fractions; ``False`` when the bound
     cannot be shown.
     """
-    return _gaussian_delta_within(
-        _exact(mu, "mu"), _exact(epsilon, "epsilon"), _exact(delta, "delta")
-    )
+    return _gaussian_delta_within(_rational(mu, "mu"), _rational(epsilon, "epsilon"),
+                                  _rational(delta, "delta"))  # fmt: skip
 
 
 def channel_delta_within(matrix, epsilon, delta):
     """Whether a channel's profile ``max_{x, x'} sum_z max(0, P(z|x) - e^eps P(z|x'))`` is at
     most ``delta`` at ``epsilon``, for the rows of ``matrix`` divided by their exact sums
     (the check a device makes of a channel stated with ``delta > 0``)."""
-    rows = [[_exact(w, "matrix") for w in row] for row in matrix]
-    return _channel_delta_within(rows, _exact(epsilon, "epsilon"), _exact(delta, "delta"))
+    rows = [[_rational(w, "matrix") for w in row] for row in matrix]
+    return _channel_delta_within(rows, _rational(epsilon, "epsilon"), _rational(delta, "delta"))
+
+
+def _rational(value, name):
+    return value if isinstance(value, Fraction) else _exact(value, name)
 
 
 # ----------------------------------------------------------------------------- the protocol
