@@ -20,8 +20,8 @@ On top of the comparison:
   at a time towards more privacy, to the first double whose exact ratio is within the budget
   (the mechanisms then state the budget itself, :func:`certified_epsilon`).
 
-The device clients (``clients/``) carry their own copy of this algorithm (they depend on
-nothing); ``docs/protocol.md`` specifies it.
+The comparison itself is the device client's (``ldp._device``): the library and a device
+certify with the same code, and ``docs/protocol.md`` specifies it for other clients.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
+
+from ldp._device import device_client
 
 __all__ = [
     "certified_epsilon",
@@ -49,9 +51,6 @@ __all__ = [
     "within_exp",
 ]
 
-#: Working precisions (bits) tried in turn; the last one failing means a ratio within
-#: ``2^-16000`` of ``e^t``, which no pair of doubles can produce.
-_PRECISIONS = (64, 128, 256, 1024, 4096, 16384)
 #: Largest ``|t|`` compared exactly (``e^2000`` is far beyond any double ratio of interest).
 MAX_EXPONENT = 2000
 
@@ -66,12 +65,12 @@ def _fraction(value: Fraction | float | int, name: str) -> Fraction:
     return Fraction(value)
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -((-a) // b)
-
-
 def exp_bounds(t: Fraction | float, bits: int = 64) -> tuple[Fraction, Fraction]:
     """Rationals ``lo <= e^t <= hi`` whose relative gap is about ``2^-bits``.
+
+    The Taylor series of ``e^(t / 2^s)`` at ``t / 2^s <= 1/2`` in fixed point with floors
+    (and ceilings), its tail bounded by twice its next term, then ``s`` squarings rounded
+    outward (the device client's ``exp_bounds``).
 
     Parameters
     ----------
@@ -88,41 +87,18 @@ def exp_bounds(t: Fraction | float, bits: int = 64) -> tuple[Fraction, Fraction]
     >>> Fraction("2.7182818284590452353") < lo <= hi < Fraction("2.7182818284590452354")
     True
     """
-    t = _fraction(t, "t")
-    if abs(t) > MAX_EXPONENT:
-        raise ValueError(f"t must lie in [-{MAX_EXPONENT}, {MAX_EXPONENT}], got {float(t)!r}")
-    if t < 0:
-        lo, hi = exp_bounds(-t, bits)
-        return 1 / hi, 1 / lo
-    if t == 0:
-        return Fraction(1), Fraction(1)
-    # e^t = (e^y)^(2^s) with y = t / 2^s <= 1/2
-    s = max(0, math.ceil(math.log2(t)) + 1) if t > 0 else 0
-    y = t / (1 << s)
-    precision = bits + s + 16
-    one = 1 << precision
-    num, den = y.numerator, y.denominator
-    lo_sum = hi_sum = 0
-    lo_term = hi_term = one  # floor / ceil of 2^P y^n / n!
-    n = 0
-    while True:
-        lo_sum += lo_term
-        hi_sum += hi_term
-        n += 1
-        lo_term = (lo_term * num) // (den * n)
-        hi_term = _ceil_div(hi_term * num, den * n)
-        if hi_term <= 1:
-            break
-    # the tail sum_{m >= n} y^m / m! is at most twice its first term (y <= 1/2, n >= 1)
-    lo_int, hi_int = lo_sum, hi_sum + 2 * hi_term
-    for _ in range(s):
-        lo_int = (lo_int * lo_int) >> precision
-        hi_int = _ceil_div(hi_int * hi_int, one)
-    return Fraction(lo_int, one), Fraction(hi_int, one)
+    x = _fraction(t, "t")
+    if abs(x) > MAX_EXPONENT:
+        raise ValueError(f"t must lie in [-{MAX_EXPONENT}, {MAX_EXPONENT}], got {float(x)!r}")
+    lo, hi = device_client().exp_bounds(x, bits)
+    return lo, hi
 
 
 def compare_exp(ratio: Fraction | float | int, t: Fraction | float) -> int:
     """The sign of ``ratio - e^t``, decided exactly: ``-1``, ``0`` or ``1``.
+
+    The enclosure of ``e^t`` is narrowed (64, 128, ... 16384 bits) until it excludes
+    ``ratio``; for rational ``t != 0``, ``e^t`` is irrational (Lindemann), so it always does.
 
     Examples
     --------
@@ -135,19 +111,7 @@ def compare_exp(ratio: Fraction | float | int, t: Fraction | float) -> int:
     """
     r = _fraction(ratio, "ratio")
     x = _fraction(t, "t")
-    if x == 0:
-        return (r > 1) - (r < 1)
-    if r <= 0:
-        return -1
-    for bits in _PRECISIONS:
-        lo, hi = exp_bounds(x, bits)
-        if r < lo:
-            return -1
-        if r > hi:
-            return 1
-    raise ArithmeticError(  # pragma: no cover - needs a ratio within 2^-16000 of e^t
-        "could not separate the ratio from e^t"
-    )
+    return int(device_client().compare_exp(r, x))
 
 
 def within_exp(ratio: Fraction | float | int, t: Fraction | float) -> bool:
@@ -159,7 +123,7 @@ def log_up(ratio: Fraction | float | int | None) -> float:
     """The smallest double ``t >= 0`` with ``e^t >= ratio``: ``log(ratio)`` rounded up.
 
     ``None`` (an impossible denominator, a ratio that is infinite) gives ``inf``; a ratio at
-    most 1 gives 0.
+    most 1 gives 0; a ratio above ``e^2000`` gives ``inf`` (an upper bound).
 
     Examples
     --------
@@ -176,16 +140,7 @@ def log_up(ratio: Fraction | float | int | None) -> float:
     """
     if ratio is None:
         return math.inf
-    r = _fraction(ratio, "ratio")
-    if r <= 1:
-        return 0.0
-    if r < 2:  # log1p of the exact excess keeps the relative precision of small levels
-        guess = math.log1p(float(r - 1))
-    else:
-        guess = math.log(r.numerator) - math.log(r.denominator)
-    if guess > MAX_EXPONENT:
-        raise ValueError(f"the ratio is too large to bound exactly (log about {guess:.4g})")
-    return smallest_double(lambda t: compare_exp(r, t) <= 0, max(guess, 0.0))
+    return float(device_client().log_up(_fraction(ratio, "ratio")))
 
 
 def _ordinal(value: float) -> int:
@@ -194,10 +149,6 @@ def _ordinal(value: float) -> int:
 
 def _double(ordinal: int) -> float:
     return float(struct.unpack("<d", struct.pack("<q", ordinal))[0])
-
-
-#: The bit pattern of ``MAX_EXPONENT``: searches over the doubles stay below it.
-_LIMIT_ORDINAL = int(struct.unpack("<q", struct.pack("<d", float(MAX_EXPONENT)))[0])
 
 
 def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
@@ -213,27 +164,7 @@ def smallest_double(holds: Callable[[float], bool], guess: float) -> float:
     >>> smallest_double(lambda t: t * t >= 2.0, 1.0)
     1.4142135623730951
     """
-    here = _ordinal(max(float(guess), 0.0))
-    step = 1
-    if holds(_double(here)):
-        high = here
-        while True:
-            low = max(high - step, 0)
-            if low == 0 and holds(0.0):
-                return 0.0
-            if not holds(_double(low)):
-                break
-            high, step = low, step * 2
-    else:
-        low = here
-        while True:
-            high = min(low + step, _LIMIT_ORDINAL)
-            if holds(_double(high)):
-                break
-            if high == _LIMIT_ORDINAL:
-                raise ValueError(f"no double up to {MAX_EXPONENT} satisfies the condition")
-            low, step = high, step * 2
-    return _double(_bisect(holds, low, high))
+    return float(device_client().smallest_double(holds, max(float(guess), 0.0)))
 
 
 def _bisect(holds: Callable[[float], bool], failing: int, passing: int) -> int:

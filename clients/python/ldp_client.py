@@ -53,13 +53,17 @@ __all__ = [
     "bloom_rappor_round",
     "canonical_json",
     "channel_delta_within",
+    "compare_exp",
+    "exp_bounds",
     "gaussian_delta_within",
     "load_protocol",
+    "log_up",
     "mechanism_key",
     "privatize",
     "privatize_round",
     "privatize_with_ledger",
     "read_json",
+    "smallest_double",
     "verify",
 ]
 
@@ -349,10 +353,10 @@ def _ceil_div(a, b):
     return -((-a) // b)
 
 
-def _exp_bounds(t, bits):
+def exp_bounds(t, bits):
     """Fractions ``lo <= e^t <= hi`` (relative gap about ``2^-bits``), ``|t| <= 2000``."""
     if t < 0:
-        lo, hi = _exp_bounds(-t, bits)
+        lo, hi = exp_bounds(-t, bits)
         return 1 / hi, 1 / lo
     if t == 0:
         return Fraction(1), Fraction(1)
@@ -383,12 +387,12 @@ def _exp_range(t, bits):
     """Bounds ``(lo, hi)`` on ``e^t`` for ``t >= 0``; beyond ``t = 2000``, ``lo = e^2000``
     (still a lower bound) and ``hi = None`` (unbounded)."""
     if t <= _MAX_EXPONENT:
-        return _exp_bounds(t, bits)
-    lo, _ = _exp_bounds(Fraction(_MAX_EXPONENT), bits)
+        return exp_bounds(t, bits)
+    lo, _ = exp_bounds(Fraction(_MAX_EXPONENT), bits)
     return lo, None
 
 
-def _compare_exp(ratio, t):
+def compare_exp(ratio, t):
     """The sign of ``ratio - e^t`` for fractions, decided exactly."""
     if t == 0:
         return (ratio > 1) - (ratio < 1)
@@ -397,7 +401,7 @@ def _compare_exp(ratio, t):
     if abs(t) > _MAX_EXPONENT:
         raise ValueError("the protocol's privacy level is too large to compare")
     for bits in _PRECISIONS:
-        lo, hi = _exp_bounds(t, bits)
+        lo, hi = exp_bounds(t, bits)
         if ratio < lo:
             return -1
         if ratio > hi:
@@ -405,7 +409,7 @@ def _compare_exp(ratio, t):
     raise ValueError("the privacy of the protocol could not be decided")  # pragma: no cover
 
 
-def _log_up(ratio):
+def log_up(ratio):
     """The smallest double ``t >= 0`` with ``e^t >= ratio`` (``inf`` for ``None``)."""
     if ratio is None:
         return math.inf
@@ -417,10 +421,10 @@ def _log_up(ratio):
         guess = math.log(ratio.numerator) - math.log(ratio.denominator)
     if guess > _MAX_EXPONENT:
         return math.inf
-    return _smallest_double(lambda t: _compare_exp(ratio, Fraction(t)) <= 0, max(guess, 0.0))
+    return smallest_double(lambda t: compare_exp(ratio, Fraction(t)) <= 0, max(guess, 0.0))
 
 
-def _smallest_double(holds, guess):
+def smallest_double(holds, guess):
     """The smallest double ``t >= 0`` with ``holds(t)`` (``holds`` is monotone), searched
     from ``guess``: steps that double until the answer is bracketed, then bisection over the
     doubles (ordered as their bit patterns)."""
@@ -449,7 +453,7 @@ def _smallest_double(holds, guess):
             if holds(double(high)):
                 break
             if high == _LIMIT_ORDINAL:
-                raise ValueError("the privacy of the protocol could not be decided")
+                raise ValueError(f"no double up to {_MAX_EXPONENT} satisfies the condition")
             low, step = high, step * 2
     while high - low > 1:
         middle = (low + high) // 2
@@ -507,7 +511,7 @@ def _phi_lower_tail(x, bits):
     half_square = x * x / 2
     if half_square > _MAX_EXPONENT:
         return Fraction(0), Fraction(1, 1 << 2800)
-    exp_lo, exp_hi = _exp_bounds(-half_square, bits + 8)
+    exp_lo, exp_hi = exp_bounds(-half_square, bits + 8)
     depth = 8
     while True:
         convergents = []
@@ -1042,10 +1046,10 @@ def _device_privacy(proto):
         rows = _check_channel(proto)
         if delta == 0:
             ratio = _channel_ratio(rows)
-            if ratio is not None and _compare_exp(ratio, epsilon) <= 0:
-                out["epsilon"] = _log_up(ratio)
+            if ratio is not None and compare_exp(ratio, epsilon) <= 0:
+                out["epsilon"] = log_up(ratio)
                 return out
-            raise _refuse(proto, f"epsilon = {_log_up(ratio)!r}", f"epsilon = {float(epsilon)!r}")
+            raise _refuse(proto, f"epsilon = {log_up(ratio)!r}", f"epsilon = {float(epsilon)!r}")
         if not _channel_delta_within(rows, epsilon, delta):
             raise _refuse(proto, f"a delta above {float(delta)!r} at epsilon = "
                           f"{float(epsilon)!r}", f"delta = {float(delta)!r}")  # fmt: skip
@@ -1068,11 +1072,11 @@ def _device_privacy(proto):
             raise _refuse(proto, f"epsilon = {_float_up(level)!r}", f"epsilon = {float(epsilon)!r}")
         out["epsilon"] = _float_up(level)
     else:
-        if ratio is None or _compare_exp(ratio, epsilon) > 0:
-            raise _refuse(proto, f"epsilon = {_log_up(ratio)!r}", f"epsilon = {float(epsilon)!r}")
-        out["epsilon"] = _log_up(ratio)
+        if ratio is None or compare_exp(ratio, epsilon) > 0:
+            raise _refuse(proto, f"epsilon = {log_up(ratio)!r}", f"epsilon = {float(epsilon)!r}")
+        out["epsilon"] = log_up(ratio)
     if name in _MEMO_NAMES:
-        out["epsilon_permanent"] = _log_up(extra)
+        out["epsilon_permanent"] = log_up(extra)
     return out
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["client_source"]
+from ldp._device import client_path
 
-_FILES = {"python": "ldp_client.py", "javascript": "ldp_client.mjs"}
+__all__ = ["client_source"]
 
 
 def client_source(language: str = "python") -> Path:
@@ -34,14 +34,4 @@ def client_source(language: str = "python") -> Path:
     >>> client_source("javascript").name, client_source("javascript").is_file()
     ('ldp_client.mjs', True)
     """
-    if language not in _FILES:
-        raise ValueError(f"language must be 'python' or 'javascript', got {language!r}")
-    name = _FILES[language]
-    package = Path(__file__).resolve().parents[1]
-    installed = package / "_clients" / name
-    if installed.exists():
-        return installed
-    checkout = package.parent / "clients" / ("python" if language == "python" else "js") / name
-    if checkout.exists():
-        return checkout
-    raise FileNotFoundError(f"the {language} client is not installed with this copy of ldp")
+    return client_path(language)

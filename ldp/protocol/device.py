@@ -11,39 +11,18 @@ checks. The JavaScript client implements the same checks (``docs/protocol.md``, 
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from fractions import Fraction
-from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
+from ldp._device import device_client
 from ldp._exact import smallest_double
-from ldp.protocol.clients import client_source
 
 __all__ = ["device_client", "device_epsilon_for_delta", "device_privacy"]
 
 #: A stated delta is certified with this relative slack, so that a device whose bound of the
 #: profile is looser by less than ``2^-40`` (relative) still accepts the file.
 DELTA_SLACK = Fraction(1, 1 << 40)
-
-
-@lru_cache(maxsize=1)
-def device_client() -> ModuleType:
-    """The Python device client (``ldp_client``), loaded once from the shipped file.
-
-    Examples
-    --------
-    >>> from ldp.protocol.device import device_client
-    >>> device_client().PROTOCOL_VERSION
-    2
-    """
-    path = client_source("python")
-    spec = importlib.util.spec_from_file_location("ldp._device_client", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def device_privacy(document: dict[str, Any]) -> dict[str, Any]:
