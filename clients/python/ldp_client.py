@@ -1109,6 +1109,7 @@ def _rational(value, name):
 # ----------------------------------------------------------------------------- the protocol
 class Protocol(dict):
     """A checked protocol (a dict): pass it to :func:`privatize` to skip checking it again.
+    Only :func:`load_protocol` makes one; treat it as read-only.
 
     ``mechanism_id`` is the canonical mechanism id, ``pin`` the SHA-256 (64 hex digits) of its
     canonical text, ``privacy`` the privacy this client computed from its constants.
@@ -1135,9 +1136,9 @@ def load_protocol(protocol):
     mechanism, constants this client cannot sample, and constants whose privacy (computed
     here, exactly) exceeds the privacy the file states.
     """
-    if isinstance(protocol, Protocol):
-        return protocol
-    document = _parse(protocol)
+    if isinstance(protocol, Protocol) and hasattr(protocol, "privacy"):
+        return protocol  # checked by this function already
+    document = _parse(dict(protocol) if isinstance(protocol, Protocol) else protocol)
     if document.get("format") != _FORMAT:
         raise ValueError("not an ldp protocol file (its format is not 'ldp-protocol')")
     version = document.get("version")
