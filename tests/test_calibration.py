@@ -484,8 +484,8 @@ def test_the_gaussian_sigma_realises_at_most_mu():
         assert Fraction(2) / Fraction(g.sigma) <= Fraction(mu) and g.mu == mu
         with mpmath.workprec(BITS):
             assert _relative(g.sigma, 2 / _mp(mu)) < 1e-15
-        if mu <= 40:  # (epsilon, 1e-6) stays finite
-            client = _client(g, delta=1e-6)
+        if mu <= 40 and mu in FIXED:  # (epsilon, 1e-6) stays finite; the protocol's search
+            client = _client(g, delta=1e-6)  # for its epsilon costs ~0.1 s: fixed levels only
             assert client["mu"] <= mu and mu - client["mu"] <= 1e-15 * mu, (mu, client)
         assert g.epsilon == math.inf
 
