@@ -5,7 +5,9 @@ Playwright (the system browser: nothing is downloaded), opens ``examples/web_sur
 answers the question 20 times, reads each record from the page and downloads
 ``report.jsonl``; the server side (``ldp.protocol``) then decodes the records and the file.
 The page also loads local protocol files (a GRR and an interval protocol) through its file
-input. The browser test skips, with the reason, only where Chromium cannot be launched,
+input, refuses hostile ones (constants edited, fingerprint recomputed) and ones above its
+policy, showing why, and refuses the report that would exceed its daily budget. The client's
+test vectors and the hostile suite run in the browser too. The browser test skips, with the reason, only where Chromium cannot be launched,
 and never in CI (``CI`` set).
 """
 
@@ -17,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from fractions import Fraction
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
@@ -25,7 +28,7 @@ import numpy as np
 import pytest
 
 from ldp.mechanisms import GRR, Laplace
-from ldp.protocol import Protocol, load, read_reports
+from ldp.protocol import Protocol, canonical, load, read_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "web_survey"
@@ -41,6 +44,10 @@ FLAGS = [
     "--disable-sync",
 ]
 ANSWERS_PER_RUN = 20
+HOSTILE = json.loads((ROOT / "clients" / "hostile_protocols.json").read_text())
+
+sys.path.insert(0, str(ROOT / "clients" / "python"))
+import ldp_client  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- the protocol
@@ -140,6 +147,7 @@ def page(browser, site):
     page.on("request", outside)
     page.goto(f"{site}/examples/web_survey/index.html")
     page.wait_for_selector("body[data-state=ready]", timeout=10_000)
+    page.evaluate("localStorage.clear()")  # a fresh privacy ledger for each test
     yield page
     page.close()
     assert not problems, problems
@@ -159,8 +167,10 @@ def test_the_survey_privatizes_in_the_browser_and_the_server_decodes(page, tmp_p
     assert page.text_content("#question") == protocol.question
     assert page.text_content("#fingerprint") == protocol.fingerprint
     privacy = page.text_content("#privacy")
-    shown = math.ceil(math.exp(protocol.epsilon) * 100) / 100  # rounded up, 3 digits
-    assert f"e^ε = {shown:g}" in privacy and "ε = 1" in privacy
+    device = ldp_client.verify(protocol.to_json())["epsilon"]  # what the device computes
+    shown = math.ceil(math.exp(device) * 100) / 100  # rounded up, 3 digits
+    assert f"e^ε = {shown:g}" in privacy and "ε = 1 (computed in this browser" in privacy
+    assert "ε ≤ 2" in page.text_content("#policy")
     # no answer chosen: the page says so and makes no record
     page.click("#privatize")
     assert "Choose an answer" in page.text_content("#error")
@@ -221,3 +231,121 @@ def test_the_survey_loads_a_local_protocol_file(page, tmp_path):
     error = page.text_content("#error")
     assert "outside the protocol's bounds" in error and "130" not in error
     assert page.text_content("#count") == "1"
+
+
+def _load_file(page, tmp_path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    page.set_input_files("#protocol-file", str(path))
+
+
+def _refitted(document: dict) -> str:
+    """``document`` with its fingerprint recomputed, as anyone can (the JSON text)."""
+    body = {key: value for key, value in document.items() if key != "fingerprint"}
+    return json.dumps({**body, "fingerprint": canonical.content_hash(body)[:16]})
+
+
+def test_the_survey_refuses_a_hostile_file_and_says_why(page, tmp_path):
+    grr = Protocol.from_mechanism(GRR(3, 1.0), labels=["yes", "no", "unsure"], question="Q?")
+    document = grr.to_dict()
+    document["sampler"]["keep"] = [1, 0]  # every report the true answer; epsilon still 1
+    _load_file(page, tmp_path, "hostile.json", _refitted(document))
+    page.wait_for_selector("body[data-state=refused]", timeout=10_000)
+    error = page.text_content("#error")
+    assert error.startswith("hostile.json was refused by this browser: grr: the sampler ")
+    assert "epsilon = inf (computed on this device)" in error
+    assert error.endswith("Nothing was privatized or sent.")
+    assert page.is_disabled("#privatize")
+    assert page.text_content("#question") == "No protocol loaded"
+    assert page.text_content("#privacy") == ""
+
+    # an honest file above the page's policy (epsilon at most 2) is refused too
+    loud = Protocol.from_mechanism(GRR(3, 3.0), labels=["yes", "no", "unsure"])
+    _load_file(page, tmp_path, "loud.json", loud.to_json())
+    page.wait_for_function(
+        "document.getElementById('error').textContent.startsWith('loud.json')"
+    )
+    assert "above the app's max_epsilon = 2" in page.text_content("#error")
+    assert page.is_disabled("#privatize")
+
+    # and a good file is accepted again afterwards
+    _load_file(page, tmp_path, "grr.json", grr.to_json())
+    page.wait_for_selector("body[data-state=ready]", timeout=10_000)
+    assert page.text_content("#error") == ""
+    assert page.text_content("#fingerprint") == grr.fingerprint
+
+
+def test_the_survey_refuses_the_report_over_its_daily_budget(page, tmp_path):
+    grr = Protocol.from_mechanism(GRR(3, 2.0), labels=["yes", "no", "unsure"])
+    _load_file(page, tmp_path, "grr.json", grr.to_json())
+    page.wait_for_function(
+        f"document.getElementById('fingerprint').textContent === '{grr.fingerprint}'"
+    )
+    # the budget is epsilon 30 a day; each report costs the epsilon the device computes
+    each = Fraction(ldp_client.verify(grr.to_json())["epsilon"])
+    allowed = int(Fraction(30) / each)
+    assert allowed in (14, 15)
+    page.get_by_label("no", exact=True).check()
+    for i in range(allowed):
+        _privatize(page, i + 1)
+    assert page.text_content("#error") == ""
+    page.click("#privatize")
+    page.wait_for_function("document.getElementById('error').textContent !== ''")
+    assert "over the app's budget (epsilon 30.0, delta 1e-06 per 1 day): refused, nothing sent" in (
+        page.text_content("#error")
+    )
+    assert page.text_content("#count") == str(allowed)
+    ledger = json.loads(page.evaluate("localStorage.getItem('ldp-ledger')"))
+    charges = ledger["questions"]["web-survey"]["charges"]
+    assert len(charges) == allowed and all(Fraction(c[1]) == each for c in charges)
+
+
+#: Runs in the page: every test vector (reports from their bytes) and every hostile file
+#: (refused before a byte is drawn) through the client module; returns what failed.
+CONFORMANCE = """async () => {
+  const client = await import("/clients/js/ldp_client.mjs");
+  const vectors = await (await fetch("/clients/test_vectors.json")).json();
+  const hostile = await (await fetch("/clients/hostile_protocols.json")).json();
+  const failures = [];
+  const replay = (hex) => {
+    const data = Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
+    let at = 0;
+    return { randbytes: (n) => { const out = data.subarray(at, at + n); at += out.length; return out; },
+             used: () => at, size: data.length };
+  };
+  let ran = 0;
+  for (const v of vectors.vectors) {
+    const source = replay(v.bytes);
+    const name = v.protocol.mechanism.name;
+    const policy = name.startsWith("privunit") ? { pinned_fingerprints: [v.protocol.fingerprint] } : undefined;
+    try {
+      const { report } = client.privatize(v.protocol, v.value, { policy, randbytes: source.randbytes });
+      const same = report.length === v.report.length && report.every((a, i) =>
+        v.rtol === 0 ? Object.is(a, v.report[i]) : Math.abs(a - v.report[i]) <= v.rtol * Math.abs(v.report[i]));
+      if (!same || source.used() !== source.size) failures.push(`${v.name}: ${JSON.stringify(report)}`);
+    } catch (error) {
+      failures.push(`${v.name}: ${error.message}`);
+    }
+    ran += 1;
+  }
+  for (const h of hostile) {
+    let drawn = 0;
+    try {
+      client.privatize(h.protocol, h.value, { randbytes: (n) => { drawn += n; return new Uint8Array(n); } });
+      failures.push(`${h.name}: accepted`);
+    } catch (error) {
+      if (!(error instanceof RangeError || error instanceof TypeError) || drawn > 0) {
+        failures.push(`${h.name}: ${error}, ${drawn} bytes drawn`);
+      }
+    }
+    ran += 1;
+  }
+  return { ran, failures };
+}"""
+
+
+def test_the_vectors_and_the_hostile_suite_pass_in_the_browser(page):
+    result = page.evaluate(CONFORMANCE)
+    vectors = json.loads((ROOT / "clients" / "test_vectors.json").read_text())["vectors"]
+    assert result["ran"] == len(vectors) + len(HOSTILE)
+    assert result["failures"] == []

@@ -606,6 +606,13 @@ function pyPrefix(text, count) {
 // repr() of a Python float: the shortest digits that round-trip (those of Number's
 // toString), fixed notation for decimal exponents -4 .. 15 with at least one digit after
 // the point, else d.ddde+XX with a signed exponent of at least two digits.
+// " per 1 day", " per 2.5 days" (as the Python client writes it); "" without a period.
+function perPeriod(period) {
+  if (period === null) return "";
+  const days = Number.isInteger(period) && Math.abs(period) < 1e15 ? String(period) : pyFloat(period);
+  return ` per ${days} day${period === 1 ? "" : "s"}`;
+}
+
 function pyFloat(x) {
   if (Number.isNaN(x)) return "nan";
   if (x === Infinity) return "inf";
@@ -1212,19 +1219,25 @@ function phiBounds(x, bits) {
 
 // Whether Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) <= delta, certified (the mu-GDP
 // privacy profile of Dong, Roth and Su 2022); false when it cannot be shown.
+// Bounds [lo, hi] on e^t for t >= 0; beyond t = 2000, lo = e^2000 (still a lower bound) and
+// hi = null (unbounded).
+function expRange(t, bits) {
+  const limit = [BigInt(MAX_EXPONENT), 1n];
+  if (cmp(t, limit) <= 0) return expBounds(t, bits);
+  return [expBounds(limit, bits)[0], null];
+}
+
 function gaussianDeltaWithin(mu, epsilon, delta) {
-  if (cmp(epsilon, [BigInt(MAX_EXPONENT), 1n]) > 0) throw tooLargeToCompare();
   const half = mul(mu, HALF);
   const a = sub(half, div(epsilon, mu));
   const b = sub(neg(half), div(epsilon, mu));
   for (const bits of [64, 128, 256]) {
     const phiA = phiBounds(a, bits);
     const phiB = phiBounds(b, bits);
-    const [expLo, expHi] = expBounds(epsilon, bits);
+    const [expLo, expHi] = expRange(epsilon, bits);
     const upper = sub(phiA[1], mul(expLo, phiB[0]));
-    const lower = sub(phiA[0], mul(expHi, phiB[1]));
     if (cmp(upper, delta) <= 0) return true;
-    if (cmp(lower, delta) > 0) return false;
+    if (expHi !== null && cmp(sub(phiA[0], mul(expHi, phiB[1])), delta) > 0) return false;
   }
   return false;
 }
@@ -1425,10 +1438,11 @@ function channelDeltaWithin({ W, S }, epsilon, delta) {
   if (k * k * m > 1 << 22) {
     throw new RangeError("channel: too large to verify a delta > 0 on a device (k^2 m > 2^22)");
   }
-  if (cmp(epsilon, [BigInt(MAX_EXPONENT), 1n]) > 0) throw tooLargeToCompare();
   const [dn, dd] = delta;
   for (const bits of [64, 256, 1024]) {
-    const [[lowN, lowD], [highN, highD]] = expBounds(epsilon, bits);
+    const [[lowN, lowD], high] = expRange(epsilon, bits);
+    const bounded = high !== null;
+    const [highN, highD] = bounded ? high : [0n, 1n];
     // with P = W / S: sum_z max(0, W_xz/S_x - (N/D) W_yz/S_y)
     //   = sum_z max(0, W_xz S_y D - N W_yz S_x) / (S_x S_y D)
     let upperWithin = true;
@@ -1443,12 +1457,14 @@ function channelDeltaWithin({ W, S }, epsilon, delta) {
           const b = W[y][z] * S[x];
           const u = a * lowD - lowN * b;
           if (u > 0n) upper += u;
-          const v = a * highD - highN * b;
-          if (v > 0n) lower += v;
+          if (bounded) {
+            const v = a * highD - highN * b;
+            if (v > 0n) lower += v;
+          }
         }
         const scale = dn * S[x] * S[y];
         if (upper * dd > scale * lowD) upperWithin = false;
-        if (lower * dd > scale * highD) lowerAbove = true;
+        if (bounded && lower * dd > scale * highD) lowerAbove = true;
       }
     }
     if (upperWithin) return true;
@@ -1967,6 +1983,22 @@ export function loadProtocol(protocol) {
 
 const POLICY_KEYS = ["budget", "max_delta", "max_epsilon", "pinned_fingerprints"];
 
+// The options object of privatize and its kin. A policy passed in its place (the Python
+// client's positional form: only policy keys) is read as {policy}; any other key is refused,
+// so that a misspelt option never runs without the app's policy.
+function readOptions(options, known) {
+  if (options === undefined || options === null) return {};
+  if (!isDict(options)) throw new TypeError("options must be an object");
+  const keys = Object.keys(options);
+  if (keys.length > 0 && keys.every((key) => POLICY_KEYS.includes(key))) return { policy: options };
+  const unknown = keys.filter((key) => !known.includes(key)).sort(compareCodePoints);
+  if (unknown.length > 0) {
+    const list = (items) => `[${items.map(pyRepr).join(", ")}]`;
+    throw new TypeError(`options has unknown key(s) ${list(unknown)}; known: ${list(known)}`);
+  }
+  return options;
+}
+
 function isNumber(value) {
   return typeof value === "number";
 }
@@ -2096,10 +2128,13 @@ export function verify(protocol, policy) {
  * @param value the answer: one of the protocol's labels (categorical; the index 0 .. k-1
  *   when its labels are null), a number within its bounds (interval), an array of numbers
  *   (vectors), or an item (a string, bytes or an integer) for the sketches `cms` and `hcms`.
- * @param options.policy the app's policy (see `verify`).
+ * @param options.policy the app's policy (see `verify`). The policy itself may be passed as
+ *   `options` (as the Python client takes it); any key that is neither an option nor a
+ *   policy key is refused with a TypeError, so a misspelt option never drops the policy.
  * @param options.randbytes `n -> Uint8Array` of n random bytes; default crypto.getRandomValues.
  */
-export function privatize(protocol, value, { policy, randbytes } = {}) {
+export function privatize(protocol, value, options) {
+  const { policy, randbytes } = readOptions(options, ["policy", "randbytes"]);
   const proto = loadProtocol(protocol);
   verify(proto, policy);
   const stream = new Stream(randbytes === undefined ? cryptoBytes : randbytes);
@@ -2126,7 +2161,8 @@ export function privatize(protocol, value, { policy, randbytes } = {}) {
  * @param options.policy the app's policy (see `verify`).
  * @param options.randbytes `n -> Uint8Array` of n random bytes; default crypto.getRandomValues.
  */
-export function privatizeRound(protocol, value, { memo, policy, randbytes } = {}) {
+export function privatizeRound(protocol, value, options) {
+  const { memo, policy, randbytes } = readOptions(options, ["memo", "policy", "randbytes"]);
   const proto = loadProtocol(protocol);
   verify(proto, policy);
   const name = proto[ID];
@@ -2261,7 +2297,8 @@ function exactSum(values) {
  * @param options.now the time in seconds since the epoch (default: the clock).
  * @param options.randbytes `n -> Uint8Array` of n random bytes; default crypto.getRandomValues.
  */
-export function privatizeWithLedger(protocol, value, questionId, { ledger, policy, now, randbytes } = {}) {
+export function privatizeWithLedger(protocol, value, questionId, options) {
+  const { ledger, policy, now, randbytes } = readOptions(options, ["ledger", "policy", "now", "randbytes"]);
   if (typeof questionId !== "string" || questionId === "") {
     throw new TypeError("questionId must be a non-empty string");
   }
@@ -2307,7 +2344,7 @@ export function privatizeWithLedger(protocol, value, questionId, { ledger, polic
         `question ${quoted}: this report would bring its privacy loss to ` +
           `epsilon = ${pyFloat(floatUp(spentEpsilon))}, delta = ${pyFloat(floatUp(spentDelta))}, ` +
           `over the app's budget (epsilon ${pyFloat(budget.epsilon)}, delta ${pyFloat(budget.delta)}` +
-          `${period === null ? "" : ` per ${pyFloat(period)} days`}): refused, nothing sent`,
+          `${perPeriod(period)}): refused, nothing sent`,
       );
     }
     if (period !== null) charges.splice(0, charges.length, ...window);
@@ -3360,3 +3397,6 @@ export function bloomRapporRound(params, value, { memo, randbytes } = {}) {
     },
   };
 }
+
+// The Python client's names, for code written against either client.
+export { privatizeRound as privatize_round, privatizeWithLedger as privatize_with_ledger };

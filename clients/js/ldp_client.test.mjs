@@ -1,12 +1,12 @@
 // Tests of the JavaScript client: `node --test clients/js/` (Node >= 18, no packages).
 //
 // Every vector of clients/test_vectors.json (made by the ldp library's own sampler, written
-// in protocol format 1) is reproduced from its bytes, reading all of them, from the file's own
-// text (a version-1 fingerprint is recomputed from it); the device refuses the Piecewise and
-// Hybrid vectors (their version-1 constants have width != C - 1 in the last bit). Expected
-// values come from outside the client: the vectors, RFC 8785's examples, JSON.stringify,
-// node:crypto's SHA-256 and values derived by hand (decimal arithmetic). The numbers of
-// `verify` are compared, bit for bit, with the Python client's in tests/test_js_client.py.
+// in protocol format 2) is reproduced from its bytes, reading all of them, from the file's own
+// text; version-1 files (tests/data/protocol_v1.json, written by the last release) are read
+// from their text with their version-1 fingerprint. Expected values come from outside the
+// client: the vectors, RFC 8785's examples, JSON.stringify, node:crypto's SHA-256 and values
+// derived by hand (decimal arithmetic). The numbers of `verify` are compared, bit for bit,
+// with the Python client's in tests/test_js_client.py.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -29,6 +29,8 @@ import {
   privatize,
   privatizeRound,
   privatizeWithLedger,
+  privatize_round,
+  privatize_with_ledger,
   sha256,
   verify,
 } from "./ldp_client.mjs";
@@ -40,11 +42,14 @@ const VECTORS = DOCUMENT.vectors;
 const MEMOIZED = DOCUMENT.memoized;
 const BLOOM = DOCUMENT.bloom_rappor;
 const MECHANISMS = [
-  "Channel", "GRR", "UE", "SUE", "OUE", "LH", "OLH", "BLH", "HR", "SS",
-  "Duchi", "DuchiL2", "Laplace", "Piecewise", "Hybrid", "SquareWave", "staircase", "gaussian",
-  "cms", "hcms", "privunit", "privunitg",
+  "channel", "grr", "unary-encoding", "sue", "oue", "local-hashing", "olh", "blh",
+  "hadamard-response", "subset-selection", "duchi", "duchi-l2", "laplace", "piecewise",
+  "hybrid", "square-wave", "staircase", "gaussian", "cms", "hcms", "privunit", "privunitg",
 ];
 const PIECEWISE_REFUSAL = "piecewise: sampler.C must exceed 1 and sampler.width be C - 1";
+// Version-1 files as the last release wrote them.
+const V1_RAW = readFileSync(new URL("../../tests/data/protocol_v1.json", import.meta.url), "utf8");
+const V1_PROTOCOLS = JSON.parse(V1_RAW).protocols;
 
 // The raw text of every `"protocol": {...}` value in the vectors file, by fingerprint: the
 // version-1 files exactly as Python wrote them (1.0 and 1 still told apart).
@@ -69,7 +74,7 @@ function protocolTexts(raw) {
   }
   return out;
 }
-const TEXTS = protocolTexts(RAW);
+const TEXTS = new Map([...protocolTexts(RAW), ...protocolTexts(V1_RAW)]);
 const textOf = (protocol) => TEXTS.get(protocol.fingerprint);
 
 // randbytes reading `data` in order; `used()` tells how many bytes were read.
@@ -116,30 +121,44 @@ function fingerprinted(document) {
   return { ...body, fingerprint: hex256(jcsOracle(body)).slice(0, 16) };
 }
 
-// The version-2 form of a version-1 vector protocol (canonical name, version 2).
+// The version-2 form of a protocol (canonical name, version 2), edited and fingerprinted.
 function v2(protocol, edit = (d) => d) {
   const document = structuredClone(protocol);
-  document.version = 2;
-  document.mechanism.name = V1_NAMES[document.mechanism.name];
+  if (document.version === 1) {
+    document.version = 2;
+    document.mechanism.name = V1_NAMES[document.mechanism.name];
+  }
   return fingerprinted(edit(document));
 }
 
+// The first vector of a mechanism (by its version-2 id or its version-1 name).
 function vectorOf(mechanism, kind) {
+  const id = V1_NAMES[mechanism] ?? mechanism;
   return VECTORS.find(
-    (v) => v.protocol.mechanism.name === mechanism && (!kind || v.protocol.domain.type === kind),
+    (v) => v.protocol.mechanism.name === id && (!kind || v.protocol.domain.type === kind),
   );
+}
+
+// The first version-1 file of a mechanism (by its version-1 name).
+function v1Of(mechanism) {
+  return V1_PROTOCOLS.find((v) => v.protocol.mechanism.name === mechanism).protocol;
 }
 
 const LABELLED = v2(vectorOf("Channel").protocol); // labels bus, bike, car
 const ERASURE = v2(VECTORS.find((v) => v.protocol.domain.labels?.[0] === false).protocol);
 const DESIGNED = v2(VECTORS.find((v) => v.protocol.domain.labels?.[0] === 1).protocol);
 const LAPLACE = v2(vectorOf("Laplace").protocol); // bounds [0, 120]
-const DUCHI3 = v2(VECTORS.find((v) => v.protocol.domain.dimension === 3 && v.protocol.mechanism.name === "Duchi").protocol);
+const DUCHI3 = v2(VECTORS.find((v) => v.protocol.domain.dimension === 3 && v.protocol.mechanism.name === "duchi").protocol);
 const BALL = v2(vectorOf("DuchiL2").protocol);
 const GRR5 = v2(VECTORS.find((v) => v.name.startsWith("GRR k=5")).protocol);
 const LGRR = v2(MEMOIZED.find((v) => v.protocol.mechanism.name === "l-grr").protocol);
 const GAUSSIAN = v2(vectorOf("gaussian").protocol);
 const PRIVUNIT = v2(vectorOf("privunit").protocol);
+
+// A number as Python's repr writes it (the clients' messages are the same in both languages).
+function py(x) {
+  return Number.isInteger(x) && Math.abs(x) < 1e16 ? x.toFixed(1) : String(x);
+}
 
 function throwsWith(fn, type, pattern, secret) {
   assert.throws(fn, (error) => {
@@ -159,27 +178,19 @@ test("the vectors cover every mechanism and domain; every protocol's text is fou
     new Set(VECTORS.map((v) => v.protocol.domain.type)),
     new Set(["categorical", "interval", "ball", "items"]),
   );
-  for (const v of [...VECTORS, ...MEMOIZED]) assert.ok(textOf(v.protocol), v.name);
+  for (const v of [...VECTORS, ...MEMOIZED, ...V1_PROTOCOLS]) assert.ok(textOf(v.protocol), v.name);
+  for (const v of [...VECTORS, ...MEMOIZED]) assert.equal(v.protocol.version, 2, v.name);
+  for (const v of V1_PROTOCOLS) assert.equal(v.protocol.version, 1, v.name);
   assert.equal(PROTOCOL_VERSION, 2);
   assert.equal(MAX_DEPTH, 16);
   assert.equal(MAX_PROTOCOL_BYTES, 8 * 1024 * 1024);
 });
-
-function refusedByDevice(protocol) {
-  // version-1 Piecewise constants: width = C - 1 only up to the last bit of a double
-  return protocol.mechanism.name === "Piecewise" || (protocol.mechanism.name === "Hybrid" && protocol.sampler.mix !== null);
-}
 
 for (const vector of VECTORS) {
   test(`vector: ${vector.name}`, () => {
     const text = textOf(vector.protocol);
     const data = fromHex(vector.bytes);
     const source = replay(data);
-    if (refusedByDevice(vector.protocol)) {
-      throwsWith(() => privatize(text, vector.value, { randbytes: source.randbytes }), RangeError, PIECEWISE_REFUSAL);
-      assert.equal(source.used(), 0, "nothing is drawn from a refused protocol");
-      return;
-    }
     const uncertified = ["privunit", "privunitg"].includes(vector.protocol.mechanism.name);
     const policy = uncertified ? { pinned_fingerprints: [vector.protocol.fingerprint] } : undefined;
     const record = privatize(text, vector.value, { policy, randbytes: source.randbytes });
@@ -189,16 +200,33 @@ for (const vector of VECTORS) {
       `report ${JSON.stringify(record.report)} != ${JSON.stringify(vector.report)}`,
     );
     assert.equal(source.used(), data.length, "every byte of the vector is read, no more");
-    // the same bytes give the same report from the version-2 form of the file
-    const converted = v2(vector.protocol);
-    const pin = uncertified ? { pinned_fingerprints: [converted.fingerprint] } : undefined;
-    const again = privatize(converted, vector.value, { policy: pin, randbytes: replay(data).randbytes });
+    // the same bytes give the same report from the parsed object, re-fingerprinted by hand
+    const again = privatize(v2(vector.protocol), vector.value, { policy, randbytes: replay(data).randbytes });
     assert.ok(same(again.report, vector.report, vector.rtol));
   });
 }
 
+test("version-1 files of the last release are read from their text; Piecewise is refused", () => {
+  let read = 0;
+  for (const { name, protocol } of V1_PROTOCOLS) {
+    const text = textOf(protocol);
+    const id = V1_NAMES[protocol.mechanism.name];
+    const policy = ["privunit", "privunitg"].includes(id) ? { pinned_fingerprints: [protocol.fingerprint] } : undefined;
+    if (id === "piecewise" || (id === "hybrid" && protocol.sampler.mix !== null)) {
+      // version-1 Piecewise constants: width = C - 1 only up to the last bit of a double
+      throwsWith(() => verify(text, policy), RangeError, PIECEWISE_REFUSAL);
+      continue;
+    }
+    const info = verify(text, policy);
+    assert.equal(info.fingerprint, protocol.fingerprint, name);
+    assert.equal(info.mechanism, id, name);
+    read += 1;
+  }
+  assert.ok(read >= V1_PROTOCOLS.length - 3, `${read} of ${V1_PROTOCOLS.length}`);
+});
+
 test("a version-1 protocol is read from its text only; version 2 from either", () => {
-  const text = textOf(vectorOf("GRR").protocol);
+  const text = textOf(v1Of("GRR"));
   throwsWith(() => loadProtocol(JSON.parse(text)), TypeError, /version-1 protocol must be given as its JSON text/);
   const loaded = loadProtocol(text);
   assert.equal(loadProtocol(loaded), loaded);
@@ -434,7 +462,7 @@ test("verify: numbers derived by hand", () => {
   const channel = edited(LABELLED, (d) => {
     d.mechanism.params.matrix = [[3, 1, 0], [1, 3, 0], [1, 1, 2]];
   });
-  throwsWith(() => verify(channel), RangeError, `channel: the sampler constants give epsilon = inf (computed on this device), above the epsilon = ${LABELLED.privacy.epsilon} the protocol states: refused`);
+  throwsWith(() => verify(channel), RangeError, `channel: the sampler constants give epsilon = inf (computed on this device), above the epsilon = ${py(LABELLED.privacy.epsilon)} the protocol states: refused`);
   const three = edited(LABELLED, (d) => {
     d.mechanism.params.matrix = [[3, 1, 2], [1, 3, 2], [2, 2, 2]];
     d.privacy.epsilon = 1.1;
@@ -447,11 +475,11 @@ test("verify: numbers derived by hand", () => {
 });
 
 test("verify refuses sampler constants that give more than the file states", () => {
-  const stated = GRR5.privacy.epsilon; // 1.0000000000000018: not an integer, written alike
+  const stated = GRR5.privacy.epsilon; // 1: written 1.0, as Python writes it
   const grr = edited(GRR5, (d) => { d.sampler.keep = [1, 0]; });
-  throwsWith(() => privatize(grr, 3), RangeError, `grr: the sampler constants give epsilon = inf (computed on this device), above the epsilon = ${stated} the protocol states: refused`, 3);
+  throwsWith(() => privatize(grr, 3), RangeError, `grr: the sampler constants give epsilon = inf (computed on this device), above the epsilon = ${py(stated)} the protocol states: refused`, 3);
   const fifty = edited(GRR5, (d) => { d.sampler.keep = [Math.exp(50), 4]; });
-  throwsWith(() => verify(fifty), RangeError, /^grr: the sampler constants give epsilon = 50\.0+\d* \(computed on this device\), above the epsilon = 1\.0+18 the protocol states: refused$/);
+  throwsWith(() => verify(fifty), RangeError, /^grr: the sampler constants give epsilon = 50\.0+\d* \(computed on this device\), above the epsilon = 1\.0 the protocol states: refused$/);
   const tiny = edited(LAPLACE, (d) => { d.sampler.scale = 1e-12; d.privacy.epsilon = 1; });
   // the double 1e-12 is 9.99999999999999979886e-13, so 2 / scale = 2.00000000000000004e12,
   // whose double above is 2e12 + 2^-12
@@ -466,11 +494,16 @@ test("verify refuses sampler constants that give more than the file states", () 
   throwsWith(() => verify(mu), RangeError, /^gaussian: the sampler constants give mu = 2\.0 \(delta above the stated one at epsilon = /);
   const pure = edited(GAUSSIAN, (d) => { d.privacy.delta = 0; });
   throwsWith(() => verify(pure), RangeError, /^gaussian: the sampler constants give mu = 1\.0/);
-  // the delta checks compare with e^epsilon for |epsilon| <= 2000 only
+  // a loose statement is a true one: beyond epsilon = 2000 the delta check bounds e^epsilon
+  // below by e^2000, which is enough to show Phi(mu/2 - eps/mu) - e^eps Phi(...) <= delta
   const huge = edited(GAUSSIAN, (d) => { d.privacy.epsilon = 1e9; });
-  throwsWith(() => verify(huge), RangeError, "the protocol's privacy level is too large to compare");
+  assert.equal(verify(huge).epsilon, 1e9);
+  // a pure level is compared with e^epsilon exactly, for |epsilon| <= 2000 only
+  const pureHuge = edited(GRR5, (d) => { d.privacy.epsilon = 1e300; });
+  throwsWith(() => verify(pureHuge), RangeError, "the protocol's privacy level is too large to compare");
+  // an erasure channel with delta = 0.1 holds at every epsilon, however large
   const erasure = edited(ERASURE, (d) => { d.privacy.epsilon = 1e300; });
-  throwsWith(() => verify(erasure), RangeError, "the protocol's privacy level is too large to compare");
+  assert.equal(verify(erasure).epsilon, 1e300);
 });
 
 test("verify refuses malformed files with the Python client's messages", () => {
@@ -600,10 +633,31 @@ test("a bad random source throws instead of looping", () => {
   throwsWith(() => privatize(PRIVUNIT, [0.1, 0.2, -0.3], { policy: pin, randbytes: zeros }), RangeError, /did not accept after 65536 proposals|broken/);
 });
 
+// The shipped hostile suite (clients/hostile_protocols.json): edits of honest files an
+// attacker could publish, each fingerprinted anew. Every one is refused before a byte is drawn.
+const HOSTILE = JSON.parse(readFileSync(new URL("../hostile_protocols.json", import.meta.url), "utf8"));
+
+test("every file of the hostile suite is refused before anything is drawn", () => {
+  assert.ok(HOSTILE.length >= 40);
+  for (const { name, protocol, value } of HOSTILE) {
+    let drawn = 0;
+    const randbytes = (n) => {
+      drawn += n;
+      return new Uint8Array(n);
+    };
+    assert.throws(
+      () => privatize(protocol, value, { randbytes }),
+      (error) => (error instanceof RangeError || error instanceof TypeError) && !error.message.includes("\n"),
+      name,
+    );
+    assert.equal(drawn, 0, `${name}: bytes were drawn before the refusal`);
+  }
+});
+
 test("every vector's protocol, given all-0x00 or all-0xFF bytes, reports or throws, quickly", () => {
   const seen = new Set();
   for (const vector of [...VECTORS, ...MEMOIZED]) {
-    if (refusedByDevice(vector.protocol) || seen.has(vector.protocol.fingerprint)) continue;
+    if (seen.has(vector.protocol.fingerprint)) continue;
     seen.add(vector.protocol.fingerprint); // (SS k=4096 on zeros: 8 million rounds, 4 s)
     const policy = { pinned_fingerprints: [vector.protocol.fingerprint], max_epsilon: 1e6, max_delta: 1 };
     const value = vector.value ?? vector.values[0];
@@ -741,7 +795,7 @@ test("the ledger charges permanent responses once and refuses what exceeds the b
   throwsWith(
     () => privatizeWithLedger(LGRR, 3, "commute", { ledger, policy, now: 3000, randbytes: counting }),
     RangeError,
-    `question 'commute': this report would bring its privacy loss to epsilon = ${3 * info.epsilon_permanent}, delta = 0.0, over the app's budget (epsilon 4.5, delta 0.0 per 1.0 days): refused, nothing sent`,
+    `question 'commute': this report would bring its privacy loss to epsilon = ${py(3 * info.epsilon_permanent)}, delta = 0.0, over the app's budget (epsilon 4.5, delta 0.0 per 1 day): refused, nothing sent`,
     3,
   );
   assert.equal(drawn, 0);
@@ -832,4 +886,15 @@ test("Bloom RAPPOR refuses bad input", () => {
   const { memo } = bloomRapporRound(params, "a");
   assert.throws(() => bloomRapporRound({ ...params, f: 0.25 }, "a", { memo }), RangeError);
   assert.throws(() => bloomRapporRound(params, "a", { memo: { ...memo, entries: [[1, ["x"]]] } }), TypeError);
+});
+
+test("a policy passed as the options is applied; a misspelt option is refused", () => {
+  const zeros = (n) => new Uint8Array(n);
+  throwsWith(() => privatize(GRR5, 0, { max_epsilon: 0.5 }), RangeError, /above the app's max_epsilon = 0\.5: refused$/);
+  throwsWith(() => privatize(GRR5, 0, { polciy: { max_epsilon: 0.5 }, randbytes: zeros }), TypeError, "options has unknown key(s) ['polciy']; known: ['policy', 'randbytes']");
+  throwsWith(() => privatizeRound(LGRR, 0, { max_epsilon: 0.1 }), RangeError, /max_epsilon/);
+  throwsWith(() => privatize(GRR5, 0, 3), TypeError, "options must be an object");
+  assert.deepEqual(privatize(GRR5, 0, { randbytes: zeros }), privatize(GRR5, 0, { policy: { max_epsilon: 5 }, randbytes: zeros }));
+  assert.equal(privatize_round, privatizeRound);
+  assert.equal(privatize_with_ledger, privatizeWithLedger);
 });

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import struct
+import sys
 import time
 from fractions import Fraction
 
@@ -173,6 +174,9 @@ def _value_depth(value):
     return deepest
 
 
+_MAX_INT_DIGITS = 4300
+
+
 def read_json(text):
     """The JSON value of a protocol file's text (``str`` or UTF-8 ``bytes``), read within the
     limits every reader applies: at most ``MAX_PROTOCOL_BYTES``, nesting at most
@@ -194,7 +198,12 @@ def read_json(text):
     if _text_depth(text) > MAX_DEPTH:
         raise ValueError(f"the protocol nests deeper than {MAX_DEPTH} levels: refused")
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_refuse_constant,
+            parse_int=_parse_int,
+        )
     except RecursionError:  # pragma: no cover - the depth was checked
         raise ValueError("the protocol nests too deeply") from None
     except json.JSONDecodeError as exc:
@@ -202,6 +211,16 @@ def read_json(text):
             f"the protocol is not valid JSON (truncated?): {exc.msg} at line {exc.lineno} "
             f"column {exc.colno}"
         ) from None
+
+
+def _parse_int(literal):
+    """An integer literal, within the 4300 digits every reader of the format accepts."""
+    if len(literal.lstrip("-")) > _MAX_INT_DIGITS:
+        raise ValueError(
+            f"the protocol is not valid JSON (truncated?): an integer of more than "
+            f"{_MAX_INT_DIGITS} digits"
+        )
+    return int(literal)
 
 
 def _parse(protocol):
@@ -468,8 +487,13 @@ def smallest_double(holds, guess):
 _LIMIT_ORDINAL = struct.unpack("<q", struct.pack("<d", float(_MAX_EXPONENT)))[0]
 
 
+_LARGEST_DOUBLE = Fraction(sys.float_info.max)
+
+
 def _float_up(value):
-    """The smallest double at least the fraction ``value``."""
+    """The smallest double at least the fraction ``value`` (``inf`` beyond the largest)."""
+    if value > _LARGEST_DOUBLE:
+        return math.inf
     out = float(value)
     while Fraction(out) < value:
         out = math.nextafter(out, math.inf)
@@ -1163,7 +1187,36 @@ def load_protocol(protocol):
     proto.mechanism_id = canonical
     proto.pin = content_hash
     proto.privacy = _device_privacy(proto)
+    _check_answers(proto)
     return proto
+
+
+def _check_answers(proto):
+    """What the sampler reads of the answers' domain beyond what the privacy checks constrain:
+    refused here, before anything is drawn."""
+    domain = proto["domain"]
+    if domain.get("type") == "categorical":
+        labels = domain.get("labels", _MISSING)
+        if labels is not None and not (
+            isinstance(labels, list)
+            and len(labels) == domain["k"]
+            and all(_label_key(label) is not None for label in labels)
+        ):
+            raise ValueError(
+                f"the protocol's domain.labels must be null or a list of {domain['k']} labels "
+                "(strings, finite numbers or booleans)"
+            )
+    elif domain.get("type") == "interval":
+        low, high = domain.get("low"), domain.get("high")
+        if not (_is_number(low) and _is_number(high) and low < high):
+            raise ValueError("the protocol's domain.low and domain.high must be numbers, low < high")
+
+
+_MISSING = object()
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _POLICY_KEYS = {"max_epsilon", "max_delta", "pinned_fingerprints", "budget"}
@@ -1502,7 +1555,8 @@ def privatize_with_ledger(
 def _per(period):
     if period is None:
         return ""
-    return f" per {period:g} day{'' if period == 1 else 's'}"
+    days = str(int(period)) if period == int(period) and abs(period) < 1e15 else repr(period)
+    return f" per {days} day{'' if period == 1 else 's'}"
 
 
 def _memo_key(proto, x, state):

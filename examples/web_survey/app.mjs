@@ -1,10 +1,25 @@
-// The web survey: load a protocol, ask its question, privatize the answer in the browser.
+// The web survey: load a protocol, check it, ask its question, privatize the answer in the
+// browser.
 //
-// Nothing but the record {fingerprint, report} is produced from the answer, here, with the
-// dependency-free client; this page sends nothing anywhere (the person, or the survey's own
-// upload step, sends report.jsonl to the server).
+// The server that publishes protocol.json is not trusted. Before the question is shown, the
+// client verifies the file against this page's own POLICY: it computes the privacy from the
+// noise constants it will run (never the file's stated numbers) and refuses a file above the
+// policy. The page shows the number the client computed. Every report is charged to a ledger
+// kept in this browser (localStorage) under the page's own question id, and a report that
+// would take the day's loss above the page's budget is refused before anything is drawn.
+// Nothing but the record {fingerprint, report} is produced from the answer; this page sends
+// nothing anywhere (the person, or the survey's own upload step, sends report.jsonl).
 
-import { loadProtocol, privatize } from "../../clients/js/ldp_client.mjs";
+import { loadProtocol, privatizeWithLedger, verify } from "../../clients/js/ldp_client.mjs";
+
+// What this page accepts, whatever a server publishes: part of the page, not of the file.
+const POLICY = Object.freeze({
+  max_epsilon: 2,
+  max_delta: 1e-6,
+  budget: Object.freeze({ epsilon: 30, delta: 1e-6, period_days: 1 }),
+});
+const QUESTION_ID = "web-survey"; // the page's name for its question, not the file's text
+const LEDGER_KEY = "ldp-ledger";
 
 const $ = (id) => document.getElementById(id);
 const MAX_RADIOS = 20; // unlabelled categories beyond this get a number box
@@ -25,11 +40,13 @@ function roundUp(x) {
   return Number((Math.ceil(x / unit) * unit).toPrecision(3)).toString();
 }
 
-function privacyText(p) {
-  const { epsilon, delta } = p.privacy;
+// The privacy statement, from the numbers this browser computed (`info`, from verify).
+function privacyText(p, info) {
+  const { epsilon, delta } = info;
   const parts = [
     `Your answer is randomized on this device before anything leaves it: each report is ` +
-      `${delta > 0 ? "(ε, δ)" : "ε"}-locally differentially private with ε = ${roundUp(epsilon)}.`,
+      `${delta > 0 ? "(ε, δ)" : "ε"}-locally differentially private with ε = ${roundUp(epsilon)} ` +
+      `(computed in this browser from the noise it will add, not taken from the server).`,
     `Whatever your true answer, any report is at most e^ε = ${roundUp(Math.exp(epsilon))} ` +
       `times as likely under it as under any other answer, so one report changes anyone's ` +
       `odds between two answers by at most that factor.`,
@@ -37,7 +54,7 @@ function privacyText(p) {
   if (delta > 0) {
     parts.push(`With δ = ${delta}: the factor holds up to an added probability δ.`);
   }
-  if (p.mechanism.name === "GRR") {
+  if (p.mechanism.name === "grr") {
     const [keep, other] = p.sampler.keep;
     const truth = keep / (keep + other);
     parts.push(
@@ -70,7 +87,7 @@ function numberBox(container, text, attributes) {
   container.append(row);
 }
 
-function render(p, source) {
+function render(p, info, source) {
   protocol = p;
   records = [];
   updateDownload();
@@ -78,7 +95,8 @@ function render(p, source) {
   $("source").textContent = source;
   $("fingerprint").textContent = p.fingerprint;
   $("question").textContent = p.question ?? "Your answer";
-  $("privacy").textContent = privacyText(p);
+  $("privacy").textContent = privacyText(p, info);
+  $("policy").textContent = policyText();
   const answers = $("answers");
   answers.replaceChildren();
   const domain = p.domain;
@@ -112,6 +130,51 @@ function render(p, source) {
   }
   $("privatize").disabled = false;
   document.body.dataset.state = "ready";
+}
+
+function policyText() {
+  const { budget } = POLICY;
+  return (
+    `This page runs only protocols with ε ≤ ${POLICY.max_epsilon} and δ ≤ ${POLICY.max_delta}, ` +
+    `and sends at most ε = ${budget.epsilon} per day from this browser ` +
+    `(spent in the last day: ε = ${roundUp(spentToday())}).`
+  );
+}
+
+// The page's ledger: plain JSON in localStorage (null when none, or when it cannot be read).
+function storedLedger() {
+  try {
+    return localStorage.getItem(LEDGER_KEY);
+  } catch {
+    return null;
+  }
+}
+
+// The epsilon charged to the page's question within the last day (an upper bound).
+function spentToday() {
+  const text = storedLedger();
+  if (text === null) return 0;
+  try {
+    const charges = JSON.parse(text).questions?.[QUESTION_ID]?.charges ?? [];
+    const since = Date.now() / 1000 - 86400 * POLICY.budget.period_days;
+    return charges.filter(([t]) => t > since).reduce((sum, [, e]) => sum + e, 0);
+  } catch {
+    return 0;
+  }
+}
+
+// The page no longer holds a protocol: `message` says why.
+function refuse(message) {
+  protocol = null;
+  records = [];
+  updateDownload();
+  $("privatize").disabled = true;
+  $("answers").replaceChildren();
+  $("question").textContent = "No protocol loaded";
+  $("fingerprint").textContent = "…";
+  $("privacy").textContent = "";
+  showError(message);
+  document.body.dataset.state = "refused";
 }
 
 // The answer as the protocol's domain wants it: a label, an index, a number or a list.
@@ -152,7 +215,13 @@ $("survey").addEventListener("submit", (event) => {
   showError("");
   if (protocol === null) return;
   try {
-    const record = privatize(protocol, readAnswer());
+    const answer = readAnswer();
+    const { record, ledger } = privatizeWithLedger(protocol, answer, QUESTION_ID, {
+      ledger: storedLedger() ?? undefined,
+      policy: POLICY,
+    });
+    localStorage.setItem(LEDGER_KEY, JSON.stringify(ledger));
+    $("policy").textContent = policyText();
     records.push(record);
     $("record").textContent = JSON.stringify(record);
     updateDownload();
@@ -162,12 +231,20 @@ $("survey").addEventListener("submit", (event) => {
 });
 
 async function load(text, source) {
+  let p;
+  let info;
   try {
-    render(loadProtocol(text), source);
-    showError("");
+    p = loadProtocol(text);
+    info = verify(p, POLICY);
   } catch (error) {
-    showError(`${source}: ${error.message}`);
+    refuse(
+      `${source} was refused by this browser: ${error.message}. ` +
+        "Nothing was privatized or sent.",
+    );
+    return;
   }
+  render(p, info, source);
+  showError("");
 }
 
 $("protocol-file").addEventListener("change", async (event) => {
