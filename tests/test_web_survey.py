@@ -7,8 +7,8 @@ answers the question 20 times, reads each record from the page and downloads
 The page also loads local protocol files (a GRR and an interval protocol) through its file
 input, refuses hostile ones (constants edited, fingerprint recomputed) and ones above its
 policy, showing why, and refuses the report that would exceed its daily budget. The client's
-test vectors and the hostile suite run in the browser too. The browser test skips, with the reason, only where Chromium cannot be launched,
-and never in CI (``CI`` set).
+test vectors and the hostile suite run in the browser too. The browser tests skip, with the
+reason, only where Chromium cannot be launched, and never in CI (``CI`` set).
 """
 
 import functools
@@ -262,9 +262,7 @@ def test_the_survey_refuses_a_hostile_file_and_says_why(page, tmp_path):
     # an honest file above the page's policy (epsilon at most 2) is refused too
     loud = Protocol.from_mechanism(GRR(3, 3.0), labels=["yes", "no", "unsure"])
     _load_file(page, tmp_path, "loud.json", loud.to_json())
-    page.wait_for_function(
-        "document.getElementById('error').textContent.startsWith('loud.json')"
-    )
+    page.wait_for_function("document.getElementById('error').textContent.startsWith('loud.json')")
     assert "above the app's max_epsilon = 2" in page.text_content("#error")
     assert page.is_disabled("#privatize")
 
@@ -310,19 +308,28 @@ CONFORMANCE = """async () => {
   const replay = (hex) => {
     const data = Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
     let at = 0;
-    return { randbytes: (n) => { const out = data.subarray(at, at + n); at += out.length; return out; },
-             used: () => at, size: data.length };
+    const randbytes = (n) => {
+      const out = data.subarray(at, at + n);
+      at += out.length;
+      return out;
+    };
+    return { randbytes, used: () => at, size: data.length };
   };
+  const close = (a, b, rtol) =>
+    rtol === 0 ? Object.is(a, b) : Math.abs(a - b) <= rtol * Math.abs(b);
   let ran = 0;
   for (const v of vectors.vectors) {
     const source = replay(v.bytes);
-    const name = v.protocol.mechanism.name;
-    const policy = name.startsWith("privunit") ? { pinned_fingerprints: [v.protocol.fingerprint] } : undefined;
+    const pin = { pinned_fingerprints: [v.protocol.fingerprint] };
+    const policy = v.protocol.mechanism.name.startsWith("privunit") ? pin : undefined;
     try {
-      const { report } = client.privatize(v.protocol, v.value, { policy, randbytes: source.randbytes });
-      const same = report.length === v.report.length && report.every((a, i) =>
-        v.rtol === 0 ? Object.is(a, v.report[i]) : Math.abs(a - v.report[i]) <= v.rtol * Math.abs(v.report[i]));
-      if (!same || source.used() !== source.size) failures.push(`${v.name}: ${JSON.stringify(report)}`);
+      const options = { policy, randbytes: source.randbytes };
+      const { report } = client.privatize(v.protocol, v.value, options);
+      const same = report.length === v.report.length
+        && report.every((a, i) => close(a, v.report[i], v.rtol));
+      if (!same || source.used() !== source.size) {
+        failures.push(`${v.name}: ${JSON.stringify(report)}`);
+      }
     } catch (error) {
       failures.push(`${v.name}: ${error.message}`);
     }
@@ -330,8 +337,12 @@ CONFORMANCE = """async () => {
   }
   for (const h of hostile) {
     let drawn = 0;
+    const randbytes = (n) => {
+      drawn += n;
+      return new Uint8Array(n);
+    };
     try {
-      client.privatize(h.protocol, h.value, { randbytes: (n) => { drawn += n; return new Uint8Array(n); } });
+      client.privatize(h.protocol, h.value, { randbytes });
       failures.push(`${h.name}: accepted`);
     } catch (error) {
       if (!(error instanceof RangeError || error instanceof TypeError) || drawn > 0) {

@@ -1209,7 +1209,9 @@ def _check_answers(proto):
     elif domain.get("type") == "interval":
         low, high = domain.get("low"), domain.get("high")
         if not (_is_number(low) and _is_number(high) and low < high):
-            raise ValueError("the protocol's domain.low and domain.high must be numbers, low < high")
+            raise ValueError(
+                "the protocol's domain.low and domain.high must be numbers, low < high"
+            )
 
 
 _MISSING = object()
