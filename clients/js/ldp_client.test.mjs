@@ -318,13 +318,13 @@ test("canonical JSON: strings, key order and structure", () => {
 test("version-2 fingerprints are the RFC 8785 hash; the pin is all 64 digits", () => {
   const body = { ...GRR5 };
   delete body.fingerprint;
-  const digest = hex256(jcsOracle(body));
-  assert.equal(GRR5.fingerprint, digest.slice(0, 16));
-  assert.equal(verify(GRR5).fingerprint, digest.slice(0, 16));
-  assert.equal(verify(GRR5, { pinned_fingerprints: [digest] }).fingerprint, GRR5.fingerprint);
-  assert.equal(verify(JSON.stringify(GRR5, null, 2), { pinned_fingerprints: [digest.slice(0, 16)] }).mechanism, "grr");
+  const hash = hex256(jcsOracle(body));
+  assert.equal(GRR5.fingerprint, hash.slice(0, 16));
+  assert.equal(verify(GRR5).fingerprint, hash.slice(0, 16));
+  assert.equal(verify(GRR5, { pinned_fingerprints: [hash] }).fingerprint, GRR5.fingerprint);
+  assert.equal(verify(JSON.stringify(GRR5, null, 2), { pinned_fingerprints: [hash.slice(0, 16)] }).mechanism, "grr");
   throwsWith(() => verify({ ...GRR5, question: "Another question?" }), RangeError, "the protocol's fingerprint does not match its content");
-  throwsWith(() => verify(GRR5, { pinned_fingerprints: [digest.replace(/.$/, (c) => (c === "0" ? "1" : "0"))] }), RangeError, `the protocol ${GRR5.fingerprint} is not one the app pinned`);
+  throwsWith(() => verify(GRR5, { pinned_fingerprints: [hash.replace(/.$/, (c) => (c === "0" ? "1" : "0"))] }), RangeError, `the protocol ${GRR5.fingerprint} is not one the app pinned`);
   // the order and spacing of the file's text do not matter; a question in any script does
   const spaced = `{\n  "fingerprint": "${GRR5.fingerprint}",\n${JSON.stringify(body, null, 4).slice(1)}`;
   assert.equal(loadProtocol(spaced).fingerprint, GRR5.fingerprint);
