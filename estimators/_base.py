@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import copy
 import warnings
+from abc import ABCMeta, abstractmethod
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,7 @@ from estimators.privatizer import (
     same_protocol,
     update_lock,
 )
+from ldp._random import ByteSource
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
@@ -78,15 +80,45 @@ def normal_quantile(alpha: object) -> float:
     return float(norm.ppf(1.0 - level / 2.0))
 
 
-class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
-    """Base class: subclasses set ``_kind`` and implement ``_domain_param``, ``_extra`` and
-    ``_update``."""
+class ProtocolEstimator(NoSeedInPickles, BaseEstimator, metaclass=ABCMeta):
+    """Base class of the estimators that decode one protocol's reports column by column.
 
-    _kind: str = CATEGORICAL
+    A subclass sets ``_kind`` (the kind of column it estimates) and implements the hooks
+    declared here as abstract methods: :meth:`_domain_param` (its parameter declaring the
+    columns' public domains) and :meth:`_update` (its fitted attributes from the statistics);
+    :meth:`_extra` (a per-column number aggregated beside the statistic) is optional. The
+    parameters and fitted attributes the shared cycle reads are declared below.
+    """
+
+    _kind: ClassVar[str] = CATEGORICAL
+
+    # parameters (set by the subclass's __init__)
+    epsilon: float
+    mechanism: Any  # a name, {column: name}, or a Channel or mechanism instance (a protocol)
+    budget: str
+    random_state: object
+    protocol: object
+    strict: bool
+
+    # fitted state
+    privatizer_: Privatizer
+    columns_: list[Column]
+    mechanisms_: list[Any]
+    statistics_: list[Any]
+    epsilon_total_: float
+    n_rows_: int
+    n_reports_: np.ndarray
+    _used: list[int]
+    _extras: np.ndarray
+    _rng: np.random.Generator | ByteSource
+    #: The fits the statistics come from (class default: a pickle written before fits had
+    #: identifiers).
+    _fit_ids: frozenset[str] = frozenset()
 
     # ----------------------------------------------------------------- hooks
+    @abstractmethod
     def _domain_param(self) -> dict:
-        raise NotImplementedError
+        """``{name: value}`` of the one parameter declaring the columns' public domains."""
 
     def _check_params(self) -> None:
         check_epsilon_param(self.epsilon)
@@ -98,16 +130,18 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             Protocol.from_mechanism(spec)  # a readable error now, not at the first chunk
 
     def _extra(self, mechanism, block: np.ndarray, name: str) -> float:
+        """A number per column aggregated beside its statistic (none by default)."""
         return 0.0
 
+    @abstractmethod
     def _update(self) -> None:
-        raise NotImplementedError
+        """Recompute the fitted attributes from ``statistics_`` (after every update)."""
 
     # ----------------------------------------------------------------- protocol
     def _protocol_spec(self) -> object | None:
         """The published protocol this estimator decodes, if any (``protocol=``, or a
         ``Channel`` or mechanism instance given as ``mechanism=``)."""
-        spec = getattr(self, "protocol", None)
+        spec = self.protocol
         if spec is None and not isinstance(self.mechanism, (str, Mapping)):
             spec = self.mechanism
         return spec
@@ -548,10 +582,10 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
             theirs = other.get_params()
             their_privatizer, their_used = other.privatizer_, list(other._used)
             their_stats = (list(other.statistics_), other._extras, other.n_rows_)
-            their_fits = getattr(other, "_fit_ids", frozenset())
+            their_fits: frozenset[str] = other._fit_ids
         with atomic(self):
             check_is_fitted(self)
-            mine_fits = getattr(self, "_fit_ids", frozenset())
+            mine_fits: frozenset[str] = self._fit_ids
             check_disjoint_fits(mine_fits, their_fits)
             mine = self.get_params()
             for name in mine:

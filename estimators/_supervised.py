@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import warnings
+from abc import ABCMeta, abstractmethod
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from estimators._base import declared_protocol
-from estimators._schema import is_frame, table_rows
-from estimators.privatizer import NoSeedInPickles, atomic, update_lock, warn_domain_from_data
+from estimators._base import ProtocolEstimator, declared_protocol
+from estimators._schema import Column, is_frame, table_rows
+from estimators.privatizer import (
+    NoSeedInPickles,
+    Privatizer,
+    atomic,
+    update_lock,
+    warn_domain_from_data,
+)
+from ldp._random import ByteSource
 from ldp._validation import check_random_state
 from ldp._warnings import PrivacyLeakWarning
 
@@ -90,19 +100,70 @@ def encode_labels(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-class PrivateLearnerMixin(NoSeedInPickles):
+class BasePrivateLearner(NoSeedInPickles, metaclass=ABCMeta):
     """``fit``, ``partial_fit`` and ``merge`` of a classifier built on one mergeable statistic.
 
-    A subclass names the statistic's attribute (``_statistic``), how rows are encoded
-    (``_encode(X, y, reset=...)``) and how many statistics a row becomes (``_row_width``), how
-    the model is set up from the first ``X`` (``_setup``), what its feature domains are called
-    in messages (``_domain``) and how the model is recomputed from the statistic
-    (``_refresh``). Every update is atomic and holds the estimator's lock
-    (updates from several threads are serialised).
+    The shared cycle calls hooks every subclass implements, declared here as abstract
+    methods (as scikit-learn's ``_BaseDiscreteNB`` declares ``_count`` and
+    ``_update_feature_log_prob``): how the model is set up from the first ``X``
+    (:meth:`_setup`: classes, schema and the unfitted statistic), how rows are encoded
+    (:meth:`_encode`) and how many statistics a row becomes (:meth:`_row_width`), which
+    estimator aggregates the statistic (:attr:`_aggregator`, a typed view of the fitted
+    attribute that holds it) and how the model is recomputed from it (:meth:`_refresh`).
+    The parameters and fitted attributes the cycle reads are declared below. Every update is
+    atomic and holds the estimator's lock (updates from several threads are serialised).
     """
 
-    _statistic: str
-    _domain: str
+    #: What the features' public domains are called in messages (the parameter declaring them).
+    _domain: ClassVar[str]
+
+    # parameters (set by the subclass's __init__)
+    epsilon: float
+    classes: ArrayLike | None
+    mechanism: str | dict
+    budget: str
+    alpha: float
+    random_state: object
+
+    # fitted state
+    classes_: np.ndarray
+    columns_: list[Column]
+    epsilon_total_: float
+    device_privatizer_: Privatizer
+    _rng: np.random.Generator | ByteSource  # the simulation's noise source
+
+    # ----------------------------------------------------------------- hooks
+    @abstractmethod
+    def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
+        """Check the parameters, then set ``classes_``, ``columns_`` and the unfitted
+        statistic's estimator from ``X`` (its column names and declared domains) and the
+        class set (declared, else read from ``y``)."""
+
+    @abstractmethod
+    def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
+        """The per-user statistics of the rows ``(X, y)``: one row of
+        :meth:`_row_width` values per user, the input of the statistic's estimator."""
+
+    @abstractmethod
+    def _row_width(self) -> int:
+        """Number of statistics one user's row becomes."""
+
+    @property
+    @abstractmethod
+    def _aggregator(self) -> ProtocolEstimator:
+        """The estimator aggregating the private statistic (the only data-dependent state);
+        ``AttributeError`` before the first fit."""
+
+    @abstractmethod
+    def _refresh(self) -> None:
+        """Recompute the model's fitted attributes from the aggregated statistic."""
+
+    def _has_statistic(self) -> bool:
+        try:
+            aggregator = self._aggregator
+        except AttributeError:
+            return False
+        return aggregator is not None
 
     def _start(self, X, y, classes):
         """Check ``y``, then set up the model from all of ``X`` (schema, classes, statistic)."""
@@ -114,7 +175,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
     def _add_rows(self, X, y, *, first):
         """Encode and privatize the rows chunk by chunk: the per-user statistics (``width``
         floats a row) are never built for all rows at once."""
-        inner = getattr(self, self._statistic)
+        inner = self._aggregator
         step = max(256, ENCODE_CHUNK // max(1, self._row_width()))
         for index, (part, labels) in enumerate(row_chunks(X, y, step)):
             rows = self._encode(part, labels, reset=False)
@@ -151,7 +212,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
         self
         """
         with atomic(self):
-            if not hasattr(self, self._statistic):
+            if not self._has_statistic():
                 if classes is None and self.classes is None:
                     raise ValueError(
                         "classes must be passed on the first call to partial_fit (or declared "
@@ -196,7 +257,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
                     f"declare the {self._domain} of column(s) {undeclared} to publish a "
                     "model's protocol"
                 )
-            self.device_privatizer_ = declared_protocol(getattr(self, self._statistic))
+            self.device_privatizer_ = declared_protocol(self._aggregator)
         return self.device_privatizer_
 
     def device_rows(self, X, y):
@@ -223,8 +284,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
         with atomic(self):
             if not hasattr(self, "device_privatizer_"):
                 raise ValueError("call device_privatizer(X) first: it fixes the devices' schema")
-            inner = getattr(self, self._statistic)
-            inner.fit_reports(reports, privatizer or self.device_privatizer_)
+            self._aggregator.fit_reports(reports, privatizer or self.device_privatizer_)
             self._refresh()
         return self
 
@@ -236,14 +296,13 @@ class PrivateLearnerMixin(NoSeedInPickles):
         self
         """
         with atomic(self):  # re-entrant: the first call's fit_reports holds it too
-            inner = getattr(self, self._statistic, None)
-            if inner is None or not hasattr(inner, "statistics_"):
+            if not self._has_statistic() or not hasattr(self._aggregator, "statistics_"):
                 return self.fit_reports(reports)
-            inner.partial_fit_reports(reports)
+            self._aggregator.partial_fit_reports(reports)
             self._refresh()
         return self
 
-    def merge(self, other):
+    def merge(self, other: BasePrivateLearner) -> BasePrivateLearner:
         """Add the private statistic of ``other`` (same parameters, classes and domains).
 
         Returns
@@ -255,7 +314,7 @@ class PrivateLearnerMixin(NoSeedInPickles):
         with update_lock(other):  # a consistent view of other (never both locks at once)
             check_is_fitted(other)
             classes, columns, alpha = other.classes_, list(other.columns_), other.alpha
-            statistic = getattr(other, self._statistic)
+            statistic = other._aggregator
         with atomic(self):
             check_is_fitted(self)
             if not np.array_equal(self.classes_, classes):
@@ -266,6 +325,6 @@ class PrivateLearnerMixin(NoSeedInPickles):
                 raise ValueError(f"cannot merge: the feature columns or {self._domain} differ")
             if self.alpha != alpha:
                 raise ValueError("cannot merge: parameter 'alpha' differs")
-            getattr(self, self._statistic).merge(statistic)  # locks the statistic's owner
+            self._aggregator.merge(statistic)  # locks the statistic's owner
             self._refresh()
         return self

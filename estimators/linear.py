@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from estimators._protocol import check_budget
 from estimators._schema import NUMERIC, encode_numeric, read_table, resolve_schema
 from estimators._supervised import (
-    PrivateLearnerMixin,
+    BasePrivateLearner,
     check_target,
     encode_labels,
     resolve_classes,
@@ -33,7 +33,7 @@ def _statistics(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.column_stack([x, products, t, cross])
 
 
-class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
+class LDPLogisticRegression(BasePrivateLearner, ClassifierMixin, BaseEstimator):
     """Logistic regression learned non-interactively from epsilon-LDP sufficient statistics.
 
     **Method.** The logistic loss ``log(1 + exp(-t w.x))`` (``t = +-1``) is replaced by its
@@ -100,7 +100,7 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
     (True, 4.0)
     """
 
-    _statistic = "statistics_"
+    statistics_: MeanEstimator
     _domain = "bounds"
 
     def __init__(
@@ -123,6 +123,10 @@ class LDPLogisticRegression(PrivateLearnerMixin, ClassifierMixin, BaseEstimator)
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fitting
+    @property
+    def _aggregator(self) -> MeanEstimator:
+        return self.statistics_
+
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
         table = read_table(self, X, reset=False)

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from estimators._protocol import check_budget
 from estimators._schema import CATEGORICAL, encode_categorical, read_table, resolve_schema
 from estimators._supervised import (
-    PrivateLearnerMixin,
+    BasePrivateLearner,
     check_target,
     encode_labels,
     resolve_classes,
@@ -24,7 +24,7 @@ from ldp.mechanisms import project_simplex
 __all__ = ["LDPNaiveBayes"]
 
 
-class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
+class LDPNaiveBayes(BasePrivateLearner, ClassifierMixin, BaseEstimator):
     """Categorical naive Bayes learned from epsilon-LDP reports of (label, feature) pairs.
 
     **Scheme** (the joint-pair scheme of Yilmaz et al. (2019), "Locally differentially
@@ -89,7 +89,7 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
     (4.0, True)
     """
 
-    _statistic = "joint_"
+    joint_: FrequencyEstimator
     _domain = "categories"
 
     def __init__(
@@ -112,6 +112,10 @@ class LDPNaiveBayes(PrivateLearnerMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fitting
+    @property
+    def _aggregator(self) -> FrequencyEstimator:
+        return self.joint_
+
     def _encode(self, X: ArrayLike, y: ArrayLike, *, reset: bool) -> np.ndarray:
         y = check_target(self, X, y)
         table = read_table(self, X, reset=False)

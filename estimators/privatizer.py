@@ -121,8 +121,10 @@ class NoSeedInPickles:
     """
 
     def __getstate__(self):
-        state = super().__getstate__()
-        state = dict(state)
+        # the next class in the MRO is scikit-learn's BaseEstimator (object has no
+        # __getstate__ before Python 3.11, so mypy cannot see it from this mixin)
+        following: Any = super()
+        state = dict(following.__getstate__())
         state.pop("_rng", None)
         state.pop(_LOCK, None)
         if state.get("random_state") is not None and state.get("random_state") != "os":
@@ -144,7 +146,8 @@ class NoSeedInPickles:
             )
             state.pop("_rng", None)
             state["random_state"] = None
-        super().__setstate__(state)
+        following: Any = super()
+        following.__setstate__(state)
 
 
 def check_epsilon_param(epsilon: object) -> float:
