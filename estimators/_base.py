@@ -25,7 +25,9 @@ from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from estimators import _params as params
 from estimators._deployed import single_column_values
+from estimators._params import Check, ValidatedParams
 from estimators._protocol import aggregate_block, build_mechanisms, check_budget
 from estimators._schema import (
     CATEGORICAL,
@@ -80,17 +82,23 @@ def normal_quantile(alpha: object) -> float:
     return float(norm.ppf(1.0 - level / 2.0))
 
 
-class ProtocolEstimator(NoSeedInPickles, BaseEstimator, metaclass=ABCMeta):
+class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metaclass=ABCMeta):
     """Base class of the estimators that decode one protocol's reports column by column.
 
     A subclass sets ``_kind`` (the kind of column it estimates) and implements the hooks
     declared here as abstract methods: :meth:`_domain_param` (its parameter declaring the
     columns' public domains) and :meth:`_update` (its fitted attributes from the statistics);
     :meth:`_extra` (a per-column number aggregated beside the statistic) is optional. The
-    parameters and fitted attributes the shared cycle reads are declared below.
+    parameters and fitted attributes the shared cycle reads are declared below, and the
+    checks of the constructor parameters in ``_parameter_checks`` (extended by subclasses).
     """
 
     _kind: ClassVar[str] = CATEGORICAL
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        "epsilon": params.epsilon,
+        "budget": params.budget,
+        "strict": params.boolean,
+    }
 
     # parameters (set by the subclass's __init__)
     epsilon: float
@@ -121,10 +129,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator, metaclass=ABCMeta):
         """``{name: value}`` of the one parameter declaring the columns' public domains."""
 
     def _check_params(self) -> None:
-        check_epsilon_param(self.epsilon)
-        check_budget(self.budget)
-        if not isinstance(self.strict, (bool, np.bool_)):
-            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
+        self._validate_params()
         spec = self._protocol_spec()
         if spec is not None and not isinstance(spec, Protocol):
             Protocol.from_mechanism(spec)  # a readable error now, not at the first chunk

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABCMeta, abstractmethod
+from collections.abc import Mapping
 from typing import ClassVar
 
 import numpy as np
@@ -13,7 +14,9 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from estimators import _params as params
 from estimators._base import ProtocolEstimator, declared_protocol
+from estimators._params import Check, ValidatedParams
 from estimators._schema import Column, is_frame, table_rows
 from estimators.privatizer import (
     NoSeedInPickles,
@@ -100,7 +103,7 @@ def encode_labels(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-class BasePrivateLearner(NoSeedInPickles, metaclass=ABCMeta):
+class BasePrivateLearner(ValidatedParams, NoSeedInPickles, metaclass=ABCMeta):
     """``fit``, ``partial_fit`` and ``merge`` of a classifier built on one mergeable statistic.
 
     The shared cycle calls hooks every subclass implements, declared here as abstract
@@ -116,6 +119,11 @@ class BasePrivateLearner(NoSeedInPickles, metaclass=ABCMeta):
 
     #: What the features' public domains are called in messages (the parameter declaring them).
     _domain: ClassVar[str]
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        "epsilon": params.epsilon,
+        "budget": params.budget,
+        "alpha": params.non_negative,
+    }
 
     # parameters (set by the subclass's __init__)
     epsilon: float

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
+from estimators import _params as params
 from estimators._base import ProtocolEstimator, normal_quantile
+from estimators._params import Check
 from estimators._schema import CATEGORICAL
 from ldp.mechanisms import ibu, norm_sub, project_simplex
 from ldp.risk import Bound, distribution_estimation
@@ -108,6 +113,10 @@ class FrequencyEstimator(ProtocolEstimator):
     """
 
     _kind = CATEGORICAL
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        **ProtocolEstimator._parameter_checks,
+        "consistency": params.one_of(CONSISTENCY),
+    }
 
     def __init__(
         self,
@@ -132,11 +141,6 @@ class FrequencyEstimator(ProtocolEstimator):
 
     def _domain_param(self) -> dict:
         return {"categories": self.categories}
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.consistency not in CONSISTENCY:
-            raise ValueError(f"consistency must be one of {CONSISTENCY}, got {self.consistency!r}")
 
     def _update(self) -> None:
         self.categories_ = [c.categories for c in self.columns_]

@@ -8,7 +8,6 @@ from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from estimators._protocol import check_budget
 from estimators._schema import NUMERIC, encode_numeric, read_table, resolve_schema
 from estimators._supervised import (
     BasePrivateLearner,
@@ -17,8 +16,6 @@ from estimators._supervised import (
     resolve_classes,
 )
 from estimators.mean import MeanEstimator
-from estimators.privatizer import check_epsilon_param
-from ldp._validation import check_scalar
 
 __all__ = ["LDPLogisticRegression"]
 
@@ -142,9 +139,7 @@ class LDPLogisticRegression(BasePrivateLearner, ClassifierMixin, BaseEstimator):
 
     def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
         """Parameters, classes, the features' schema and the (unfitted) statistics' estimator."""
-        check_epsilon_param(self.epsilon)
-        check_budget(self.budget)
-        check_scalar(self.alpha, "alpha", low=0.0)
+        self._validate_params()
         self.classes_ = resolve_classes(classes, y, "classes")
         self.columns_ = resolve_schema(
             read_table(self, X, reset=True),

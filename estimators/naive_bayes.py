@@ -8,7 +8,6 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from estimators._protocol import check_budget
 from estimators._schema import CATEGORICAL, encode_categorical, read_table, resolve_schema
 from estimators._supervised import (
     BasePrivateLearner,
@@ -17,8 +16,6 @@ from estimators._supervised import (
     resolve_classes,
 )
 from estimators.frequency import FrequencyEstimator
-from estimators.privatizer import check_epsilon_param
-from ldp._validation import check_scalar
 from ldp.mechanisms import project_simplex
 
 __all__ = ["LDPNaiveBayes"]
@@ -129,9 +126,7 @@ class LDPNaiveBayes(BasePrivateLearner, ClassifierMixin, BaseEstimator):
 
     def _setup(self, X: ArrayLike, classes: object, y: np.ndarray | None) -> None:
         """Parameters, classes, the features' schema and the (unfitted) joint estimator."""
-        check_epsilon_param(self.epsilon)
-        check_budget(self.budget)
-        check_scalar(self.alpha, "alpha", low=0.0)
+        self._validate_params()
         self.classes_ = resolve_classes(classes, y, "classes")
         self.columns_ = resolve_schema(
             read_table(self, X, reset=True),

@@ -7,9 +7,10 @@ import secrets
 import sys
 import threading
 import warnings
+from collections.abc import Mapping
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -17,12 +18,14 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from estimators import _params as params
 from estimators._deployed import (
     as_protocol,
     protocol_column,
     single_column_name,
     single_column_values,
 )
+from estimators._params import Check, ValidatedParams
 from estimators._protocol import (
     aggregate_block,
     build_mechanisms,
@@ -187,7 +190,7 @@ def warn_domain_from_data(columns: list[Column], declare: str) -> None:
         )
 
 
-class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
+class Privatizer(ValidatedParams, NoSeedInPickles, TransformerMixin, BaseEstimator):
     """Privatize every column of a table on the client: one local randomizer per column.
 
     Categorical columns go through a frequency oracle (``mechanism="auto"`` picks the one with
@@ -279,6 +282,10 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
     """
 
     _default_kind: str | None = None
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        "epsilon": params.epsilon,
+        "budget": params.budget,
+    }
 
     def __init__(
         self,
@@ -316,8 +323,8 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             if self.protocol is not None:
                 self._fit_protocol(X)
                 return self
-            epsilon = check_epsilon_param(self.epsilon)
-            budget = check_budget(self.budget)
+            checked = self._validate_params()
+            epsilon, budget = checked["epsilon"], checked["budget"]
             columns = resolve_schema(
                 read_table(self, X, reset=True),
                 categories=self.categories,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from estimators import _params as params
+from estimators._params import Check, ValidatedParams
 from estimators.privatizer import check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
@@ -38,7 +42,7 @@ def _ball(protocol: Protocol) -> Ball:
     return domain
 
 
-class VectorMeanEstimator(BaseEstimator):
+class VectorMeanEstimator(ValidatedParams, BaseEstimator):
     """The mean of ``d``-dimensional vectors of norm at most ``radius``, from epsilon-LDP
     reports of one vector per row.
 
@@ -102,6 +106,15 @@ class VectorMeanEstimator(BaseEstimator):
     ('privunit', True)
     """
 
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        "epsilon": params.epsilon,
+        "mechanism": params.one_of(
+            ["auto", *VECTOR_MECHANISMS], message=f"'auto' or one of {sorted(VECTOR_MECHANISMS)}"
+        ),
+        "radius": params.optional(params.positive),
+        "strict": params.boolean,
+    }
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -141,17 +154,11 @@ class VectorMeanEstimator(BaseEstimator):
         given = self._given_protocol()
         if given is not None:
             return given
-        epsilon = check_scalar(self.epsilon, "epsilon", low=0.0, low_open=True)
-        if self.mechanism != "auto" and self.mechanism not in VECTOR_MECHANISMS:
-            raise ValueError(
-                f"mechanism must be 'auto' or one of {sorted(VECTOR_MECHANISMS)}, "
-                f"got {self.mechanism!r}"
-            )
-        if self.radius is not None:
-            radius = check_scalar(self.radius, "radius", low=0.0, low_open=True)
-        elif rows is None:
-            raise ValueError("radius must be given to decode reports (it is public)")
-        else:
+        checked = self._validate_params()
+        epsilon, radius = checked["epsilon"], checked["radius"]
+        if radius is None:
+            if rows is None:
+                raise ValueError("radius must be given to decode reports (it is public)")
             warnings.warn(
                 "radius is not declared: the largest observed norm is used, and the privacy "
                 "guarantee does not cover a bound read from the data",
@@ -270,8 +277,7 @@ class VectorMeanEstimator(BaseEstimator):
         -------
         self
         """
-        if not isinstance(self.strict, (bool, np.bool_)):
-            raise TypeError(f"strict must be True or False, got {type(self.strict).__name__}")
+        params.boolean(self.strict, "strict")  # before any state changes
         saved = dict(self.__dict__)
         try:
             if not hasattr(self, "protocol_"):
