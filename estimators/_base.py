@@ -59,6 +59,9 @@ from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.mechanisms import DEFAULT_ALPHA, check_reports
 from ldp.protocol import Protocol, iter_reports
 
+#: A noise source: what ``check_random_state`` returns.
+Random = np.random.Generator | ByteSource
+
 #: Report-table cells privatized at once by a simulation (``fit`` / ``partial_fit``).
 SIMULATION_CHUNK = 1 << 20
 
@@ -118,7 +121,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
     n_reports_: np.ndarray
     _used: list[int]
     _extras: np.ndarray
-    _rng: np.random.Generator | ByteSource
+    _rng: Random
     #: The fits the statistics come from (class default: a pickle written before fits had
     #: identifiers).
     _fit_ids: frozenset[str] = frozenset()
@@ -250,7 +253,9 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
         n_rows = int(np.shape(reports)[0])
         return stats, np.asarray(extras, dtype=np.float64), n_rows
 
-    def _simulated_statistics(self, priv: Privatizer, values: list, rng, used: list[int]):
+    def _simulated_statistics(
+        self, priv: Privatizer, values: list, used: list[int], *, rng: Random
+    ):
         """Privatize raw columns and aggregate their native reports, one chunk of rows at a
         time: the float64 report table is never built (a packed report of 128 bytes would be
         1 KiB per row in it)."""
@@ -265,7 +270,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
         for start in range(0, n, step):
             part = [column[start : start + step] for column in values]
             encoded = encode_table(priv.columns_, part)
-            for j, _, reports in native_reports(priv, encoded, rng):
+            for j, _, reports in native_reports(priv, encoded, rng=rng):
                 if j not in position:
                     continue
                 i, mech = position[j], priv.mechanisms_[j]
@@ -371,9 +376,9 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
         self._update()
 
     # ----------------------------------------------------------------- raw data (simulation)
-    def _fit_raw(self, X: ArrayLike, rng: Any, *, first: bool) -> None:
+    def _fit_raw(self, X: ArrayLike, *, rng: Random, first: bool) -> None:
         if self._protocol_spec() is not None:
-            self._fit_raw_protocol(X, rng, first=first)
+            self._fit_raw_protocol(X, rng=rng, first=first)
             return
         table = read_table(self, X, reset=first)
         if first:
@@ -390,13 +395,13 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
             check_same_columns(priv.columns_, table.names)
             used = self._used
         values = table.all_values()
-        stats, extras, n_rows = self._simulated_statistics(priv, values, rng, used)
+        stats, extras, n_rows = self._simulated_statistics(priv, values, used, rng=rng)
         if first:
             self._commit(priv, used, stats, extras, n_rows)
         else:
             self._add(stats, extras, n_rows)
 
-    def _fit_raw_protocol(self, X: ArrayLike, rng: Any, *, first: bool) -> None:
+    def _fit_raw_protocol(self, X: ArrayLike, *, rng: Random, first: bool) -> None:
         name, values = single_column_values(X)
         if first:
             priv = self._new_privatizer()
@@ -445,7 +450,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
         with atomic(self):
             self._check_params()
             rng = check_random_state(self.random_state)
-            self._fit_raw(X, rng, first=True)
+            self._fit_raw(X, rng=rng, first=True)
             self._rng = rng
         return self
 
@@ -463,11 +468,11 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
             if not hasattr(self, "privatizer_"):
                 self._check_params()
                 self._rng = check_random_state(self.random_state)
-                self._fit_raw(X, self._rng, first=True)
+                self._fit_raw(X, rng=self._rng, first=True)
             else:
                 if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
                     self._rng = check_random_state(self.random_state)
-                self._fit_raw(X, self._rng, first=False)
+                self._fit_raw(X, rng=self._rng, first=False)
         return self
 
     # ----------------------------------------------------------------- privatized reports

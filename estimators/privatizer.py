@@ -397,9 +397,9 @@ class Privatizer(ValidatedParams, NoSeedInPickles, TransformerMixin, BaseEstimat
             reports = self.protocol_.privatize(values, rng=rng)
             return encode_reports(self.protocol_.mechanism, reports)
         encoded = encode_table(self.columns_, read_table(self, X, reset=False))
-        return self._privatize(encoded, rng)
+        return self._privatize(encoded, rng=rng)
 
-    def _rows_per_column(self, n: int, rng) -> list[tuple[int, np.ndarray | slice]]:
+    def _rows_per_column(self, n: int, *, rng: Any) -> list[tuple[int, np.ndarray | slice]]:
         """``(column, rows)`` for every informative column: all rows under ``"split"``, the
         rows that drew the column under ``"sample"``."""
         active = [j for j, m in enumerate(self.mechanisms_) if m is not None]
@@ -408,19 +408,19 @@ class Privatizer(ValidatedParams, NoSeedInPickles, TransformerMixin, BaseEstimat
             return [(j, np.flatnonzero(choice == i)) for i, j in enumerate(active)]
         return [(j, slice(None)) for j in active]
 
-    def _native_reports(self, encoded: list[np.ndarray], rng):
+    def _native_reports(self, encoded: list[np.ndarray], *, rng: Any):
         """``(column, rows, native reports)`` of every column that reports something."""
         n = encoded[0].shape[0]
-        for j, sel in self._rows_per_column(n, rng):
+        for j, sel in self._rows_per_column(n, rng=rng):
             if isinstance(sel, np.ndarray) and sel.size == 0:
                 continue  # nothing to report (and some mechanisms refuse an empty input)
             mech = self.mechanisms_[j]
             yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng)
 
-    def _privatize(self, encoded: list[np.ndarray], rng: Any) -> np.ndarray:
+    def _privatize(self, encoded: list[np.ndarray], *, rng: Any) -> np.ndarray:
         n = encoded[0].shape[0]
         out = np.full((n, int(self._offsets[-1])), np.nan)
-        for j, sel, reports in self._native_reports(encoded, rng):
+        for j, sel, reports in self._native_reports(encoded, rng=rng):
             out[sel, self._block(j)] = encode_reports(self.mechanisms_[j], reports)
         return out
 
@@ -603,6 +603,6 @@ def report_width_total(privatizer: Privatizer) -> int:
     return int(privatizer._offsets[-1])
 
 
-def native_reports(privatizer: Privatizer, encoded: list[np.ndarray], rng: object):
+def native_reports(privatizer: Privatizer, encoded: list[np.ndarray], *, rng: Any):
     """``(column, rows, native reports)`` for every column that reports something."""
-    return privatizer._native_reports(encoded, rng)
+    return privatizer._native_reports(encoded, rng=rng)
