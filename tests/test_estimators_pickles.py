@@ -2,9 +2,10 @@
 
 The pickles in ``tests/data/estimator_*.pkl`` and the numbers they gave when written
 (``tests/data/estimator_pickles.json``) come from ``tests/data/make_estimator_pickles.py``,
-run once with the code of the last release; they are never rewritten to follow a change of
-the estimators' state: a renamed state attribute needs a ``__setstate__`` that reads the old
-one.
+run once with the code of main at 7d76862 (0.1.0 plus the unreleased changes of the
+CHANGELOG, before the estimators' base classes became ABCs); they are never rewritten to
+follow a change of the estimators' state: a renamed state attribute needs a
+``__setstate__`` that reads the old one.
 """
 
 import importlib.util
