@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from estimators import _params as params
 from estimators._params import Check, ValidatedParams
-from estimators.privatizer import check_disjoint_fits, new_fit_id
+from estimators.privatizer import NoSeedInPickles, check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
 from ldp.mechanisms import (
@@ -42,7 +42,7 @@ def _ball(protocol: Protocol) -> Ball:
     return domain
 
 
-class VectorMeanEstimator(ValidatedParams, BaseEstimator):
+class VectorMeanEstimator(NoSeedInPickles, ValidatedParams, BaseEstimator):
     """The mean of ``d``-dimensional vectors of norm at most ``radius``, from epsilon-LDP
     reports of one vector per row.
 
@@ -394,11 +394,6 @@ class VectorMeanEstimator(ValidatedParams, BaseEstimator):
         radius = _ball(self.protocol_).radius
         difference = self.mean_ - rows.mean(axis=0)
         return -float(difference @ difference) / radius**2
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state.pop("_rng", None)  # the noise stream never travels in a pickle
-        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
