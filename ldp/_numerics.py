@@ -161,7 +161,7 @@ def bisect_monotone(
     side: Literal["low", "high"],
     ends: tuple[bool, bool] | None = None,
     rtol: float = 0.0,
-    atol: float = 0.0,
+    scale: float = 0.0,
     max_steps: int = 2200,
 ) -> float:
     """Bisection of a predicate that changes value once on ``[lo, hi]``; the caller picks the end.
@@ -169,9 +169,9 @@ def bisect_monotone(
     ``pred`` is monotone on ``[lo, hi]``: it has one value on ``[lo, x*)`` and the other on
     ``(x*, hi]``. The bracket ``[a, b]`` starts as ``[lo, hi]`` and is halved at ``(a + b) /
     2``, keeping ``pred(a) == pred(lo)`` and ``pred(b) == pred(hi)``, until ``b - a <=
-    max(atol, rtol * |end|)`` (``end`` the end returned), the midpoint is no longer strictly
-    inside (the doubles are exhausted) or ``max_steps`` halvings are done. The end on
-    ``side`` is returned: ``"low"`` gives ``a``, with ``pred(a) == pred(lo)``; ``"high"``
+    rtol * max(|a|, |b|, scale)`` (the rule of :func:`inverse_monotone`), the midpoint is
+    no longer strictly inside (the doubles are exhausted) or ``max_steps`` halvings are done.
+    The end on ``side`` is returned: ``"low"`` gives ``a``, with ``pred(a) == pred(lo)``; ``"high"``
     gives ``b``, with ``pred(b) == pred(hi)``. Every returned point other than ``lo`` and
     ``hi`` themselves was evaluated, so the caller knows on which side of ``x*`` it lies:
     pick the side where the privacy number is safe (an epsilon from above, a lower bound on
@@ -188,8 +188,9 @@ def bisect_monotone(
     ends : tuple of bool, optional
         ``(pred(lo), pred(hi))`` when the caller knows them (an end where ``pred`` cannot be
         evaluated, such as ``epsilon = 0``); evaluated otherwise. They must differ.
-    rtol, atol : float, default 0.0
-        Stop once the bracket is at most ``max(atol, rtol * |end|)`` wide.
+    rtol, scale : float, default 0.0
+        Stop once the bracket is at most ``rtol * max(|a|, |b|, scale)`` wide (``rtol=0``:
+        run until the doubles or ``max_steps`` are exhausted).
     max_steps : int, default 2200
         Halvings at most (2200 exhaust any bracket of doubles).
 
@@ -210,7 +211,7 @@ def bisect_monotone(
             raise ValueError(f"{name} must be a finite float, got {value!r}")
     if lo > hi:
         raise ValueError(f"lo must be <= hi, got lo={lo!r} > hi={hi!r}")
-    for name, value in (("rtol", rtol), ("atol", atol)):
+    for name, value in (("rtol", rtol), ("scale", scale)):
         if not value >= 0.0:
             raise ValueError(f"{name} must be >= 0, got {value!r}")
     if max_steps < 0:
@@ -222,8 +223,7 @@ def bisect_monotone(
         )
     a, b = float(lo), float(hi)
     for _ in range(max_steps):
-        end = a if side == "low" else b
-        if b - a <= max(atol, rtol * abs(end)):
+        if b - a <= rtol * max(abs(a), abs(b), scale):
             break
         mid = 0.5 * (a + b)  # the midpoint the searches it replaced took
         if math.isinf(mid):
