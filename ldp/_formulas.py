@@ -17,7 +17,8 @@ import itertools
 import math
 
 import numpy as np
-from scipy.special import gammaln
+
+from ldp._numerics import log_binomial
 
 __all__ = [
     "erasure_weight",
@@ -110,8 +111,8 @@ def subset_selection_entries(k: int, d: int, epsilon: float) -> tuple[float, flo
     ``P(S | x') = 1 / (C(k-1, d-1) e^eps + C(k-1, d))``; computed in log space (finite for
     every ``epsilon``, ``inf`` included).
     """
-    log_inside = float(gammaln(k) - gammaln(d) - gammaln(k - d + 1))  # log C(k-1, d-1)
-    log_outside = float(gammaln(k) - gammaln(d + 1) - gammaln(k - d))  # log C(k-1, d)
+    log_inside = float(log_binomial(k - 1, d - 1))
+    log_outside = float(log_binomial(k - 1, d))
     if math.isinf(epsilon):
         return math.exp(-log_inside), 0.0
     log_out = -float(np.logaddexp(log_inside + epsilon, log_outside))

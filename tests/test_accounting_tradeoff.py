@@ -318,3 +318,21 @@ def test_gdp_level_of_a_nearly_revealing_composition_is_not_zero():
     jump = PiecewiseLinearTradeOff.from_points([0.0, 0.0, 1.0], [1.0, 0.0, 0.0])
     assert get_mu_from_tradeoff(jump) == math.inf
     assert get_mu_from_tradeoff(PiecewiseLinearTradeOff([0.0, 1.0], [1.0, 0.0])) == 0.0
+
+
+@pytest.mark.parametrize("mu", [0.1, 1.0, 3.0])
+def test_generic_fixed_point_is_the_last_double_at_or_above_the_diagonal(mu):
+    """The generic fixed point (a bisection, before: ``brentq`` with ``rtol=4e-16``, which
+    scipy refuses, so every curve without a closed form raised) returns the fixed point from
+    below: ``f(x) >= x`` and ``f(x') < x'`` at the next double, as evaluated."""
+    from ldp.accounting import tradeoff_summary
+    from ldp.accounting.tradeoff import TradeOffFunction, _InverseTradeOff
+
+    for f in (GaussianTradeOff(mu), LaplaceTradeOff(mu), _InverseTradeOff(LaplaceTradeOff(mu))):
+        x = TradeOffFunction.fixed_point(f)
+        after = math.nextafter(x, 1.0)
+        assert float(f(x)) >= x and float(f(after)) < after
+    closed = GaussianTradeOff(mu).fixed_point()
+    assert TradeOffFunction.fixed_point(GaussianTradeOff(mu)) == pytest.approx(closed, rel=1e-14)
+    mu_star, _ = tradeoff_summary(_InverseTradeOff(GaussianTradeOff(mu)))
+    assert mu_star == pytest.approx(mu, rel=1e-12)

@@ -37,6 +37,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ldp._mechanism import Mechanism
+from ldp._numerics import bisect_monotone
 from ldp._validation import check_epsilon, check_integer, check_scalar
 from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
 from ldp.accounting.composition import compose
@@ -340,7 +341,5 @@ def _search(feasible: Callable[[float], bool], top: float, tol: float, target: s
                 f"{target} is unreachable: even a per-report epsilon of {MIN_EPSILON:g} misses it"
             )
         lo = MIN_EPSILON
-    while hi - lo > tol * lo:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
-    return lo
+    # hi - lo <= tol * lo is hi - lo <= tol / (1 + tol) * hi: the rule of bisect_monotone
+    return bisect_monotone(feasible, lo, hi, side="low", ends=(True, False), rtol=tol / (1.0 + tol))

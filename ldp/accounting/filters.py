@@ -38,6 +38,7 @@ from types import MappingProxyType
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
+from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
 from ldp.accounting.composition import compose
@@ -343,10 +344,7 @@ def _largest_dominated_mu(budget: TradeOffFunction) -> float:
         lo, hi = hi, 2.0 * hi
         if hi > 1e6:
             return math.inf
-    for _ in range(56):
-        mid = (lo + hi) / 2.0
-        lo, hi = (mid, hi) if below(mid) else (lo, mid)
-    mu = lo
+    mu = bisect_monotone(below, lo, hi, side="low", ends=(True, False), max_steps=56)
     for _ in range(60):
         gap = hb - GaussianTradeOff(mu).delta(eps)
         i = int(np.argmin(gap))
@@ -538,19 +536,9 @@ class NaturalFDPFilter:
             kinks = composed.pld.levels if composed.pld is not None else np.zeros(0)
             return _dominates(composed.delta, kinks, self.budget)
 
-        if not fits(1):
-            return 0
-        lo, hi = 1, 2
-        while hi <= MAX_SELF_COMPOSITIONS and fits(hi):
-            lo, hi = hi, 2 * hi
-        if hi > MAX_SELF_COMPOSITIONS:
-            hi = MAX_SELF_COMPOSITIONS + 1
-            if fits(MAX_SELF_COMPOSITIONS):
-                return MAX_SELF_COMPOSITIONS
-        while hi - lo > 1:  # fits(lo), not fits(hi): the chain is monotone in n
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-        return lo
+        # the chain is monotone in n: the first count that does not fit, less one
+        first_misfit = first_integer(lambda n: not fits(n), 1, MAX_SELF_COMPOSITIONS)
+        return MAX_SELF_COMPOSITIONS if first_misfit is None else first_misfit - 1
 
     # ---------------------------------------------------------------- members of the family
     def _refuse(self, mechanism: object, expected: str) -> InvalidFilterError:

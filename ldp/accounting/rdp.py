@@ -27,8 +27,9 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
+from ldp._numerics import log_binomial
 from ldp._validation import check_probability, check_scalar
 from ldp.accounting._common import as_levels, out
 from ldp.accounting.filters import FilterHaltedError
@@ -61,7 +62,7 @@ def _check_orders(orders: ArrayLike) -> tuple[np.ndarray, bool]:
 
 def _log_moment_integer(alpha: int, q: float, s2: float) -> float:
     k = np.arange(alpha + 1, dtype=np.float64)
-    log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
+    log_binom = log_binomial(alpha, k)
     with np.errstate(divide="ignore"):
         terms = log_binom + (alpha - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) / (2 * s2)
     terms = np.where(k == alpha, alpha * math.log(q) + (alpha * alpha - alpha) / (2 * s2), terms)

@@ -70,6 +70,7 @@ from scipy.stats import binom
 from ldp._formulas import k_rr_probabilities
 from ldp._frozen import Frozen
 from ldp._mechanism import Mechanism
+from ldp._numerics import bisect_monotone
 from ldp._rounding import round_up
 from ldp._validation import check_epsilon, check_integer, check_scalar, compact
 from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
@@ -312,14 +313,15 @@ def _bisect(profile, delta: float, eps0: float) -> float:
     upper end of the final bracket, a point that was evaluated and passed."""
     if profile(0.0) <= delta:
         return 0.0
-    lo, hi = 0.0, eps0
-    while hi - lo > _TOL * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        if profile(mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_monotone(
+        lambda e: profile(e) <= delta,
+        0.0,
+        eps0,
+        side="high",
+        ends=(False, True),
+        rtol=_TOL,
+        scale=1.0,
+    )
 
 
 def krr_alphabet(mechanism: object) -> int | None:

@@ -36,12 +36,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri
 
 from ldp._formulas import k_rr_probabilities, normalise_erasure
 from ldp._frozen import Frozen
-from ldp._numerics import inverse_monotone, pointwise_max
+from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
 from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
@@ -315,11 +314,17 @@ class TradeOffFunction(Frozen, abc.ABC):
         return float(np.clip(self._delta(np.zeros(1))[0], 0.0, 1.0))
 
     def fixed_point(self) -> float:
-        """The ``x`` with ``f(x) = x`` (unique for a trade-off function)."""
+        """The ``x`` with ``f(x) = x`` (unique for a trade-off function), from below.
+
+        The last double with ``f(x) >= x`` as evaluated (bisection of ``[0, 1]`` down to
+        adjacent doubles): the side on which the Gaussian ``mu = -2 Phi^{-1}(x)`` read from
+        it errs upward, up to the rounding of ``f`` itself.
+        """
         g = lambda x: float(self._evaluate(np.array([x]))[0]) - x  # noqa: E731
         if g(0.0) <= 0.0:
             return 0.0
-        return float(brentq(g, 0.0, 1.0, xtol=1e-15, rtol=4e-16))
+        # f(1) = 0 < 1: the predicate fails at 1
+        return bisect_monotone(lambda x: g(x) >= 0.0, 0.0, 1.0, side="low", ends=(True, False))
 
     def inverse(self) -> TradeOffFunction:
         """The left-continuous inverse ``f^{-1}(a) = inf{t : f(t) <= a}`` = ``T(Q, P)``."""

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import xlogy
 
+from ldp._numerics import first_integer
 from ldp._validation import check_epsilon, check_integer, check_probability, check_scalar, compact
 from ldp.risk._common import MINIMAX, Bound, check_error_rates, check_n, maximize
 
@@ -616,21 +617,12 @@ def binary_test_sample_size(
             "sample size (exact minimax)",
             {**params, "n": math.inf, "type_two": 1 - size_one},
         )
-    hi = 1
-    while _type_two(hi, r0, r1, size_one) > size_two:
-        hi *= 2
-        if hi > 1 << 40:
-            raise ValueError(
-                f"more than 2^40 users are needed to separate p0={a} and p1={b} at "
-                f"epsilon={eps}; no sample size is reported"
-            )
-    lo = hi // 2  # fails (or 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _type_two(mid, r0, r1, size_one) <= size_two:
-            hi = mid
-        else:
-            lo = mid
+    hi = first_integer(lambda n: _type_two(n, r0, r1, size_one) <= size_two, 1, 1 << 40)
+    if hi is None:
+        raise ValueError(
+            f"more than 2^40 users are needed to separate p0={a} and p1={b} at "
+            f"epsilon={eps}; no sample size is reported"
+        )
     return Bound(
         float(hi),
         name,

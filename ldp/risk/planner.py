@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_epsilon, check_scalar
 from ldp.risk._common import Bound, check_n
 from ldp.risk.attained import best_distribution_risk, best_mean_risk
@@ -225,21 +226,10 @@ class _Unreachable(Exception):
 
 def _first_n(predicate) -> int:
     """Smallest ``n >= 1`` with ``predicate(n)`` (monotone), or raise past MAX_USERS."""
-    if predicate(1):
-        return 1
-    hi = 2
-    while not predicate(hi):
-        hi *= 2
-        if hi > MAX_USERS:
-            raise _Unreachable
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if predicate(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    n = first_integer(predicate, 1, MAX_USERS)
+    if n is None:
+        raise _Unreachable
+    return n
 
 
 def _first_epsilon(predicate, *, upward: bool) -> float:
@@ -247,14 +237,16 @@ def _first_epsilon(predicate, *, upward: bool) -> float:
     returned from above (``upward``) or from below."""
     if not predicate(MAX_EPSILON):
         raise _Unreachable
-    lo, hi = 0.0, MAX_EPSILON
-    while hi - lo > 1e-7 * max(hi, 1e-12) and hi > 1e-12:
-        mid = 0.5 * (lo + hi) if lo > 0 else hi / 2.0
-        if predicate(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi if upward else lo
+    # epsilon = 0 is never evaluated: it stands as the end where the predicate fails
+    return bisect_monotone(
+        predicate,
+        0.0,
+        MAX_EPSILON,
+        side="high" if upward else "low",
+        ends=(False, True),
+        rtol=1e-7,
+        scale=1e-12,
+    )
 
 
 def plan(
