@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq, minimize_scalar
 
 from ldp._validation import check_scalar
-from ldp.accounting.subsampled_gaussian import SubsampledGaussianTradeOff
+from ldp.accounting.central.subsampled_gaussian import SubsampledGaussianTradeOff
 from ldp.accounting.tradeoff import GaussianTradeOff, TradeOffFunction
 
 __all__ = [
@@ -267,7 +267,8 @@ def blackwell_compare(f: object, g: object, *, tol: float = 1e-9) -> BlackwellCo
 
     Examples
     --------
-    >>> from ldp.accounting import SubsampledGaussianTradeOff, GaussianTradeOff
+    >>> from ldp.accounting import GaussianTradeOff
+    >>> from ldp.accounting.central import SubsampledGaussianTradeOff
     >>> from ldp.accounting import blackwell_compare
     >>> r = blackwell_compare(GaussianTradeOff(2.0), SubsampledGaussianTradeOff(0.3, 10.0))
     >>> r.order, [round(x, 3) for x in r.calibration_points]
@@ -319,7 +320,8 @@ def is_blackwell_chain(family: Sequence[object], *, tol: float = 1e-9) -> bool:
 
     Examples
     --------
-    >>> from ldp.accounting import GaussianTradeOff, SubsampledGaussianTradeOff
+    >>> from ldp.accounting import GaussianTradeOff
+    >>> from ldp.accounting.central import SubsampledGaussianTradeOff
     >>> from ldp.accounting import is_blackwell_chain
     >>> is_blackwell_chain([GaussianTradeOff(m) for m in (0.5, 1.0, 3.0)])
     True
@@ -374,7 +376,8 @@ def worst_case_adaptive_profile(
 
     Examples
     --------
-    >>> from ldp.accounting import GaussianTradeOff, SubsampledGaussianTradeOff
+    >>> from ldp.accounting import GaussianTradeOff
+    >>> from ldp.accounting.central import SubsampledGaussianTradeOff
     >>> from ldp.accounting import worst_case_adaptive_profile
     >>> import math
     >>> c = [GaussianTradeOff(2.0), SubsampledGaussianTradeOff(0.3, 10.0)]
