@@ -79,6 +79,10 @@ MOVED = [
         f"{C}.subsampled_gaussian",
         "subsampled_gaussian_cumulants",
     ),
+    *[
+        ("ldp.accounting.divergences", name, "ldp.accounting.curve_divergences", name)
+        for name in ("get_rdp_from_gdp", "rr_renyi", "tradeoff_chi2_plus", "tradeoff_renyi")
+    ],
     (
         "ldp.accounting.filters",
         "sg_remove_profile",
@@ -103,6 +107,15 @@ def test_from_import_of_an_old_name_works(old, name, new, new_name):
         namespace: dict = {}
         exec(f"from {old} import {name} as value", namespace)
     assert namespace["value"] is getattr(importlib.import_module(new), new_name)
+
+
+def test_the_two_divergence_modules_have_two_names():
+    """ldp.divergences: between probability vectors; curve_divergences: of a curve."""
+    import ldp.accounting.curve_divergences as of_curves
+    import ldp.divergences as between_vectors
+
+    assert not set(of_curves.__all__) & set(between_vectors.__all__)
+    assert "tradeoff_renyi" in ldp.accounting.__all__
 
 
 def test_an_unknown_name_is_still_an_attribute_error():

@@ -53,7 +53,7 @@ from ldp.accounting.composition import (
     compose,
     compose_eps_delta_eta,
 )
-from ldp.accounting.divergences import (
+from ldp.accounting.curve_divergences import (
     get_rdp_from_gdp,
     rr_renyi,
     tradeoff_chi2_plus,
