@@ -13,6 +13,7 @@ import pickle
 
 import pytest
 
+import ldp
 import ldp.accounting
 from ldp.accounting import central
 
@@ -82,6 +83,16 @@ MOVED = [
     *[
         ("ldp.accounting.divergences", name, "ldp.accounting.curve_divergences", name)
         for name in ("get_rdp_from_gdp", "rr_renyi", "tradeoff_chi2_plus", "tradeoff_renyi")
+    ],
+    ("ldp.blackwell", "blackwell_dominates", "ldp.accounting.blackwell", "blackwell_dominates"),
+    ("ldp.blackwell", "BlackwellResult", "ldp.accounting.blackwell", "BlackwellResult"),
+    *[
+        ("ldp.accounting.comparison", name, "ldp.accounting.blackwell", name)
+        for name in ("BlackwellComparison", "blackwell_compare", "is_blackwell_chain")
+    ],
+    *[
+        ("ldp.risk.attained", name, "ldp.risk.achievable", name)
+        for name in ("ACHIEVED", "best_distribution_risk", "best_mean_risk", "oracle_risks")
     ],
     (
         "ldp.accounting.filters",
@@ -160,3 +171,36 @@ def test_pickles_of_the_last_release_load(make, new, old):
         back = pickle.loads(_old_pickle(obj, new, old))
     assert type(back) is type(obj)
     assert float(back.delta(1.0)) == float(obj.delta(1.0))
+
+
+@pytest.mark.parametrize(
+    ("make", "old"),
+    [
+        (
+            lambda: ldp.blackwell_dominates(
+                ldp.randomized_response(2.0), ldp.randomized_response(1.0)
+            ),
+            "ldp.blackwell",
+        ),
+        (
+            lambda: ldp.accounting.blackwell_compare(
+                ldp.accounting.GaussianTradeOff(1.0), ldp.accounting.GaussianTradeOff(2.0)
+            ),
+            "ldp.accounting.comparison",
+        ),
+    ],
+)
+def test_pickles_of_blackwell_results_of_the_last_release_load(make, old):
+    obj = make()
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        back = pickle.loads(_old_pickle(obj, "ldp.accounting.blackwell", old))
+    assert type(back) is type(obj)
+    assert back.__dict__.keys() == obj.__dict__.keys()
+    assert bool(back) == bool(obj)
+
+
+def test_one_blackwell_home():
+    from ldp.accounting import blackwell
+
+    assert ldp.blackwell_dominates is blackwell.blackwell_dominates
+    assert ldp.accounting.blackwell_compare is blackwell.blackwell_compare

@@ -36,15 +36,19 @@ from ldp.accounting.approximations import (
     tradeoff_functionals,
 )
 from ldp.accounting.attacks import attacker_success_rate
+from ldp.accounting.blackwell import (
+    BlackwellComparison,
+    BlackwellResult,
+    blackwell_compare,
+    blackwell_dominates,
+    is_blackwell_chain,
+)
 from ldp.accounting.calibration import calibrate
 from ldp.accounting.comparison import (
-    BlackwellComparison,
     approx_gdp_delta,
     approx_gdp_distance,
-    blackwell_compare,
     delta_divergence,
     is_approx_gdp,
-    is_blackwell_chain,
     worst_case_adaptive_profile,
 )
 from ldp.accounting.composition import (
@@ -153,7 +157,9 @@ __all__ = [  # noqa: RUF022
     "subsample_eps_delta",
     "subsample_eps_delta_eta",
     "calibrate",
-    # comparison, attacks and divergences of curves
+    # the Blackwell order of channels and curves; comparison, attacks, divergences of curves
+    "BlackwellResult",
+    "blackwell_dominates",
     "BlackwellComparison",
     "blackwell_compare",
     "is_blackwell_chain",
