@@ -13,13 +13,8 @@ import time
 import numpy as np
 
 from ldp import k_rr
-from ldp.accounting import (
-    PoissonSubsampledGaussian,
-    compose,
-    compose_eps_delta_eta,
-    edgeworth_value_approx,
-    laplace_cumulants,
-)
+from ldp.accounting import compose, compose_eps_delta_eta, edgeworth_value_approx, laplace_cumulants
+from ldp.accounting.central import PoissonSubsampledGaussian
 
 
 def timed(fn, repeat: int = 3) -> tuple[float, object]:

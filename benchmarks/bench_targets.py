@@ -354,7 +354,8 @@ def channels(dense: int) -> list[dict]:
 # ----------------------------------------------------------------- accounting
 def accounting() -> list[dict]:
     from ldp import k_rr
-    from ldp.accounting import PoissonSubsampledGaussian, clt_mu_approx
+    from ldp.accounting import clt_mu_approx
+    from ldp.accounting.central import PoissonSubsampledGaussian
 
     out = []
     channel = k_rr(8, 1.0)

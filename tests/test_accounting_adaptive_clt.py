@@ -13,13 +13,13 @@ import math
 import numpy as np
 import pytest
 
-from ldp.accounting import (
-    ApproxGDPFilter,
+from ldp.accounting import ApproxGDPFilter
+from ldp.accounting.central import (
     IndividualApproxGDPAccountant,
     adaptive_clt_params,
     approx_gdp_charge,
     approx_gdp_clip,
-    sg_plrv_moments,
+    subsampled_gaussian_loss_moments,
 )
 
 
@@ -50,7 +50,7 @@ def test_gaussian_steps():
 
 def test_subsampled_steps_match_dong_roth_su_clt():
     q, sigma, steps = 0.01, 1.0, 10_000
-    m = sg_plrv_moments(q, sigma)
+    m = subsampled_gaussian_loss_moments(q, sigma)
     v_p, v_q = steps * m["var_p"], steps * m["var_q"]
     v = (v_p + v_q) / 2
     p = adaptive_clt_params(

@@ -20,9 +20,9 @@ from ldp.accounting import (
     edgeworth_tradeoff_approx,
     edgeworth_value_approx,
     laplace_cumulants,
-    sg_cumulants,
     tradeoff_functionals,
 )
+from ldp.accounting.central import subsampled_gaussian_cumulants
 
 ALPHA = [0.01, 0.05, 0.1, 0.3, 0.5]
 
@@ -65,10 +65,10 @@ def test_edgeworth_laplace_reference_values(n, expected, cf):
 
 
 def test_edgeworth_subsampled_gaussian_cumulants():
-    kp, kq = sg_cumulants(0.5, 1.0)
+    kp, kq = subsampled_gaussian_cumulants(0.5, 1.0)
     np.testing.assert_allclose(kp, [-0.1114215, 0.1784652, 0.1077961, 0.0849998], atol=1e-7)
     np.testing.assert_allclose(kq, [0.1385785, 0.3429924, 0.2369429, 0.1767447], atol=1e-7)
-    kp, kq = sg_cumulants(0.33437, 1.0)
+    kp, kq = subsampled_gaussian_cumulants(0.33437, 1.0)
     f = edgeworth_tradeoff_approx(kp, kq, 5)
     np.testing.assert_allclose(
         f([0.01, 0.05, 0.1, 0.2, 0.3, 0.5]),
@@ -117,7 +117,8 @@ def test_edgeworth_warns_outside_its_reliable_range():
     value is 9.53; it said so without a word."""
     import warnings
 
-    from ldp.accounting import ApproximationWarning, PoissonSubsampledGaussian
+    from ldp.accounting import ApproximationWarning
+    from ldp.accounting.central import PoissonSubsampledGaussian
 
     sgd = PoissonSubsampledGaussian(0.188, 1.0, 50)
     exact = sgd.epsilon(1e-5)
@@ -125,7 +126,7 @@ def test_edgeworth_warns_outside_its_reliable_range():
     with pytest.warns(ApproximationWarning, match="reliable range"):
         approx = sgd.epsilon_edgeworth_approx(1e-5)
     assert round(approx, 1) == 16.6
-    kp, kq = sg_cumulants(0.188, 1.0)
+    kp, kq = subsampled_gaussian_cumulants(0.188, 1.0)
     f = edgeworth_tradeoff_approx(kp, kq, 50)
     assert f.approx and f.relative_correction.shape == f.vertices[0].shape
     with pytest.warns(ApproximationWarning):
@@ -146,7 +147,7 @@ def test_edgeworth_guard_example_exact_value_against_dp_accounting():
     """The certified 9.53 of the guard's example (q = 0.188, sigma = 1, T = 50,
     delta = 1e-5) is dp-accounting's Poisson-subsampled Gaussian PLD to its discretisation."""
     dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    from ldp.accounting import PoissonSubsampledGaussian
+    from ldp.accounting.central import PoissonSubsampledGaussian
 
     theirs = (
         dpl.from_gaussian_mechanism(1.0, sampling_prob=0.188, value_discretization_interval=1e-4)

@@ -17,16 +17,15 @@ from scipy.stats import norm
 from ldp.accounting import (
     BlackwellComparison,
     GaussianTradeOff,
-    SubsampledGaussianTradeOff,
     approx_gdp_delta,
     approx_gdp_distance,
     blackwell_compare,
     delta_divergence,
     is_approx_gdp,
     is_blackwell_chain,
-    sg_remove_profile,
     worst_case_adaptive_profile,
 )
+from ldp.accounting.central import SubsampledGaussianTradeOff, subsampled_gaussian_remove_profile
 
 
 def _tradeoff_form(f, g) -> float:
@@ -119,7 +118,7 @@ def _sg_product(q, mu_a, mu_b):
 
     def h(gamma):
         g = np.asarray(gamma, dtype=float)
-        inner = sg_remove_profile(q, mu_b, (g.ravel()[:, None] * ratio).ravel())
+        inner = subsampled_gaussian_remove_profile(q, mu_b, (g.ravel()[:, None] * ratio).ravel())
         return (inner.reshape(g.size, y.size) @ (w * p)).reshape(g.shape)
 
     return h
@@ -158,7 +157,9 @@ def test_worst_case_profile_monte_carlo():
     rng = np.random.default_rng(7)
     y = rng.normal(1.5, 1.0, 400_000)
     probe = gamma * np.exp(-1.5 * y + 1.125)
-    values = np.maximum(cands[0].delta(np.log(probe)), sg_remove_profile(0.3, 10.0, probe))
+    values = np.maximum(
+        cands[0].delta(np.log(probe)), subsampled_gaussian_remove_profile(0.3, 10.0, probe)
+    )
     mc, se = values.mean(), values.std() / math.sqrt(y.size)
     got = worst_case_adaptive_profile(GaussianTradeOff(1.5), cands, gamma)
     assert abs(got - mc) < 4 * se

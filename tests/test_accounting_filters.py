@@ -17,7 +17,7 @@ from ldp.accounting import (
     natural_filter_counterexample,
     two_step_counterexample,
 )
-from ldp.accounting.filters import sg_remove_profile
+from ldp.accounting.central import subsampled_gaussian_remove_profile
 
 
 def test_gdp_filter_accepts_until_budget():
@@ -118,7 +118,7 @@ def test_sg_profile_closed_form_against_quadrature():
     phi0 = np.exp(-y * y / 2) / math.sqrt(2 * math.pi)
     p = 0.7 * phi0 + 0.3 * np.exp(-((y - 2) ** 2) / 2) / math.sqrt(2 * math.pi)
     quad = [np.trapezoid(np.clip(p - g * phi0, 0, None), y) for g in gamma]
-    np.testing.assert_allclose(sg_remove_profile(0.3, 2.0, gamma), quad, atol=1e-8)
+    np.testing.assert_allclose(subsampled_gaussian_remove_profile(0.3, 2.0, gamma), quad, atol=1e-8)
 
 
 def test_algorithm_2_showcase_budget():
@@ -220,7 +220,8 @@ def test_natural_filter_eps_delta_budget_is_the_analytic_calibration():
 def test_natural_filter_asymmetric_budget():
     # the add direction of a subsampled Gaussian vanishes beyond eps = -log(1 - q): no
     # Gaussian curve lies above it except G_0; the two-sided curve C_q(G_mu) admits mu > 0
-    from ldp.accounting import NaturalFDPFilter, SubsampledGaussianTradeOff
+    from ldp.accounting import NaturalFDPFilter
+    from ldp.accounting.central import SubsampledGaussianTradeOff
 
     assert NaturalFDPFilter(SubsampledGaussianTradeOff(0.3, 2.0)).mu_budget == 0.0
     two_sided = SubsampledGaussianTradeOff(0.3, 2.0).two_sided()
@@ -234,12 +235,8 @@ def test_natural_filter_asymmetric_budget():
 
 
 def test_natural_filter_refuses_non_chain_mechanisms():
-    from ldp.accounting import (
-        GaussianTradeOff,
-        InvalidFilterError,
-        NaturalFDPFilter,
-        SubsampledGaussianTradeOff,
-    )
+    from ldp.accounting import GaussianTradeOff, InvalidFilterError, NaturalFDPFilter
+    from ldp.accounting.central import SubsampledGaussianTradeOff
 
     flt = NaturalFDPFilter(GaussianTradeOff(1.0))
     with pytest.raises(InvalidFilterError, match="Blackwell chain"):

@@ -24,12 +24,12 @@ from ldp.accounting import (
     InvalidFilterError,
     LaplaceTradeOff,
     NaturalFDPFilter,
-    SubsampledGaussianTradeOff,
     blackwell_compare,
     compose,
     is_blackwell_chain,
     natural_filter_counterexample,
 )
+from ldp.accounting.central import SubsampledGaussianTradeOff
 
 EPS = np.union1d(np.linspace(0.0, 12.0, 4801), np.arange(0.0, 12.0, 0.125))
 

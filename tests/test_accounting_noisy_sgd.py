@@ -16,20 +16,22 @@ from scipy.integrate import quad
 from scipy.special import ndtr
 
 from ldp.accounting import (
-    BerryEsseenTradeOff,
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
-    SubsampledGaussianTradeOff,
     SubsampledTradeOff,
-    noisy_sgd,
-    poisson_sgd_tradeoff,
-    sg_plrv_moments,
-    sg_plrv_moments_approx,
-    sg_remove_profile,
     symmetrize,
     tradeoff_functionals,
 )
-from ldp.accounting.sgd import subsampled_gaussian_pld
+from ldp.accounting.central import (
+    BerryEsseenTradeOff,
+    SubsampledGaussianTradeOff,
+    noisy_sgd,
+    poisson_sgd_tradeoff,
+    subsampled_gaussian_loss_moments,
+    subsampled_gaussian_loss_moments_approx,
+    subsampled_gaussian_remove_profile,
+)
+from ldp.accounting.central.sgd import subsampled_gaussian_pld
 
 ALPHAS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5]
 
@@ -97,7 +99,9 @@ def test_profile_against_direct_quadrature_and_reflection():
     assert sg.profile(0.0) == 1.0
     # the add profile is 0 once gamma >= 1/(1 - q)
     assert sg.add().profile(1 / (1 - q) * 1.0001) == 0.0
-    np.testing.assert_allclose(sg_remove_profile(q, mu, np.array([1.7])), sg.profile(1.7))
+    np.testing.assert_allclose(
+        subsampled_gaussian_remove_profile(q, mu, np.array([1.7])), sg.profile(1.7)
+    )
 
 
 def test_curve_is_the_conjugate_of_the_profile():
@@ -168,7 +172,7 @@ MOMENTS = {
 
 @pytest.mark.parametrize(("q", "sigma"), sorted(MOMENTS))
 def test_exact_plrv_moments(q, sigma):
-    m = sg_plrv_moments(q, sigma)
+    m = subsampled_gaussian_loss_moments(q, sigma)
     want = MOMENTS[(q, sigma)]
     got = (m["mean_p"], m["var_p"], -m["mean_q"], m["var_q"])
     np.testing.assert_allclose(got, want, rtol=1e-4)
@@ -181,7 +185,7 @@ def test_plrv_moments_against_monte_carlo():
     y_q = rng.standard_normal(n)
     y_p = y_q + mu * (rng.random(n) < q)
     loss = lambda y: np.log1p(q * np.expm1(mu * y - mu * mu / 2))  # noqa: E731
-    m = sg_plrv_moments(q, sigma)
+    m = subsampled_gaussian_loss_moments(q, sigma)
     for name, y in (("p", y_p), ("q", y_q)):
         sample = loss(y)
         se = sample.std() / math.sqrt(n)
@@ -194,21 +198,21 @@ def test_plrv_moments_against_monte_carlo():
 
 def test_theorem_4_1_approximations():
     # small q: relative errors of the paper's Appendix F (q = 0.2, sigma = 1: -0.235 / -0.080)
-    approx = sg_plrv_moments_approx("small_q", 0.2, 1.0)
-    exact = sg_plrv_moments(0.2, 1.0)
+    approx = subsampled_gaussian_loss_moments_approx("small_q", 0.2, 1.0)
+    exact = subsampled_gaussian_loss_moments(0.2, 1.0)
     assert (exact["mean_p"] - approx["mean_p"]) / approx["mean_p"] == pytest.approx(
         -0.235, abs=1e-3
     )
     assert (exact["var_p"] - approx["var_p"]) / approx["var_p"] == pytest.approx(-0.080, abs=1e-3)
     # large q: q = 0.8, sigma = 2 gives +0.005 (mean) and +0.044 (variance)
-    approx = sg_plrv_moments_approx("large_q", 0.8, 2.0)
-    exact = sg_plrv_moments(0.8, 2.0)
+    approx = subsampled_gaussian_loss_moments_approx("large_q", 0.8, 2.0)
+    exact = subsampled_gaussian_loss_moments(0.8, 2.0)
     assert (exact["mean_p"] - approx["mean_p"]) / approx["mean_p"] == pytest.approx(0.005, abs=1e-3)
     assert (exact["var_p"] - approx["var_p"]) / approx["var_p"] == pytest.approx(0.044, abs=1e-3)
     # q = 1: the Gaussian mechanism, exact
-    g = sg_plrv_moments_approx("large_q", 1.0, 2.0)
+    g = subsampled_gaussian_loss_moments_approx("large_q", 1.0, 2.0)
     assert g["mean_p"] == 0.125 and g["var_p"] == 0.25
-    np.testing.assert_allclose(sg_plrv_moments(1.0, 2.0)["var_p"], 0.25, rtol=1e-9)
+    np.testing.assert_allclose(subsampled_gaussian_loss_moments(1.0, 2.0)["var_p"], 0.25, rtol=1e-9)
 
 
 def test_third_moment_constant_is_corrected():
@@ -221,19 +225,19 @@ def test_third_moment_constant_is_corrected():
     upper = np.trapezoid((np.exp(x) + 1) ** 3 * dens, x)
     assert lhs == pytest.approx(14.30, abs=0.01)
     assert upper == pytest.approx(math.exp(3) + 3 * math.e + 4, rel=1e-9)
-    bound = sg_plrv_moments_approx("small_q", 0.01, 1.0)["abs3_p"]
+    bound = subsampled_gaussian_loss_moments_approx("small_q", 0.01, 1.0)["abs3_p"]
     assert bound == pytest.approx(0.01**3 * (math.exp(3) + 3 * math.e + 4))
-    assert sg_plrv_moments(0.01, 1.0)["abs3_p"] < bound
+    assert subsampled_gaussian_loss_moments(0.01, 1.0)["abs3_p"] < bound
 
 
 def test_moments_bad_input():
     with pytest.raises(ValueError, match="regime"):
-        sg_plrv_moments_approx("medium", 0.5, 1.0)
+        subsampled_gaussian_loss_moments_approx("medium", 0.5, 1.0)
     with pytest.raises(ValueError, match="sigma"):
-        sg_plrv_moments(0.5, 0.0)
+        subsampled_gaussian_loss_moments(0.5, 0.0)
     with pytest.raises(ValueError, match="sample_rate"):
-        sg_plrv_moments_approx("small_q", -0.1, 1.0)
-    assert sg_plrv_moments(0.0, 1.0)["var_q"] == 0.0
+        subsampled_gaussian_loss_moments_approx("small_q", -0.1, 1.0)
+    assert subsampled_gaussian_loss_moments(0.0, 1.0)["var_q"] == 0.0
 
 
 # ------------------------------------------------------------------ NoisySGD
@@ -294,7 +298,7 @@ def test_noisy_sgd_against_dp_accounting():
 
 def test_noisy_sgd_is_more_pessimistic_than_poisson_accounting():
     """Symmetrising before composing (C_p) costs privacy against symmetrising after."""
-    from ldp.accounting import PoissonSubsampledGaussian
+    from ldp.accounting.central import PoissonSubsampledGaussian
 
     drs = noisy_sgd(0.01, 1.0, 200).epsilon_for_delta(1e-5)
     poisson = PoissonSubsampledGaussian(0.01, 1.0, 200).epsilon_for_delta(1e-5)

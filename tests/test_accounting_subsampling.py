@@ -11,14 +11,13 @@ from ldp import k_rr
 from ldp.accounting import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
-    PoissonSubsampledGaussian,
-    drs_sgd_mu_clt_approx,
     subsample_eps_delta,
     subsample_eps_delta_eta,
     subsample_tradeoff,
     subsampled_eps_delta_tradeoff,
     tradeoff_from_channel,
 )
+from ldp.accounting.central import PoissonSubsampledGaussian, noisy_sgd_mu_clt_approx
 
 
 def test_cp_gaussian_oracle_fig6_left():
@@ -92,10 +91,10 @@ def test_prop1_and_edges():
 
 
 def test_drs_clt_oracle():
-    assert drs_sgd_mu_clt_approx(1.0, 0.05, 400) == pytest.approx(1.71014, abs=1e-5)
+    assert noisy_sgd_mu_clt_approx(1.0, 0.05, 400) == pytest.approx(1.71014, abs=1e-5)
     # Dong-Roth-Su (2022), Section 5.2 CLT at the MNIST settings of their Fig. 7: sigma 1.1,
     # 15 epochs of 60000 / 256 (value computed independently, not printed in the paper)
-    assert drs_sgd_mu_clt_approx(1.1, 256 / 60000, 3516) == pytest.approx(0.3687, abs=1e-4)
+    assert noisy_sgd_mu_clt_approx(1.1, 256 / 60000, 3516) == pytest.approx(0.3687, abs=1e-4)
 
 
 def test_poisson_sgd_bound_is_tight_and_certified():
@@ -185,12 +184,12 @@ def test_connect_the_dots_step_is_exact_at_the_lattice_and_above_between():
 
 
 def test_single_step_profile_matches_closed_form():
-    from ldp.accounting.filters import sg_remove_profile
+    from ldp.accounting.central import subsampled_gaussian_remove_profile
 
     sgd = PoissonSubsampledGaussian(0.3, 0.5, 1, interval=1e-4)
     remove, _ = sgd.step_plds()
     eps = np.array([0.0, 0.5, 1.0, 2.0])
-    exact = sg_remove_profile(0.3, 2.0, np.exp(eps))
+    exact = subsampled_gaussian_remove_profile(0.3, 2.0, np.exp(eps))
     got = remove.delta(eps)
     assert np.all(got >= exact - 1e-12) and np.all(got - exact < 1e-3)
 

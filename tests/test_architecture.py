@@ -37,7 +37,7 @@ LAYERS = {
     "ldp.channel": 2,
     "ldp.mechanisms": 3,
     "ldp.contraction": 3,
-    "ldp.blackwell": 3,
+    "ldp.blackwell": 3,  # deprecated: forwards to ldp.accounting.blackwell at run time
     "ldp.risk": 4,
     "ldp.design": 4,
     "ldp.accounting": 4,

@@ -22,6 +22,7 @@ PACKAGES = (
     "ldp.mechanisms",
     "ldp.protocol",
     "ldp.accounting",
+    "ldp.accounting.central",
     "ldp.risk",
     "ldp.contraction",
     "ldp.design",

@@ -21,7 +21,6 @@ from ldp.accounting import (
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
-    PoissonSubsampledGaussian,
     PrivacyLossDistribution,
     compose,
     compose_eps_delta_eta,
@@ -30,6 +29,7 @@ from ldp.accounting import (
     tradeoff_from_channel,
     tradeoff_from_pair,
 )
+from ldp.accounting.central import PoissonSubsampledGaussian
 from ldp.contraction import best_bound, coefficient
 from ldp.design import optimal_channel, optimal_frequency_channel
 from ldp.mechanisms import GRR, OLH, SquareWave, SubsetSelection

@@ -32,8 +32,10 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ldp._deprecated import moved_names
 from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
+from ldp.accounting._common import cumulants_from_moments
 from ldp.accounting.tradeoff import (
     GaussianTradeOff,
     LaplaceTradeOff,
@@ -54,7 +56,6 @@ __all__ = [
     "edgeworth_tradeoff_approx",
     "edgeworth_value_approx",
     "laplace_cumulants",
-    "sg_cumulants",
     "tradeoff_functionals",
 ]
 
@@ -66,7 +67,7 @@ class ApproximationWarning(UserWarning):
     against the normal tail it corrects (see ``EDGEWORTH_RELIABLE``): typically at the
     small deltas (far tails) that privacy accounting asks for, where the expansion's
     relative error is unbounded. Use an exact accountant there
-    (:meth:`~ldp.accounting.PoissonSubsampledGaussian.epsilon_for_delta`,
+    (:meth:`~ldp.accounting.central.PoissonSubsampledGaussian.epsilon_for_delta`,
     :func:`~ldp.accounting.compose`).
 
     Examples
@@ -196,18 +197,6 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
 
     def __repr__(self) -> str:
         return f"<EdgeworthTradeOff (approximation) with {len(self._a)} vertices>"
-
-
-def _cumulants_from_moments(m: np.ndarray) -> np.ndarray:
-    m1, m2, m3, m4 = m
-    return np.array(
-        [
-            m1,
-            m2 - m1**2,
-            m3 - 3 * m2 * m1 + 2 * m1**3,
-            m4 - 4 * m3 * m1 - 3 * m2**2 + 12 * m2 * m1**2 - 6 * m1**4,
-        ]
-    )
 
 
 #: The functionals of a curve (see :func:`tradeoff_functionals`).
@@ -560,46 +549,8 @@ def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
             t**4 - 4 * t**3 + 24 * t**2 - 96 * t + 192 - (4 * t**3 + 24 * t**2 + 96 * t + 192) * e,
         ]
     )
-    kp = _cumulants_from_moments(m)
+    kp = cumulants_from_moments(m)
     return kp, kp * np.array([-1.0, 1.0, -1.0, 1.0])
-
-
-def sg_cumulants(q: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulants of ``L = log(1 - q + q e^{mu x - mu^2/2})``, ``mu = 1/sigma``, by quadrature.
-
-    Under ``P = N(0,1)`` and ``Q = q N(mu,1) + (1-q) N(0,1)`` (Zheng-Dong-Long-Su (2020), §5).
-
-    Parameters
-    ----------
-    q : float
-        Sampling rate in ``[0, 1]``.
-    sigma : float
-        Noise multiplier, ``sigma > 0``.
-
-    Returns
-    -------
-    under_p, under_q : ndarray
-        The first four cumulants of the privacy loss under each law.
-
-    Examples
-    --------
-    >>> from ldp.accounting import sg_cumulants
-    >>> kp, kq = sg_cumulants(0.5, 1.0)
-    >>> [round(float(v), 7) for v in kp]
-    [-0.1114215, 0.1784652, 0.1077961, 0.0849998]
-    """
-    q = check_scalar(q, "q", low=0.0, high=1.0, low_open=True)
-    mu = 1.0 / check_scalar(sigma, "sigma", low=0.0, low_open=True)
-    x = np.linspace(-14.0, mu + 14.0, 40001)
-    w = np.full(x.size, x[1] - x[0])
-    w[0] = w[-1] = w[0] / 2
-    phi0 = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-    phi1 = np.exp(-0.5 * (x - mu) ** 2) / math.sqrt(2 * math.pi)
-    loss = np.log1p(q * np.expm1(mu * x - mu * mu / 2))
-    powers = loss[None, :] ** np.arange(1, 5)[:, None]
-    mp = powers @ (w * phi0)
-    mq = powers @ (w * (q * phi1 + (1 - q) * phi0))
-    return _cumulants_from_moments(mp), _cumulants_from_moments(mq)
 
 
 def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
@@ -835,3 +786,15 @@ def edgeworth_tradeoff_approx(
         _relative_correction(h, a3, a4, degree), _relative_correction(g, b3, b4, degree)
     )
     return EdgeworthTradeOff._build(alpha, beta, correction)
+
+
+#: Names that moved to :mod:`ldp.accounting.central` (deprecated here for one release).
+__getattr__ = moved_names(
+    __name__,
+    {
+        "sg_cumulants": (
+            "ldp.accounting.central.subsampled_gaussian",
+            "subsampled_gaussian_cumulants",
+        ),
+    },
+)

@@ -12,10 +12,9 @@ enters through its profile ``H_f(gamma) = f.delta(log gamma)``.
   Delta-approximate ``mu``-GDP (Definition 2.7 of the paper),
   ``G_mu(a + D) - D <= f(a) <= G_mu(a - D) + D``, which is ``Delta(f, G_mu) <= D``; it implies
   ``delta(eps) <= delta_mu(eps) + D (1 + e^eps)`` (from the profile form).
-* :func:`blackwell_compare`, :func:`is_blackwell_chain`: the Blackwell order of two curves
-  (``f >= g`` everywhere iff ``H_f <= H_g`` everywhere) and the calibration points where two
-  unordered curves cross (§3 of the paper); a family is a Blackwell chain when every pair is
-  ordered, the condition of Theorem 3.6 under which the natural f-DP filter is valid.
+* The Blackwell order of two curves and their calibration points (``blackwell_compare``,
+  ``is_blackwell_chain``) live with the Blackwell order of channels in
+  :mod:`ldp.accounting.blackwell`.
 * :func:`worst_case_adaptive_profile`: Theorem B.1: when the second mechanism is chosen
   from the output of a first one, every selection rule is dominated by
   ``(H_1 (x) max_k H_k)(gamma) = E_{y ~ P_1}[max_k H_k(gamma q_1(y)/p_1(y))]``, and for
@@ -27,59 +26,26 @@ are not privacy guarantees and are not rounded outward.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq, minimize_scalar
+from scipy.optimize import minimize_scalar
 
+from ldp._deprecated import moved_names
 from ldp._validation import check_scalar
-from ldp.accounting.subsampled_gaussian import SubsampledGaussianTradeOff
-from ldp.accounting.tradeoff import GaussianTradeOff, TradeOffFunction
+from ldp.accounting._profiles import LOG_GAMMA, Profile, as_profile
+from ldp.accounting.central.subsampled_gaussian import SubsampledGaussianTradeOff
+from ldp.accounting.tradeoff import GaussianTradeOff
 
 __all__ = [
-    "BlackwellComparison",
     "approx_gdp_delta",
     "approx_gdp_distance",
-    "blackwell_compare",
     "delta_divergence",
     "is_approx_gdp",
-    "is_blackwell_chain",
     "worst_case_adaptive_profile",
 ]
-
-Profile = Callable[[np.ndarray], np.ndarray]
-
-#: The grid of ``log gamma`` on which curves are compared (then refined).
-_LOG_GAMMA = np.linspace(-30.0, 30.0, 6001)
-
-
-def _as_profile(curve: object, name: str) -> Profile:
-    if isinstance(curve, TradeOffFunction):
-        if curve.approx:
-            raise ValueError(f"{name} is an approximation, not a trade-off curve; refused")
-
-        def h(gamma: np.ndarray) -> np.ndarray:
-            g = np.asarray(gamma, dtype=np.float64)
-            with np.errstate(divide="ignore"):
-                return np.asarray(curve.delta(np.log(g)), dtype=np.float64)
-
-        return h
-    if callable(curve) and not isinstance(curve, type):
-
-        def hp(gamma: np.ndarray) -> np.ndarray:
-            values = np.asarray(curve(np.asarray(gamma, dtype=np.float64)), dtype=np.float64)
-            if values.shape != np.shape(gamma) or not np.all(np.isfinite(values)):
-                raise ValueError(f"{name} must map gamma to finite profile values of its shape")
-            return values
-
-        return hp
-    raise TypeError(
-        f"{name} must be a TradeOffFunction or a profile callable, got {type(curve).__name__}"
-    )
 
 
 def _scaled_gap(hf: Profile, hg: Profile, t: float) -> float:
@@ -111,13 +77,13 @@ def delta_divergence(f: object, g: object) -> float:
     >>> round(delta_divergence(GaussianTradeOff(1.0), GaussianTradeOff(1.2)), 6)
     0.034284
     """
-    hf, hg = _as_profile(f, "f"), _as_profile(g, "g")
-    gamma = np.exp(_LOG_GAMMA)
+    hf, hg = as_profile(f, "f"), as_profile(g, "g")
+    gamma = np.exp(LOG_GAMMA)
     gap = np.abs(hf(gamma) - hg(gamma)) / (1.0 + gamma)
     i = int(np.argmax(gap))
     best = float(gap[i])
-    lo = _LOG_GAMMA[max(i - 1, 0)]
-    hi = _LOG_GAMMA[min(i + 1, _LOG_GAMMA.size - 1)]
+    lo = LOG_GAMMA[max(i - 1, 0)]
+    hi = LOG_GAMMA[min(i + 1, LOG_GAMMA.size - 1)]
     res = minimize_scalar(
         lambda t: -_scaled_gap(hf, hg, t),
         bounds=(lo, hi),
@@ -218,122 +184,6 @@ def approx_gdp_delta(mu: float, distance: float, epsilon: ArrayLike) -> float | 
     return float(value) if value.ndim == 0 else value
 
 
-@dataclass(frozen=True)
-class BlackwellComparison:
-    """How two curves compare in the Blackwell order; made by :func:`blackwell_compare`.
-
-    Parameters
-    ----------
-    order : {"ge", "le", "equal", None}
-        ``"ge"``: ``f >= g`` everywhere (``f`` is at least as private); ``"le"``: ``f <= g``;
-        ``None``: neither (the curves cross).
-    calibration_points : tuple of float
-        The ``gamma`` where ``H_f - H_g`` changes sign (empty when ordered).
-    max_gap : float
-        ``Delta(f, g)``.
-
-    Examples
-    --------
-    >>> from ldp.accounting import GaussianTradeOff, blackwell_compare
-    >>> blackwell_compare(GaussianTradeOff(1.0), GaussianTradeOff(2.0)).order
-    'ge'
-    """
-
-    order: str | None
-    calibration_points: tuple[float, ...]
-    max_gap: float
-
-    def __bool__(self) -> bool:
-        return self.order is not None
-
-
-def blackwell_compare(f: object, g: object, *, tol: float = 1e-9) -> BlackwellComparison:
-    r"""Blackwell order of two curves and their calibration points.
-
-    ``f >= g`` everywhere iff ``H_f <= H_g`` everywhere (Tran-Koskela-Räisä-Honkela (2025),
-    Appendix A). Curves that are not ordered cross at calibration points: the ``gamma``
-    where ``H_f - H_g`` changes sign (located by root finding). Differences within ``tol``
-    count as ties.
-
-    Parameters
-    ----------
-    f, g : TradeOffFunction or callable
-        Curves or remove-direction profiles.
-    tol : float, default 1e-9
-
-    Returns
-    -------
-    BlackwellComparison
-
-    Examples
-    --------
-    >>> from ldp.accounting import SubsampledGaussianTradeOff, GaussianTradeOff
-    >>> from ldp.accounting import blackwell_compare
-    >>> r = blackwell_compare(GaussianTradeOff(2.0), SubsampledGaussianTradeOff(0.3, 10.0))
-    >>> r.order, [round(x, 3) for x in r.calibration_points]
-    (None, [8.966])
-    """
-    t = check_scalar(tol, "tol", low=0.0)
-    hf, hg = _as_profile(f, "f"), _as_profile(g, "g")
-    gamma = np.exp(_LOG_GAMMA)
-    diff = hf(gamma) - hg(gamma)
-    above, below = diff > t, diff < -t
-    gap = delta_divergence(hf, hg)
-    if not above.any() and not below.any():
-        return BlackwellComparison("equal", (), gap)
-    if not above.any():
-        return BlackwellComparison("ge", (), gap)
-    if not below.any():
-        return BlackwellComparison("le", (), gap)
-    sign = np.where(above, 1, np.where(below, -1, 0))
-    idx = np.nonzero(sign)[0]
-    points = []
-    for a, b in itertools.pairwise(idx):
-        if sign[a] != sign[b]:
-
-            def d(u: float) -> float:
-                x = np.array([math.exp(u)])
-                return float(hf(x)[0] - hg(x)[0])
-
-            u = brentq(d, _LOG_GAMMA[a], _LOG_GAMMA[b], xtol=1e-12)
-            points.append(math.exp(u))
-    return BlackwellComparison(None, tuple(points), gap)
-
-
-def is_blackwell_chain(family: Sequence[object], *, tol: float = 1e-9) -> bool:
-    r"""Whether every pair of the family is Blackwell-ordered (a chain).
-
-    Theorem 3.6 of Tran-Koskela-Räisä-Honkela (2025): the natural f-DP filter is valid for
-    ``T`` steps when the family ``F^(T-2)`` of the curves available (closed under the
-    tensor-with-limits operation of their Definition 3.5) is a chain; Theorem 3.8: outside
-    pure-DP first steps it is invalid otherwise.
-
-    Parameters
-    ----------
-    family : sequence of TradeOffFunction or callable
-    tol : float, default 1e-9
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from ldp.accounting import GaussianTradeOff, SubsampledGaussianTradeOff
-    >>> from ldp.accounting import is_blackwell_chain
-    >>> is_blackwell_chain([GaussianTradeOff(m) for m in (0.5, 1.0, 3.0)])
-    True
-    >>> is_blackwell_chain([GaussianTradeOff(2.0), SubsampledGaussianTradeOff(0.3, 10.0)])
-    False
-    """
-    members = list(family)
-    return all(
-        blackwell_compare(members[i], members[j], tol=tol).order is not None
-        for i in range(len(members))
-        for j in range(i + 1, len(members))
-    )
-
-
 def _first_step(first: object) -> tuple[float, float]:
     if isinstance(first, GaussianTradeOff):
         return 1.0, float(first.mu)
@@ -374,7 +224,8 @@ def worst_case_adaptive_profile(
 
     Examples
     --------
-    >>> from ldp.accounting import GaussianTradeOff, SubsampledGaussianTradeOff
+    >>> from ldp.accounting import GaussianTradeOff
+    >>> from ldp.accounting.central import SubsampledGaussianTradeOff
     >>> from ldp.accounting import worst_case_adaptive_profile
     >>> import math
     >>> c = [GaussianTradeOff(2.0), SubsampledGaussianTradeOff(0.3, 10.0)]
@@ -382,7 +233,7 @@ def worst_case_adaptive_profile(
     0.3878
     """
     q, mu = _first_step(first)
-    profiles = [_as_profile(c, f"candidates[{i}]") for i, c in enumerate(candidates)]
+    profiles = [as_profile(c, f"candidates[{i}]") for i, c in enumerate(candidates)]
     if not profiles:
         raise ValueError("candidates must not be empty")
     g = np.asarray(gamma, dtype=np.float64)
@@ -400,3 +251,14 @@ def worst_case_adaptive_profile(
     worst = np.max(np.stack([h(probe) for h in profiles]), axis=0).reshape(flat.size, y.size)
     result = np.clip(worst @ (w * p), 0.0, 1.0).reshape(g.shape)
     return float(result) if result.ndim == 0 else result
+
+
+#: The Blackwell order of curves moved to :mod:`ldp.accounting.blackwell` (deprecated here
+#: for one release; pickles of ``BlackwellComparison`` saved under this path load).
+__getattr__ = moved_names(
+    __name__,
+    {
+        name: ("ldp.accounting.blackwell", name)
+        for name in ("BlackwellComparison", "blackwell_compare", "is_blackwell_chain")
+    },
+)

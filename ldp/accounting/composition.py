@@ -52,8 +52,6 @@ from ldp.accounting.pld import (
 from ldp.accounting.tradeoff import (
     EpsDeltaEtaTradeOff,
     GaussianTradeOff,
-    LaplaceTradeOff,
-    PiecewiseLinearTradeOff,
     TradeOffFunction,
     get_tradeoff_from_profile,
     symmetrize,
@@ -279,41 +277,6 @@ def _as_curve(item: object) -> TradeOffFunction:
     )
 
 
-def _gaussian_pld(mu: float, interval: float) -> PrivacyLossDistribution:
-    from scipy.special import ndtr
-
-    if mu == 0.0:
-        return PrivacyLossDistribution(np.ones(1), 0, interval, exact=True)
-    if math.isinf(mu):
-        return PrivacyLossDistribution(np.zeros(1), 0, interval, 1.0, exact=True)
-    m, s = mu * mu / 2.0, mu  # loss ~ N(mu^2/2, mu^2) under N(mu, 1)
-    return PrivacyLossDistribution.from_loss_cdf(
-        lambda x: ndtr((x - m) / s),
-        lambda x: ndtr((m - x) / s),
-        m - 9.0 * s,
-        m + 9.0 * s,
-        interval,
-    )
-
-
-def _laplace_pld(mu: float, interval: float) -> PrivacyLossDistribution:
-    """Pessimistic PLD of ``Lap(mu, 1)`` against ``Lap(0, 1)``.
-
-    ``L = |y| - |y - mu|``: an atom ``1/2`` at ``+mu``, an atom ``e^{-mu}/2`` at ``-mu`` and
-    the density in between; ``P(L <= l) = e^{(l - mu)/2} / 2`` on ``[-mu, mu)``.
-    """
-    if mu == 0.0:
-        return PrivacyLossDistribution(np.ones(1), 0, interval, exact=True)
-    if math.isinf(mu):
-        return PrivacyLossDistribution(np.zeros(1), 0, interval, 1.0, exact=True)
-
-    def cdf(x):
-        with np.errstate(over="ignore"):
-            return np.where(x >= mu, 1.0, np.where(x < -mu, 0.0, 0.5 * np.exp((x - mu) / 2)))
-
-    return PrivacyLossDistribution.from_loss_cdf(cdf, lambda x: 1.0 - cdf(x), -mu, mu, interval)
-
-
 def compose(
     mechanisms: object,
     n: int | None = None,
@@ -431,12 +394,6 @@ def compose(
         return Composition(
             mu=total, exact=True, description=f"G_{total:.6g} (Dong-Roth-Su (2022), Cor. 3.3)"
         )
-    for c in curves:
-        if not isinstance(c, (GaussianTradeOff, LaplaceTradeOff, PiecewiseLinearTradeOff)):
-            raise TypeError(
-                f"composition of {type(c).__name__} with other mechanisms is not supported; "
-                "use piecewise-linear or Gaussian curves"
-            )
     plds = _common_lattice(curves, interval)
     total_pld: PrivacyLossDistribution | None = None
     for pld, count in show_progress(_group(plds, counts), progress, desc="compose"):
@@ -495,33 +452,30 @@ def _compose_same_input(
 def _common_lattice(
     curves: list[TradeOffFunction], interval: float | None
 ) -> list[PrivacyLossDistribution]:
-    pairs = [c.dominating_pair() for c in curves if isinstance(c, PiecewiseLinearTradeOff)]
+    """Each curve's own pessimistic PLD on one lattice (``curve.pld``).
+
+    When every curve has a finite dominating pair the lattice is found from their losses
+    (exact when they are commensurable); otherwise it is ``interval`` or the default.
+    """
+    pairs = [c.dominating_pair() for c in curves]
     finite, slacks = [], []
-    for p, q in pairs:
+    for pair in pairs:
+        if pair is None:
+            continue
+        p, q = pair
         keep = (p > 0) & (q > 0)
         log_q, log_p = np.log(q[keep]), np.log(p[keep])
         finite.append(log_q - log_p)
         slacks.append(loss_slack(log_q, log_p, finite[-1], len(p)))
     losses = np.concatenate(finite) if finite else np.zeros(0)
     found = None
-    if not any(isinstance(c, (GaussianTradeOff, LaplaceTradeOff)) for c in curves):
+    if all(pair is not None for pair in pairs):
         found = find_lattice(losses, np.concatenate(slacks)) if losses.size else (1.0, 0.0)
     if found is None:
         h, h_slack = (interval if interval is not None else DEFAULT_INTERVAL), 0.0
     else:
         h, h_slack = found
-    result = []
-    for c in curves:
-        if isinstance(c, GaussianTradeOff):
-            result.append(_gaussian_pld(c.mu, h))
-        elif isinstance(c, LaplaceTradeOff):
-            result.append(_laplace_pld(c.mu, h))
-        elif isinstance(c, PiecewiseLinearTradeOff):
-            p, q = c.dominating_pair()
-            result.append(PrivacyLossDistribution.from_pair(q, p, h, interval_slack=h_slack))
-        else:
-            raise TypeError(f"no privacy-loss distribution for {type(c).__name__}")
-    return result
+    return [c.pld(h, interval_slack=h_slack) for c in curves]
 
 
 def _group(plds: list[PrivacyLossDistribution], counts: list[int]):

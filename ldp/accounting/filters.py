@@ -38,12 +38,16 @@ from types import MappingProxyType
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
+from ldp._deprecated import moved_names
 from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_integer, check_scalar
-from ldp.accounting.adaptive_clt import approx_gdp_charge, approx_gdp_clip
+from ldp.accounting.central.adaptive_clt import approx_gdp_charge, approx_gdp_clip
+from ldp.accounting.central.poisson_gaussian import PoissonSubsampledGaussian
+from ldp.accounting.central.subsampled_gaussian import (
+    SubsampledGaussianTradeOff,
+    subsampled_gaussian_remove_profile,
+)
 from ldp.accounting.composition import compose
-from ldp.accounting.subsampled_gaussian import SubsampledGaussianTradeOff, sg_remove_profile
-from ldp.accounting.subsampling import PoissonSubsampledGaussian
 from ldp.accounting.tradeoff import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
@@ -62,7 +66,6 @@ __all__ = [
     "NaturalFDPFilter",
     "PrivacyFilter",
     "natural_filter_counterexample",
-    "sg_remove_profile",
     "two_step_counterexample",
 ]
 
@@ -678,7 +681,9 @@ def _sg_tensor(q: float, mu: float, later, gamma: np.ndarray) -> np.ndarray:
 
 
 def _sg_product(q: float, mu_a: float, mu_b: float):
-    return lambda gamma: _sg_tensor(q, mu_a, lambda g: sg_remove_profile(q, mu_b, g), gamma)
+    return lambda gamma: _sg_tensor(
+        q, mu_a, lambda g: subsampled_gaussian_remove_profile(q, mu_b, g), gamma
+    )
 
 
 def natural_filter_counterexample(gamma: float | None = None, *, corrected: bool = True) -> dict:
@@ -778,7 +783,7 @@ def two_step_counterexample(epsilon: float = 3.5) -> dict:
     p1 = np.exp(-0.5 * (y - mu1) ** 2) / math.sqrt(2 * math.pi)
     probe = gamma * np.exp(-mu1 * y + mu1 * mu1 / 2.0)  # gamma q1 / p1
     gauss2 = np.asarray(GaussianTradeOff(2.0).delta(np.log(probe)))
-    sg = sg_remove_profile(0.3, 10.0, probe)
+    sg = subsampled_gaussian_remove_profile(0.3, 10.0, probe)
     adaptive = float(np.where(y <= 1.6, sg, gauss2) @ (w * p1))
     budget = max(float(GaussianTradeOff(2.5).delta(eps)), float(sg @ (w * p1)))
     return {"epsilon": eps, "budget": budget, "adaptive": adaptive, "violated": adaptive > budget}
@@ -881,3 +886,15 @@ class ApproxGDPFilter:
     def epsilon_approx(self, delta: float) -> float:
         """Epsilon of ``G_{mu_approx}`` at ``delta``: an approximation, not a bound."""
         return float(GaussianTradeOff(self.mu_approx).epsilon_for_delta(delta))
+
+
+#: Names that moved to :mod:`ldp.accounting.central` (deprecated here for one release).
+__getattr__ = moved_names(
+    __name__,
+    {
+        "sg_remove_profile": (
+            "ldp.accounting.central.subsampled_gaussian",
+            "subsampled_gaussian_remove_profile",
+        ),
+    },
+)

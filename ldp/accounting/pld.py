@@ -326,13 +326,13 @@ class PrivacyLossDistribution(Frozen):
         ``f = T(P, Q)`` has profile ``E_{e^eps}(Q || P)``, so this is the PLD of the
         dominating pair ``(Q, P)`` (one atom per linear piece; ``1 - f(0)`` at ``+inf``).
         """
-        from ldp.accounting.tradeoff import PiecewiseLinearTradeOff
-
-        if not isinstance(f, PiecewiseLinearTradeOff):
+        pair = f.dominating_pair() if callable(getattr(f, "dominating_pair", None)) else None
+        if pair is None:
             raise TypeError(
-                f"from_tradeoff needs a PiecewiseLinearTradeOff, got {type(f).__name__}"
+                f"f must be a curve with a finite dominating pair (a piecewise-linear "
+                f"trade-off function), got {type(f).__name__}"
             )
-        p, q = f.dominating_pair()
+        p, q = pair
         return cls.from_pair(q, p, interval)
 
     @classmethod

@@ -43,7 +43,9 @@ from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
+from ldp.accounting.curve_plds import gaussian_pld, laplace_pld
 from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
+from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.channel import Channel
 
 __all__ = [
@@ -312,6 +314,46 @@ class TradeOffFunction(Frozen, abc.ABC):
     def tv(self) -> float:
         """Total variation ``delta(0) = 1 - min_alpha (alpha + f(alpha))``."""
         return float(np.clip(self._delta(np.zeros(1))[0], 0.0, 1.0))
+
+    def dominating_pair(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """A finite pair ``(P, Q)`` with ``T(P, Q) = f``, or ``None`` when there is none.
+
+        The default is ``None``; a curve of finitely many likelihood ratios overrides it,
+        and then :meth:`pld` and :func:`~ldp.accounting.compose` need nothing else.
+        """
+        return None
+
+    def pld(self, interval: float, *, interval_slack: float = 0.0) -> PrivacyLossDistribution:
+        """The curve's own pessimistic privacy-loss distribution on the lattice ``interval``.
+
+        Its ``delta(eps)`` is at least the curve's at every ``eps`` (losses rounded up to the
+        lattice). The default builds it from :meth:`dominating_pair` (the pair ``(Q, P)``);
+        curves without a finite pair override it (Gaussian, Laplace).
+
+        Parameters
+        ----------
+        interval : float
+            Lattice step, ``> 0``.
+        interval_slack : float, default 0
+            Relative error of ``interval`` when it was found from the losses themselves.
+
+        Returns
+        -------
+        PrivacyLossDistribution
+
+        Raises
+        ------
+        TypeError
+            If the curve has neither a dominating pair nor a ``pld`` of its own.
+        """
+        pair = self.dominating_pair()
+        if pair is None:
+            raise TypeError(
+                f"{type(self).__name__} has no privacy-loss distribution: give the curve a "
+                "dominating_pair() or a pld() method"
+            )
+        p, q = pair
+        return PrivacyLossDistribution.from_pair(q, p, interval, interval_slack=interval_slack)
 
     def fixed_point(self) -> float:
         """The ``x`` with ``f(x) = x`` (unique for a trade-off function), from below.
@@ -807,6 +849,14 @@ class GaussianTradeOff(TradeOffFunction):
             value = ndtr(-ndtri(alpha) - self.mu)
         return np.where(alpha == 0.0, 1.0, np.where(alpha == 1.0, 0.0, value))
 
+    def pld(self, interval: float, *, interval_slack: float = 0.0) -> PrivacyLossDistribution:
+        """Pessimistic PLD of ``(N(mu, 1), N(0, 1))`` on the lattice ``interval``.
+
+        There is no finite dominating pair (:meth:`dominating_pair` is ``None``);
+        ``interval_slack`` is not needed (the lattice is never found from these losses).
+        """
+        return gaussian_pld(self.mu, interval)
+
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=np.float64)
         pos = get_delta_from_gdp(self.mu, np.abs(e))  # rounded up
@@ -862,6 +912,14 @@ class LaplaceTradeOff(TradeOffFunction):
         return np.where(
             alpha < em / 2.0, 1.0 - alpha / em, np.where(alpha <= 0.5, mid, em * (1.0 - alpha))
         )
+
+    def pld(self, interval: float, *, interval_slack: float = 0.0) -> PrivacyLossDistribution:
+        """Pessimistic PLD of ``(Lap(mu, 1), Lap(0, 1))`` on the lattice ``interval``.
+
+        There is no finite dominating pair (:meth:`dominating_pair` is ``None``);
+        ``interval_slack`` is not needed (the lattice is never found from these losses).
+        """
+        return laplace_pld(self.mu, interval)
 
     def _delta(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=np.float64)

@@ -49,12 +49,13 @@ True
 
 from ldp.risk._common import Bound
 from ldp.risk.achievable import (
+    best_distribution_risk,
+    best_mean_risk,
     binomial_mean_absolute_deviation,
     krr_distribution_risk,
     rr_mean_risk,
 )
 from ldp.risk.assouad import assouad, hypercube_index
-from ldp.risk.attained import best_distribution_risk, best_mean_risk
 from ldp.risk.bayes import (
     bayes,
     beta_bernoulli_bayes,

@@ -1,7 +1,7 @@
 r"""How many users (or how much epsilon) a target risk needs: achieved and provably necessary.
 
 :func:`gap` sets a problem's lower bound (``ldp.risk.minimax``) beside the worst-case
-risk of the best mechanism in the library (``ldp.risk.attained``). :func:`plan` inverts
+risk of the best mechanism in the library (``ldp.risk.achievable``). :func:`plan` inverts
 both in ``n`` (or in ``epsilon``): ``n_required`` is the smallest ``n`` at which the best
 mechanism's worst-case risk is at most the target, and ``n_lower_bound`` the smallest ``n``
 at which the lower bound allows it, so that *no* protocol covered by the bound reaches the
@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike
 from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_epsilon, check_scalar
 from ldp.risk._common import Bound, check_n
-from ldp.risk.attained import best_distribution_risk, best_mean_risk
+from ldp.risk.achievable import best_distribution_risk, best_mean_risk
 from ldp.risk.minimax import (
     binary_test_sample_size,
     distribution_lower_bound,
