@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ldp._mechanism import Mechanism
 from ldp._progress import progress as _progress
 from ldp._validation import check_integer, check_random_state, check_scalar, compact
+from ldp.core import Mechanism
 
 __all__ = ["AuditResult", "audit", "clopper_pearson", "epsilon_lower_bound"]
 
@@ -239,7 +239,7 @@ def audit(
 # --------------------------------------------------------------------------- mechanisms
 def _resolve(mechanism: object, x0: object, x1: object):
     """``(privatize, statistic)``: a mechanism's own audit statistic
-    (:meth:`ldp.mechanisms.Mechanism.audit_statistic`), or a bare ``privatize`` callable."""
+    (:meth:`ldp.core.Mechanism.audit_statistic`), or a bare ``privatize`` callable."""
     if isinstance(mechanism, Mechanism):
         return mechanism.privatize, mechanism.audit_statistic(x0, x1)
     if callable(mechanism):
@@ -286,7 +286,7 @@ def epsilon_lower_bound(
         Audit epsilon at this delta.
     statistic : callable, optional
         Maps reports to one integer per report. By default the mechanism's own
-        :meth:`~ldp.mechanisms.Mechanism.audit_statistic` (a sufficient statistic of the
+        :meth:`~ldp.core.Mechanism.audit_statistic` (a sufficient statistic of the
         pair for the finite mechanisms: the report itself for GRR and channels, the bits of
         ``x0`` and ``x1`` for unary encoding and subset selection, ...; bins between ``x0``
         and ``x1`` for the numeric ones).

@@ -22,10 +22,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ldp._mechanism import Mechanism
 from ldp._quiet import quiet_stdout
 from ldp._validation import check_scalar
 from ldp.channel import Channel
+from ldp.core import Mechanism
 
 __all__ = ["BlackwellResult", "blackwell_dominates"]
 

@@ -29,7 +29,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._exact import largest_likelihood_ratio, log_up
-from ldp._mechanism import Categories, Mechanism, ReportCodec, index_codec
 from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv, symmetric_pair
 from ldp._rounding import UNIT
 from ldp._sampling import ExactLaw, choose
@@ -43,6 +42,7 @@ from ldp._validation import (
     check_scalar,
     scalar_or_array,
 )
+from ldp.core import Categories, Mechanism, ReportCodec, index_codec
 
 __all__ = ["Channel"]
 

@@ -6,9 +6,15 @@ sees lazy imports inside functions as well as module-level ones; imports under
 
 Layers, lowest first (a module may import its own component and lower layers only)::
 
-    ldp/_*.py (leaves) <- divergences <- channel <- {mechanisms, contraction, blackwell}
+    ldp/_*.py (leaves) <- core <- divergences <- channel
+      <- {mechanisms, contraction, blackwell} <- tasks
       <- {risk, design, accounting, audit, protocol, datasets, distributed}
       <- ldp (the package itself) <- plotting <- cli <- __main__ <- estimators
+
+``ldp.core`` holds the abstraction every layer above builds on (:class:`ldp.core.Mechanism`,
+the domains, the report codec); ``ldp.mechanisms`` holds the randomizers only, by family;
+``ldp.tasks`` what is built from them (decoding, consistency, heavy hitters, range queries,
+selection, simulation, report plausibility).
 
 The one exception is :meth:`ldp.Channel.contraction` / ``contraction_bound``: a documented
 lazy delegation from ``channel`` up to ``contraction``, which owns the math.
@@ -31,25 +37,27 @@ PACKAGES = ("ldp", "estimators")
 
 #: Layer of each component (the first two dotted parts of a module, or the package).
 LAYERS = {
-    "ldp._": 0,  # every leaf helper module ldp/_*.py
+    "ldp._": 0,  # every leaf helper module ldp/_*.py (ordered among themselves: LEAF_RANKS)
     "ldp.references": 0,  # the bibliography: imports nothing of ldp
-    "ldp.divergences": 1,
-    "ldp.channel": 2,
-    "ldp.mechanisms": 3,
-    "ldp.contraction": 3,
-    "ldp.blackwell": 3,
-    "ldp.risk": 4,
-    "ldp.design": 4,
-    "ldp.accounting": 4,
-    "ldp.audit": 4,
-    "ldp.protocol": 4,
-    "ldp.datasets": 4,
-    "ldp.distributed": 4,
-    "ldp": 5,  # the package __init__: re-exports the layers below
-    "ldp.plotting": 6,
-    "ldp.cli": 7,
-    "ldp.__main__": 8,
-    "estimators": 9,
+    "ldp.core": 1,  # Mechanism, the domains, the report codec
+    "ldp.divergences": 2,
+    "ldp.channel": 3,
+    "ldp.mechanisms": 4,  # the randomizers, by family
+    "ldp.contraction": 4,
+    "ldp.blackwell": 4,
+    "ldp.tasks": 5,  # what is built from randomizers: decoding, heavy hitters, ranges, ...
+    "ldp.risk": 6,
+    "ldp.design": 6,
+    "ldp.accounting": 6,
+    "ldp.audit": 6,
+    "ldp.protocol": 6,
+    "ldp.datasets": 6,
+    "ldp.distributed": 6,
+    "ldp": 7,  # the package __init__: re-exports the layers below
+    "ldp.plotting": 8,
+    "ldp.cli": 9,
+    "ldp.__main__": 10,
+    "estimators": 11,
 }
 
 #: (importer, imported) pairs allowed against the layers: lazy, inside a function, and said

@@ -1,8 +1,8 @@
 """Local randomizers: constructors of finite channels, and mechanisms too large to hold as a
 matrix (frequency oracles, mean mechanisms) behind one protocol (``ldp.mechanisms.base``)."""
 
-from ldp._mechanism import Ball, Categories, Field, Interval, Items, Mechanism, ReportCodec
 from ldp._plain import PlainPrivacy
+from ldp.core import Ball, Categories, Field, Interval, Items, Mechanism, ReportCodec
 from ldp.mechanisms.base import (
     FrequencyMechanism,
     FrequencyOracle,

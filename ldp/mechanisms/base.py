@@ -56,13 +56,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._frozen import Frozen
-from ldp._mechanism import (
-    Ball,
-    Categories,
-    Interval,
-    Mechanism,
-    check_unit_values,
-)
 from ldp._validation import (
     as_real_array,
     check_epsilon,
@@ -70,6 +63,13 @@ from ldp._validation import (
     compact,
     describe,
     scalar_or_array,
+)
+from ldp.core import (
+    Ball,
+    Categories,
+    Interval,
+    Mechanism,
+    check_unit_values,
 )
 
 __all__ = [

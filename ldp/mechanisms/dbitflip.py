@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._mechanism import Field, ReportCodec
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import (
@@ -22,6 +21,7 @@ from ldp._validation import (
     scalar_or_array,
 )
 from ldp.channel import Channel
+from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import (
     MAX_VECTOR_CATEGORIES,
     FrequencyMechanism,

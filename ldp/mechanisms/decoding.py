@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._mechanism import ReportCodec
 from ldp._validation import as_real_array
 from ldp.channel import Channel
+from ldp.core import ReportCodec
 from ldp.mechanisms.base import (
     FrequencyMechanism,
     SupportCounts,

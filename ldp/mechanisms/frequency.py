@@ -34,7 +34,6 @@ from ldp._exact import (
     within_exp,
 )
 from ldp._formulas import subset_membership, subset_selection_probabilities
-from ldp._mechanism import Field, ReportCodec, index_codec
 from ldp._sampling import (
     ExactLaw,
     choose,
@@ -45,6 +44,7 @@ from ldp._sampling import (
 )
 from ldp._validation import check_integer, check_random_state, check_scalar, compact
 from ldp.channel import Channel
+from ldp.core import Field, ReportCodec, index_codec
 from ldp.mechanisms._hashing import fwht, hash_family, parity
 from ldp.mechanisms.base import (
     MAX_VECTOR_CATEGORIES,

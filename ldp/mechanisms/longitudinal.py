@@ -56,7 +56,6 @@ from ldp._exact import (
     probabilities,
     within_exp,
 )
-from ldp._mechanism import ReportCodec, index_codec
 from ldp._rounding import UNIT, log_products_upper, round_up
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import (
@@ -65,6 +64,7 @@ from ldp._validation import (
     compact,
 )
 from ldp.channel import Channel
+from ldp.core import ReportCodec, index_codec
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
@@ -164,7 +164,7 @@ class MemoizedMechanism(abc.ABC):
     :class:`~ldp.mechanisms.LOUE`, :class:`~ldp.mechanisms.RAPPOR` and
     :class:`~ldp.mechanisms.DBitFlipPM`).
 
-    These mechanisms answer to the common :class:`~ldp.mechanisms.Mechanism` protocol as
+    These mechanisms answer to the common :class:`~ldp.core.Mechanism` protocol as
     their first round: :meth:`privatize`, ``epsilon``, ``privacy_channel`` and
     ``to_channel`` describe one report of a fresh client, so the registry's protocol tests,
     protocol files and decoders apply unchanged. The state between rounds is the client's

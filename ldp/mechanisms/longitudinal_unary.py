@@ -25,7 +25,6 @@ from ldp._exact import (
     smallest_double,
     within_exp,
 )
-from ldp._mechanism import ReportCodec
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, choose
 from ldp._validation import (
@@ -34,6 +33,7 @@ from ldp._validation import (
     compact,
 )
 from ldp.channel import Channel
+from ldp.core import ReportCodec
 from ldp.mechanisms.base import (
     MAX_CATEGORIES,
     MAX_VECTOR_CATEGORIES,

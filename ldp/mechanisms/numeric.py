@@ -57,11 +57,11 @@ from ldp._gdp import (
     get_mu_from_epsilon_delta,
     get_tv_from_gdp,
 )
-from ldp._mechanism import Ball, Field, ReportCodec, float_codec
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, bernoulli, choose, randint, uniform, zero_bits
 from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
+from ldp.core import Ball, Field, ReportCodec, float_codec
 from ldp.mechanisms.base import MeanMechanism
 from ldp.mechanisms.channels import binary_erasure
 from ldp.mechanisms.numeric_distribution import (

@@ -86,9 +86,9 @@ import numpy as np
 from scipy.optimize import nnls
 from scipy.stats import chi2, norm
 
-from ldp._mechanism import Ball
 from ldp._validation import check_scalar
 from ldp._warnings import ImplausibleReportsWarning
+from ldp.core import Ball
 from ldp.mechanisms._hashing import fwht, prime_power
 from ldp.mechanisms.base import (
     FrequencyMechanism,

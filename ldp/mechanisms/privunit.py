@@ -71,11 +71,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import betainc, expit, gammaln, log_ndtr, ndtri_exp
 
-from ldp._mechanism import Ball, Field, ReportCodec
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, bernoulli, choose, uniform
 from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
+from ldp.core import Ball, Field, ReportCodec
 from ldp.mechanisms.base import MeanMechanism, chunk_rows
 from ldp.mechanisms.numeric import (
     LN2,

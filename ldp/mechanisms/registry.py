@@ -1,4 +1,4 @@
-"""The registry of mechanisms: every class that answers to :class:`~ldp.mechanisms.Mechanism`.
+"""The registry of mechanisms: every class that answers to :class:`~ldp.core.Mechanism`.
 
 A protocol file names its mechanism by its *protocol id* (the canonical lowercase name,
 ``PROTOCOL_IDS``; version-1 files used the registry name, read through ``V1_NAMES``) and
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from ldp._mechanism import Mechanism
 from ldp.channel import Channel
+from ldp.core import Mechanism
 from ldp.mechanisms.channels import k_rr
 from ldp.mechanisms.dbitflip import DBitFlipPM
 from ldp.mechanisms.frequency import (

@@ -48,7 +48,6 @@ from numpy.typing import ArrayLike
 from ldp._exact import certified_epsilon, exp_down
 from ldp._frozen import Frozen
 from ldp._items import sketch_hashes, unique_items
-from ldp._mechanism import Field, Items, Mechanism, ReportCodec
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import (
     as_real_array,
@@ -59,6 +58,7 @@ from ldp._validation import (
     scalar_or_array,
 )
 from ldp.channel import Channel
+from ldp.core import Field, Items, Mechanism, ReportCodec
 from ldp.mechanisms._hashing import fwht, parity
 from ldp.mechanisms.base import (
     MAX_STATISTIC_ENTRIES,

@@ -37,10 +37,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._items import unique_items
-from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._rounding import round_up
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
+from ldp.core import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp.mechanisms.base import FrequencyMechanism
 from ldp.mechanisms.decoding import ChannelOracle, check_decodable
 from ldp.mechanisms.registry import PROTOCOL_IDS, V1_NAMES, protocol_id
