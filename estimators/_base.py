@@ -52,8 +52,8 @@ from estimators.privatizer import (
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
-from ldp.mechanisms import DEFAULT_ALPHA, check_reports
 from ldp.protocol import Protocol, iter_reports
+from ldp.tasks import DEFAULT_ALPHA, check_reports
 
 #: Report-table cells privatized at once by a simulation (``fit`` / ``partial_fit``).
 SIMULATION_CHUNK = 1 << 20
@@ -293,7 +293,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
 
     def _check_reports(self) -> None:
         """The goodness-of-fit test of each column's reports against its mechanism
-        (:func:`ldp.mechanisms.check_reports`, level ``DEFAULT_ALPHA`` shared by the
+        (:func:`ldp.tasks.check_reports`, level ``DEFAULT_ALPHA`` shared by the
         columns): a warning, or ``ValueError`` under ``strict``."""
         tested = [
             (column, mech, stat)
@@ -460,7 +460,7 @@ class ProtocolEstimator(NoSeedInPickles, BaseEstimator):
         ValueError
             For reports the protocol cannot decode (another protocol's, malformed), and,
             under ``strict``, for reports that fail the goodness-of-fit test against the
-            mechanisms (:func:`ldp.mechanisms.check_reports`; otherwise a
+            mechanisms (:func:`ldp.tasks.check_reports`; otherwise a
             :class:`~ldp.ImplausibleReportsWarning`). The estimator is then left as it was.
         """
         with atomic(self):

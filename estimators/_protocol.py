@@ -25,7 +25,6 @@ import numpy as np
 
 from estimators._schema import CATEGORICAL, NUMERIC, Column
 from ldp.mechanisms import (
-    FREQUENCY_ORACLES,
     Duchi,
     FrequencyMechanism,
     Hybrid,
@@ -36,8 +35,8 @@ from ldp.mechanisms import (
     Piecewise,
     SquareWave,
     SupportCounts,
-    recommend,
 )
+from ldp.tasks import FREQUENCY_ORACLES, recommend
 
 FREQUENCY_MECHANISMS = FREQUENCY_ORACLES
 MEAN_MECHANISMS = {

@@ -19,7 +19,7 @@ from estimators._supervised import (
 from estimators.frequency import FrequencyEstimator
 from estimators.privatizer import check_epsilon_param
 from ldp._validation import check_scalar
-from ldp.mechanisms import project_simplex
+from ldp.tasks import project_simplex
 
 __all__ = ["LDPNaiveBayes"]
 

@@ -189,7 +189,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
 
     Categorical columns go through a frequency oracle (``mechanism="auto"`` picks the one with
     the smallest exact variance for the column's number of categories, see
-    :func:`ldp.mechanisms.recommend`), bounded numeric columns through a mean mechanism
+    :func:`ldp.tasks.recommend`), bounded numeric columns through a mean mechanism
     (``"auto"``: the smallest worst-case variance among Duchi, piecewise, hybrid and Laplace),
     after an affine map of the declared bounds onto the mechanism's domain.
 

@@ -11,18 +11,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from ldp.mechanisms import (
-    BLH,
-    GRR,
+from ldp.mechanisms import BLH, GRR, OLH, OUE, SUE, HadamardResponse, LocalHashing, SubsetSelection
+from ldp.tasks import (
     MAX_BITS,
-    OLH,
-    OUE,
     PEM,
-    SUE,
-    HadamardResponse,
     HeavyHitters,
-    LocalHashing,
-    SubsetSelection,
     TreeHist,
     decode_strings,
     encode_strings,

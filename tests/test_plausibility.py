@@ -36,7 +36,6 @@ from ldp.mechanisms import (
     OUE,
     RAPPOR,
     SUE,
-    ChannelOracle,
     DBitFlipPM,
     Duchi,
     FrequencyMechanism,
@@ -49,12 +48,10 @@ from ldp.mechanisms import (
     SubsetSelection,
     SupportCounts,
     UnaryEncoding,
-    check_reports,
-    plausibility,
-    report_fit,
 )
 from ldp.mechanisms.registry import REGISTRY, example
 from ldp.protocol import Protocol, read_reports
+from ldp.tasks import ChannelOracle, check_reports, plausibility, report_fit
 
 
 # ----------------------------------------------------------------------------- enumeration

@@ -60,7 +60,7 @@ from ldp.accounting.tradeoff import (
 )
 from ldp.channel import Channel
 from ldp.core import Mechanism
-from ldp.mechanisms.numeric import Gaussian
+from ldp.mechanisms.numeric.gaussian import Gaussian
 
 __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delta_eta"]
 

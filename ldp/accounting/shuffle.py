@@ -75,7 +75,7 @@ from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probab
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.channel import Channel
 from ldp.core import Mechanism
-from ldp.mechanisms.frequency import GRR
+from ldp.mechanisms.categorical.grr import GRR
 from ldp.references import cite
 
 __all__ = [

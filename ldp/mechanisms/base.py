@@ -330,7 +330,7 @@ class FrequencyMechanism(Frozen, Mechanism):
 
     Subclasses implement ``_support_counts`` (the mergeable statistic of validated
     reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
-    (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
+    (support-set) family; :class:`~ldp.tasks.ChannelOracle` decodes any finite channel.
 
     Examples
     --------
@@ -378,7 +378,8 @@ class FrequencyMechanism(Frozen, Mechanism):
         )
 
     def aggregate(self, reports: ArrayLike) -> SupportCounts:
-        """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
+        """The statistic of ``reports``: a :class:`~ldp.mechanisms.SupportCounts` (add chunks
+        with ``+``).
 
         The reports are checked by the :attr:`codec` first: anything the mechanism cannot
         output raises ``ValueError`` naming the row. An alphabet whose statistic would exceed
@@ -389,7 +390,8 @@ class FrequencyMechanism(Frozen, Mechanism):
         return SupportCounts(counts, n, self.key)
 
     def counts_of(self, reports_or_counts: ArrayLike | SupportCounts) -> SupportCounts:
-        """``reports_or_counts`` as this mechanism's :class:`SupportCounts` (checked)."""
+        """``reports_or_counts`` as this mechanism's :class:`~ldp.mechanisms.SupportCounts`
+        (checked)."""
         if isinstance(reports_or_counts, SupportCounts):
             if reports_or_counts.mechanism != self.key:
                 raise ValueError(
@@ -499,7 +501,7 @@ class FrequencyOracle(FrequencyMechanism):
         """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
 
         The estimates sum to one only in expectation and may be negative; see
-        ``ldp.mechanisms.consistency`` for post-processing.
+        ``ldp.tasks.consistency`` for post-processing.
         """
         counts = self.counts_of(reports_or_counts)
         if counts.n == 0:

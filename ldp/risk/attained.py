@@ -1,7 +1,7 @@
 r"""The worst-case risk of the best mechanism in the library, to set beside the lower bounds.
 
-* Distribution estimation: every frequency oracle of :data:`ldp.mechanisms.FREQUENCY_ORACLES`
-  (the candidates of :func:`ldp.mechanisms.recommend`) with its unbiased estimator. For
+* Distribution estimation: every frequency oracle of :data:`ldp.tasks.FREQUENCY_ORACLES`
+  (the candidates of :func:`ldp.tasks.recommend`) with its unbiased estimator. For
   i.i.d. users each support count is binomial, so the risk at ``p`` is
   :math:`\sum_x t_x(1-t_x)/(n(p-q)^2)`, :math:`t_x = q + p_x(p-q)`
   (:meth:`~ldp.mechanisms.FrequencyOracle.variance` with ``convention="iid"``); it is concave
@@ -47,10 +47,10 @@ from ldp.mechanisms import (
     PrivUnitG,
     SubsetSelection,
 )
-from ldp.mechanisms.frequency import optimal_subset_size
-from ldp.mechanisms.selection import FREQUENCY_ORACLES
+from ldp.mechanisms.categorical.subset import optimal_subset_size
 from ldp.risk._common import Bound, check_n
 from ldp.risk.projection import projected_oracle_risk
+from ldp.tasks.selection import FREQUENCY_ORACLES
 
 __all__ = ["best_distribution_risk", "best_mean_risk"]
 

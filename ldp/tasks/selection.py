@@ -8,16 +8,12 @@ from dataclasses import dataclass
 
 from ldp._validation import check_epsilon, check_integer, check_scalar, describe
 from ldp.mechanisms.base import MAX_STATISTIC_ENTRIES, FrequencyOracle
-from ldp.mechanisms.frequency import (
-    BLH,
-    GRR,
-    OLH,
-    OUE,
-    SUE,
-    HadamardResponse,
-    SubsetSelection,
-)
-from ldp.mechanisms.sketch import CMS, HCMS, MAX_DEPTH, CountMeanSketch
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.hadamard import HadamardResponse
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH
+from ldp.mechanisms.categorical.subset import SubsetSelection
+from ldp.mechanisms.categorical.unary import OUE, SUE
+from ldp.mechanisms.sketches.sketch import CMS, HCMS, MAX_DEPTH, CountMeanSketch
 
 __all__ = [
     "FREQUENCY_ORACLES",
@@ -64,7 +60,7 @@ def work_per_report(mechanism: FrequencyOracle | CountMeanSketch) -> float:
     Examples
     --------
     >>> from ldp.mechanisms import CMS, GRR
-    >>> from ldp.mechanisms.selection import work_per_report
+    >>> from ldp.tasks.selection import work_per_report
     >>> work_per_report(GRR(4, 1.0)), work_per_report(CMS(1.0, width=16))
     (2.0, 35.0)
     """
@@ -103,7 +99,7 @@ class Recommendation:
 
     Examples
     --------
-    >>> from ldp.mechanisms import recommend
+    >>> from ldp.tasks import recommend
     >>> choice = recommend(4, 1.0, candidates=("GRR", "OUE"))
     >>> print(choice)  # doctest: +NORMALIZE_WHITESPACE
     GRR has the smallest fixed-data variance at f -> 0, 1.59807 per user (divide by n);
@@ -162,7 +158,7 @@ def sketch_shape(
     Examples
     --------
     >>> from ldp.mechanisms import CMS
-    >>> from ldp.mechanisms.selection import sketch_shape
+    >>> from ldp.tasks.selection import sketch_shape
     >>> sketch_shape(CMS, 4.0, 10**6)
     (256, 32768)
     """
@@ -267,7 +263,7 @@ def recommend(
 
     Examples
     --------
-    >>> from ldp.mechanisms import recommend
+    >>> from ldp.tasks import recommend
     >>> recommend(8, 1.0, candidates=("GRR", "OUE")).mechanism   # 8 < 3e + 2
     GRR(k=8, epsilon=1.0)
     >>> recommend(1024, 1.0).mechanism   # SS is 1.4% better at ~70 times the work

@@ -31,14 +31,14 @@ from ldp.mechanisms.base import (
     check_mechanism_epsilon,
     check_n,
 )
-from ldp.mechanisms.longitudinal import (
+from ldp.mechanisms.longitudinal.lgrr import (
     MAX_CHANNEL_ENTRIES,
     MemoizedMechanism,
     law_pair,
     log_ratio_of_products,
     pair_channel,
 )
-from ldp.mechanisms.memo import Memo
+from ldp.mechanisms.longitudinal.memo import Memo
 
 __all__ = ["DBitFlipPM"]
 

@@ -51,7 +51,7 @@ class Memo:
 
     Examples
     --------
-    >>> from ldp.mechanisms.memo import Memo
+    >>> from ldp.mechanisms.longitudinal.memo import Memo
     >>> memo = Memo("l-grr(k=4)").with_entry(2, (3,))
     >>> memo.get(2), memo.get(0)
     ((3,), None)

@@ -10,7 +10,7 @@ and gives a p-value; :func:`check_reports` warns
 (:class:`~ldp.ImplausibleReportsWarning`) or refuses (``strict``) below a level.
 
 **The statistic.** The decoder's statistic ``S`` (support counts, or the output histogram
-of a :class:`~ldp.mechanisms.ChannelOracle`) is a sum of ``n`` independent reports, with
+of a :class:`~ldp.tasks.ChannelOracle`) is a sum of ``n`` independent reports, with
 mean ``n (a + B pi)`` for the true ``pi`` (``a + B pi`` is ``q + (p - q) pi`` for a pure
 frequency oracle, ``pi K`` for a channel). The test computes
 
@@ -97,18 +97,16 @@ from ldp.mechanisms.base import (
     MeanSums,
     SupportCounts,
 )
-from ldp.mechanisms.consistency import project_simplex
-from ldp.mechanisms.dbitflip import DBitFlipPM
-from ldp.mechanisms.decoding import ChannelOracle
-from ldp.mechanisms.frequency import (
-    GRR,
-    HadamardResponse,
-    LocalHashing,
-    SubsetSelection,
-    UnaryEncoding,
-)
-from ldp.mechanisms.longitudinal import LGRR
-from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.hadamard import HadamardResponse
+from ldp.mechanisms.categorical.local_hashing import LocalHashing
+from ldp.mechanisms.categorical.subset import SubsetSelection
+from ldp.mechanisms.categorical.unary import UnaryEncoding
+from ldp.mechanisms.longitudinal.dbitflip import DBitFlipPM
+from ldp.mechanisms.longitudinal.lgrr import LGRR
+from ldp.mechanisms.longitudinal.unary import LOSUE, LOUE, RAPPOR
+from ldp.tasks.consistency import project_simplex
+from ldp.tasks.decoding import ChannelOracle
 
 __all__ = ["DEFAULT_ALPHA", "ReportFit", "check_reports", "report_fit"]
 
@@ -149,7 +147,8 @@ class ReportFit:
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import GRR, report_fit
+    >>> from ldp.mechanisms import GRR
+    >>> from ldp.tasks import report_fit
     >>> grr = GRR(3, 1.0)
     >>> fit = report_fit(grr, grr.aggregate(np.repeat([0, 1, 2], [600, 2100, 300])))
     >>> fit.df, fit.p_value < 1e-9   # the answers themselves, sent as reports
@@ -182,7 +181,7 @@ def report_fit(mechanism: object, statistic: object) -> ReportFit | None:
     Parameters
     ----------
     mechanism : FrequencyMechanism or MeanMechanism
-        The decoder (``Protocol.decoder``: a :class:`~ldp.mechanisms.ChannelOracle` for a
+        The decoder (``Protocol.decoder``: a :class:`~ldp.tasks.ChannelOracle` for a
         channel).
     statistic : SupportCounts or MeanSums
         Its statistic of the reports (``mechanism.aggregate(reports)``).
@@ -201,7 +200,8 @@ def report_fit(mechanism: object, statistic: object) -> ReportFit | None:
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import OUE, report_fit
+    >>> from ldp.mechanisms import OUE
+    >>> from ldp.tasks import report_fit
     >>> oue = OUE(8, 1.0)
     >>> honest = oue.aggregate(oue.privatize(np.arange(8).repeat(500), rng=0))
     >>> bool(report_fit(oue, honest).p_value > 1e-4)
@@ -276,7 +276,8 @@ def check_reports(
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import GRR, check_reports
+    >>> from ldp.mechanisms import GRR
+    >>> from ldp.tasks import check_reports
     >>> grr = GRR(3, 1.0)
     >>> truthful = grr.aggregate(np.repeat([0, 1, 2], [600, 2100, 300]))
     >>> check_reports(grr, truthful, strict=True)

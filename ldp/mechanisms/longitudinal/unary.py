@@ -42,8 +42,9 @@ from ldp.mechanisms.base import (
     check_size,
     chunk_rows,
 )
-from ldp.mechanisms.frequency import packed_bit, packed_codec, unary_ratio
-from ldp.mechanisms.longitudinal import (
+from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
+from ldp.mechanisms.categorical.unary import packed_codec
+from ldp.mechanisms.longitudinal.lgrr import (
     MemoizedMechanism,
     lambda_ratio_gap,
     law_pair,
@@ -51,7 +52,7 @@ from ldp.mechanisms.longitudinal import (
     log_odds_upper,
     pair_channel,
 )
-from ldp.mechanisms.memo import Memo
+from ldp.mechanisms.longitudinal.memo import Memo
 
 __all__ = ["LOSUE", "LOUE", "RAPPOR"]
 

@@ -6,7 +6,7 @@ the root (level 0) is known. :func:`tree_consistency` is Hay et al. (2010)'s two
 squares (with inverse-variance weights when the levels' noise differs);
 ``consistency_adjoint`` is its transpose (the weights of a linear functional of the
 consistent leaves on the noisy nodes), which the exact range variances of
-``ldp.mechanisms.range_queries`` use; :func:`b_adic_nodes` is the fewest nodes covering a
+``ldp.tasks.range_queries`` use; :func:`b_adic_nodes` is the fewest nodes covering a
 range.
 """
 
@@ -100,7 +100,7 @@ def tree_consistency(
 
     Examples
     --------
-    >>> from ldp.mechanisms import tree_consistency
+    >>> from ldp.tasks import tree_consistency
     >>> top, leaves = tree_consistency([[0.7, 0.4], [0.3, 0.3, 0.1, 0.2]], 2)
     >>> top.round(4), leaves.round(4)
     (array([0.65, 0.35]), array([0.325, 0.325, 0.125, 0.225]))
@@ -185,7 +185,7 @@ def b_adic_nodes(a: int, b: int, branching: int, height: int) -> list[tuple[int,
 
     Examples
     --------
-    >>> from ldp.mechanisms import b_adic_nodes
+    >>> from ldp.tasks import b_adic_nodes
     >>> b_adic_nodes(1, 7, 2, 3)
     [(3, 1), (2, 1), (2, 2), (3, 6)]
     """

@@ -227,7 +227,7 @@ def output_grid_edges(b: float, step: float, output_bins: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from ldp.mechanisms.numeric_distribution import output_grid_edges
+    >>> from ldp.mechanisms.numeric.distribution import output_grid_edges
     >>> output_grid_edges(0.25, 0.25, 2).tolist()   # reports -0.25 .. 1.25
     [-1, 3, 6]
     """
@@ -265,7 +265,7 @@ def square_wave_transition(
     Examples
     --------
     >>> from ldp.mechanisms import SquareWave
-    >>> from ldp.mechanisms.numeric_distribution import square_wave_transition
+    >>> from ldp.mechanisms.numeric.distribution import square_wave_transition
     >>> sw = SquareWave(1.0)
     >>> m = square_wave_transition(sw.b, sw.p_density, sw.q_density, sw.resolution, 4, 6)
     >>> m.shape, bool(abs(m.sum(axis=0) - 1).max() < 1e-12)
@@ -309,7 +309,7 @@ def report_histogram(reports: np.ndarray, b: float, step: float, output_bins: in
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms.numeric_distribution import report_histogram
+    >>> from ldp.mechanisms.numeric.distribution import report_histogram
     >>> report_histogram(np.array([-0.25, 0.25, 1.25]), 0.25, 0.25, 2).tolist()
     [2, 1]
     """
@@ -376,7 +376,7 @@ def em_histogram(
     --------
     >>> import numpy as np
     >>> from ldp import k_rr
-    >>> from ldp.mechanisms.numeric_distribution import em_histogram
+    >>> from ldp.mechanisms.numeric.distribution import em_histogram
     >>> m = k_rr(3, 2.0).matrix.T
     >>> theta, rounds, done = em_histogram(m, m @ [0.6, 0.3, 0.1] * 1e6, method="em", tol=1e-9)
     >>> theta.round(4), done

@@ -51,7 +51,7 @@ def check_decodable(channel: Channel, weights: np.ndarray | None = None) -> None
     Examples
     --------
     >>> import ldp
-    >>> from ldp.mechanisms import check_decodable
+    >>> from ldp.tasks import check_decodable
     >>> check_decodable(ldp.k_rr(3, 1.0))  # identifiable: returns quietly
     >>> merged = ldp.Channel([[0.7, 0.3], [0.3, 0.7], [0.3, 0.7]])
     >>> check_decodable(merged)
@@ -96,7 +96,7 @@ def frequency_decoder(channel: Channel, weights: ArrayLike | None = None) -> np.
     --------
     >>> import numpy as np
     >>> import ldp
-    >>> from ldp.mechanisms import frequency_decoder
+    >>> from ldp.tasks import frequency_decoder
     >>> krr = ldp.k_rr(3, 1.0)
     >>> bool(np.allclose(krr.matrix @ frequency_decoder(krr), np.eye(3)))
     True
@@ -139,7 +139,7 @@ class ChannelOracle(FrequencyMechanism):
     --------
     >>> import numpy as np
     >>> import ldp
-    >>> from ldp.mechanisms import ChannelOracle
+    >>> from ldp.tasks import ChannelOracle
     >>> oracle = ChannelOracle(ldp.k_rr(3, 2.0))
     >>> reports = oracle.privatize(np.repeat([0, 1, 2], [5000, 3000, 2000]), rng=0)
     >>> np.round(oracle.estimate(reports), 1)

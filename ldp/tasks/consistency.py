@@ -65,7 +65,7 @@ def project_simplex(f: ArrayLike, weights: ArrayLike | None = None) -> np.ndarra
 
     Examples
     --------
-    >>> from ldp.mechanisms import project_simplex
+    >>> from ldp.tasks import project_simplex
     >>> project_simplex([0.6, 0.5, -0.1])
     array([0.55, 0.45, 0.  ])
     >>> project_simplex([0.6, 0.5, -0.1], weights=[1.0, 1.0, 1.0])
@@ -136,7 +136,7 @@ def norm_sub(f: ArrayLike, max_iter: int = 10_000) -> np.ndarray:
 
     Examples
     --------
-    >>> from ldp.mechanisms import norm_sub
+    >>> from ldp.tasks import norm_sub
     >>> norm_sub([0.6, 0.5, -0.1])
     array([0.55, 0.45, 0.  ])
     """
@@ -173,7 +173,7 @@ def norm_mul(f: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> from ldp.mechanisms import norm_mul
+    >>> from ldp.tasks import norm_mul
     >>> norm_mul([0.6, 0.5, -0.1])
     array([0.54545455, 0.45454545, 0.        ])
     """
@@ -198,8 +198,8 @@ def ibu(
     ----------
     model : Channel, FrequencyOracle or ChannelOracle
         A channel ``K`` (then ``observed`` is the histogram of its outputs), a frequency
-        oracle or a :class:`~ldp.mechanisms.ChannelOracle` (then ``observed`` are its reports
-        or :class:`SupportCounts`).
+        oracle or a :class:`~ldp.tasks.ChannelOracle` (then ``observed`` are its reports
+        or :class:`~ldp.mechanisms.SupportCounts`).
     observed : array_like or SupportCounts
     max_iter : int
         Iteration cap.
@@ -217,7 +217,7 @@ def ibu(
     --------
     >>> import numpy as np
     >>> from ldp import k_rr
-    >>> from ldp.mechanisms import ibu
+    >>> from ldp.tasks import ibu
     >>> channel = k_rr(3, 1.0)
     >>> observed = np.array([0.6, 0.25, 0.15]) @ channel.matrix * 10_000
     >>> ibu(channel, observed).round(4)

@@ -66,14 +66,14 @@ from ldp._frozen import Frozen
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import check_integer, check_random_state, check_scalar
-from ldp.mechanisms.longitudinal import (
+from ldp.mechanisms.longitudinal.lgrr import (
     law_pair,
     log_mix_ratio,
     log_odds_upper,
     log_ratio_of_products,
     round_up_margin,
 )
-from ldp.mechanisms.memo import Memo
+from ldp.mechanisms.longitudinal.memo import Memo
 
 __all__ = ["BloomRAPPOR", "bloom_positions"]
 
@@ -108,7 +108,7 @@ def bloom_positions(value: str, cohort: int, num_bits: int, num_hashes: int) -> 
     Examples
     --------
     >>> import hashlib
-    >>> from ldp.mechanisms.rappor_bloom import bloom_positions
+    >>> from ldp.mechanisms.longitudinal.rappor_bloom import bloom_positions
     >>> d = hashlib.sha256(bytes([0, 0, 0, 3]) + "abc".encode()).digest()
     >>> bloom_positions("abc", 3, 64, 2) == (int.from_bytes(d[:4], "big") % 64,
     ...                                      int.from_bytes(d[4:8], "big") % 64)

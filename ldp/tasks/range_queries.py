@@ -64,9 +64,11 @@ from ldp.mechanisms.base import (
     check_mechanism_epsilon,
     check_n,
 )
-from ldp.mechanisms.frequency import BLH, GRR, OLH, OUE, SUE, LocalHashing, UnaryEncoding
-from ldp.mechanisms.selection import recommend
-from ldp.mechanisms.tree import (
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH, LocalHashing
+from ldp.mechanisms.categorical.unary import OUE, SUE, UnaryEncoding
+from ldp.tasks.selection import recommend
+from ldp.tasks.tree import (
     b_adic_nodes,
     consistency_adjoint,
     expand_children,
@@ -134,7 +136,7 @@ def _pair_terms(oracle: FrequencyOracle) -> tuple[float, float]:
 # ----------------------------------------------------------------------------- values
 @dataclass(frozen=True, eq=False)
 class HierarchicalReports:
-    """What the users of a :class:`~ldp.mechanisms.HierarchicalHistogram` send: each one's
+    """What the users of a :class:`~ldp.tasks.HierarchicalHistogram` send: each one's
     level and, per level, the oracle reports of the users at that level (in user order).
 
     Parameters
@@ -147,7 +149,7 @@ class HierarchicalReports:
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import HierarchicalHistogram
+    >>> from ldp.tasks import HierarchicalHistogram
     >>> tree = HierarchicalHistogram(16, 1.0, branching=4)
     >>> sent = tree.privatize(np.arange(16), rng=0)
     >>> sent.n, len(sent.reports), int(sum(r.shape[0] for r in sent.reports))
@@ -174,7 +176,7 @@ class HierarchicalReports:
 
 @dataclass(frozen=True, eq=False)
 class HierarchicalCounts:
-    """The mergeable statistic of a :class:`~ldp.mechanisms.HierarchicalHistogram`: one
+    """The mergeable statistic of a :class:`~ldp.tasks.HierarchicalHistogram`: one
     :class:`~ldp.mechanisms.SupportCounts` per level (add chunks with ``+``).
 
     Parameters
@@ -187,7 +189,7 @@ class HierarchicalCounts:
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import HierarchicalHistogram
+    >>> from ldp.tasks import HierarchicalHistogram
     >>> tree = HierarchicalHistogram(16, 1.0)
     >>> a = tree.aggregate(tree.privatize(np.arange(8), rng=1))
     >>> b = tree.aggregate(tree.privatize(np.arange(8, 16), rng=2))
@@ -251,7 +253,7 @@ class HierarchicalHistogram(Frozen):
     branching : int, default 4
         ``B`` (``2 .. 256``). Without consistency the worst range's variance bound
         ``2 (B - 1) h^2`` is smallest near ``B = 5`` (``ln B = 2 - 2/B``);
-        :func:`~ldp.mechanisms.recommend_branching` compares the exact mean range variance
+        :func:`~ldp.tasks.recommend_branching` compares the exact mean range variance
         of each ``B`` (``B = 2`` or ``4`` usually wins, with consistency). ``B >= k`` is the
         flat oracle (one level).
     oracle : {"auto", "GRR", "OUE", "SUE", "OLH", "BLH"}, default "auto"
@@ -262,7 +264,7 @@ class HierarchicalHistogram(Frozen):
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import HierarchicalHistogram
+    >>> from ldp.tasks import HierarchicalHistogram
     >>> tree = HierarchicalHistogram(64, 2.0, branching=4)
     >>> tree.height, [o.name for o in tree.oracles]
     (3, ['GRR', 'GRR', 'OUE'])
@@ -441,7 +443,7 @@ class HierarchicalHistogram(Frozen):
         ----------
         data : HierarchicalReports or HierarchicalCounts
         consistency : bool, default True
-            Apply :func:`~ldp.mechanisms.tree_consistency` (Hay et al. (2010)); otherwise
+            Apply :func:`~ldp.tasks.tree_consistency` (Hay et al. (2010)); otherwise
             answer from the raw nodes of each range's ``B``-adic decomposition.
 
         Returns
@@ -618,7 +620,7 @@ class HierarchicalHistogram(Frozen):
 
 @dataclass(frozen=True, eq=False)
 class RangeEstimate:
-    """The estimated tree of a :class:`~ldp.mechanisms.HierarchicalHistogram`: it answers
+    """The estimated tree of a :class:`~ldp.tasks.HierarchicalHistogram`: it answers
     ``[a, b)`` queries.
 
     Parameters
@@ -637,7 +639,7 @@ class RangeEstimate:
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import HierarchicalHistogram
+    >>> from ldp.tasks import HierarchicalHistogram
     >>> tree = HierarchicalHistogram(16, 4.0, branching=2)
     >>> est = tree.estimate(tree.privatize(np.repeat(np.arange(16), 2000), rng=3))
     >>> round(est.range(0, 16), 12), bool(abs(est.range(4, 12) - 0.5) < 0.05)
@@ -693,7 +695,7 @@ DEFAULT_BRANCHINGS = (2, 3, 4, 5, 8, 16)
 
 @dataclass(frozen=True)
 class BranchingChoice:
-    """The branching :func:`~ldp.mechanisms.recommend_branching` chose, why, and the table
+    """The branching :func:`~ldp.tasks.recommend_branching` chose, why, and the table
     behind it.
 
     Parameters
@@ -708,7 +710,7 @@ class BranchingChoice:
 
     Examples
     --------
-    >>> from ldp.mechanisms import recommend_branching
+    >>> from ldp.tasks import recommend_branching
     >>> choice = recommend_branching(64, 1.0, candidates=(2, 4, 8))
     >>> choice.branching, [row[0] for row in choice.table]
     (4, [2, 4, 8, 64])
@@ -733,13 +735,13 @@ def recommend_branching(
     oracle: str = "auto",
 ) -> BranchingChoice:
     """The tree for range queries over ``k`` ordinal values: the branching ``B`` whose
-    :class:`~ldp.mechanisms.HierarchicalHistogram` (with consistency) has the smallest mean
+    :class:`~ldp.tasks.HierarchicalHistogram` (with consistency) has the smallest mean
     exact variance over ranges, compared with the flat oracle (``B = k``, one level, when
     ``k <= 256``).
 
     The criterion is the exact mean variance over all ``k (k + 1) / 2`` ranges
     (``HierarchicalHistogram.mean_variance``) at ``f -> 0`` (the noise alone, as
-    :func:`~ldp.mechanisms.recommend` compares oracles).
+    :func:`~ldp.tasks.recommend` compares oracles).
 
     Parameters
     ----------
@@ -761,7 +763,7 @@ def recommend_branching(
 
     Examples
     --------
-    >>> from ldp.mechanisms import recommend_branching
+    >>> from ldp.tasks import recommend_branching
     >>> recommend_branching(1024, 1.0).branching
     4
     """

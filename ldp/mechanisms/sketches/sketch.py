@@ -69,7 +69,7 @@ from ldp.mechanisms.base import (
     check_size,
     chunk_rows,
 )
-from ldp.mechanisms.frequency import SUE
+from ldp.mechanisms.categorical.unary import SUE
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
 

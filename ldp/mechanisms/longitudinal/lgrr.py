@@ -4,8 +4,8 @@ A client that reports the same question every day must not draw fresh noise each
 noise would average out). These mechanisms answer in two rounds:
 
 1. a **permanent** randomized response of the value, drawn the first time the client holds
-   that value and *memoized* (kept in the client's :class:`~ldp.mechanisms.memo.Memo`, never
-   sent);
+   that value and *memoized* (kept in the client's
+   :class:`~ldp.mechanisms.longitudinal.memo.Memo`, never sent);
 2. an **instantaneous** randomized response of the memoized answer, drawn afresh for every
    report.
 
@@ -71,7 +71,7 @@ from ldp.mechanisms.base import (
     check_mechanism_epsilon,
     index_dtype,
 )
-from ldp.mechanisms.memo import Memo
+from ldp.mechanisms.longitudinal.memo import Memo
 
 __all__ = [
     "LGRR",
@@ -168,7 +168,8 @@ class MemoizedMechanism(abc.ABC):
     their first round: :meth:`privatize`, ``epsilon``, ``privacy_channel`` and
     ``to_channel`` describe one report of a fresh client, so the registry's protocol tests,
     protocol files and decoders apply unchanged. The state between rounds is the client's
-    :class:`~ldp.mechanisms.memo.Memo`, passed to and returned by :meth:`privatize_round`.
+    :class:`~ldp.mechanisms.longitudinal.memo.Memo`, passed to and returned by
+    :meth:`privatize_round`.
     ``ldp.accounting.compose(mechanism, T)`` accounts ``T`` *independent* fresh reports (what
     ``T`` calls of :meth:`privatize` produce), not memoized rounds: for those use
     :meth:`epsilon_repeated`, :meth:`epsilon_rounds` and :meth:`epsilon_any_history`.

@@ -38,7 +38,7 @@ of groups is needed on the frequency scale.
 Examples
 --------
 >>> import numpy as np
->>> from ldp.mechanisms import PEM
+>>> from ldp.tasks import PEM
 >>> rng = np.random.default_rng(0)
 >>> values = np.where(rng.random(60_000) < 0.3, 0xC0FFEE, rng.integers(0, 2**24, 60_000))
 >>> found = PEM(4.0, bits=24, k=4).run(values, rng=1)
@@ -48,10 +48,8 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -65,318 +63,18 @@ from ldp.mechanisms.base import (
     check_categories,
     check_mechanism_epsilon,
 )
-from ldp.mechanisms.selection import FREQUENCY_ORACLES
+from ldp.tasks.hitters import HeavyHitterLevel, HeavyHitters
+from ldp.tasks.selection import FREQUENCY_ORACLES
+from ldp.tasks.strings import PREFIX_ORACLES, check_bits, encode_strings
 
-__all__ = [
-    "MAX_BITS",
-    "PEM",
-    "HeavyHitterLevel",
-    "HeavyHitters",
-    "TreeHist",
-    "decode_strings",
-    "encode_strings",
-    "heavy_hitters",
-]
-
-#: Longest bit string (a prefix oracle has at most ``2^40`` categories, ``MAX_CATEGORIES``).
-MAX_BITS = 40
-
-#: The oracles whose reports can be decoded at single values (``estimate_values``).
-_PREFIX_ORACLES = ("OLH", "BLH", "GRR", "HR")
-
-#: Bytes of the BLAKE2b hash behind ``encode_strings(..., method="hash")``.
-_HASH_BYTES = 8
-
-
-# --------------------------------------------------------------------------- strings
-def _as_bytes(strings: Iterable[object], name: str) -> list[bytes]:
-    out: list[bytes] = []
-    for i, s in enumerate(strings):
-        if isinstance(s, bytes):
-            out.append(s)
-        elif isinstance(s, str):
-            out.append(s.encode("utf-8"))
-        else:
-            raise TypeError(f"{name}[{i}] must be a str or bytes, got {type(s).__name__}")
-    return out
-
-
-def _check_bits(bits: object) -> int:
-    b = check_integer(bits, "bits", low=1)
-    if b > MAX_BITS:
-        raise ValueError(f"bits must be <= {MAX_BITS} (MAX_BITS), got {b}")
-    return b
-
-
-def encode_strings(
-    strings: Iterable[str | bytes], bits: int = 32, method: str = "hash"
-) -> np.ndarray:
-    """Map strings to ``bits``-bit integers, the values of a heavy-hitter search.
-
-    ``"hash"``: the first ``bits`` bits (most significant first) of the 8-byte BLAKE2b hash
-    of the string's UTF-8 bytes (``hashlib.blake2b(data, digest_size=8)``, read big-endian):
-    portable (any language with BLAKE2b reproduces it), one-way, and distinct strings collide
-    with probability ``2^-bits`` per pair. The server names a found code by hashing candidate
-    strings (:meth:`HeavyHitters.labels`).
-    ``"bytes"``: the UTF-8 bytes themselves, zero-padded on the right to ``bits / 8`` bytes
-    and read big-endian: reversible (:func:`decode_strings`), so the search finds the
-    strings themselves; every string must fit and hold no NUL character.
-
-    Parameters
-    ----------
-    strings : iterable of str or bytes
-        One string per user.
-    bits : int
-        Length of the codes, ``1 .. MAX_BITS`` (a multiple of 8 for ``"bytes"``).
-    method : {"hash", "bytes"}
-        How strings become codes.
-
-    Returns
-    -------
-    ndarray of int64
-        One code per string, in ``0 .. 2^bits - 1``.
-
-    Examples
-    --------
-    >>> from ldp.mechanisms import encode_strings, decode_strings
-    >>> codes = encode_strings(["abc", "hi"], bits=32, method="bytes")
-    >>> [hex(int(c)) for c in codes]
-    ['0x61626300', '0x68690000']
-    >>> decode_strings(codes, bits=32)
-    ['abc', 'hi']
-    >>> int(encode_strings(["abc"], bits=16)[0]) == int(encode_strings(["abc"])[0]) >> 16
-    True
-    """
-    b = _check_bits(bits)
-    if isinstance(strings, (str, bytes)):
-        raise TypeError("strings must be an iterable of strings (one per user), not one string")
-    data = _as_bytes(strings, "strings")
-    if method == "hash":
-        shift = 8 * _HASH_BYTES - b
-        return np.fromiter(
-            (
-                int.from_bytes(hashlib.blake2b(d, digest_size=_HASH_BYTES).digest(), "big") >> shift
-                for d in data
-            ),
-            dtype=np.int64,
-            count=len(data),
-        )
-    if method == "bytes":
-        if b % 8:
-            raise ValueError(f"bits must be a multiple of 8 for method='bytes', got {b}")
-        width = b // 8
-        codes = np.empty(len(data), dtype=np.int64)
-        for i, d in enumerate(data):
-            if len(d) > width or b"\x00" in d:
-                why = "holds a NUL byte" if b"\x00" in d else f"is longer than {width} bytes"
-                raise ValueError(f"strings[{i}] {why} (method='bytes', bits={b})")
-            codes[i] = int.from_bytes(d.ljust(width, b"\x00"), "big")
-        return codes
-    raise ValueError(f"method must be 'hash' or 'bytes', got {describe(method)}")
-
-
-def decode_strings(codes: ArrayLike, bits: int = 32) -> list[str]:
-    """The strings behind codes of ``encode_strings(..., method="bytes")``.
-
-    Parameters
-    ----------
-    codes : array_like of int
-        Codes in ``0 .. 2^bits - 1``.
-    bits : int
-        Length of the codes (a multiple of 8).
-
-    Returns
-    -------
-    list of str
-        The UTF-8 strings (trailing zero bytes removed); bytes that are not UTF-8 (a prefix
-        cut inside a character) are replaced by U+FFFD.
-
-    Examples
-    --------
-    >>> from ldp.mechanisms import decode_strings
-    >>> decode_strings([0x6F6B0000], bits=32)
-    ['ok']
-    """
-    b = _check_bits(bits)
-    if b % 8:
-        raise ValueError(f"bits must be a multiple of 8, got {b}")
-    arr = check_categories(np.atleast_1d(np.asarray(codes)), 1 << b, "codes")
-    return [
-        int(c).to_bytes(b // 8, "big").rstrip(b"\x00").decode("utf-8", errors="replace")
-        for c in arr
-    ]
-
-
-# --------------------------------------------------------------------------- results
-def _frozen_array(values: ArrayLike, dtype: type) -> np.ndarray:
-    out: np.ndarray = np.array(values, dtype=dtype, copy=True)
-    out.setflags(write=False)
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class HeavyHitterLevel:
-    """One level of a prefix-tree search: what its group estimated and what it kept.
-
-    Parameters
-    ----------
-    prefix_bits : int
-        Length of this level's prefixes.
-    users : int
-        Users in this level's group.
-    candidates : ndarray of int64
-        The prefixes estimated (children of the prefixes kept one level up).
-    estimates : ndarray of float64
-        Their unbiased frequency estimates (one per candidate).
-    kept : ndarray of int64
-        The prefixes passed on (largest estimate first).
-    sd : float
-        Standard deviation of the estimate of a prefix of frequency zero (the oracle's exact
-        variance over ``users`` reports).
-    threshold : float or None
-        The frequency a candidate had to reach (TreeHist); ``None`` for a top-``k`` level.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.mechanisms import PEM
-    >>> found = PEM(2.0, bits=8, k=2).run(np.repeat([3, 200], 5000), rng=0)
-    >>> level = found.levels[0]
-    >>> level.prefix_bits, level.candidates.size, level.kept.size
-    (2, 4, 2)
-    """
-
-    prefix_bits: int
-    users: int
-    candidates: np.ndarray
-    estimates: np.ndarray
-    kept: np.ndarray
-    sd: float
-    threshold: float | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "candidates", _frozen_array(self.candidates, np.int64))
-        object.__setattr__(self, "estimates", _frozen_array(self.estimates, np.float64))
-        object.__setattr__(self, "kept", _frozen_array(self.kept, np.int64))
-        if self.candidates.shape != self.estimates.shape:
-            raise ValueError("candidates and estimates must have the same length")
-
-
-@dataclass(frozen=True, eq=False)
-class HeavyHitters:
-    """The items a heavy-hitter search found, with estimated frequencies, largest first.
-
-    Parameters
-    ----------
-    items : ndarray of int64
-        The found ``bits``-bit values.
-    frequencies : ndarray of float64
-        Their estimated frequencies (fractions of the ``n`` users).
-    n : int
-        Number of users (all groups).
-    epsilon : float
-        The protocol's privacy level: every user sent one report of one level oracle, and
-        this is the largest of their computed epsilons.
-    bits : int
-        Length of the values.
-    method : str
-        The search and its oracle, with the citation.
-    levels : tuple of HeavyHitterLevel
-        What each level estimated and kept (the last one of TreeHist is the final group).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.mechanisms import heavy_hitters
-    >>> values = np.repeat([7, 9, 300, 1000], [4000, 3000, 2000, 11000])
-    >>> found = heavy_hitters(values, 4.0, k=3, bits=10, rng=0)
-    >>> [int(v) for v in found.items], found.n
-    ([1000, 7, 9], 20000)
-    >>> found.recall([1000, 7, 9, 300])
-    0.75
-    """
-
-    items: np.ndarray
-    frequencies: np.ndarray
-    n: int
-    epsilon: float
-    bits: int
-    method: str
-    levels: tuple[HeavyHitterLevel, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "items", _frozen_array(self.items, np.int64))
-        object.__setattr__(self, "frequencies", _frozen_array(self.frequencies, np.float64))
-        object.__setattr__(self, "levels", tuple(self.levels))
-        if self.items.shape != self.frequencies.shape:
-            raise ValueError("items and frequencies must have the same length")
-
-    @property
-    def counts(self) -> np.ndarray:
-        """Estimated numbers of users, ``frequencies * n``."""
-        return self.frequencies * self.n
-
-    def recall(self, true_items: ArrayLike) -> float:
-        """The fraction of ``true_items`` (e.g. the true top ``k``) among the found ``items``.
-
-        Parameters
-        ----------
-        true_items : array_like of int
-            The items that should have been found (at least one).
-
-        Returns
-        -------
-        float
-            In ``[0, 1]``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from ldp.mechanisms import HeavyHitters
-        >>> HeavyHitters(np.array([1, 2]), np.array([0.5, 0.2]), 10, 1.0, 4, "", ()).recall([2, 3])
-        0.5
-        """
-        truth = np.unique(
-            check_categories(np.atleast_1d(np.asarray(true_items)), 1 << self.bits, "true_items")
-        )
-        if truth.size == 0:
-            raise ValueError("true_items must name at least one item")
-        return float(np.isin(truth, self.items).mean())
-
-    def labels(self, vocabulary: Iterable[str | bytes], method: str = "hash") -> list[list[str]]:
-        """Name the found items: the strings of ``vocabulary`` that encode to each of them.
-
-        Parameters
-        ----------
-        vocabulary : iterable of str or bytes
-            Candidate strings known to the server (a dictionary, a crawl, past releases).
-        method : {"hash", "bytes"}
-            The encoding the users applied (:func:`encode_strings`).
-
-        Returns
-        -------
-        list of list of str
-            For each found item, the matching strings (empty when none matches).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from ldp.mechanisms import HeavyHitters, encode_strings
-        >>> code = encode_strings(["cat"], bits=20)
-        >>> found = HeavyHitters(code, np.array([0.4]), 100, 1.0, 20, "", ())
-        >>> found.labels(["dog", "cat", "eel"])
-        [['cat']]
-        """
-        words = [w if isinstance(w, str) else w.decode("utf-8", "replace") for w in vocabulary]
-        codes = encode_strings(words, self.bits, method)
-        return [[w for w, c in zip(words, codes) if c == item] for item in self.items]
+__all__ = ["PEM", "TreeHist", "heavy_hitters"]
 
 
 # --------------------------------------------------------------------------- the searches
 def _check_oracle(oracle: object) -> str:
-    if oracle not in _PREFIX_ORACLES:
+    if oracle not in PREFIX_ORACLES:
         raise ValueError(
-            f"oracle must be one of {', '.join(_PREFIX_ORACLES)} (an oracle decodable at single "
+            f"oracle must be one of {', '.join(PREFIX_ORACLES)} (an oracle decodable at single "
             f"values over 2^bits categories), got {describe(oracle)}"
         )
     return str(oracle)
@@ -389,7 +87,7 @@ class _PrefixSearch(Frozen):
 
     def __init__(self, epsilon: float, bits: int, oracle: str) -> None:
         self._eps_budget = check_mechanism_epsilon(epsilon)
-        self._bits = _check_bits(bits)
+        self._bits = check_bits(bits)
         self._oracle = _check_oracle(oracle)
         self._mechanisms: dict[int, FrequencyOracle] = {}
 
@@ -429,7 +127,7 @@ class _PrefixSearch(Frozen):
 
         Examples
         --------
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> PEM(4.0, bits=32, k=20).level_mechanism(0)
         OLH(k=32, epsilon=4.0, g=56)
         """
@@ -474,7 +172,7 @@ class _PrefixSearch(Frozen):
 
         Examples
         --------
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> pem = PEM(1.0, bits=8, k=2, step=3)
         >>> pem.lengths, [int(p) for p in pem.prefixes([0b10110011], 1)]
         ((2, 5, 8), [22])
@@ -501,7 +199,7 @@ class _PrefixSearch(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> groups = PEM(1.0, bits=8, k=2, step=3).assign(10, rng=0)
         >>> np.bincount(groups).tolist()
         [4, 3, 3]
@@ -536,7 +234,7 @@ class _PrefixSearch(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> reports = PEM(1.0, bits=8, k=2, step=3).privatize(np.arange(10), rng=0)
         >>> [r.shape[0] for r in reports]
         [4, 3, 3]
@@ -584,7 +282,7 @@ class _PrefixSearch(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> pem = PEM(2.0, bits=16, k=2)
         >>> reports = pem.privatize(np.full(30_000, 0xAB00), rng=0)
         >>> pem.lengths
@@ -631,7 +329,7 @@ class _PrefixSearch(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import TreeHist
+        >>> from ldp.tasks import TreeHist
         >>> found = TreeHist(4.0, bits=12, step=4).run(np.repeat([5, 4000], 20_000), rng=0)
         >>> sorted(int(v) for v in found.items)
         [5, 4000]
@@ -673,7 +371,7 @@ class PEM(_PrefixSearch):
 
     Examples
     --------
-    >>> from ldp.mechanisms import PEM
+    >>> from ldp.tasks import PEM
     >>> pem = PEM(4.0, bits=32, k=20)
     >>> pem.step, pem.lengths[:3], pem.groups, round(pem.epsilon, 12)
     (3, (5, 8, 11), 10, 4.0)
@@ -737,7 +435,7 @@ class PEM(_PrefixSearch):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import PEM
+        >>> from ldp.tasks import PEM
         >>> pem = PEM(4.0, bits=16, k=1)
         >>> reports = pem.privatize(np.full(20_000, 0xBEEF), rng=0)
         >>> hex(int(pem.identify(reports).items[0]))
@@ -806,7 +504,7 @@ class TreeHist(_PrefixSearch):
 
     Examples
     --------
-    >>> from ldp.mechanisms import TreeHist
+    >>> from ldp.tasks import TreeHist
     >>> tree = TreeHist(4.0, bits=32)
     >>> tree.lengths[:3], tree.groups, round(tree.epsilon, 12)
     ((4, 8, 12), 9, 4.0)
@@ -877,7 +575,7 @@ class TreeHist(_PrefixSearch):
 
         Examples
         --------
-        >>> from ldp.mechanisms import TreeHist
+        >>> from ldp.tasks import TreeHist
         >>> round(TreeHist(1.0, bits=8, step=4, beta=0.05).level_threshold(0.01, 25), 6)
         0.030902
         """
@@ -904,7 +602,7 @@ class TreeHist(_PrefixSearch):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.mechanisms import TreeHist
+        >>> from ldp.tasks import TreeHist
         >>> tree = TreeHist(4.0, bits=8, step=4)
         >>> reports = tree.privatize(np.repeat([17, 230], [6000, 3000]), rng=0)
         >>> found = tree.identify(reports)
@@ -996,7 +694,7 @@ def heavy_hitters(
 
     Examples
     --------
-    >>> from ldp.mechanisms import decode_strings, heavy_hitters
+    >>> from ldp.tasks import decode_strings, heavy_hitters
     >>> rare = [f"w{i % 900}" for i in range(12000)]
     >>> words = ["the"] * 9000 + ["of"] * 6000 + ["a"] * 3000 + rare
     >>> found = heavy_hitters(words, 4.0, k=4, encoding="bytes", rng=0)

@@ -16,7 +16,9 @@ from numpy.typing import ArrayLike
 from ldp._validation import check_random_state
 from ldp.mechanisms._hashing import parity
 from ldp.mechanisms.base import FrequencyOracle, SupportCounts, chunk_rows
-from ldp.mechanisms.frequency import GRR, HadamardResponse, UnaryEncoding
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.hadamard import HadamardResponse
+from ldp.mechanisms.categorical.unary import UnaryEncoding
 
 __all__ = ["simulate_counts"]
 
@@ -70,7 +72,8 @@ def simulate_counts(
     Examples
     --------
     >>> import numpy as np
-    >>> from ldp.mechanisms import OUE, simulate_counts
+    >>> from ldp.mechanisms import OUE
+    >>> from ldp.tasks import simulate_counts
     >>> oue = OUE(16, 1.0)
     >>> counts = simulate_counts(oue, np.full(16, 62_500_000), rng=0)   # 1e9 users
     >>> counts.n, bool(np.abs(oue.estimate(counts) - 1 / 16).max() < 1e-3)
