@@ -405,7 +405,7 @@ class Privatizer(NoSeedInPickles, TransformerMixin, BaseEstimator):
             if isinstance(sel, np.ndarray) and sel.size == 0:
                 continue  # nothing to report (and some mechanisms refuse an empty input)
             mech = self.mechanisms_[j]
-            yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng)
+            yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng=rng)
 
     def _privatize(self, encoded: list[np.ndarray], rng: Any) -> np.ndarray:
         n = encoded[0].shape[0]

@@ -158,8 +158,9 @@ def audit(
     Parameters
     ----------
     privatize : callable
-        ``privatize(values, rng)`` returning one report per value; a mechanism's bound
-        ``privatize`` method (``Channel.privatize``, ``GRR(...).privatize``, ...).
+        ``privatize(values, rng=...)`` returning one report per value (``rng`` is passed by
+        keyword); a mechanism's bound ``privatize`` method (``Channel.privatize``,
+        ``GRR(...).privatize``, ...).
     x0, x1 : input values
         The two inputs to distinguish (both orders are considered).
     n_samples : int
@@ -201,7 +202,7 @@ def audit(
     steps = [(i, size) for size in sizes for i in (0, 1)]
     for i, size in _progress(steps, progress, desc="audit", total=len(steps)):
         values = np.repeat(np.asarray([(x0, x1)[i]]), size, axis=0)
-        codes[i].append(_codes(statistic, privatize(values, generator)))
+        codes[i].append(_codes(statistic, privatize(values, rng=generator)))
     first, second = np.concatenate(codes[0]), np.concatenate(codes[1])
     half = n // 2
     best = None
@@ -271,7 +272,7 @@ def epsilon_lower_bound(
     Parameters
     ----------
     mechanism : mechanism, Channel or callable
-        Anything with ``privatize(values, rng)`` (the mechanisms of :mod:`ldp.mechanisms`, a
+        Anything with ``privatize(values, *, rng)`` (the mechanisms of :mod:`ldp.mechanisms`, a
         :class:`~ldp.Channel`) or such a callable itself.
     x0, x1 : input values
         The pair of inputs to distinguish (category indices for frequency oracles and

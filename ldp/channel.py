@@ -615,7 +615,7 @@ class Channel(Mechanism):
         """One exact sampler per row (built once, on first use)."""
         return self._cached("laws", lambda: [ExactLaw(row) for row in self._matrix.tolist()])
 
-    def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, x: ArrayLike, *, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
         Each output is drawn with ``choose`` on its input's row: exact for

@@ -200,7 +200,7 @@ def test_the_protocol_is_the_split_then_one_oracle_report_per_user():
     groups = pem.assign(values.size, gen)
     for i in range(pem.groups):
         prefix = pem.prefixes(values[groups == i], i)
-        again = pem.level_mechanism(i).privatize(prefix, gen)
+        again = pem.level_mechanism(i).privatize(prefix, rng=gen)
         assert np.array_equal(reports[i], again)
     other = pem.privatize(values[::-1].copy(), rng=np.random.default_rng(9))
     assert [r.shape for r in other] == [r.shape for r in reports]

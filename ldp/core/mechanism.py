@@ -7,7 +7,7 @@ line. A mechanism has
 * a **domain** (:class:`~ldp.core.Categories`, :class:`~ldp.core.Interval`,
   :class:`~ldp.core.Ball` or :class:`~ldp.core.Items`):
   the values it privatizes;
-* ``privatize(values, rng=None)``: one report per user, vectorised;
+* ``privatize(values, *, rng=None)``: one report per user, vectorised (``rng`` by keyword);
 * a **report codec** (:class:`~ldp.core.ReportCodec`): the report's fields (integers or floats, with
   their ranges), and the conversion between the compact numpy reports and rows of fields
   (the wire format of report files), refusing what the mechanism cannot output;
@@ -100,7 +100,7 @@ class Mechanism(abc.ABC):
         """The values the mechanism privatizes."""
 
     @abc.abstractmethod
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per user (vectorised); ``rng="os"`` on devices."""
 
     @property

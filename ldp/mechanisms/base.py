@@ -11,7 +11,7 @@ Two families share one shape of API, vectorised over users:
 
 Each mechanism has
 
-* ``privatize(values, rng=None) -> reports``: one compact numpy array for all users (indices,
+* ``privatize(values, *, rng=None) -> reports``: one compact numpy array for all users (indices,
   bit-packed vectors, ``(hash, bucket)`` integer rows, signs or floats), never a Python object
   per user;
 * ``aggregate(reports) -> counts``: a mergeable sufficient statistic (:class:`SupportCounts`
@@ -491,7 +491,7 @@ class FrequencyOracle(FrequencyMechanism):
 
     # ----------------------------------------------------------------- protocol
     @abc.abstractmethod
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per user for category indices ``values`` (1-D, in ``0 .. k-1``).
 
         ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for
@@ -647,7 +647,7 @@ class MeanMechanism(Frozen, Mechanism):
         return check_unit_values(self.domain, values, name)
 
     @abc.abstractmethod
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per user.
 
         ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for

@@ -668,7 +668,7 @@ class Protocol:
         or a numpy ``Generator`` only to simulate.
         """
         gen = check_random_state("os" if rng is None else rng)
-        return self._mechanism.privatize(self.encode(values), gen)
+        return self._mechanism.privatize(self.encode(values), rng=gen)
 
     # ----------------------------------------------------------------- reports
     def report_frame(self, reports: ArrayLike):

@@ -213,9 +213,9 @@ class ChannelOracle(FrequencyMechanism):
     def to_channel(self) -> Channel:
         return self._channel
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """The channel's reports (:meth:`ldp.Channel.privatize`)."""
-        return self._channel.privatize(values, rng)
+        return self._channel.privatize(values, rng=rng)
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         counts = np.bincount(reports, minlength=self._channel.n_outputs).astype(np.int64)

@@ -214,7 +214,7 @@ class _PrefixSearch(Frozen):
         out[order] = np.arange(users, dtype=np.int64) % self.groups
         return out
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> tuple[np.ndarray, ...]:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> tuple[np.ndarray, ...]:
         """Split the users into groups and privatize each one's prefix (a simulation of the
         devices; on a device see the module notes).
 
@@ -244,7 +244,7 @@ class _PrefixSearch(Frozen):
         group = self.assign(x.size, gen)
         shift = self._bits - np.asarray(self._lengths, dtype=np.int64)
         return tuple(
-            self.level_mechanism(i).privatize(x[group == i] >> shift[i], gen)
+            self.level_mechanism(i).privatize(x[group == i] >> shift[i], rng=gen)
             for i in range(self.groups)
         )
 
@@ -334,7 +334,7 @@ class _PrefixSearch(Frozen):
         >>> sorted(int(v) for v in found.items)
         [5, 4000]
         """
-        return self.identify(self.privatize(values, rng))
+        return self.identify(self.privatize(values, rng=rng))
 
     def identify(self, reports: Sequence[ArrayLike]) -> HeavyHitters:  # pragma: no cover
         raise NotImplementedError

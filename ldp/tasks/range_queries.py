@@ -362,7 +362,7 @@ class HierarchicalHistogram(Frozen):
         return max(o.epsilon for o in self._oracles)
 
     # ----------------------------------------------------------------- users
-    def privatize(self, values: ArrayLike, rng: object = None) -> HierarchicalReports:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> HierarchicalReports:
         """One report per user: a uniform level and the oracle report of the value's node.
 
         Parameters
@@ -382,7 +382,7 @@ class HierarchicalHistogram(Frozen):
         reports = []
         for level, oracle in enumerate(self._oracles, start=1):
             nodes = x[levels == level] // self._b ** (self._h - level)
-            reports.append(oracle.privatize(nodes, gen))
+            reports.append(oracle.privatize(nodes, rng=gen))
         return HierarchicalReports(
             levels.astype(np.int8 if self._h < 128 else np.int64), tuple(reports)
         )

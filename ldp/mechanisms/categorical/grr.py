@@ -91,7 +91,7 @@ class GRR(FrequencyOracle):
         """``keep``: the weights of keeping ``x`` and of reporting another value."""
         return {"keep": list(self._law.weights)}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1

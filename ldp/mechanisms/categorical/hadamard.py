@@ -101,7 +101,7 @@ class HadamardResponse(FrequencyOracle):
         """``keep``: odds of a report in ``C_x`` against its complement; ``K``."""
         return {"keep": list(self._law.weights), "K": self._K}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         row = x + 1

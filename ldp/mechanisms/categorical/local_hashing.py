@@ -125,7 +125,7 @@ class LocalHashing(FrequencyOracle):
         (see ``docs/protocol.md``)."""
         return {"keep": list(self._law.weights), "g": self._g, "hash": self._family.describe()}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
         words = np.column_stack([randint(gen, size, x.size) for size in self.word_sizes])

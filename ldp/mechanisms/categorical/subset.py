@@ -278,7 +278,7 @@ class SubsetSelection(FrequencyOracle):
             "bernoulli_bits": self._bernoulli_bits,
         }
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """Bit-packed subsets: ``x`` with the exact odds of :meth:`sampler`, and a uniform
         ``c``-subset of the ``k - 1`` other values (``c = d - 1`` when ``x`` is included,
         else ``d``) drawn one of two ways, both exact.

@@ -164,7 +164,7 @@ class UnaryEncoding(FrequencyOracle):
         """``own``: odds ``1 : 0`` of the bit of ``x``; ``other``: of every other bit."""
         return {"own": list(self._own.weights), "other": list(self._other.weights)}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         check_vector_size(self._k, f"{type(self).__name__}.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)

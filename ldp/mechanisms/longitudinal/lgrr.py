@@ -10,7 +10,7 @@ noise would average out). These mechanisms answer in two rounds:
    report.
 
 ``privatize_round(values, memos, rng)`` is one round for ``n`` clients: it returns the
-reports and the clients' new memos. ``privatize(values, rng)`` is the first round of fresh
+reports and the clients' new memos. ``privatize(values, rng=rng)`` is the first round of fresh
 clients (the memos are dropped): its law is the one-report channel, whose level is
 ``epsilon`` (``epsilon_1`` of the papers). Server-side decoding is the same in every
 round (:meth:`estimate`): each report, marginally, has the one-report law.
@@ -240,7 +240,7 @@ class MemoizedMechanism(abc.ABC):
                 raise ValueError(f"memos[{i}] was written by {memo.mechanism}, not by {key}")
         return out
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per value from fresh clients (the first round; memos dropped).
 
         Its law is the one-report channel (level ``epsilon``). To report again, keep the

@@ -387,7 +387,9 @@ class BloomRAPPOR(Frozen):
         reports = choose(gen, [self._zero, self._one], memo_bits.ravel().astype(np.int64)) == 0
         return reports.reshape(n, self.num_bits).astype(np.uint8), cohorts, tuple(current)
 
-    def privatize(self, values: Sequence[str], rng: object = None) -> tuple[np.ndarray, np.ndarray]:
+    def privatize(
+        self, values: Sequence[str], *, rng: object = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One report per string from fresh clients: ``(reports, cohorts)`` (memos dropped)."""
         reports, cohorts, _ = self.privatize_round(values, None, rng)
         return reports, cohorts

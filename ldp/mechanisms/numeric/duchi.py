@@ -126,7 +126,7 @@ class Duchi(MeanMechanism):
         """``keep``: odds of the side that agrees with the rounded input."""
         return {"keep": list(self._law.weights)}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         n = x.shape[0]
@@ -315,7 +315,7 @@ class DuchiL2(MeanMechanism):
         """``keep``: odds of the half-sphere that agrees with ``x``; ``bound``: ``B``."""
         return {"keep": list(self._law.weights), "bound": self._B}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         n, d = x.shape

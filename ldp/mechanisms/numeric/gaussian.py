@@ -115,7 +115,7 @@ class Gaussian(MeanMechanism):
         """``sigma`` of the noise and ``step`` of the output grid."""
         return {"sigma": self.sigma, "step": self.resolution}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         return snap_to_grid(x + self.sigma * gaussian_tail_draws(gen, x.size), self.resolution, gen)

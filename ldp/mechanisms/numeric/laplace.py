@@ -74,7 +74,7 @@ class Laplace(MeanMechanism):
         """``scale`` of the noise and ``step`` of the output grid."""
         return {"scale": self.scale, "step": self.resolution}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         negative = bernoulli(gen, np.full(x.shape, 0.5))

@@ -118,7 +118,7 @@ class Piecewise(MeanMechanism):
             "step": self.resolution,
         }
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         c, width = self.C, self.width
@@ -278,7 +278,7 @@ class Hybrid(MeanMechanism):
             "bound": self._duchi.bound,
         }
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         if self._law is None:
@@ -286,8 +286,8 @@ class Hybrid(MeanMechanism):
         else:
             use_pm = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 0
         out = np.empty(x.shape)
-        out[use_pm] = self._pm.privatize(x[use_pm], gen)
-        out[~use_pm] = self._duchi.bound * self._duchi.privatize(x[~use_pm], gen)
+        out[use_pm] = self._pm.privatize(x[use_pm], rng=gen)
+        out[~use_pm] = self._duchi.bound * self._duchi.privatize(x[~use_pm], rng=gen)
         return out
 
     def decode(self, reports: ArrayLike) -> np.ndarray:

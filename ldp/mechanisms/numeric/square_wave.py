@@ -109,7 +109,7 @@ class SquareWave(MeanMechanism):
         """``keep``: odds of an output within ``b`` of ``v``; ``b``; the grid's ``step``."""
         return {"keep": list(self._law.weights), "b": self.b, "step": self.resolution}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         v = self._check_values(values)
         gen = check_random_state(rng)
         b = self.b

@@ -186,7 +186,7 @@ class Staircase(MeanMechanism):
             "step": self.resolution,
         }
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         n = x.size

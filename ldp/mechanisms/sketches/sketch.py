@@ -603,14 +603,14 @@ class CMS(CountMeanSketch):
         bit; the hash (``docs/protocol.md``)."""
         return {**self._sue.sampler(), "hash": "sha256-v1"}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """``(row, packed bits)`` per user: the row by ``randint(depth)`` for every user,
         then the :class:`SUE` report of each user's bucket."""
         unique, inverse = unique_items(values)
         gen = check_random_state(rng)
         rows = randint(gen, self._depth, inverse.size)
         buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
-        bits = self._sue.privatize(buckets, gen)
+        bits = self._sue.privatize(buckets, rng=gen)
         dtype = self.codec.native_dtype
         return np.column_stack([rows.astype(dtype), bits.astype(dtype)])
 
@@ -728,7 +728,7 @@ class HCMS(CountMeanSketch):
         hash (``docs/protocol.md``)."""
         return {"keep": list(self._law.weights), "hash": "sha256-v1"}
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """``(row, coefficient, bit)`` per user: ``randint(depth)`` for every user, then
         ``randint(width)`` for every user, then the keep-or-flip coin of every user."""
         unique, inverse = unique_items(values)

@@ -283,7 +283,7 @@ class _UnitVectorMechanism(MeanMechanism):
         """The l2 ball of radius ``radius`` in ``R^d``."""
         return Ball(self.radius, self._d)
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = self._check_values(values)
         gen = check_random_state(rng)
         return _in_blocks(x, gen, self._privatize_block)
