@@ -15,7 +15,7 @@ users (default 1e5 for k = 64 and 1e4 for k = 1024) and the ratio is taken again
 at that same n. MSE is the mean over the k values of (estimate - true frequency)^2 for one
 run. pure-ldp's estimates are raw (unbiased), as are ldpkit's; multi-freq-ldpy clips
 negatives and renormalises (its default), so its rows are compared with ldpkit's estimate
-post-processed the same way (:func:`ldp.mechanisms.norm_mul`). Each peer is called once on
+post-processed the same way (:func:`ldp.tasks.norm_mul`). Each peer is called once on
 a few users before it is timed (numba compilation is not counted); ldpkit's times are the
 median of three runs (single runs at n = 1e6 vary by up to 3x with first-touch page
 faults). Target (issue 6): >= 50x faster than pure-ldp and >= 20x faster than
@@ -32,7 +32,8 @@ import time
 
 import numpy as np
 
-from ldp.mechanisms import GRR, OLH, OUE, HadamardResponse, norm_mul
+from ldp.mechanisms import GRR, OLH, OUE, HadamardResponse
+from ldp.tasks import norm_mul
 
 EPS = 1.0
 ORACLES = {"GRR": GRR, "OUE": OUE, "OLH": OLH, "HR": HadamardResponse}

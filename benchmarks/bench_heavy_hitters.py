@@ -2,7 +2,7 @@
 in one process and one run.
 
 Data: Zipf(1.1) over ``2^32`` strings ("page-r" for rank r), mapped to 32-bit codes by
-``ldp.mechanisms.encode_strings`` (BLAKE2b); epsilon = 4; top k = 20. Both sides run the
+``ldp.tasks.encode_strings`` (BLAKE2b); epsilon = 4; top k = 20. Both sides run the
 authors' levels: prefixes of 5, 8, ..., 32 bits (10 groups of users, each user reports one
 prefix at the full epsilon; pure-ldp: ``start_length=2, fragment_length=3``), and keep the
 top 20 per level. Times are privatize + aggregate + identify, end to end.
@@ -46,7 +46,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 
 from benchmarks._common import emit, parser, row
-from ldp.mechanisms import PEM, encode_strings
+from ldp.tasks import PEM, encode_strings
 
 EPS = 4.0
 TOP = 20

@@ -23,7 +23,8 @@ import time
 import numpy as np
 
 from benchmarks._common import emit, parser, row, timed
-from ldp.mechanisms import OUE, HierarchicalHistogram, SquareWave, norm_sub
+from ldp.mechanisms import OUE, SquareWave
+from ldp.tasks import HierarchicalHistogram, norm_sub
 
 
 def distribution(n: int, epsilons: list[float], bins: int, repeats: int) -> list[dict]:

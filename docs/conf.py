@@ -67,8 +67,15 @@ autosummary_imported_members = True
 autodoc_typehints = "none"  # types are documented in the numpydoc Parameters sections
 autodoc_member_order = "groupwise"
 #: Names that a package re-exports from another one: listed on its page, documented once.
+#: (package -> {name: the module that documents it})
 autosummary_context = {
-    "reexported": {"estimators": ["ImplausibleReportsWarning", "PrivacyLeakWarning"]}
+    "reexported": {
+        "estimators": {"ImplausibleReportsWarning": "ldp", "PrivacyLeakWarning": "ldp"},
+        "ldp.mechanisms": dict.fromkeys(
+            ("Ball", "Categories", "Field", "Interval", "Items", "Mechanism", "ReportCodec"),
+            "ldp.core",
+        ),
+    }
 }
 numpydoc_show_class_members = False  # the class template lists them
 numpydoc_xref_param_type = False

@@ -56,8 +56,8 @@ from ldp._random import ByteSource
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
 from ldp.distributed import is_dask_collection, map_reduce_partitions
-from ldp.mechanisms import DEFAULT_ALPHA, check_reports
 from ldp.protocol import Protocol, iter_reports
+from ldp.tasks import DEFAULT_ALPHA, check_reports
 
 #: A noise source: what ``check_random_state`` returns.
 Random = np.random.Generator | ByteSource
@@ -337,7 +337,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
 
     def _check_reports(self) -> None:
         """The goodness-of-fit test of each column's reports against its mechanism
-        (:func:`ldp.mechanisms.check_reports`, level ``DEFAULT_ALPHA`` shared by the
+        (:func:`ldp.tasks.check_reports`, level ``DEFAULT_ALPHA`` shared by the
         columns): a warning, or ``ValueError`` under ``strict``."""
         tested = [
             (column, mech, stat)
@@ -504,7 +504,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
         ValueError
             For reports the protocol cannot decode (another protocol's, malformed), and,
             under ``strict``, for reports that fail the goodness-of-fit test against the
-            mechanisms (:func:`ldp.mechanisms.check_reports`; otherwise a
+            mechanisms (:func:`ldp.tasks.check_reports`; otherwise a
             :class:`~ldp.ImplausibleReportsWarning`). The estimator is then left as it was.
         """
         with atomic(self):

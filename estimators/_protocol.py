@@ -10,7 +10,7 @@ the argument.
 
 **Wire format (the report table).** A float64 array with one block of columns per informative
 column, in column order: each block holds the fields of the column's mechanism's report codec
-(:attr:`ldp.mechanisms.Mechanism.codec`: the report index, the bytes of a bit-packed vector,
+(:attr:`ldp.core.Mechanism.codec`: the report index, the bytes of a bit-packed vector,
 the hash words and the bucket, a sign, or the released float). Every field is an integer
 below ``2^53`` or a double, so every value is exact in float64. With ``budget="sample"`` the
 blocks of the columns a row did not report are NaN.
@@ -25,7 +25,6 @@ import numpy as np
 
 from estimators._schema import CATEGORICAL, NUMERIC, Column
 from ldp.mechanisms import (
-    FREQUENCY_ORACLES,
     Duchi,
     FrequencyMechanism,
     Hybrid,
@@ -36,8 +35,8 @@ from ldp.mechanisms import (
     Piecewise,
     SquareWave,
     SupportCounts,
-    recommend,
 )
+from ldp.tasks import FREQUENCY_ORACLES, recommend
 
 FREQUENCY_MECHANISMS = FREQUENCY_ORACLES
 MEAN_MECHANISMS = {

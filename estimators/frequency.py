@@ -14,8 +14,8 @@ from estimators import _params as params
 from estimators._base import ProtocolEstimator, normal_quantile
 from estimators._params import Check
 from estimators._schema import CATEGORICAL
-from ldp.mechanisms import ibu, norm_sub, project_simplex
 from ldp.risk import Bound, distribution_estimation
+from ldp.tasks import ibu, norm_sub, project_simplex
 
 __all__ = ["FrequencyEstimator"]
 
@@ -47,7 +47,7 @@ class FrequencyEstimator(ProtocolEstimator):
         left undeclared take them from a pandas ``Categorical`` dtype, else from the data
         (simulation only: not covered by the guarantee).
     mechanism : str or dict, default "auto"
-        ``"auto"`` (smallest exact variance, :func:`ldp.mechanisms.recommend`) or one of
+        ``"auto"`` (smallest exact variance, :func:`ldp.tasks.recommend`) or one of
         ``"GRR"``, ``"SUE"``, ``"OUE"``, ``"OLH"``, ``"BLH"``, ``"HR"``, ``"SS"``, or a dict
         per column.
     budget : {"split", "sample"}, default "split"
@@ -55,8 +55,8 @@ class FrequencyEstimator(ProtocolEstimator):
     consistency : {"none", "project", "norm_sub", "ibu"}, default "none"
         Post-processing of the unbiased estimates: none, Euclidean projection onto the
         simplex, Norm-Sub, or iterative Bayesian update (see
-        :func:`ldp.mechanisms.project_simplex`, :func:`ldp.mechanisms.norm_sub` and
-        :func:`ldp.mechanisms.ibu`).
+        :func:`ldp.tasks.project_simplex`, :func:`ldp.tasks.norm_sub` and
+        :func:`ldp.tasks.ibu`).
     random_state : None, int, numpy.random.Generator or "os"
         Noise source of the simulation (see :class:`~estimators.Privatizer`): ``None`` a
         generator seeded from fresh entropy, an int (or a ``SeedSequence``) a seeded one, a
@@ -71,7 +71,7 @@ class FrequencyEstimator(ProtocolEstimator):
     strict : bool, default False
         What :meth:`fit_reports` and :meth:`partial_fit_reports` do with reports that fail
         the goodness-of-fit test against the mechanism
-        (:func:`ldp.mechanisms.check_reports`: no honest device running the protocol
+        (:func:`ldp.tasks.check_reports`: no honest device running the protocol
         sends reports like them): warn (:class:`~ldp.ImplausibleReportsWarning`), or, when
         true, refuse with ``ValueError`` and leave the estimator as it was.
 

@@ -16,7 +16,7 @@ from estimators._supervised import (
     resolve_classes,
 )
 from estimators.frequency import FrequencyEstimator
-from ldp.mechanisms import project_simplex
+from ldp.tasks import project_simplex
 
 __all__ = ["LDPNaiveBayes"]
 

@@ -195,7 +195,7 @@ class Privatizer(ValidatedParams, NoSeedInPickles, TransformerMixin, BaseEstimat
 
     Categorical columns go through a frequency oracle (``mechanism="auto"`` picks the one with
     the smallest exact variance for the column's number of categories, see
-    :func:`ldp.mechanisms.recommend`), bounded numeric columns through a mean mechanism
+    :func:`ldp.tasks.recommend`), bounded numeric columns through a mean mechanism
     (``"auto"``: the smallest worst-case variance among Duchi, piecewise, hybrid and Laplace),
     after an affine map of the declared bounds onto the mechanism's domain.
 
@@ -415,7 +415,7 @@ class Privatizer(ValidatedParams, NoSeedInPickles, TransformerMixin, BaseEstimat
             if isinstance(sel, np.ndarray) and sel.size == 0:
                 continue  # nothing to report (and some mechanisms refuse an empty input)
             mech = self.mechanisms_[j]
-            yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng)
+            yield j, sel, mech.privatize(to_unit(mech, encoded[j][sel]), rng=rng)
 
     def _privatize(self, encoded: list[np.ndarray], *, rng: Any) -> np.ndarray:
         n = encoded[0].shape[0]

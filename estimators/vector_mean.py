@@ -17,16 +17,9 @@ from estimators._params import Check, ValidatedParams
 from estimators.privatizer import NoSeedInPickles, check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
-from ldp.mechanisms import (
-    Ball,
-    DuchiL2,
-    MeanSums,
-    Mechanism,
-    PrivUnit,
-    PrivUnitG,
-    check_reports,
-)
+from ldp.mechanisms import Ball, DuchiL2, MeanSums, Mechanism, PrivUnit, PrivUnitG
 from ldp.protocol import Protocol, iter_reports
+from ldp.tasks import check_reports
 
 __all__ = ["VectorMeanEstimator"]
 
@@ -270,7 +263,7 @@ class VectorMeanEstimator(NoSeedInPickles, ValidatedParams, BaseEstimator):
         as ``protocol=``), and refused for a published :class:`~ldp.protocol.Protocol`,
         whose reports must come as files, tables or client records carrying its
         fingerprint. The decoded mean is then tested against the ball
-        (:func:`ldp.mechanisms.check_reports`): a warning, or under ``strict`` a
+        (:func:`ldp.tasks.check_reports`): a warning, or under ``strict`` a
         ``ValueError`` that leaves the estimator as it was.
 
         Returns

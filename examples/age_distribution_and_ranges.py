@@ -22,7 +22,8 @@ import sys
 import numpy as np
 
 from ldp.datasets import load_anes96
-from ldp.mechanisms import HierarchicalHistogram, SquareWave, recommend_branching
+from ldp.mechanisms import SquareWave
+from ldp.tasks import HierarchicalHistogram, recommend_branching
 
 EPSILON = 1.0
 POPULATION = 200_000

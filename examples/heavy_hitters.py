@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ldp.mechanisms import PEM, TreeHist, encode_strings
+from ldp.tasks import PEM, TreeHist, encode_strings
 
 BITS = 32
 EPSILON = 4.0

@@ -65,6 +65,7 @@ _SUBMODULES = frozenset(
         "channel",
         "cli",
         "contraction",
+        "core",
         "datasets",
         "design",
         "distributed",
@@ -74,6 +75,7 @@ _SUBMODULES = frozenset(
         "protocol",
         "references",
         "risk",
+        "tasks",
     }
 )
 

@@ -1,7 +1,7 @@
 """Items of an open domain and the public hash that maps them into a sketch.
 
 A leaf module (it imports nothing from the rest of :mod:`ldp`): the count-mean sketches of
-:mod:`ldp.mechanisms.sketch` privatize *items*, values of a domain too large (or too open)
+:mod:`ldp.mechanisms.sketches` privatize *items*, values of a domain too large (or too open)
 to enumerate: strings, byte strings and integers. Every item is reduced to one byte string,
 so that a device in any language names it alike:
 

@@ -35,7 +35,7 @@ _EXACT_ENTRIES = 1 << 24
 @dataclass(frozen=True)
 class PlainPrivacy:
     """The privacy of one report in plain terms (see the module notes); built by
-    :meth:`ldp.mechanisms.Mechanism.summary`.
+    :meth:`ldp.core.Mechanism.summary`.
 
     Parameters
     ----------

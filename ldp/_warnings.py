@@ -42,7 +42,7 @@ class ImplausibleReportsWarning(UserWarning):
     """Reports that no honest device running the protocol would send, as a group.
 
     Raised when decoding, if a goodness-of-fit test of the reports against the mechanism's
-    image rejects at the chosen level (:func:`ldp.mechanisms.report_fit`): the reports do
+    image rejects at the chosen level (:func:`ldp.tasks.report_fit`): the reports do
     not look like the output of the mechanism for *any* population of answers, so they
     were not made as the protocol says (an edited protocol file, broken or hostile
     clients, reports of another protocol). The estimates decoded from them are not

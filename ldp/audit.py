@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ldp._mechanism import Mechanism
 from ldp._progress import progress as _progress
 from ldp._validation import check_integer, check_random_state, check_scalar, compact
+from ldp.core import Mechanism
 
 __all__ = ["AuditResult", "audit", "clopper_pearson", "epsilon_lower_bound"]
 
@@ -158,8 +158,9 @@ def audit(
     Parameters
     ----------
     privatize : callable
-        ``privatize(values, rng)`` returning one report per value; a mechanism's bound
-        ``privatize`` method (``Channel.privatize``, ``GRR(...).privatize``, ...).
+        ``privatize(values, rng=...)`` returning one report per value (``rng`` is passed by
+        keyword); a mechanism's bound ``privatize`` method (``Channel.privatize``,
+        ``GRR(...).privatize``, ...).
     x0, x1 : input values
         The two inputs to distinguish (both orders are considered).
     n_samples : int
@@ -201,7 +202,7 @@ def audit(
     steps = [(i, size) for size in sizes for i in (0, 1)]
     for i, size in _progress(steps, progress, desc="audit", total=len(steps)):
         values = np.repeat(np.asarray([(x0, x1)[i]]), size, axis=0)
-        codes[i].append(_codes(statistic, privatize(values, generator)))
+        codes[i].append(_codes(statistic, privatize(values, rng=generator)))
     first, second = np.concatenate(codes[0]), np.concatenate(codes[1])
     half = n // 2
     best = None
@@ -239,7 +240,7 @@ def audit(
 # --------------------------------------------------------------------------- mechanisms
 def _resolve(mechanism: object, x0: object, x1: object):
     """``(privatize, statistic)``: a mechanism's own audit statistic
-    (:meth:`ldp.mechanisms.Mechanism.audit_statistic`), or a bare ``privatize`` callable."""
+    (:meth:`ldp.core.Mechanism.audit_statistic`), or a bare ``privatize`` callable."""
     if isinstance(mechanism, Mechanism):
         return mechanism.privatize, mechanism.audit_statistic(x0, x1)
     if callable(mechanism):
@@ -271,7 +272,7 @@ def epsilon_lower_bound(
     Parameters
     ----------
     mechanism : mechanism, Channel or callable
-        Anything with ``privatize(values, rng)`` (the mechanisms of :mod:`ldp.mechanisms`, a
+        Anything with ``privatize(values, *, rng)`` (the mechanisms of :mod:`ldp.mechanisms`, a
         :class:`~ldp.Channel`) or such a callable itself.
     x0, x1 : input values
         The pair of inputs to distinguish (category indices for frequency oracles and
@@ -286,7 +287,7 @@ def epsilon_lower_bound(
         Audit epsilon at this delta.
     statistic : callable, optional
         Maps reports to one integer per report. By default the mechanism's own
-        :meth:`~ldp.mechanisms.Mechanism.audit_statistic` (a sufficient statistic of the
+        :meth:`~ldp.core.Mechanism.audit_statistic` (a sufficient statistic of the
         pair for the finite mechanisms: the report itself for GRR and channels, the bits of
         ``x0`` and ``x1`` for unary encoding and subset selection, ...; bins between ``x0``
         and ``x1`` for the numeric ones).

@@ -8,7 +8,7 @@ naming the new home (pickles of ``BlackwellResult`` saved under this path load).
 
 from __future__ import annotations
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 
 __getattr__ = moved_names(
     __name__,

@@ -29,7 +29,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._exact import largest_likelihood_ratio, log_up
-from ldp._mechanism import Categories, Mechanism, ReportCodec, index_codec
 from ldp._pairwise import max_pairwise_hockey_stick, max_pairwise_tv, symmetric_pair
 from ldp._rounding import UNIT
 from ldp._sampling import ExactLaw, choose
@@ -43,6 +42,7 @@ from ldp._validation import (
     check_scalar,
     scalar_or_array,
 )
+from ldp.core import Categories, Mechanism, ReportCodec, index_codec
 
 __all__ = ["Channel"]
 
@@ -615,7 +615,7 @@ class Channel(Mechanism):
         """One exact sampler per row (built once, on first use)."""
         return self._cached("laws", lambda: [ExactLaw(row) for row in self._matrix.tolist()])
 
-    def privatize(self, x: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, x: ArrayLike, *, rng: object = None) -> np.ndarray:
         """Draw one output index per input index in ``x`` (any shape).
 
         Each output is drawn with ``choose`` on its input's row: exact for

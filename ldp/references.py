@@ -644,7 +644,7 @@ _ENTRIES = (
         "Advances in Cryptology (CRYPTO), pp. 638-667",
         arxiv="1903.02837",
     ),
-    # PrivUnit and PrivUnitG (ldp.mechanisms.privunit); arXiv identifiers from the records'
+    # PrivUnit and PrivUnitG (ldp.mechanisms.vector.privunit); arXiv identifiers from the records'
     # abstracts. The two samplers' papers are cited for their algorithms only.
     _ref(
         "bhowmick2018",

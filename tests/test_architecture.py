@@ -6,12 +6,25 @@ sees lazy imports inside functions as well as module-level ones; imports under
 
 Layers, lowest first (a module may import its own component and lower layers only)::
 
-    ldp/_*.py (leaves) <- divergences <- channel <- {mechanisms, contraction, blackwell}
+    ldp/_*.py (leaves) <- core <- divergences <- channel
+      <- {mechanisms, contraction, blackwell} <- tasks
       <- {risk, design, accounting, audit, protocol, datasets, distributed}
       <- ldp (the package itself) <- plotting <- cli <- __main__ <- estimators
 
+``ldp.core`` holds the abstraction every layer above builds on (:class:`ldp.core.Mechanism`,
+the domains, the report codec); ``ldp.mechanisms`` holds the randomizers only, by family;
+``ldp.tasks`` what is built from them (decoding, consistency, heavy hitters, range queries,
+selection, simulation, report plausibility).
+
 The one exception is :meth:`ldp.Channel.contraction` / ``contraction_bound``: a documented
 lazy delegation from ``channel`` up to ``contraction``, which owns the math.
+
+Inside the lowest layer the leaves ``ldp/_*.py`` are ordered too (``LEAF_RANKS``: a leaf
+imports only leaves of a lower rank). The compatibility shims of moved modules (``SHIMS``)
+forward old names by string, on first use, and nothing in the two packages imports them.
+
+No module-level alias gives a private name a public one (``name = _name`` or
+``name = module._name``): a helper that another module needs is public where it lives.
 
 No ``_``-prefixed *name* is imported from another module (a public name from a private
 module such as ``ldp._validation`` is fine), from ``ldp``, ``estimators`` or scikit-learn.
@@ -31,26 +44,89 @@ PACKAGES = ("ldp", "estimators")
 
 #: Layer of each component (the first two dotted parts of a module, or the package).
 LAYERS = {
-    "ldp._": 0,  # every leaf helper module ldp/_*.py
+    "ldp._": 0,  # every leaf helper module ldp/_*.py (ordered among themselves: LEAF_RANKS)
     "ldp.references": 0,  # the bibliography: imports nothing of ldp
-    "ldp.divergences": 1,
-    "ldp.channel": 2,
-    "ldp.mechanisms": 3,
-    "ldp.contraction": 3,
-    "ldp.blackwell": 3,  # deprecated: forwards to ldp.accounting.blackwell at run time
-    "ldp.risk": 4,
-    "ldp.design": 4,
-    "ldp.accounting": 4,
-    "ldp.audit": 4,
-    "ldp.protocol": 4,
-    "ldp.datasets": 4,
-    "ldp.distributed": 4,
-    "ldp": 5,  # the package __init__: re-exports the layers below
-    "ldp.plotting": 6,
-    "ldp.cli": 7,
-    "ldp.__main__": 8,
-    "estimators": 9,
+    "ldp.core": 1,  # Mechanism, the domains, the report codec
+    "ldp.divergences": 2,
+    "ldp.channel": 3,
+    "ldp.mechanisms": 4,  # the randomizers, by family
+    "ldp.contraction": 4,
+    "ldp.blackwell": 4,  # deprecated: forwards to ldp.accounting.blackwell at run time
+    "ldp.tasks": 5,  # what is built from randomizers: decoding, heavy hitters, ranges, ...
+    "ldp.risk": 6,
+    "ldp.design": 6,
+    "ldp.accounting": 6,
+    "ldp.audit": 6,
+    "ldp.protocol": 6,
+    "ldp.datasets": 6,
+    "ldp.distributed": 6,
+    "ldp": 7,  # the package __init__: re-exports the layers below
+    "ldp.plotting": 8,
+    "ldp.cli": 9,
+    "ldp.__main__": 10,
+    "estimators": 11,
 }
+
+#: Order of the leaf helpers ``ldp/_*.py`` among themselves: a leaf imports only leaves of a
+#: lower rank (rank 0 imports no other leaf).
+LEAF_RANKS = {
+    "ldp._deprecation": 0,
+    "ldp._device": 0,
+    "ldp._frozen": 0,
+    "ldp._items": 0,
+    "ldp._numerics": 0,
+    "ldp._pairwise": 0,
+    "ldp._plain": 0,
+    "ldp._progress": 0,
+    "ldp._quiet": 0,
+    "ldp._random": 0,
+    "ldp._rounding": 0,
+    "ldp._sampling": 0,
+    "ldp._warnings": 0,
+    "ldp._formulas": 1,  # closed forms (_numerics: log_binomial)
+    "ldp._exact": 1,  # exact arithmetic, on the device clients' constants (_device)
+    "ldp._validation": 1,  # argument checks, on the random sources (_random)
+    "ldp._staircase_lp": 1,  # the LP of staircase designs (_quiet)
+    "ldp._mechanism": 1,  # shim (_deprecation)
+    "ldp._gdp": 2,  # Gaussian DP conversions (_numerics, _validation)
+}
+
+#: Compatibility shims of moved modules (one release): a module ``__getattr__`` from
+#: ``ldp._deprecation`` (``forward``, ``moved_names``) that warns and forwards; nothing
+#: imports them.
+SHIMS = frozenset(
+    {
+        "ldp._mechanism",
+        "ldp.blackwell",
+        "ldp.risk.attained",
+        "ldp.accounting.adaptive_clt",
+        "ldp.accounting.divergences",
+        "ldp.accounting.sgd",
+        "ldp.accounting.subsampled_gaussian",
+    }
+    | {
+        f"ldp.mechanisms.{name}"
+        for name in (
+            "channels",
+            "consistency",
+            "dbitflip",
+            "decoding",
+            "frequency",
+            "longitudinal_unary",
+            "memo",
+            "numeric_distribution",
+            "plausibility",
+            "prefix_search",
+            "privunit",
+            "range_queries",
+            "rappor_bloom",
+            "selection",
+            "simulate",
+            "sketch",
+            "tree",
+        )
+    }
+)
 
 #: (importer, imported) pairs allowed against the layers: lazy, inside a function, and said
 #: in the importer's docstring.
@@ -183,6 +259,71 @@ def layer_violations(edges: list[Edge]) -> list[str]:
     return problems
 
 
+def leaf_order_violations(edges: list[Edge]) -> list[str]:
+    """Imports between the leaves ``ldp/_*.py`` that do not go down ``LEAF_RANKS``."""
+    problems = []
+    for edge in edges:
+        if component(edge.source) != "ldp._" or component(edge.target) != "ldp._":
+            continue
+        if edge.source == edge.target:
+            continue
+        source, target = LEAF_RANKS.get(edge.source), LEAF_RANKS.get(edge.target)
+        if source is None or target is None:
+            missing = edge.source if source is None else edge.target
+            problems.append(f"{edge.source}:{edge.line}: {missing} has no rank in LEAF_RANKS")
+        elif target >= source:
+            problems.append(
+                f"{edge.source}:{edge.line} imports {edge.target} (leaf rank {target} is not "
+                f"below {edge.source}'s rank {source})"
+            )
+    return problems
+
+
+def shim_imports(edges: list[Edge]) -> list[str]:
+    """Imports of a compatibility shim, and imports by a shim of anything but the forwarder."""
+    problems = []
+    for edge in edges:
+        targets = {edge.target} | {f"{edge.target}.{n}" for n in edge.names}
+        if targets & SHIMS:
+            problems.append(f"{edge.source}:{edge.line} imports the shim {edge.target}")
+        if edge.source in SHIMS and edge.target not in ("ldp._deprecation", "__future__"):
+            problems.append(f"{edge.source}:{edge.line}: a shim imports {edge.target}")
+    return problems
+
+
+def private_aliases(path: Path, source: str | None = None) -> list[str]:
+    """Module-level ``name = _name`` or ``name = module._name``: a public alias of a private
+    name (make the helper public where it lives instead)."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source)
+
+    def private(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        else:
+            return None
+        return name if name.startswith("_") and not name.startswith("__") else None
+
+    problems = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        hidden = private(value)
+        if hidden is None:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and not target.id.startswith("_"):
+                problems.append(
+                    f"{module_name(path)}:{node.lineno} aliases the private {hidden} as {target.id}"
+                )
+    return problems
+
+
 def find_cycle(edges: list[Edge]) -> list[str] | None:
     """A cycle of the module graph (lazy imports included), or ``None``.
 
@@ -312,6 +453,27 @@ def test_a_private_attribute_read_is_caught():
     assert private_attribute_reads(ROOT / "ldp" / "demo.py", own) == []
 
 
+def test_every_leaf_has_a_rank():
+    leaves = {module_name(p) for p in module_files() if component(module_name(p)) == "ldp._"}
+    assert leaves == set(LEAF_RANKS)
+
+
+def test_leaves_import_lower_leaves_only():
+    problems = leaf_order_violations(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_nothing_imports_a_shim():
+    assert module_names() >= SHIMS
+    problems = shim_imports(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_no_private_name_gets_a_public_alias():
+    problems = [p for path in module_files() for p in private_aliases(path)]
+    assert not problems, "\n".join(problems)
+
+
 def test_ldp_never_imports_estimators():
     edges = [e for e in all_edges() if component(e.source) != "estimators"]
     assert not [e for e in edges if component(e.target) == "estimators"]
@@ -372,3 +534,50 @@ def test_a_private_import_is_caught(statement):
 def test_public_names_of_private_modules_are_allowed():
     edges = parse_edges(ROOT / "ldp/channel.py", "from ldp._validation import check_epsilon")
     assert not private_imports(edges)
+
+
+@pytest.mark.parametrize(
+    ("module", "statement"),
+    [
+        ("ldp/_device.py", "from ldp._exact import exp_down"),  # rank 0 imports rank 1
+        ("ldp/_validation.py", "from ldp._exact import exp_down"),  # peers of rank 1
+        ("ldp/_exact.py", "from ldp._gdp import get_tv_from_gdp"),  # lazy or not: upward
+    ],
+)
+def test_a_leaf_importing_upward_is_caught(module, statement):
+    assert leaf_order_violations(_edges_with(ROOT / module, statement))
+
+
+def test_an_unranked_leaf_is_caught():
+    edges = parse_edges(ROOT / "ldp/_new.py", "from ldp._exact import exp_down")
+    assert leaf_order_violations(edges) == ["ldp._new:1: ldp._new has no rank in LEAF_RANKS"]
+
+
+@pytest.mark.parametrize(
+    ("module", "statement"),
+    [
+        ("ldp/protocol/document.py", "from ldp.mechanisms.frequency import GRR"),
+        ("ldp/cli/estimate.py", "def f():\n    from ldp.mechanisms import decoding\n"),
+        ("ldp/mechanisms/frequency.py", "from ldp.mechanisms.categorical import GRR"),
+    ],
+)
+def test_an_import_of_or_by_a_shim_is_caught(module, statement):
+    assert shim_imports(_edges_with(ROOT / module, statement))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "grid_step = _grid_step",
+        "snap: object = _snap",
+        "draws = numeric._exponential",
+    ],
+)
+def test_a_private_alias_is_caught(statement):
+    source = f"def _grid_step():\n    pass\n\n\n{statement}\n"
+    assert private_aliases(ROOT / "ldp" / "demo.py", source)
+
+
+def test_private_to_private_and_computed_values_are_not_aliases():
+    source = "_WEIGHTS = (1, 2)\n_WEIGHTS = _WEIGHTS\nTOTAL = sum(_WEIGHTS)\n__all__ = []\n"
+    assert private_aliases(ROOT / "ldp" / "demo.py", source) == []

@@ -118,7 +118,7 @@ def test_a_broken_mechanism_is_caught():
 
     def leaky(values, rng):
         # bug: the "randomized" report is the true value 5% more often than it should be
-        reports = honest.privatize(values, rng)
+        reports = honest.privatize(values, rng=rng)
         leak = np.random.default_rng(rng.integers(2**32)).random(values.shape) < 0.05
         return np.where(leak, values, reports)
 
@@ -134,7 +134,7 @@ def test_statistic_for_vector_reports_and_errors():
     channel = ldp.k_rr(3, 1.0)
 
     def pairs(values, rng):
-        return np.stack([channel.privatize(values, rng), np.zeros_like(values)], axis=1)
+        return np.stack([channel.privatize(values, rng=rng), np.zeros_like(values)], axis=1)
 
     with pytest.raises(ValueError, match="statistic"):
         audit(pairs, 0, 1, n_samples=1000, rng=0)
@@ -221,7 +221,7 @@ def test_the_leaky_grr_is_caught_by_epsilon_lower_bound(trust):
     honest = GRR(8, 1.0)
 
     def leaky(values, rng):
-        reports = honest.privatize(values, rng)
+        reports = honest.privatize(values, rng=rng)
         return np.where(rng.random(values.shape) < 0.05, values, reports)
 
     result = epsilon_lower_bound(leaky, 0, 1, n_samples=1_000_000, rng=4)

@@ -104,7 +104,7 @@ def test_library_and_client_reproduce_the_bloom_rappor_vector(vector):
     """RAPPOR with Bloom filters: the same cohorts, bits and memo from the same bytes; the
     client's hash positions are the library's; the library continues from the client's memo."""
     from ldp.mechanisms import BloomRAPPOR, bloom_positions
-    from ldp.mechanisms.memo import Memo
+    from ldp.mechanisms.longitudinal.memo import Memo
 
     data = bytes.fromhex(vector["bytes"])
     params = vector["params"]

@@ -12,7 +12,8 @@ from hypothesis.extra.numpy import arrays
 from scipy import optimize
 
 import ldp
-from ldp.mechanisms import GRR, OUE, ibu, norm_mul, norm_sub, project_simplex
+from ldp.mechanisms import GRR, OUE
+from ldp.tasks import ibu, norm_mul, norm_sub, project_simplex
 
 vectors = arrays(
     np.float64,

@@ -27,9 +27,8 @@ from ldp.mechanisms import (
     LocalHashing,
     SubsetSelection,
     SupportCounts,
-    recommend,
-    simulate_counts,
 )
+from ldp.tasks import recommend, simulate_counts
 
 E = math.e
 ORACLES = [GRR, SUE, OUE, OLH, BLH, HadamardResponse, SubsetSelection]
@@ -311,7 +310,7 @@ def test_subset_selection_sampler_goodness_of_fit(rng):
 def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include):
     """Every sequence of randint outcomes, one user each: Floyd's algorithm must map them
     onto the c-subsets of the k - 1 other values evenly (an exact count, no sampling)."""
-    import ldp.mechanisms.frequency as frequency
+    import ldp.mechanisms.categorical.subset as frequency
 
     k, d, x = 40, 2, 2  # d / (k - 1) is far from 1/2, 1/4, 1/8: Floyd's algorithm
     assert SubsetSelection(k, 1.0, d=d, encoding="bits").sampler()["bernoulli_bits"] == 0
@@ -348,7 +347,7 @@ def test_subset_selection_bernoulli_rows_draw_every_subset_equally(
 ):
     """Bernoulli rows then corrections: every c-subset of the other values equally often
     (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4)."""
-    import ldp.mechanisms.frequency as frequency
+    import ldp.mechanisms.categorical.subset as frequency
 
     ss = SubsetSelection(k, 1.0, d=d, encoding="bits")
     assert ss.sampler()["bernoulli_bits"] == rows
@@ -659,7 +658,7 @@ def test_subset_selection_index_reports_draw_every_subset_equally(monkeypatch, k
     """Index encoding (rejection): every c-subset of the other values equally often
     (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4),
     the members sorted and distinct."""
-    import ldp.mechanisms.frequency as frequency
+    import ldp.mechanisms.categorical.subset as frequency
 
     ss = SubsetSelection(k, 1.0, d=d, encoding="indices")
     assert ss.sampler()["members"] == "rejection"

@@ -11,18 +11,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from ldp.mechanisms import (
-    BLH,
-    GRR,
+from ldp.mechanisms import BLH, GRR, OLH, OUE, SUE, HadamardResponse, LocalHashing, SubsetSelection
+from ldp.tasks import (
     MAX_BITS,
-    OLH,
-    OUE,
     PEM,
-    SUE,
-    HadamardResponse,
     HeavyHitters,
-    LocalHashing,
-    SubsetSelection,
     TreeHist,
     decode_strings,
     encode_strings,
@@ -207,7 +200,7 @@ def test_the_protocol_is_the_split_then_one_oracle_report_per_user():
     groups = pem.assign(values.size, gen)
     for i in range(pem.groups):
         prefix = pem.prefixes(values[groups == i], i)
-        again = pem.level_mechanism(i).privatize(prefix, gen)
+        again = pem.level_mechanism(i).privatize(prefix, rng=gen)
         assert np.array_equal(reports[i], again)
     other = pem.privatize(values[::-1].copy(), rng=np.random.default_rng(9))
     assert [r.shape for r in other] == [r.shape for r in reports]

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._random import ByteSource
+from ldp.core import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp.mechanisms import REGISTRY, mechanism_from_spec
 from ldp.mechanisms.registry import example
 

@@ -106,7 +106,7 @@ MOVED = [
 @pytest.mark.parametrize(("old", "name", "new", "new_name"), MOVED)
 def test_an_old_name_warns_and_returns_the_new_object(old, name, new, new_name):
     module = importlib.import_module(old)
-    with pytest.warns(DeprecationWarning, match=rf"{old}\.{name} is deprecated") as caught:
+    with pytest.warns(DeprecationWarning, match=rf"{old}\.{name} moved to ") as caught:
         value = getattr(module, name)
     assert value is getattr(importlib.import_module(new), new_name)
     assert f"{new}.{new_name}" in str(caught[0].message)
@@ -167,7 +167,7 @@ def _old_pickle(obj: object, new: str, old: str) -> bytes:
 )
 def test_pickles_of_the_last_release_load(make, new, old):
     obj = make()
-    with pytest.warns(DeprecationWarning, match="deprecated"):
+    with pytest.warns(DeprecationWarning, match="moved to"):
         back = pickle.loads(_old_pickle(obj, new, old))
     assert type(back) is type(obj)
     assert float(back.delta(1.0)) == float(obj.delta(1.0))
@@ -192,7 +192,7 @@ def test_pickles_of_the_last_release_load(make, new, old):
 )
 def test_pickles_of_blackwell_results_of_the_last_release_load(make, old):
     obj = make()
-    with pytest.warns(DeprecationWarning, match="deprecated"):
+    with pytest.warns(DeprecationWarning, match="moved to"):
         back = pickle.loads(_old_pickle(obj, "ldp.accounting.blackwell", old))
     assert type(back) is type(obj)
     assert back.__dict__.keys() == obj.__dict__.keys()

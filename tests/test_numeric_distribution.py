@@ -17,7 +17,7 @@ import pytest
 from scipy import integrate, stats
 
 from ldp.mechanisms import NumericDistribution, SquareWave
-from ldp.mechanisms.numeric_distribution import (
+from ldp.mechanisms.numeric.distribution import (
     em_histogram,
     output_grid_edges,
     report_histogram,

@@ -36,7 +36,6 @@ from ldp.mechanisms import (
     OUE,
     RAPPOR,
     SUE,
-    ChannelOracle,
     DBitFlipPM,
     Duchi,
     FrequencyMechanism,
@@ -49,12 +48,10 @@ from ldp.mechanisms import (
     SubsetSelection,
     SupportCounts,
     UnaryEncoding,
-    check_reports,
-    plausibility,
-    report_fit,
 )
 from ldp.mechanisms.registry import REGISTRY, example
 from ldp.protocol import Protocol, read_reports
+from ldp.tasks import ChannelOracle, check_reports, plausibility, report_fit
 
 
 # ----------------------------------------------------------------------------- enumeration
@@ -268,7 +265,10 @@ def test_honest_means_are_flagged_at_most_alpha_of_the_time(mech, x):
     rng = np.random.default_rng(2)
     reps, n, alpha = 150, 200, 0.1
     values = np.repeat(x, n, axis=0).squeeze()  # every user on the boundary (or the centre)
-    p = [report_fit(mech, mech.aggregate(mech.privatize(values, rng))).p_value for _ in range(reps)]
+    p = [
+        report_fit(mech, mech.aggregate(mech.privatize(values, rng=rng))).p_value
+        for _ in range(reps)
+    ]
     _assert_level([int(np.sum(np.asarray(p) < alpha))], reps, alpha)
 
 

@@ -18,7 +18,7 @@ from scipy import stats
 
 from ldp.audit import epsilon_lower_bound
 from ldp.mechanisms import DuchiL2, PrivUnit, PrivUnitG, privunit_design
-from ldp.mechanisms.privunit import (
+from ldp.mechanisms.vector.privunit import (
     _gamma_draws,
     _inner_products,
     angle_constants,

@@ -31,9 +31,9 @@ from ldp.mechanisms import (
     Piecewise,
     SquareWave,
     SubsetSelection,
-    simulate_counts,
 )
-from ldp.mechanisms.numeric import _exponential, _snap
+from ldp.mechanisms.draws import exponential_draws, snap_to_grid
+from ldp.tasks import simulate_counts
 
 P_FLOOR = 1e-6  # the statistical checks below fail by chance with at most this probability
 
@@ -194,12 +194,12 @@ def test_continuous_reports_lie_on_the_grid_and_decode(mechanism):
 def test_snapping_is_unbiased_and_exponential_has_an_unbounded_tail():
     rng = np.random.default_rng(4)
     y = np.full(200_000, 0.3 + 2.0**-30)
-    snapped = _snap(y, 2.0**-10, rng)
+    snapped = snap_to_grid(y, 2.0**-10, rng)
     assert set(np.unique(snapped).tolist()) <= {307 / 1024, 308 / 1024}
     assert snapped.mean() == pytest.approx(0.3 + 2.0**-30, abs=5 * 2.0**-10 / math.sqrt(2e5))
-    e = _exponential(100_000, rng)
+    e = exponential_draws(100_000, rng)
     assert stats.kstest(e, "expon").pvalue > P_FLOOR
     # eight zero bytes, then 0x01: J = 64 + 7 zero bits; then a zero uniform: E = 71 log 2
     stream = io.BytesIO(bytes(8) + b"\x01" + bytes(7))
-    tail = _exponential(1, ByteSource(stream.read))
+    tail = exponential_draws(1, ByteSource(stream.read))
     assert tail[0] == pytest.approx(71 * math.log(2))  # beyond the 53 log 2 of -log(u)

@@ -17,8 +17,8 @@ import math
 import numpy as np
 import pytest
 
-from ldp.mechanisms import (
-    OUE,
+from ldp.mechanisms import OUE
+from ldp.tasks import (
     HierarchicalCounts,
     HierarchicalHistogram,
     HierarchicalReports,

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from ldp.mechanisms import GRR, OLH, OUE, SUE, SubsetSelection, project_simplex
+from ldp.mechanisms import GRR, OLH, OUE, SUE, SubsetSelection
 from ldp.risk import best_distribution_risk, projected_oracle_risk
+from ldp.tasks import project_simplex
 
 
 def _laws(k: int, rng: np.random.Generator) -> list[np.ndarray]:

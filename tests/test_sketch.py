@@ -17,8 +17,9 @@ import pytest
 from scipy import stats
 
 from ldp.audit import epsilon_lower_bound
-from ldp.mechanisms import CMS, HCMS, Items, Sketch, SketchCounts, recommend
+from ldp.mechanisms import CMS, HCMS, Items, Sketch, SketchCounts
 from ldp.protocol import Protocol
+from ldp.tasks import recommend
 
 P_FLOOR = 1e-4
 

@@ -258,6 +258,8 @@ def fix_viewcode_backlinks(app: Sphinx, env) -> list[str]:
     objects = env.get_domain("py").objects
     by_last: dict[str, list[str]] = {}  # documented names by their last component
     for full in objects:
+        if getattr(objects[full], "aliased", False):
+            continue  # a canonical name (the defining module's): it has no anchor of its own
         by_last.setdefault(full.rsplit(".", 1)[-1], []).append(full)
     for modname, entry in modules.items():
         if not entry:

@@ -22,7 +22,7 @@ Examples
 True
 """
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 from ldp.accounting.approximations import (
     EDGEWORTH_RELIABLE,
     ApproximationWarning,

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting._common import cumulants_from_moments

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 
-from ldp._mechanism import Mechanism
 from ldp._validation import check_scalar
 from ldp.accounting.tradeoff import TradeOffFunction, tradeoff_from_channel
+from ldp.core import Mechanism
 
 __all__ = ["attacker_success_rate"]
 

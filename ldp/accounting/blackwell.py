@@ -42,12 +42,12 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import brentq
 
-from ldp._mechanism import Mechanism
 from ldp._quiet import quiet_stdout
 from ldp._validation import check_scalar
 from ldp.accounting._profiles import LOG_GAMMA, as_profile
 from ldp.accounting.comparison import delta_divergence
 from ldp.channel import Channel
+from ldp.core import Mechanism
 
 __all__ = [
     "BlackwellComparison",

@@ -36,7 +36,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ldp._mechanism import Mechanism
 from ldp._numerics import bisect_monotone
 from ldp._validation import check_epsilon, check_integer, check_scalar
 from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
@@ -50,6 +49,7 @@ from ldp.accounting.shuffle import (
     shuffle_pld,
 )
 from ldp.channel import Channel
+from ldp.core import Mechanism
 from ldp.mechanisms import k_rr
 from ldp.mechanisms.base import MIN_EPSILON
 

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 from ldp._validation import check_scalar
 from ldp.accounting._profiles import LOG_GAMMA, Profile, as_profile
 from ldp.accounting.central.subsampled_gaussian import SubsampledGaussianTradeOff

@@ -39,7 +39,6 @@ from scipy.special import gammaln
 
 from ldp._formulas import normalise_erasure
 from ldp._frozen import Frozen
-from ldp._mechanism import Mechanism
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability, compact
 from ldp.accounting._common import as_levels, out
@@ -58,7 +57,8 @@ from ldp.accounting.tradeoff import (
     tradeoff_from_channel,
 )
 from ldp.channel import Channel
-from ldp.mechanisms.numeric import Gaussian
+from ldp.core import Mechanism
+from ldp.mechanisms.numeric.gaussian import Gaussian
 
 __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delta_eta"]
 

@@ -8,7 +8,7 @@ with a ``DeprecationWarning`` naming its new home.
 
 from __future__ import annotations
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 
 _HOME = "ldp.accounting.curve_divergences"
 

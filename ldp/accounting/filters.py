@@ -38,7 +38,7 @@ from types import MappingProxyType
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.central.adaptive_clt import approx_gdp_charge, approx_gdp_clip

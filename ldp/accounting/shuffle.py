@@ -69,14 +69,14 @@ from scipy.stats import binom
 
 from ldp._formulas import k_rr_probabilities
 from ldp._frozen import Frozen
-from ldp._mechanism import Mechanism
 from ldp._numerics import bisect_monotone
 from ldp._rounding import round_up
 from ldp._validation import check_epsilon, check_integer, check_scalar, compact
 from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.channel import Channel
-from ldp.mechanisms.frequency import GRR
+from ldp.core import Mechanism
+from ldp.mechanisms.categorical.grr import GRR
 from ldp.references import cite
 
 __all__ = [

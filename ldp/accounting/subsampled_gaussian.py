@@ -6,7 +6,7 @@ Every public name of this module still imports from here for one release, with a
 
 from __future__ import annotations
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 
 _HOME = "ldp.accounting.central.subsampled_gaussian"
 

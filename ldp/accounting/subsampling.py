@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 from ldp._formulas import eta_max
 from ldp._numerics import pointwise_max
 from ldp._validation import check_epsilon, check_probability

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the parser needs no numpy: the library is imported when it 
 __all__ = ["CONSISTENCY", "ORACLES", "add_parser", "run"]
 
 ORACLES = ("grr", "sue", "oue", "olh", "blh", "hr", "ss")
-#: ``--consistency``: the post-processing of :mod:`ldp.mechanisms.consistency` that turns the
+#: ``--consistency``: the post-processing of :mod:`ldp.tasks.consistency` that turns the
 #: unbiased frequencies (which can be negative) into a distribution; ``none`` keeps them.
 CONSISTENCY = ("none", "project", "norm-sub", "norm-mul", "ibu")
 
@@ -122,7 +122,7 @@ def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
 
 def _consistent(method: str, unbiased, decoder, statistic):
     """The unbiased frequencies after ``--consistency`` (a distribution unless ``none``)."""
-    from ldp.mechanisms import ibu, norm_mul, norm_sub, project_simplex
+    from ldp.tasks import ibu, norm_mul, norm_sub, project_simplex
 
     if method == "ibu":
         return ibu(decoder, statistic)
@@ -276,13 +276,13 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
 
 def _check_fit(decoder, statistic, path: str, *, strict: bool):
     """The goodness-of-fit test of the reports against the mechanism
-    (:func:`ldp.mechanisms.check_reports`): a one-line warning on stderr, or an error under
+    (:func:`ldp.tasks.check_reports`): a one-line warning on stderr, or an error under
     ``--strict``."""
     import sys
     import warnings
 
     from ldp import ImplausibleReportsWarning
-    from ldp.mechanisms import check_reports
+    from ldp.tasks import check_reports
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ImplausibleReportsWarning)
@@ -295,7 +295,7 @@ def _check_fit(decoder, statistic, path: str, *, strict: bool):
 def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
     import numpy as np
 
-    from ldp.mechanisms import FREQUENCY_ORACLES
+    from ldp.tasks import FREQUENCY_ORACLES
 
     z = _z(args.confidence)
     if args.items is not None:

@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp import _formulas
-from ldp._mechanism import Mechanism
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.channel import Channel
 from ldp.contraction._checks import (
@@ -19,6 +18,7 @@ from ldp.contraction._checks import (
     check_kind,
     positive_part_ratio,
 )
+from ldp.core import Mechanism
 from ldp.divergences import check_generator, tv
 
 __all__ = [

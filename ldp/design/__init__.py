@@ -42,7 +42,7 @@ staircase LP and its reductions), ``ldp.design.colgen`` (column generation),
 ``ldp.design.optimal`` (:func:`optimal_channel`),
 :mod:`~ldp.design.compare` (:func:`compare`) and ``ldp.design.frequency``
 (:func:`frequency_risk`, :func:`optimal_frequency_channel`; :func:`frequency_decoder` lives
-in ``ldp.mechanisms.decoding``). Every public name is importable from ``ldp.design``.
+in ``ldp.tasks.decoding``). Every public name is importable from ``ldp.design``.
 """
 
 from ldp.design.certify import (

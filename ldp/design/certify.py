@@ -22,9 +22,9 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ldp._mechanism import Mechanism
 from ldp._quiet import quiet_stdout
 from ldp.channel import Channel
+from ldp.core import Mechanism
 
 __all__ = [
     "EMPTY_OUTPUT",

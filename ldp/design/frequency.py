@@ -14,8 +14,8 @@ from ldp.channel import Channel
 from ldp.design.certify import MAX_EPSILON
 from ldp.design.staircase import MAX_ENTRIES
 from ldp.design.utility import check_prior
-from ldp.mechanisms.consistency import project_simplex
-from ldp.mechanisms.decoding import frequency_decoder
+from ldp.tasks.consistency import project_simplex
+from ldp.tasks.decoding import frequency_decoder
 
 __all__ = ["FrequencyDesign", "frequency_decoder", "frequency_risk", "optimal_frequency_channel"]
 
@@ -132,7 +132,7 @@ def optimal_frequency_channel(
     :func:`frequency_risk`. The default family is subset selection with every subset size
     ``d = 1 .. k - 1`` (``d = 1`` is k-RR), which contains the asymptotically optimal scheme
     (Ye & Barg); it is built as matrices, so ``k`` is limited to families of at most
-    ``MAX_ENTRIES`` entries. For large alphabets use :func:`ldp.mechanisms.recommend`.
+    ``MAX_ENTRIES`` entries. For large alphabets use :func:`ldp.tasks.recommend`.
 
     Parameters
     ----------
@@ -173,9 +173,7 @@ def optimal_frequency_channel(
                 subset_selection_matrix(k, d, eps)
             )
         if not candidates:
-            raise ValueError(
-                f"k={k} is too large for matrix families; use ldp.mechanisms.recommend"
-            )
+            raise ValueError(f"k={k} is too large for matrix families; use ldp.tasks.recommend")
     import pandas as pd
 
     rows = []

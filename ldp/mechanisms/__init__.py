@@ -1,8 +1,18 @@
-"""Local randomizers: constructors of finite channels, and mechanisms too large to hold as a
-matrix (frequency oracles, mean mechanisms) behind one protocol (``ldp.mechanisms.base``)."""
+"""Local randomizers, by family: ``categorical`` (frequency oracles and the constructors of
+finite channels), ``numeric`` (mean mechanisms on an interval), ``vector`` (the unit ball),
+``longitudinal`` (repeated reports with memoization) and ``sketches`` (open item domains),
+behind one protocol (``ldp.mechanisms.base``, on :class:`ldp.core.Mechanism`) and one
+registry (``ldp.mechanisms.registry``).
 
-from ldp._mechanism import Ball, Categories, Field, Interval, Items, Mechanism, ReportCodec
+What is built from the randomizers (decoding, consistency, heavy hitters, range queries,
+selection, simulation, report plausibility) lives one layer up, in :mod:`ldp.tasks`; its
+names stay readable from here for one release, with a :class:`DeprecationWarning` naming
+the new home.
+"""
+
+from ldp._deprecation import forward
 from ldp._plain import PlainPrivacy
+from ldp.core import Ball, Categories, Field, Interval, Items, Mechanism, ReportCodec
 from ldp.mechanisms.base import (
     FrequencyMechanism,
     FrequencyOracle,
@@ -10,17 +20,7 @@ from ldp.mechanisms.base import (
     MeanSums,
     SupportCounts,
 )
-from ldp.mechanisms.channels import (
-    binary_erasure,
-    binary_mechanism_with_erasure,
-    eta_max,
-    k_rr,
-    randomized_response,
-)
-from ldp.mechanisms.consistency import ibu, norm_mul, norm_sub, project_simplex
-from ldp.mechanisms.dbitflip import DBitFlipPM
-from ldp.mechanisms.decoding import ChannelOracle, check_decodable, frequency_decoder
-from ldp.mechanisms.frequency import (
+from ldp.mechanisms.categorical import (
     BLH,
     GRR,
     OLH,
@@ -30,72 +30,44 @@ from ldp.mechanisms.frequency import (
     LocalHashing,
     SubsetSelection,
     UnaryEncoding,
+    binary_erasure,
+    binary_mechanism_with_erasure,
+    eta_max,
+    k_rr,
+    randomized_response,
 )
-from ldp.mechanisms.longitudinal import LGRR, MemoizedMechanism
-from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
-from ldp.mechanisms.memo import Memo
-from ldp.mechanisms.numeric import (
-    Duchi,
-    DuchiL2,
-    Gaussian,
-    Hybrid,
-    Laplace,
-    Piecewise,
-    SquareWave,
-    Staircase,
-    hybrid_threshold,
-    staircase_tv,
-)
-from ldp.mechanisms.numeric_distribution import NumericDistribution
-from ldp.mechanisms.plausibility import DEFAULT_ALPHA, ReportFit, check_reports, report_fit
-from ldp.mechanisms.prefix_search import (
-    MAX_BITS,
-    PEM,
-    HeavyHitterLevel,
-    HeavyHitters,
-    TreeHist,
-    decode_strings,
-    encode_strings,
-    heavy_hitters,
-)
-from ldp.mechanisms.privunit import PrivUnit, PrivUnitDesign, PrivUnitG, privunit_design
-from ldp.mechanisms.range_queries import (
-    BranchingChoice,
-    HierarchicalCounts,
-    HierarchicalHistogram,
-    HierarchicalReports,
-    RangeEstimate,
-    recommend_branching,
-)
-from ldp.mechanisms.rappor_bloom import BloomRAPPOR, bloom_positions
+from ldp.mechanisms.longitudinal.dbitflip import DBitFlipPM
+from ldp.mechanisms.longitudinal.lgrr import LGRR, MemoizedMechanism
+from ldp.mechanisms.longitudinal.memo import Memo
+from ldp.mechanisms.longitudinal.rappor_bloom import BloomRAPPOR, bloom_positions
+from ldp.mechanisms.longitudinal.unary import LOSUE, LOUE, RAPPOR
+from ldp.mechanisms.numeric.distribution import NumericDistribution
+from ldp.mechanisms.numeric.duchi import Duchi, DuchiL2
+from ldp.mechanisms.numeric.gaussian import Gaussian
+from ldp.mechanisms.numeric.laplace import Laplace
+from ldp.mechanisms.numeric.piecewise import Hybrid, Piecewise, hybrid_threshold
+from ldp.mechanisms.numeric.square_wave import SquareWave
+from ldp.mechanisms.numeric.staircase import Staircase, staircase_tv
 from ldp.mechanisms.registry import REGISTRY, mechanism_from_spec
-from ldp.mechanisms.selection import FREQUENCY_ORACLES, Recommendation, recommend
-from ldp.mechanisms.simulate import simulate_counts
-from ldp.mechanisms.sketch import CMS, HCMS, CountMeanSketch, Sketch, SketchCounts
-from ldp.mechanisms.tree import b_adic_nodes, tree_consistency
+from ldp.mechanisms.sketches import CMS, HCMS, CountMeanSketch, Sketch, SketchCounts
+from ldp.mechanisms.vector import PrivUnit, PrivUnitDesign, PrivUnitG, privunit_design
 
 __all__ = [
     "BLH",
     "CMS",
-    "DEFAULT_ALPHA",
-    "FREQUENCY_ORACLES",
     "GRR",
     "HCMS",
     "LGRR",
     "LOSUE",
     "LOUE",
-    "MAX_BITS",
     "OLH",
     "OUE",
-    "PEM",
     "RAPPOR",
     "REGISTRY",
     "SUE",
     "Ball",
     "BloomRAPPOR",
-    "BranchingChoice",
     "Categories",
-    "ChannelOracle",
     "CountMeanSketch",
     "DBitFlipPM",
     "Duchi",
@@ -105,11 +77,6 @@ __all__ = [
     "FrequencyOracle",
     "Gaussian",
     "HadamardResponse",
-    "HeavyHitterLevel",
-    "HeavyHitters",
-    "HierarchicalCounts",
-    "HierarchicalHistogram",
-    "HierarchicalReports",
     "Hybrid",
     "Interval",
     "Items",
@@ -126,42 +93,60 @@ __all__ = [
     "PrivUnit",
     "PrivUnitDesign",
     "PrivUnitG",
-    "RangeEstimate",
-    "Recommendation",
     "ReportCodec",
-    "ReportFit",
     "Sketch",
     "SketchCounts",
     "SquareWave",
     "Staircase",
     "SubsetSelection",
     "SupportCounts",
-    "TreeHist",
     "UnaryEncoding",
-    "b_adic_nodes",
     "binary_erasure",
     "binary_mechanism_with_erasure",
     "bloom_positions",
-    "check_decodable",
-    "check_reports",
-    "decode_strings",
-    "encode_strings",
     "eta_max",
-    "frequency_decoder",
-    "heavy_hitters",
     "hybrid_threshold",
-    "ibu",
     "k_rr",
     "mechanism_from_spec",
-    "norm_mul",
-    "norm_sub",
     "privunit_design",
-    "project_simplex",
     "randomized_response",
-    "recommend",
-    "recommend_branching",
-    "report_fit",
-    "simulate_counts",
     "staircase_tv",
-    "tree_consistency",
 ]
+
+#: Names that moved to :mod:`ldp.tasks` (a layer above): read lazily, with a warning.
+__getattr__ = forward(
+    __name__,
+    {
+        "BranchingChoice": "ldp.tasks.range_queries",
+        "ChannelOracle": "ldp.tasks.decoding",
+        "DEFAULT_ALPHA": "ldp.tasks.plausibility",
+        "FREQUENCY_ORACLES": "ldp.tasks.selection",
+        "HeavyHitterLevel": "ldp.tasks.hitters",
+        "HeavyHitters": "ldp.tasks.hitters",
+        "HierarchicalCounts": "ldp.tasks.range_queries",
+        "HierarchicalHistogram": "ldp.tasks.range_queries",
+        "HierarchicalReports": "ldp.tasks.range_queries",
+        "MAX_BITS": "ldp.tasks.strings",
+        "PEM": "ldp.tasks.prefix_search",
+        "RangeEstimate": "ldp.tasks.range_queries",
+        "Recommendation": "ldp.tasks.selection",
+        "ReportFit": "ldp.tasks.plausibility",
+        "TreeHist": "ldp.tasks.prefix_search",
+        "b_adic_nodes": "ldp.tasks.tree",
+        "check_decodable": "ldp.tasks.decoding",
+        "check_reports": "ldp.tasks.plausibility",
+        "decode_strings": "ldp.tasks.strings",
+        "encode_strings": "ldp.tasks.strings",
+        "frequency_decoder": "ldp.tasks.decoding",
+        "heavy_hitters": "ldp.tasks.prefix_search",
+        "ibu": "ldp.tasks.consistency",
+        "norm_mul": "ldp.tasks.consistency",
+        "norm_sub": "ldp.tasks.consistency",
+        "project_simplex": "ldp.tasks.consistency",
+        "recommend": "ldp.tasks.selection",
+        "recommend_branching": "ldp.tasks.range_queries",
+        "report_fit": "ldp.tasks.plausibility",
+        "simulate_counts": "ldp.tasks.simulate",
+        "tree_consistency": "ldp.tasks.tree",
+    },
+)

@@ -11,7 +11,7 @@ Two families share one shape of API, vectorised over users:
 
 Each mechanism has
 
-* ``privatize(values, rng=None) -> reports``: one compact numpy array for all users (indices,
+* ``privatize(values, *, rng=None) -> reports``: one compact numpy array for all users (indices,
   bit-packed vectors, ``(hash, bucket)`` integer rows, signs or floats), never a Python object
   per user;
 * ``aggregate(reports) -> counts``: a mergeable sufficient statistic (:class:`SupportCounts`
@@ -56,13 +56,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._frozen import Frozen
-from ldp._mechanism import (
-    Ball,
-    Categories,
-    Interval,
-    Mechanism,
-    check_unit_values,
-)
 from ldp._validation import (
     as_real_array,
     check_epsilon,
@@ -70,6 +63,13 @@ from ldp._validation import (
     compact,
     describe,
     scalar_or_array,
+)
+from ldp.core import (
+    Ball,
+    Categories,
+    Interval,
+    Mechanism,
+    check_unit_values,
 )
 
 __all__ = [
@@ -330,7 +330,7 @@ class FrequencyMechanism(Frozen, Mechanism):
 
     Subclasses implement ``_support_counts`` (the mergeable statistic of validated
     reports), :meth:`estimate` and :meth:`variance`. :class:`FrequencyOracle` is the pure
-    (support-set) family; :class:`~ldp.mechanisms.ChannelOracle` decodes any finite channel.
+    (support-set) family; :class:`~ldp.tasks.ChannelOracle` decodes any finite channel.
 
     Examples
     --------
@@ -378,7 +378,8 @@ class FrequencyMechanism(Frozen, Mechanism):
         )
 
     def aggregate(self, reports: ArrayLike) -> SupportCounts:
-        """The statistic of ``reports``: a :class:`SupportCounts` (add chunks with ``+``).
+        """The statistic of ``reports``: a :class:`~ldp.mechanisms.SupportCounts` (add chunks
+        with ``+``).
 
         The reports are checked by the :attr:`codec` first: anything the mechanism cannot
         output raises ``ValueError`` naming the row. An alphabet whose statistic would exceed
@@ -389,7 +390,8 @@ class FrequencyMechanism(Frozen, Mechanism):
         return SupportCounts(counts, n, self.key)
 
     def counts_of(self, reports_or_counts: ArrayLike | SupportCounts) -> SupportCounts:
-        """``reports_or_counts`` as this mechanism's :class:`SupportCounts` (checked)."""
+        """``reports_or_counts`` as this mechanism's :class:`~ldp.mechanisms.SupportCounts`
+        (checked)."""
         if isinstance(reports_or_counts, SupportCounts):
             if reports_or_counts.mechanism != self.key:
                 raise ValueError(
@@ -489,7 +491,7 @@ class FrequencyOracle(FrequencyMechanism):
 
     # ----------------------------------------------------------------- protocol
     @abc.abstractmethod
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per user for category indices ``values`` (1-D, in ``0 .. k-1``).
 
         ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for
@@ -499,7 +501,7 @@ class FrequencyOracle(FrequencyMechanism):
         """Unbiased frequency estimates ``(C_v / n - q) / (p - q)``, one per value.
 
         The estimates sum to one only in expectation and may be negative; see
-        ``ldp.mechanisms.consistency`` for post-processing.
+        ``ldp.tasks.consistency`` for post-processing.
         """
         counts = self.counts_of(reports_or_counts)
         if counts.n == 0:
@@ -645,7 +647,7 @@ class MeanMechanism(Frozen, Mechanism):
         return check_unit_values(self.domain, values, name)
 
     @abc.abstractmethod
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per user.
 
         ``rng``: ``None``, an int seed or a numpy ``Generator`` for simulations; ``"os"`` for

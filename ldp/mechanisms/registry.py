@@ -1,4 +1,4 @@
-"""The registry of mechanisms: every class that answers to :class:`~ldp.mechanisms.Mechanism`.
+"""The registry of mechanisms: every class that answers to :class:`~ldp.core.Mechanism`.
 
 A protocol file names its mechanism by its *protocol id* (the canonical lowercase name,
 ``PROTOCOL_IDS``; version-1 files used the registry name, read through ``V1_NAMES``) and
@@ -11,35 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from ldp._mechanism import Mechanism
 from ldp.channel import Channel
-from ldp.mechanisms.channels import k_rr
-from ldp.mechanisms.dbitflip import DBitFlipPM
-from ldp.mechanisms.frequency import (
-    BLH,
-    GRR,
-    OLH,
-    OUE,
-    SUE,
-    HadamardResponse,
-    LocalHashing,
-    SubsetSelection,
-    UnaryEncoding,
-)
-from ldp.mechanisms.longitudinal import LGRR
-from ldp.mechanisms.longitudinal_unary import LOSUE, LOUE, RAPPOR
-from ldp.mechanisms.numeric import (
-    Duchi,
-    DuchiL2,
-    Gaussian,
-    Hybrid,
-    Laplace,
-    Piecewise,
-    SquareWave,
-    Staircase,
-)
-from ldp.mechanisms.privunit import PrivUnit, PrivUnitG
-from ldp.mechanisms.sketch import CMS, HCMS
+from ldp.core import Mechanism
+from ldp.mechanisms.categorical.channels import k_rr
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.hadamard import HadamardResponse
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH, LocalHashing
+from ldp.mechanisms.categorical.subset import SubsetSelection
+from ldp.mechanisms.categorical.unary import OUE, SUE, UnaryEncoding
+from ldp.mechanisms.longitudinal.dbitflip import DBitFlipPM
+from ldp.mechanisms.longitudinal.lgrr import LGRR
+from ldp.mechanisms.longitudinal.unary import LOSUE, LOUE, RAPPOR
+from ldp.mechanisms.numeric.duchi import Duchi, DuchiL2
+from ldp.mechanisms.numeric.gaussian import Gaussian
+from ldp.mechanisms.numeric.laplace import Laplace
+from ldp.mechanisms.numeric.piecewise import Hybrid, Piecewise
+from ldp.mechanisms.numeric.square_wave import SquareWave
+from ldp.mechanisms.numeric.staircase import Staircase
+from ldp.mechanisms.sketches.sketch import CMS, HCMS
+from ldp.mechanisms.vector.privunit import PrivUnit, PrivUnitG
 
 __all__ = ["PROTOCOL_IDS", "REGISTRY", "V1_NAMES", "example", "mechanism_from_spec", "protocol_id"]
 

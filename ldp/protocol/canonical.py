@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from ldp._mechanism import canonical_json as python_canonical_json
+from ldp.core import canonical_json as python_canonical_json
 from ldp.protocol.device import device_client
 
 __all__ = [

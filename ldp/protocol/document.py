@@ -37,15 +37,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._items import unique_items
-from ldp._mechanism import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp._rounding import round_up
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
+from ldp.core import Ball, Categories, Interval, Items, Mechanism, canonical_json
 from ldp.mechanisms.base import FrequencyMechanism
-from ldp.mechanisms.decoding import ChannelOracle, check_decodable
 from ldp.mechanisms.registry import PROTOCOL_IDS, V1_NAMES, protocol_id
 from ldp.protocol.canonical import MAX_DEPTH, content_hash, jcs, nesting_depth, parse_document
 from ldp.protocol.device import device_epsilon_for_delta, device_privacy
+from ldp.tasks.decoding import ChannelOracle, check_decodable
 
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "Protocol", "fingerprint_of", "load"]
 
@@ -574,7 +574,7 @@ class Protocol:
 
     @property
     def decoder(self) -> Mechanism:
-        """What the server estimates with: a :class:`~ldp.mechanisms.ChannelOracle` for a
+        """What the server estimates with: a :class:`~ldp.tasks.ChannelOracle` for a
         channel, the mechanism itself otherwise."""
         if isinstance(self._mechanism, Channel):
             return ChannelOracle(self._mechanism)
@@ -668,7 +668,7 @@ class Protocol:
         or a numpy ``Generator`` only to simulate.
         """
         gen = check_random_state("os" if rng is None else rng)
-        return self._mechanism.privatize(self.encode(values), gen)
+        return self._mechanism.privatize(self.encode(values), rng=gen)
 
     # ----------------------------------------------------------------- reports
     def report_frame(self, reports: ArrayLike):

@@ -75,10 +75,10 @@ from ldp.mechanisms import (
     PrivUnitG,
     SubsetSelection,
 )
-from ldp.mechanisms.frequency import optimal_subset_size
-from ldp.mechanisms.selection import FREQUENCY_ORACLES
+from ldp.mechanisms.categorical.subset import optimal_subset_size
 from ldp.risk._common import Bound, as_pmf, check_n, check_support
 from ldp.risk.projection import projected_oracle_risk
+from ldp.tasks.selection import FREQUENCY_ORACLES
 
 __all__ = [
     "best_distribution_risk",

@@ -7,7 +7,7 @@ for one release, with a ``DeprecationWarning`` naming the new home.
 
 from __future__ import annotations
 
-from ldp._deprecated import moved_names
+from ldp._deprecation import moved_names
 
 __getattr__ = moved_names(
     __name__,

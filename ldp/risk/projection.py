@@ -2,7 +2,7 @@ r"""A certified upper bound on the risk of a frequency oracle followed by simple
 
 The estimator: the oracle's unbiased estimate :math:`\hat p` (``estimate``), then the
 Euclidean projection :math:`\Pi` onto the probability simplex
-(:func:`ldp.mechanisms.project_simplex`; ``FrequencyEstimator(consistency="project")``).
+(:func:`ldp.tasks.project_simplex`; ``FrequencyEstimator(consistency="project")``).
 With :math:`z = \hat p - p` and :math:`d = \Pi(\hat p) - p`, the projection inequality gives
 :math:`\|d\|^2 \le \langle z, \Pi(\hat p)\rangle - \langle z, p\rangle`, and since
 :math:`\Pi(\hat p)` is a distribution and :math:`\mathbb E z = 0`,

@@ -4,13 +4,13 @@ A client that reports the same question every day must not draw fresh noise each
 noise would average out). These mechanisms answer in two rounds:
 
 1. a **permanent** randomized response of the value, drawn the first time the client holds
-   that value and *memoized* (kept in the client's :class:`~ldp.mechanisms.memo.Memo`, never
-   sent);
+   that value and *memoized* (kept in the client's
+   :class:`~ldp.mechanisms.longitudinal.memo.Memo`, never sent);
 2. an **instantaneous** randomized response of the memoized answer, drawn afresh for every
    report.
 
 ``privatize_round(values, memos, rng)`` is one round for ``n`` clients: it returns the
-reports and the clients' new memos. ``privatize(values, rng)`` is the first round of fresh
+reports and the clients' new memos. ``privatize(values, rng=rng)`` is the first round of fresh
 clients (the memos are dropped): its law is the one-report channel, whose level is
 ``epsilon`` (``epsilon_1`` of the papers). Server-side decoding is the same in every
 round (:meth:`estimate`): each report, marginally, has the one-report law.
@@ -56,7 +56,6 @@ from ldp._exact import (
     probabilities,
     within_exp,
 )
-from ldp._mechanism import ReportCodec, index_codec
 from ldp._rounding import UNIT, log_products_upper, round_up
 from ldp._sampling import ExactLaw, choose, randint
 from ldp._validation import (
@@ -65,13 +64,14 @@ from ldp._validation import (
     compact,
 )
 from ldp.channel import Channel
+from ldp.core import ReportCodec, index_codec
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
     check_mechanism_epsilon,
     index_dtype,
 )
-from ldp.mechanisms.memo import Memo
+from ldp.mechanisms.longitudinal.memo import Memo
 
 __all__ = [
     "LGRR",
@@ -164,11 +164,12 @@ class MemoizedMechanism(abc.ABC):
     :class:`~ldp.mechanisms.LOUE`, :class:`~ldp.mechanisms.RAPPOR` and
     :class:`~ldp.mechanisms.DBitFlipPM`).
 
-    These mechanisms answer to the common :class:`~ldp.mechanisms.Mechanism` protocol as
+    These mechanisms answer to the common :class:`~ldp.core.Mechanism` protocol as
     their first round: :meth:`privatize`, ``epsilon``, ``privacy_channel`` and
     ``to_channel`` describe one report of a fresh client, so the registry's protocol tests,
     protocol files and decoders apply unchanged. The state between rounds is the client's
-    :class:`~ldp.mechanisms.memo.Memo`, passed to and returned by :meth:`privatize_round`.
+    :class:`~ldp.mechanisms.longitudinal.memo.Memo`, passed to and returned by
+    :meth:`privatize_round`.
     ``ldp.accounting.compose(mechanism, T)`` accounts ``T`` *independent* fresh reports (what
     ``T`` calls of :meth:`privatize` produce), not memoized rounds: for those use
     :meth:`epsilon_repeated`, :meth:`epsilon_rounds` and :meth:`epsilon_any_history`.
@@ -239,7 +240,7 @@ class MemoizedMechanism(abc.ABC):
                 raise ValueError(f"memos[{i}] was written by {memo.mechanism}, not by {key}")
         return out
 
-    def privatize(self, values: ArrayLike, rng: object = None) -> np.ndarray:
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """One report per value from fresh clients (the first round; memos dropped).
 
         Its law is the one-report channel (level ``epsilon``). To report again, keep the

@@ -1,0 +1,26 @@
+"""The core abstraction of the library: :class:`~ldp.core.Mechanism` (a local
+randomizer), the domains it privatizes and the codec of its reports.
+
+Everything else (channels, mechanisms, tasks, protocol files, estimators) builds on these;
+the core imports nothing of :mod:`ldp` but the leaf helpers ``ldp._*``.
+"""
+
+from ldp.core.canonical import canonical_json
+from ldp.core.codec import Field, ReportCodec, float_codec, index_codec
+from ldp.core.domains import Ball, Categories, Domain, Interval, Items, check_unit_values
+from ldp.core.mechanism import Mechanism
+
+__all__ = [
+    "Ball",
+    "Categories",
+    "Domain",
+    "Field",
+    "Interval",
+    "Items",
+    "Mechanism",
+    "ReportCodec",
+    "canonical_json",
+    "check_unit_values",
+    "float_codec",
+    "index_codec",
+]

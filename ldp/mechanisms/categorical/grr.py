@@ -1,0 +1,123 @@
+"""Generalized randomized response (k-ary randomized response) as a frequency oracle."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+)
+from ldp._sampling import (
+    ExactLaw,
+    choose,
+    randint,
+)
+from ldp._validation import check_random_state
+from ldp.channel import Channel
+from ldp.core import ReportCodec, index_codec
+from ldp.mechanisms.base import (
+    FrequencyOracle,
+    check_categories,
+    index_dtype,
+)
+from ldp.mechanisms.categorical._common import check_channel_size, pair_channel
+
+__all__ = ["GRR"]
+
+
+# --------------------------------------------------------------------------- GRR
+class GRR(FrequencyOracle):
+    """Generalized randomized response (k-RR, direct encoding).
+
+    Keep the value with probability ``p = e^eps / (e^eps + k - 1)``, otherwise report one of
+    the ``k - 1`` other values uniformly (``q = 1 / (e^eps + k - 1)`` each), with ``e^eps``
+    the largest double at most ``e^eps`` (the ratio ``p / q`` it samples is at most
+    ``e^eps`` exactly). The report is the value itself, so ``C_v`` is the histogram of
+    reports. Its matrix is :func:`~ldp.mechanisms.k_rr` up to that rounding.
+
+    Parameters
+    ----------
+    k : int
+        Number of categories, ``k >= 2``.
+    epsilon : float
+        Privacy level, ``> 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR
+    >>> grr = GRR(4, 1.0)
+    >>> reports = grr.privatize(np.array([0, 1, 1, 3] * 2500), rng=1)
+    >>> bool(np.abs(grr.estimate(reports) - [0.25, 0.5, 0.0, 0.25]).max() < 0.05)
+    True
+    >>> grr.epsilon, round(grr.to_channel().epsilon, 12)   # the level asked for, exactly
+    (1.0, 1.0)
+    """
+
+    name = "GRR"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        super().__init__(k, epsilon)
+        self._odds = exp_down(self._eps_budget)  # P(keep) / P(one given other value)
+        self._law = ExactLaw([self._odds, float(self._k - 1)])  # keep : change
+        total = self._odds + (self._k - 1)
+        self._p, self._q = self._odds / total, 1.0 / total
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return self._q
+
+    @property
+    def epsilon(self) -> float:
+        return certified_epsilon(self._odds, self._eps_budget)
+
+    @property
+    def report_bits(self) -> float:
+        return math.log2(self._k)
+
+    @property
+    def codec(self) -> ReportCodec:
+        return index_codec(self._k, np.dtype(index_dtype(self._k)).name)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: the weights of keeping ``x`` and of reporting another value."""
+        return {"keep": list(self._law.weights)}
+
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
+        out = x.astype(index_dtype(self._k))
+        moved = x[change]
+        other = randint(gen, self._k - 1, moved.size)
+        out[change] = other + (other >= moved)
+        return out
+
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return np.bincount(reports, minlength=self._k).astype(np.int64), reports.size
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        at = np.searchsorted(distinct, reports).clip(max=max(distinct.size - 1, 0))
+        hit = distinct[at] == reports if distinct.size else np.zeros(reports.size, bool)
+        return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
+
+    def to_channel(self) -> Channel:
+        """The ``k x k`` channel: ``p`` on the diagonal, ``q`` off it."""
+        check_channel_size(2 * math.log2(self._k), "GRR")
+        matrix = np.full((self._k, self._k), self._q)
+        np.fill_diagonal(matrix, self._p)
+        return Channel(matrix)
+
+    def privacy_channel(self) -> Channel:
+        """Outputs ``x``, ``x'``, anything else: every pair of inputs is alike."""
+        p, q = self._p, self._q
+        return pair_channel([p, q, 1.0 - p - q], [q, p, 1.0 - p - q])

@@ -1,0 +1,264 @@
+"""Local hashing: report a hashed value through randomized response (OLH, BLH)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._exact import (
+    certified_epsilon,
+    exp_down,
+)
+from ldp._sampling import (
+    ExactLaw,
+    choose,
+    randint,
+)
+from ldp._validation import check_integer, check_random_state
+from ldp.channel import Channel
+from ldp.core import Field, ReportCodec
+from ldp.mechanisms._hashing import hash_family
+from ldp.mechanisms.base import (
+    FrequencyOracle,
+    check_categories,
+    check_mechanism_epsilon,
+)
+from ldp.mechanisms.categorical._common import check_channel_size, pair_channel
+
+__all__ = ["BLH", "OLH", "LocalHashing"]
+
+
+# --------------------------------------------------------------------------- local hashing
+class LocalHashing(FrequencyOracle):
+    """Local hashing with ``g`` buckets (Wang et al. 2017; Bassily-Smith 2015 for g = 2).
+
+    Each user draws a hash function ``H: [k] -> [g]`` from an exactly pairwise-independent
+    family (linear over ``GF(p)^e`` when ``g = p^e``, else bits with ``Z_g`` coefficients;
+    see ``ldp.mechanisms._hashing``) and applies GRR over ``[g]`` to ``H(x)``. The report
+    is one int64 row: the hash function's words (its coefficients, packed), then the bucket.
+    ``p = e^eps / (e^eps + g - 1)`` (``e^eps`` the largest double at most ``e^eps``) and,
+    because the family is exactly pairwise independent, ``q = 1/g`` exactly. Decoding costs
+    ``O(n g + k log k)`` for prime-power ``g`` (a Walsh-Hadamard or ``Z_p^L`` Fourier
+    transform) and a chunked ``O(n k)`` otherwise.
+
+    Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
+    ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    g : int
+        Number of hash buckets, ``g >= 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import LocalHashing
+    >>> lh = LocalHashing(100, 1.0, g=3)
+    >>> reports = lh.privatize(np.zeros(20_000, dtype=int), rng=3)
+    >>> reports.shape
+    (20000, 2)
+    >>> est = lh.estimate(reports)
+    >>> bool(abs(est[0] - 1) < 0.1 and np.abs(est[1:]).max() < 0.1)
+    True
+    """
+
+    name = "LH"
+
+    def __init__(self, k: int, epsilon: float, g: int) -> None:
+        super().__init__(k, epsilon)
+        self._g = check_integer(g, "g", low=2)
+        if self._g > 1 << 31:
+            raise ValueError(f"g must be <= 2^31, got {self._g} (use GRR at this epsilon)")
+        self._odds = exp_down(self._eps_budget)
+        self._law = ExactLaw([self._odds, float(self._g - 1)])  # keep : change
+        total = self._odds + (self._g - 1)
+        self._keep, self._other = self._odds / total, 1.0 / total
+        self._family = hash_family(self._k, self._g)
+        self._packing = self._family.packing
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget, "g": self._g}
+
+    @property
+    def g(self) -> int:
+        """Number of hash buckets."""
+        return self._g
+
+    @property
+    def p(self) -> float:
+        return self._keep
+
+    @property
+    def q(self) -> float:
+        return 1.0 / self._g
+
+    @property
+    def epsilon(self) -> float:
+        return certified_epsilon(self._odds, self._eps_budget)
+
+    @property
+    def report_bits(self) -> float:
+        return math.log2(self._packing.size) + math.log2(self._g)
+
+    @property
+    def word_sizes(self) -> tuple[int, ...]:
+        """Each hash word of a report is uniform on ``0 .. size - 1`` (sizes ``<= 2^53``)."""
+        return tuple(self._packing.word_sizes)
+
+    @property
+    def codec(self) -> ReportCodec:
+        fields = tuple(
+            Field(f"hash_{j}", "int", 0, size - 1) for j, size in enumerate(self.word_sizes)
+        )
+        return ReportCodec((*fields, Field("bucket", "int", 0, self._g - 1)), "int64", True)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: odds of reporting ``H(x)`` against another bucket; ``hash``: the family
+        (see ``docs/protocol.md``)."""
+        return {"keep": list(self._law.weights), "g": self._g, "hash": self._family.describe()}
+
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        x = check_categories(values, self._k)
+        gen = check_random_state(rng)
+        words = np.column_stack([randint(gen, size, x.size) for size in self.word_sizes])
+        hashed = self._family.evaluate(words, x)
+        change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
+        other = randint(gen, self._g - 1, int(change.sum()))
+        bucket = hashed.copy()
+        bucket[change] = other + (other >= hashed[change])
+        return np.column_stack([words, bucket])
+
+    @property
+    def statistic_entries(self) -> int:
+        """The decoder's largest array: the hash family's table (see ``_hashing``)."""
+        return self._family.decode_entries
+
+    def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
+        return (
+            self._family.support_counts(reports[:, :-1], reports[:, -1]),
+            reports.shape[0],
+        )
+
+    def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return self._family.counts_at(reports[:, :-1], reports[:, -1], values)
+
+    def privacy_channel(self) -> Channel:
+        """The hash collides on ``x, x'`` (probability ``1/g``, then both laws agree), or the
+        bucket is ``H(x)``, ``H(x')`` or another one."""
+        keep, other = self._keep, self._other
+        apart = 1.0 - 1.0 / self._g
+        rest = apart * (self._g - 2) * other
+        first = [1.0 / self._g, apart * keep, apart * other, rest]
+        return pair_channel(first, [first[0], first[2], first[1], rest])
+
+    def audit_statistic(self, x0: Any, x1: Any):
+        """Whether the bucket is the hash of ``x0`` and whether it is the hash of ``x1``."""
+        a, b = int(x0), int(x1)
+
+        def statistic(reports: np.ndarray) -> np.ndarray:
+            words, bucket = reports[:, :-1], reports[:, -1]
+            hit_a = self.hash_values(words, a) == bucket
+            hit_b = self.hash_values(words, b) == bucket
+            return 2 * hit_a.astype(np.int64) + hit_b
+
+        return statistic
+
+    def hash_functions(self) -> np.ndarray:
+        """Every member of the hash family, as rows of words (small families only)."""
+        return self._packing.enumerate()
+
+    def hash_values(self, words: ArrayLike, x: ArrayLike) -> np.ndarray:
+        """``H(x)`` for hash functions ``words`` (rows of a report without the bucket)."""
+        w = np.atleast_2d(np.asarray(words, dtype=np.int64))
+        self._packing.check(w, "words")
+        values = check_categories(np.broadcast_to(x, (w.shape[0],)), self._k, "x")
+        return self._family.evaluate(w, values)
+
+    def to_channel(self) -> Channel:
+        """The channel ``x -> (hash, bucket)``, output index ``hash_index * g + bucket``,
+        with every member of the family equally likely."""
+        log2_entries = math.log2(self._k) + math.log2(self._packing.size) + math.log2(self._g)
+        check_channel_size(log2_entries, type(self).__name__)
+        members = self._packing.enumerate()
+        size = members.shape[0]
+        keep, other = self._keep, self._other
+        matrix = np.empty((self._k, size, self._g))
+        for x in range(self._k):
+            hashed = self._family.evaluate(members, np.full(size, x, dtype=np.int64))
+            row = np.full((size, self._g), other)
+            row[np.arange(size), hashed] = keep
+            matrix[x] = row / size
+        return Channel(matrix.reshape(self._k, -1))
+
+
+def olh_buckets(epsilon: float) -> int:
+    """``g = round(e^eps) + 1``, the integer choice of Wang et al. (2017) for OLH."""
+    return math.floor(math.exp(epsilon) + 0.5) + 1
+
+
+class OLH(LocalHashing):
+    """Optimized local hashing: ``g = round(e^eps) + 1`` buckets (Wang et al. 2017).
+
+    The continuous optimum ``g = e^eps + 1`` would match OUE's variance; the integer ``g``
+    costs a little (``3.69e-4`` against ``3.68e-4`` at eps = 1, n = 1e4).
+
+    Parameters
+    ----------
+    k : int
+        Number of categories.
+    epsilon : float
+        Privacy level, ``> 0``.
+    g : int, optional
+        Override the number of buckets.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import OLH
+    >>> olh = OLH(1024, 1.0)
+    >>> olh.g, round(olh.variance(10_000) * 1e4, 8)
+    (4, 3.69165462)
+    """
+
+    name = "OLH"
+
+    def __init__(self, k: int, epsilon: float, g: int | None = None) -> None:
+        eps = check_mechanism_epsilon(epsilon)
+        super().__init__(k, epsilon, olh_buckets(eps) if g is None else g)
+
+
+class BLH(LocalHashing):
+    """Binary local hashing (``g = 2``; Bassily-Smith 2015): one bit plus the hash function.
+
+    Parameters
+    ----------
+    k : int
+        Alphabet size, ``2 <= k <= 2^40``.
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from ldp.mechanisms import BLH
+    >>> blh = BLH(64, 1.0)
+    >>> e = math.e
+    >>> round(blh.variance(1), 10) == round(((e + 1) / (e - 1)) ** 2, 10)
+    True
+    """
+
+    name = "BLH"
+
+    def __init__(self, k: int, epsilon: float) -> None:
+        super().__init__(k, epsilon, 2)
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"k": self._k, "epsilon": self._eps_budget}

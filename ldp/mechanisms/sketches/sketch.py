@@ -1,0 +1,777 @@
+"""Apple's count-mean sketches for items of a huge or open domain: CMS and Hadamard CMS.
+
+Apple's Differential Privacy Team (2017) privatize strings of a domain too large to
+enumerate by hashing them into ``width`` buckets with one of ``depth`` public hash
+functions, chosen at random by each device:
+
+* :class:`CMS` (count-mean sketch): the device draws a row ``j``, one-hot encodes the bucket
+  ``h_j(item)`` in ``width`` bits and flips each bit with probability
+  ``1 / (1 + e^{eps/2})`` (symmetric unary encoding of the bucket, :class:`SUE`); the report
+  is ``(j, bits)``, ``width`` bits plus the row.
+* :class:`HCMS` (Hadamard count-mean sketch, ``width`` a power of two): the device draws a
+  row ``j`` and a Hadamard coefficient ``l``, takes the sign ``H[l, h_j(item)]`` of the
+  Sylvester matrix and sends it through binary randomized response at level ``eps``; the
+  report is ``(j, l, bit)``, one bit plus the indices.
+
+The row (and the coefficient) are drawn independently of the item, so a report is
+``eps``-LDP as the bits are sampled: the coin weights of :meth:`sampler` use the largest
+double at most ``e^eps`` (``e^{eps/2}`` for CMS), so that the likelihood ratio they realise is
+at most ``e^eps`` exactly, and ``epsilon`` is the level asked for.
+
+**Server.** :meth:`CountMeanSketch.aggregate` sums reports into a mergeable
+:class:`SketchCounts`; :meth:`CountMeanSketch.estimate` turns it into a :class:`Sketch`,
+Apple's matrix ``M`` (``depth x width``, count scale), from which the count or frequency of
+*any* item is read after collection, with Apple's estimator
+``f~(d) = (m / (m - 1)) ((1/k) sum_l M[l, h_l(d)] - n / m)`` (``m = width``, ``k = depth``).
+
+**Bias from fixed hashes.** The hash functions are public and fixed (a salted SHA-256,
+``ldp._items``). Given them, the estimate of ``d`` is biased by the other items that share
+its buckets: ``(m/(m-1)) (1/k) sum_l sum_{x != d} f(x) (1[h_l(x) = h_l(d)] - 1/m)``. It is
+unbiased only *on average over the draw of the hash functions* (over the ``salt``), and
+:meth:`CountMeanSketch.variance` is the exact variance over the noise, the users' rows and
+that draw (fully random hashes). It is not the variance printed in the original paper,
+which has errors; it is derived afresh (the notes of :meth:`CountMeanSketch.variance`) and
+checked by simulation in the tests.
+"""
+
+from __future__ import annotations
+
+import abc
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._exact import certified_epsilon, exp_down
+from ldp._frozen import Frozen
+from ldp._items import sketch_hashes, unique_items
+from ldp._sampling import ExactLaw, choose, randint
+from ldp._validation import (
+    as_real_array,
+    check_integer,
+    check_random_state,
+    compact,
+    describe,
+    scalar_or_array,
+)
+from ldp.channel import Channel
+from ldp.core import Field, Items, Mechanism, ReportCodec
+from ldp.mechanisms._hashing import fwht, parity
+from ldp.mechanisms.base import (
+    MAX_STATISTIC_ENTRIES,
+    MAX_VECTOR_CATEGORIES,
+    check_convention,
+    check_mechanism_epsilon,
+    check_n,
+    check_size,
+    chunk_rows,
+)
+from ldp.mechanisms.categorical.unary import SUE
+
+__all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
+
+#: Largest number of hash functions (rows) of a sketch (a row index is a 4-byte field of the
+#: hash message, ``ldp._items``; the report's row field is at most 16 bits).
+MAX_DEPTH = 1 << 16
+#: Largest salt, in UTF-8 bytes.
+MAX_SALT_BYTES = 1024
+
+
+def _frozen_array(array: np.ndarray) -> np.ndarray:
+    out = np.array(array, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SketchCounts:
+    """The mergeable statistic of sketch reports: integer sums per row and bucket.
+
+    Parameters
+    ----------
+    counts : ndarray of int64, shape (depth, width)
+        :class:`CMS`: the number of reports of row ``j`` with bit ``a`` set;
+        :class:`HCMS`: the sum of the signs (``+1``/``-1``) of the reports of row ``j`` and
+        coefficient ``a``.
+    rows : ndarray of int64, shape (depth,)
+        Number of reports of each row.
+    n : int
+        Number of reports (``rows.sum()``).
+    mechanism : str
+        Key of the mechanism that made them (statistics of different mechanisms do not add).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import CMS
+    >>> cms = CMS(2.0, width=16, depth=4)
+    >>> a = cms.aggregate(cms.privatize(["apple", "pear"], rng=0))
+    >>> b = cms.aggregate(cms.privatize(["fig"], rng=1))
+    >>> (a + b).n, (a + b).counts.shape
+    (3, (4, 16))
+    """
+
+    counts: np.ndarray
+    rows: np.ndarray
+    n: int
+    mechanism: str
+
+    def __post_init__(self) -> None:
+        counts, rows = np.asarray(self.counts), np.asarray(self.rows)
+        if counts.ndim != 2 or counts.dtype.kind not in "iu":
+            raise ValueError(
+                f"counts must be a 2-D integer array, got {counts.dtype} {counts.shape}"
+            )
+        if rows.shape != (counts.shape[0],) or rows.dtype.kind not in "iu":
+            raise ValueError(f"rows must hold one integer per row of counts, got {rows.shape}")
+        n = check_integer(self.n, "n", low=0)
+        if rows.size and (rows.min() < 0 or int(rows.sum()) != n):
+            raise ValueError(f"rows must be non-negative and sum to n = {n}")
+        if counts.size and np.any(np.abs(counts) > rows[:, None]):
+            raise ValueError("counts must not exceed the number of reports of their row")
+        object.__setattr__(self, "counts", _frozen_array(counts.astype(np.int64, copy=False)))
+        object.__setattr__(self, "rows", _frozen_array(rows.astype(np.int64, copy=False)))
+        object.__setattr__(self, "n", n)
+
+    def __add__(self, other: SketchCounts) -> SketchCounts:
+        if not isinstance(other, SketchCounts):
+            return NotImplemented
+        if other.mechanism != self.mechanism:
+            raise ValueError(
+                f"cannot add counts of {other.mechanism} to counts of {self.mechanism}"
+            )
+        return SketchCounts(
+            self.counts + other.counts, self.rows + other.rows, self.n + other.n, self.mechanism
+        )
+
+    def __radd__(self, other: object) -> SketchCounts:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
+def _scalar_item(items: object) -> bool:
+    return isinstance(items, (str, bytes, bytearray, int, np.integer)) and not isinstance(
+        items, (bool, np.bool_)
+    )
+
+
+class Sketch(Frozen):
+    """The server's sketch: Apple's matrix ``M`` (count scale), queried for any item.
+
+    Built by :meth:`CountMeanSketch.estimate`. ``np.asarray(sketch)`` is the matrix.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (depth, width)
+        ``M[l, a]``: ``depth`` times the sum, over the reports of row ``l``, of the unbiased
+        indicator that the report's bucket is ``a``.
+    n : int
+        Number of reports.
+    mechanism : CountMeanSketch
+        The sketch mechanism (its public hash functions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import CMS
+    >>> cms = CMS(4.0, width=256, depth=8, salt="2026")
+    >>> items = np.array(["apple"] * 6000 + ["pear"] * 3000 + ["fig"] * 1000)
+    >>> sketch = cms.estimate(cms.privatize(items, rng=0))
+    >>> sketch.n, np.asarray(sketch).shape
+    (10000, (8, 256))
+    >>> bool(abs(sketch.frequency("apple") - 0.6) < 0.05)
+    True
+    >>> (np.round(sketch.frequency(["pear", "fig", "kiwi"]), 1) + 0.0).tolist()
+    [0.3, 0.1, 0.0]
+    """
+
+    def __init__(self, matrix: np.ndarray, n: int, mechanism: CountMeanSketch) -> None:
+        self.matrix = _frozen_array(np.asarray(matrix, dtype=np.float64))
+        self.n = int(n)
+        self.mechanism = mechanism
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.array(self.matrix, dtype=dtype, copy=True)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sketch):
+            return NotImplemented
+        return (
+            self.n == other.n
+            and self.mechanism == other.mechanism
+            and np.array_equal(self.matrix, other.matrix)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Sketch of {self.n} reports: {self.mechanism.key}>"
+
+    def count(self, items: object) -> float | np.ndarray:
+        """Unbiased (over the hash draw) estimates of the number of users holding each item.
+
+        Parameters
+        ----------
+        items : str, bytes, int or 1-D sequence of them
+            The items to query (any item, collected or not).
+
+        Returns
+        -------
+        float or ndarray
+            A float for one item, else one estimate per item (may be negative).
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import CMS
+        >>> cms = CMS(4.0, width=128, depth=4)
+        >>> sketch = cms.estimate(cms.privatize(["a"] * 500 + ["b"] * 500, rng=1))
+        >>> bool(abs(sketch.count("a") - 500) < 100)
+        True
+        """
+        scalar = _scalar_item(items)
+        mech = self.mechanism
+        buckets = mech.buckets([items] if scalar else items)
+        rows = np.arange(mech.depth)
+        picked = self.matrix[rows[None, :], buckets]
+        width = mech.width
+        out = width / (width - 1) * (picked.mean(axis=1) - self.n / width)
+        return scalar_or_array(out, scalar)
+
+    def frequency(self, items: object) -> float | np.ndarray:
+        """:meth:`count` divided by the number of reports ``n``.
+
+        Parameters
+        ----------
+        items : str, bytes, int or 1-D sequence of them
+            The items to query.
+
+        Returns
+        -------
+        float or ndarray
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import HCMS
+        >>> hcms = HCMS(4.0, width=64, depth=4)
+        >>> sketch = hcms.estimate(hcms.privatize(["a"] * 3000 + ["b"] * 1000, rng=2))
+        >>> bool(abs(sketch.frequency("a") - 0.75) < 0.1)
+        True
+        """
+        if self.n == 0:  # pragma: no cover - estimate refuses zero reports
+            raise ValueError("cannot estimate frequencies from zero reports")
+        return scalar_or_array(np.asarray(self.count(items)) / self.n, _scalar_item(items))
+
+
+def _check_salt(salt: object) -> str:
+    if not isinstance(salt, str):
+        raise TypeError(f"salt must be a string, got {type(salt).__name__}")
+    try:
+        size = len(salt.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ValueError("salt must be valid Unicode text") from None
+    if size > MAX_SALT_BYTES:
+        raise ValueError(f"salt must be at most {MAX_SALT_BYTES} UTF-8 bytes, got {size}")
+    return salt
+
+
+class CountMeanSketch(Frozen, Mechanism):
+    """The shared protocol of :class:`CMS` and :class:`HCMS` (see the module notes).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    width : int
+        Buckets per hash function (Apple's ``m``), ``>= 2``.
+    depth : int
+        Number of hash functions (Apple's ``k``), ``1 <= depth <= 65536``.
+    salt : str, default ""
+        Public salt of the hash functions (a protocol parameter, not randomness: a new salt is
+        a new draw of the hash functions).
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import CMS, HCMS, CountMeanSketch
+    >>> all(isinstance(m(1.0), CountMeanSketch) for m in (CMS, HCMS))
+    True
+    """
+
+    #: The sketch's privacy channel is the worst pair of items, which exists only when two
+    #: items have different buckets in every row: it bounds the profile from above.
+    privacy_exact = False
+
+    def __init__(self, epsilon: float, width: int = 1024, depth: int = 16, salt: str = "") -> None:
+        self._eps_budget = check_mechanism_epsilon(epsilon)
+        self._width = check_integer(width, "width", low=2)
+        self._depth = check_integer(depth, "depth", low=1)
+        if self._depth > MAX_DEPTH:
+            raise ValueError(f"depth must be <= {MAX_DEPTH}, got {compact(self._depth)}")
+        self._salt = _check_salt(salt)
+        check_size(
+            self._depth * self._width,
+            MAX_STATISTIC_ENTRIES,
+            "MAX_STATISTIC_ENTRIES",
+            type(self).__name__,
+            f"a sketch of depth x width = {compact(self._depth)} x {compact(self._width)}",
+        )
+
+    # ----------------------------------------------------------------- identity
+    @property
+    def params(self) -> dict[str, object]:
+        """``{"epsilon", "width", "depth", "salt"}``."""
+        return {
+            "epsilon": self._eps_budget,
+            "width": self._width,
+            "depth": self._depth,
+            "salt": self._salt,
+        }
+
+    def __repr__(self) -> str:
+        return self.key
+
+    @property
+    def width(self) -> int:
+        """Buckets per hash function (Apple's ``m``)."""
+        return self._width
+
+    @property
+    def depth(self) -> int:
+        """Number of hash functions (Apple's ``k``)."""
+        return self._depth
+
+    @property
+    def salt(self) -> str:
+        """The public salt of the hash functions."""
+        return self._salt
+
+    @property
+    def domain(self) -> Items:
+        """Items (strings, bytes or integers)."""
+        return Items()
+
+    # ----------------------------------------------------------------- hashing
+    def buckets(self, items: object) -> np.ndarray:
+        """``h_l(item)`` for every item and row: an ``(len(items), depth)`` int64 array.
+
+        Parameters
+        ----------
+        items : 1-D sequence of str, bytes or int
+
+        Returns
+        -------
+        ndarray
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import CMS
+        >>> CMS(1.0, width=16, depth=4, salt="2026").buckets(["apple"]).tolist()
+        [[10, 15, 5, 12]]
+        """
+        unique, inverse = unique_items(items, "items")
+        rows = np.tile(np.arange(self._depth, dtype=np.int64), inverse.size)
+        repeated = np.repeat(inverse, self._depth)
+        out = sketch_hashes(self._salt.encode("utf-8"), rows, unique, repeated, self._width)
+        return out.reshape(inverse.size, self._depth)
+
+    def _pair_buckets(self, x0: Any, x1: Any) -> tuple[np.ndarray, np.ndarray]:
+        both = self.buckets([x0, x1])
+        return both[0], both[1]
+
+    @property
+    @abc.abstractmethod
+    def report_bits(self) -> float:
+        """``log2`` of the number of possible reports."""
+
+    # ----------------------------------------------------------------- server
+    @property
+    @abc.abstractmethod
+    def c(self) -> float:
+        """Apple's ``c_eps``: the scale that makes a report's indicator unbiased."""
+
+    @abc.abstractmethod
+    def _sums(self, reports: np.ndarray) -> np.ndarray:
+        """The ``(depth, width)`` integer sums of validated native reports."""
+
+    @abc.abstractmethod
+    def _matrix(self, counts: SketchCounts) -> np.ndarray:
+        """Apple's ``M`` from the statistic."""
+
+    def aggregate(self, reports: ArrayLike) -> SketchCounts:
+        """The statistic of ``reports`` (checked by the :attr:`codec`; add chunks with ``+``)."""
+        native = self.codec.from_rows(reports)
+        rows = np.bincount(native[:, 0].astype(np.int64), minlength=self._depth)
+        return SketchCounts(self._sums(native), rows, int(native.shape[0]), self.key)
+
+    def empty_statistic(self) -> SketchCounts:
+        """The statistic of zero reports (the neutral element of ``+``)."""
+        zeros = np.zeros((self._depth, self._width), dtype=np.int64)
+        return SketchCounts(zeros, np.zeros(self._depth, dtype=np.int64), 0, self.key)
+
+    def counts_of(self, reports_or_counts: ArrayLike | SketchCounts) -> SketchCounts:
+        """``reports_or_counts`` as this mechanism's :class:`SketchCounts` (checked)."""
+        if isinstance(reports_or_counts, SketchCounts):
+            if reports_or_counts.mechanism != self.key:
+                raise ValueError(
+                    f"counts come from {reports_or_counts.mechanism}, not from {self.key}"
+                )
+            if reports_or_counts.counts.shape != (self._depth, self._width):
+                raise ValueError(
+                    f"counts must have shape ({self._depth}, {self._width}) for {self.key}, "
+                    f"got {reports_or_counts.counts.shape}"
+                )
+            return reports_or_counts
+        return self.aggregate(reports_or_counts)
+
+    def estimate(self, reports_or_counts: ArrayLike | SketchCounts) -> Sketch:
+        """The :class:`Sketch` of the reports: query any item's count or frequency from it.
+
+        The estimate of an item is unbiased over the draw of the hash functions; for the
+        fixed public hashes it is biased by the items that collide with it (module notes).
+        """
+        counts = self.counts_of(reports_or_counts)
+        if counts.n == 0:
+            raise ValueError("cannot estimate frequencies from zero reports")
+        return Sketch(self._matrix(counts), counts.n, self)
+
+    @abc.abstractmethod
+    def _noise(self, f: np.ndarray) -> np.ndarray:
+        """Per-report noise variance of the summed indicator, as a function of ``f(d)/n``."""
+
+    def variance(
+        self,
+        n: int,
+        f: ArrayLike | None = None,
+        convention: str = "fixed",
+        *,
+        others_squared: ArrayLike = 0.0,
+    ) -> float | np.ndarray:
+        """Exact variance of the frequency estimate ``sketch.frequency(d)`` (count scale:
+        multiply by ``n^2``), over the noise, the users' rows and the hash draw.
+
+        With ``m = width``, ``k = depth``, ``r = m / (m - 1)``, ``f = f(d)/n`` and
+        ``s = sum_{x != d} (f(x)/n)^2`` (``others_squared``), the ``fixed`` variance is
+        ``r^2 V(f) / n + ((1 - f)(1 - 1/k) / n + s / k) / (m - 1)`` with the noise term
+        ``V = (c^2 - 1) / 4`` for :class:`CMS` and ``V = c^2 - f - (1 - f) / m`` for
+        :class:`HCMS`. The second term is hash collisions (exact for fully random hashes); its
+        ``s / k`` part does not shrink with ``n``: heavy items blur the others unless ``k`` or
+        ``m`` is large. ``iid`` (population frequencies, ``s`` the population's) takes the
+        expectation over the sample and adds ``f (1 - f) / n``.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        f : float or array_like, optional
+            Frequency of the queried item; ``None`` means ``0``.
+        convention : {"fixed", "iid"}
+        others_squared : float or array_like, default 0.0
+            Sum of the squared frequencies of the *other* items (``0``: spread thinly).
+
+        Returns
+        -------
+        float or ndarray
+
+        Notes
+        -----
+        The estimate is ``r sum_i Y_i - r n / m`` with one unbiased indicator ``Y_i`` per
+        report: ``c (bit - 1/2) + 1/2`` of the bucket of ``d`` in the report's row (CMS), or
+        ``c (+-1) H[l_i, h_{j_i}(d)]`` (HCMS). Given the rows and the hashes,
+        ``E[Y_i] = Z_i = 1[h_{j_i}(x_i) = h_{j_i}(d)]`` and ``Var(Y_i) = (c^2 - 1) / 4``
+        (CMS) or ``c^2 - Z_i`` (HCMS). The collisions ``sum_{i: x_i != d} Z_i`` are
+        ``sum_{l, x != d} N_{l,x} 1[h_l(x) = h_l(d)]`` with ``N_{l,x} ~ Bin(f(x), 1/k)`` the
+        users of ``x`` in row ``l`` and independent ``Bernoulli(1/m)`` indicators, whose
+        variance is ``(1/m)(1 - 1/m) sum_x (f(x)(1 - 1/k) + f(x)^2 / k)``; scaled by ``r^2``
+        this is the second term.
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import CMS
+        >>> cms = CMS(4.0, width=1024, depth=65536)
+        >>> n, f, s = 10**6, 0.01, 9900 * 1e-4**2
+        >>> round(float(n * cms.variance(n, f, others_squared=s) ** 0.5), 1)  # sd of the count
+        427.0
+        """
+        users = check_n(n)
+        conv = check_convention(convention)
+        if f is None:
+            freq, scalar = np.zeros(()), True
+        else:
+            freq = as_real_array(f, "f")
+            scalar = freq.ndim == 0
+            if np.any(freq < 0) or np.any(freq > 1):
+                raise ValueError(f"f must be frequencies in [0, 1], got {describe(f)}")
+        s = as_real_array(others_squared, "others_squared")
+        if np.any(s < 0) or np.any(s > (1 - freq) ** 2 * (1 + 1e-12)):
+            raise ValueError(
+                "others_squared must lie in [0, (1 - f)^2] (a sum of squared frequencies of "
+                f"the other items), got {describe(others_squared)}"
+            )
+        scalar = scalar and s.ndim == 0
+        m, k = float(self._width), float(self._depth)
+        r = m / (m - 1)
+        rest = 1 - freq
+        if conv == "iid":  # E over the sample of the fixed-data terms
+            s = rest / users + s * (1 - 1 / users)
+        out = r**2 * self._noise(freq) / users + (rest * (1 - 1 / k) / users + s / k) / (m - 1)
+        if conv == "iid":
+            out = out + freq * rest / users
+        return scalar_or_array(out, scalar)
+
+    # ----------------------------------------------------------------- privacy
+    def audit_statistic(self, x0: Any, x1: Any):
+        """Whether each report's row separates ``x0`` and ``x1``, and how it votes on each:
+        a sufficient statistic of the pair (the row and coefficient carry no information)."""
+        b0, b1 = self._pair_buckets(x0, x1)
+        return lambda reports: self._pair_statistic(np.asarray(reports), b0, b1)
+
+    @abc.abstractmethod
+    def _pair_statistic(self, reports: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
+        """The audit statistic given each row's buckets of the two items."""
+
+
+class CMS(CountMeanSketch):
+    """Apple's count-mean sketch (Apple Differential Privacy Team 2017).
+
+    The device draws a row ``j`` uniformly from ``0 .. depth - 1`` and reports
+    :class:`SUE` (symmetric unary encoding, ``width`` bits, each flipped with probability
+    ``1 / (1 + e^{eps/2})``) of its bucket ``h_j(item)``. The report is one row of integer
+    fields: ``row``, then the ``ceil(width / 8)`` bytes of the bit-packed vector (bit ``a`` is
+    bit ``7 - a % 8`` of byte ``a // 8``). ``c = (e^{eps/2} + 1) / (e^{eps/2} - 1)``; the
+    server adds ``depth (c (bit - 1/2) + 1/2)`` to row ``j`` of ``M``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    width : int, default 1024
+        Bits of a report (Apple's ``m``), ``2 <= width <= 2^22``.
+    depth : int, default 16
+        Number of hash functions (Apple's ``k``), ``1 <= depth <= 65536``.
+    salt : str, default ""
+        Public salt of the hash functions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import CMS
+    >>> cms = CMS(2.0, width=64, depth=4)
+    >>> reports = cms.privatize(["apple", "pear", "apple"], rng=0)
+    >>> reports.shape  # the row, then 8 bytes of bits
+    (3, 9)
+    >>> cms.epsilon, round(cms.c, 6)
+    (2.0, 2.163953)
+    """
+
+    name = "cms"
+
+    def __init__(self, epsilon: float, width: int = 1024, depth: int = 16, salt: str = "") -> None:
+        super().__init__(epsilon, width, depth, salt)
+        check_size(self._width, MAX_VECTOR_CATEGORIES, "MAX_VECTOR_CATEGORIES", "CMS", "width")
+        self._sue = SUE(self._width, self._eps_budget)
+        own = cast("list[float]", self._sue.sampler()["own"])  # bucket bit 1 : 0
+        self._c = (own[0] + own[1]) / (own[0] - own[1])
+
+    @property
+    def c(self) -> float:
+        return self._c
+
+    @property
+    def epsilon(self) -> float:
+        return self._sue.epsilon
+
+    @property
+    def report_bits(self) -> float:
+        """``width`` bits plus the row."""
+        return self._width + math.log2(self._depth)
+
+    @property
+    def codec(self) -> ReportCodec:
+        dtype = "uint8" if self._depth <= 256 else "uint16"
+        fields = (Field("row", "int", 0, self._depth - 1), *self._sue.codec.fields)
+        return ReportCodec(fields, dtype, vector=True, check=self._check_pad)
+
+    def _check_pad(self, reports: np.ndarray, where) -> None:
+        sue_check = self._sue.codec.check
+        if sue_check is not None:
+            sue_check(np.ascontiguousarray(reports[:, 1:]).astype(np.uint8), where)
+
+    def sampler(self) -> dict[str, object]:
+        """``own``/``other``: the :class:`SUE` odds of the bucket's bit and of every other
+        bit; the hash (``docs/protocol.md``)."""
+        return {**self._sue.sampler(), "hash": "sha256-v1"}
+
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        """``(row, packed bits)`` per user: the row by ``randint(depth)`` for every user,
+        then the :class:`SUE` report of each user's bucket."""
+        unique, inverse = unique_items(values)
+        gen = check_random_state(rng)
+        rows = randint(gen, self._depth, inverse.size)
+        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
+        bits = self._sue.privatize(buckets, rng=gen)
+        dtype = self.codec.native_dtype
+        return np.column_stack([rows.astype(dtype), bits.astype(dtype)])
+
+    def _sums(self, reports: np.ndarray) -> np.ndarray:
+        rows = reports[:, 0].astype(np.int64)
+        bits = np.ascontiguousarray(reports[:, 1:]).astype(np.uint8)
+        out = np.zeros((self._depth, self._width), dtype=np.int64)
+        order = np.argsort(rows, kind="stable")
+        rows, bits = rows[order], bits[order]
+        # the reports of each row are contiguous now: sum each block's bits (a column sum of
+        # contiguous rows is fast; at most depth blocks, each unpacked in bounded chunks)
+        bounds = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1], True])
+        if not rows.size:
+            return out
+        for first, stop in itertools.pairwise(bounds):
+            total = out[rows[first]]
+            for sl in chunk_rows(int(stop - first), self._width):
+                block = bits[first + sl.start : first + sl.stop]
+                unpacked = np.unpackbits(block, axis=1, count=self._width)
+                total += unpacked.sum(axis=0, dtype=np.int64)
+        return out
+
+    def _matrix(self, counts: SketchCounts) -> np.ndarray:
+        ones = counts.counts.astype(np.float64)
+        half = counts.rows[:, None] / 2.0
+        return self._depth * (self._c * (ones - half) + half)
+
+    def _noise(self, f: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(f), (self._c**2 - 1) / 4)
+
+    def privacy_channel(self) -> Channel:
+        """The bits of the two items' buckets in the chosen row (as :class:`SUE`): the worst
+        case, when the row separates them."""
+        return self._sue.privacy_channel()
+
+    def _pair_statistic(self, reports: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
+        rows = reports[:, 0].astype(np.int64)
+        bits = reports[:, 1:].astype(np.uint8)
+        a0, a1 = b0[rows], b1[rows]
+        at = np.arange(rows.size)
+
+        def bit(a: np.ndarray) -> np.ndarray:
+            return ((bits[at, a // 8] >> (7 - a % 8)) & 1).astype(np.int64)
+
+        return 4 * (a0 == a1).astype(np.int64) + 2 * bit(a0) + bit(a1)
+
+
+class HCMS(CountMeanSketch):
+    """Apple's Hadamard count-mean sketch (Apple Differential Privacy Team 2017).
+
+    The device draws a row ``j`` uniformly from ``0 .. depth - 1`` and a coefficient ``l``
+    from ``0 .. width - 1``, takes ``w = H[l, h_j(item)] = (-1)^popcount(l & h_j(item))``
+    (Sylvester's Hadamard matrix) and keeps it with probability ``e^eps / (e^eps + 1)``,
+    else flips it. The report is three integer fields: ``row``, ``coefficient`` and ``bit``
+    (``1`` for ``+1``, ``0`` for ``-1``). ``c = (e^eps + 1) / (e^eps - 1)``; the server adds
+    ``depth c (+-1)`` to ``M_H[j, l]`` and reads ``M = M_H H``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy level in ``[1e-6, 700]``.
+    width : int, default 1024
+        Buckets per hash function (Apple's ``m``), a power of two ``>= 2``.
+    depth : int, default 16
+        Number of hash functions (Apple's ``k``), ``1 <= depth <= 65536``.
+    salt : str, default ""
+        Public salt of the hash functions.
+
+    Examples
+    --------
+    >>> from ldp.mechanisms import HCMS
+    >>> hcms = HCMS(2.0, width=64, depth=4)
+    >>> hcms.privatize(["apple", "pear"], rng=0).shape  # row, coefficient, bit
+    (2, 3)
+    >>> hcms.epsilon, round(hcms.c, 6)
+    (2.0, 1.313035)
+    """
+
+    name = "hcms"
+
+    def __init__(self, epsilon: float, width: int = 1024, depth: int = 16, salt: str = "") -> None:
+        super().__init__(epsilon, width, depth, salt)
+        if self._width & (self._width - 1):
+            raise ValueError(f"width must be a power of two for HCMS, got {compact(self._width)}")
+        self._odds = exp_down(self._eps_budget)
+        self._law = ExactLaw([self._odds, 1.0])  # keep the sign : flip it
+        keep, flip = self._law.weights
+        self._c = (keep + flip) / (keep - flip)
+
+    @property
+    def c(self) -> float:
+        return self._c
+
+    @property
+    def epsilon(self) -> float:
+        keep, flip = self._law.weights  # flip = 1: the ratio is keep
+        return certified_epsilon(keep / flip, self._eps_budget)
+
+    @property
+    def report_bits(self) -> float:
+        """One bit plus the row and the coefficient."""
+        return 1 + math.log2(self._width) + math.log2(self._depth)
+
+    @property
+    def codec(self) -> ReportCodec:
+        fields = (
+            Field("row", "int", 0, self._depth - 1),
+            Field("coefficient", "int", 0, self._width - 1),
+            Field("bit", "int", 0, 1),
+        )
+        return ReportCodec(fields, "int64", vector=True)
+
+    def sampler(self) -> dict[str, object]:
+        """``keep``: the odds of sending the Hadamard sign as it is against flipping it; the
+        hash (``docs/protocol.md``)."""
+        return {"keep": list(self._law.weights), "hash": "sha256-v1"}
+
+    def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        """``(row, coefficient, bit)`` per user: ``randint(depth)`` for every user, then
+        ``randint(width)`` for every user, then the keep-or-flip coin of every user."""
+        unique, inverse = unique_items(values)
+        gen = check_random_state(rng)
+        n = inverse.size
+        rows = randint(gen, self._depth, n)
+        cols = randint(gen, self._width, n)
+        flip = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 1
+        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
+        plus = (parity(cols & buckets) == 0) != flip
+        return np.column_stack([rows, cols, plus.astype(np.int64)])
+
+    def _sums(self, reports: np.ndarray) -> np.ndarray:
+        index = reports[:, 0] * self._width + reports[:, 1]
+        signs = 2 * reports[:, 2] - 1
+        size = self._depth * self._width
+        sums = np.bincount(index, weights=signs, minlength=size)
+        return np.rint(sums).astype(np.int64).reshape(self._depth, self._width)
+
+    def _matrix(self, counts: SketchCounts) -> np.ndarray:
+        transformed = fwht(counts.counts)  # exact integers: |entries| <= n width < 2^53
+        return self._depth * self._c * transformed.astype(np.float64)
+
+    def _noise(self, f: np.ndarray) -> np.ndarray:
+        return self._c**2 - f - (1 - f) / self._width
+
+    def privacy_channel(self) -> Channel:
+        """Whether the coefficient separates the two items' buckets (probability ``1/2``
+        when the row does), and whether the bit agrees with each: the worst case."""
+        keep, flip = self._law.probabilities()
+        return Channel(
+            np.array(
+                [
+                    [keep / 2, flip / 2, keep / 2, flip / 2],
+                    [keep / 2, flip / 2, flip / 2, keep / 2],
+                ]
+            )
+        )
+
+    def _pair_statistic(self, reports: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
+        rows = reports[:, 0].astype(np.int64)
+        cols = reports[:, 1].astype(np.int64)
+        plus = reports[:, 2].astype(np.int64)
+        w0 = (parity(cols & b0[rows]) == 0).astype(np.int64)
+        w1 = (parity(cols & b1[rows]) == 0).astype(np.int64)
+        return 2 * (plus == w0).astype(np.int64) + (plus == w1)
