@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import abc
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -65,6 +66,31 @@ class Mechanism(abc.ABC):
 
     #: The registry name (``ldp.mechanisms.REGISTRY[name]`` is the class).
     name: ClassVar[str] = ""
+
+    #: Attributes added since an earlier release, with the value that release behaved as: a
+    #: pickle written by it lacks them, and :meth:`__setstate__` fills them in.
+    _RESTORED_DEFAULTS: ClassVar[Mapping[str, object]] = {}
+
+    def __setstate__(self, state: Any) -> None:
+        """Restore a pickled mechanism, also one pickled by an earlier release (whose
+        attributes added since are filled in by :meth:`_restore`)."""
+        # pickle's default state: the instance dict, or (dict, slot values) with slots
+        attributes, slots = state if isinstance(state, tuple) else (state, None)
+        # attribute names interned, as pickle's own restore does
+        self.__dict__.update({sys.intern(key): value for key, value in (attributes or {}).items()})
+        for key, value in (slots or {}).items():
+            object.__setattr__(self, key, value)
+        self._restore()
+
+    def _restore(self) -> None:
+        """Fill in what a pickle of an earlier release lacks: ``_RESTORED_DEFAULTS``, then
+        every other attribute of the mechanism its parameters build today (the attributes
+        the pickle has are kept)."""
+        for key, value in self._RESTORED_DEFAULTS.items():
+            self.__dict__.setdefault(key, value)
+        fresh = type(self).from_params(self.params)
+        for key, value in vars(fresh).items():
+            self.__dict__.setdefault(key, value)
 
     # ----------------------------------------------------------------- identity
     @property

@@ -68,3 +68,14 @@ def gaussian_tail_draws(gen, n: int) -> np.ndarray:
     one-uniform form ``sqrt(-2 log(u))`` lacks (it stops at ``8.6``)."""
     radius = np.sqrt(2.0 * exponential_draws(n, gen))
     return radius * np.cos(TWO_PI * uniform(gen, n))
+
+
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows divided by their Euclidean norms (a zero row, which the samplers draw with
+    probability 0, becomes the first basis vector); ``rows`` is changed in place."""
+    norms = np.sqrt((rows * rows).sum(axis=1))
+    zero = norms == 0
+    rows[zero] = 0.0
+    rows[zero, 0] = 1.0
+    norms[zero] = 1.0
+    return rows / norms[:, None]

@@ -10,7 +10,6 @@ from fractions import Fraction
 import numpy as np
 
 from ldp._validation import compact
-from ldp.channel import Channel
 from ldp.mechanisms.base import (
     MAX_VECTOR_CATEGORIES,
     check_size,
@@ -42,11 +41,6 @@ def check_vector_size(k: int, what: str) -> None:
         what,
         f"a report of k = {compact(k)} bits",
     )
-
-
-def pair_channel(first: list[float], second: list[float]) -> Channel:
-    """The 2-row channel of a worst input pair reduced to its likelihood-ratio classes."""
-    return Channel(np.array([first, second], dtype=np.float64))
 
 
 def unary_ratio(own: Fraction, other: Fraction) -> Fraction | None:

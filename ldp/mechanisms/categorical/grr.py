@@ -24,9 +24,10 @@ from ldp.mechanisms.base import (
     check_categories,
     index_dtype,
 )
-from ldp.mechanisms.categorical._common import check_channel_size, pair_channel
+from ldp.mechanisms.categorical._common import check_channel_size
 
 __all__ = ["GRR"]
+from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- GRR

@@ -27,9 +27,10 @@ from ldp.mechanisms.base import (
     chunk_rows,
     index_dtype,
 )
-from ldp.mechanisms.categorical._common import check_channel_size, pair_channel
+from ldp.mechanisms.categorical._common import check_channel_size
 
 __all__ = ["HadamardResponse"]
+from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- Hadamard

@@ -26,9 +26,10 @@ from ldp.mechanisms.base import (
     check_categories,
     check_mechanism_epsilon,
 )
-from ldp.mechanisms.categorical._common import check_channel_size, pair_channel
+from ldp.mechanisms.categorical._common import check_channel_size
 
 __all__ = ["BLH", "OLH", "LocalHashing"]
+from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- local hashing

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,11 +38,11 @@ from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
-    pair_channel,
 )
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 
 __all__ = ["SubsetSelection"]
+from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- subset selection
@@ -152,6 +152,9 @@ class SubsetSelection(FrequencyOracle):
     """
 
     name = "SS"
+
+    #: 0.1.0 reported the subset as packed bits (its pickles lack the encoding).
+    _RESTORED_DEFAULTS: ClassVar[Mapping[str, object]] = {"_encoding": "bits"}
 
     def __init__(
         self, k: int, epsilon: float, d: int | None = None, encoding: str = "auto"

@@ -33,11 +33,11 @@ from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
-    pair_channel,
     unary_ratio,
 )
 
 __all__ = ["OUE", "SUE", "UnaryEncoding"]
+from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- unary encoding

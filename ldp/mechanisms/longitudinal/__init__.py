@@ -15,12 +15,12 @@ from ldp.mechanisms.longitudinal.lgrr import (
     log_mix_ratio,
     log_odds_upper,
     log_ratio_of_products,
-    pair_channel,
     round_up_margin,
 )
 from ldp.mechanisms.longitudinal.memo import MEMO_FORMAT, Memo
 from ldp.mechanisms.longitudinal.rappor_bloom import BloomRAPPOR, bloom_positions
 from ldp.mechanisms.longitudinal.unary import LOSUE, LOUE, RAPPOR
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = [
     "LGRR",

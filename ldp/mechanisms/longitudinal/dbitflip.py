@@ -36,9 +36,9 @@ from ldp.mechanisms.longitudinal.lgrr import (
     MemoizedMechanism,
     law_pair,
     log_ratio_of_products,
-    pair_channel,
 )
 from ldp.mechanisms.longitudinal.memo import Memo
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["DBitFlipPM"]
 

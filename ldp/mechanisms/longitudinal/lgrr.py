@@ -72,6 +72,7 @@ from ldp.mechanisms.base import (
     index_dtype,
 )
 from ldp.mechanisms.longitudinal.memo import Memo
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = [
     "LGRR",
@@ -84,7 +85,6 @@ __all__ = [
     "log_mix_ratio",
     "log_odds_upper",
     "log_ratio_of_products",
-    "pair_channel",
     "round_up_margin",
 ]
 
@@ -149,12 +149,6 @@ def log_odds_upper(p: float, q: float, times: int = 1) -> float:
 def law_pair(law: ExactLaw) -> tuple[float, float]:
     first, second = law.probabilities()
     return first, second
-
-
-def pair_channel(first: list[float], second: list[float]) -> Channel:
-    """A 2-row channel of the worst input pair (zero columns dropped)."""
-    matrix = np.array([first, second], dtype=np.float64)
-    return Channel(matrix[:, matrix.sum(axis=0) > 0])
 
 
 # ----------------------------------------------------------------------------- the protocol

@@ -43,28 +43,21 @@ from ldp.mechanisms.base import (
     chunk_rows,
 )
 from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
-from ldp.mechanisms.categorical.unary import packed_codec
+from ldp.mechanisms.categorical.unary import bit_counts, packed_codec
 from ldp.mechanisms.longitudinal.lgrr import (
     MemoizedMechanism,
     lambda_ratio_gap,
     law_pair,
     log_mix_ratio,
     log_odds_upper,
-    pair_channel,
 )
 from ldp.mechanisms.longitudinal.memo import Memo
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["LOSUE", "LOUE", "RAPPOR"]
 
 
 # ----------------------------------------------------------------------------- unary rounds
-def _bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
-    total = np.zeros(k, dtype=np.int64)
-    for rows in chunk_rows(packed.shape[0], 8 * packed.shape[1]):
-        total += np.unpackbits(packed[rows], axis=1, count=k).sum(axis=0, dtype=np.int64)
-    return total
-
-
 class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
     """A unary-encoded value, each bit memoized (permanent) then flipped again each round.
 
@@ -216,7 +209,7 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
-        return _bit_counts(reports, self._k), reports.shape[0]
+        return bit_counts(reports, self._k), reports.shape[0]
 
     def variance(self, n: int, f: ArrayLike | None = None, convention: str = "fixed"):
         """Exact variance of :meth:`estimate` in one round.

@@ -50,13 +50,6 @@ def coin_channel(law: ExactLaw) -> Channel:
     return Channel([[truthful, lying], [lying, truthful]])
 
 
-def window_channel(near: float, far: float) -> Channel:
-    """Two inputs whose high-density windows are disjoint: mass ``near`` of each window under
-    its own input, ``far`` under the other, the rest alike."""
-    rest = max(0.0, 1.0 - near - far)
-    return Channel([[near, far, rest], [far, near, rest]])
-
-
 def report_bins(y: np.ndarray, low: float, high: float, n_bins: int = 8) -> np.ndarray:
     """Bin index of ``y``: ``0`` below ``low``, ``n_bins + 1`` above ``high``."""
     return np.digitize(y, np.linspace(low, high, n_bins + 1)).astype(np.int64)

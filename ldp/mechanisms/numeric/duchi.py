@@ -20,7 +20,7 @@ from ldp._validation import check_integer, check_random_state, check_scalar
 from ldp.channel import Channel
 from ldp.core import Ball, Field, ReportCodec
 from ldp.mechanisms.base import MeanMechanism
-from ldp.mechanisms.draws import gaussian_draws
+from ldp.mechanisms.draws import gaussian_draws, unit_rows
 from ldp.mechanisms.numeric._common import coin_channel, coin_law, coth_half
 
 __all__ = ["Duchi", "DuchiL2"]
@@ -192,16 +192,6 @@ class Duchi(MeanMechanism):
         return Channel(probs.mean(axis=1).sum(axis=2))
 
 
-def _unit_rows(rows: np.ndarray) -> np.ndarray:
-    """Rows divided by their Euclidean norms (a zero row becomes the first basis vector)."""
-    norms = np.sqrt((rows**2).sum(axis=1))
-    zero = norms == 0
-    rows[zero] = 0.0
-    rows[zero, 0] = 1.0
-    norms[zero] = 1.0
-    return rows / norms[:, None]
-
-
 def _check_signs(reports: np.ndarray, where) -> None:
     bad = reports == 0
     if bad.ndim > 1:
@@ -321,11 +311,11 @@ class DuchiL2(MeanMechanism):
         n, d = x.shape
         norms = np.sqrt((x**2).sum(axis=1))
         positive = bernoulli(gen, np.minimum(0.5 + norms / (2 * self.radius), 1.0))
-        direction = _unit_rows(gaussian_draws(gen, n * d).reshape(n, d))
+        direction = unit_rows(gaussian_draws(gen, n * d).reshape(n, d))
         nonzero = norms > 0
         direction[nonzero] = x[nonzero] / norms[nonzero, None]
         target = direction * np.where(positive, 1.0, -1.0)[:, None]
-        z = _unit_rows(gaussian_draws(gen, n * d).reshape(n, d))
+        z = unit_rows(gaussian_draws(gen, n * d).reshape(n, d))
         truthful = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 0
         flip = ((z * target).sum(axis=1) > 0) != truthful
         z[flip] *= -1.0

@@ -22,8 +22,9 @@ from ldp.channel import Channel
 from ldp.core import Field, ReportCodec, float_codec
 from ldp.mechanisms.base import MeanMechanism
 from ldp.mechanisms.draws import grid_step, snap_to_grid
-from ldp.mechanisms.numeric._common import report_bins, window_channel
+from ldp.mechanisms.numeric._common import report_bins
 from ldp.mechanisms.numeric.duchi import Duchi
+from ldp.mechanisms.worst_pair import window_channel
 
 __all__ = ["Hybrid", "Piecewise", "hybrid_threshold"]
 

@@ -21,7 +21,7 @@ from ldp.channel import Channel
 from ldp.core import ReportCodec, float_codec
 from ldp.mechanisms.base import MeanMechanism
 from ldp.mechanisms.draws import grid_step, snap_to_grid
-from ldp.mechanisms.numeric._common import exp_tail, report_bins, window_channel
+from ldp.mechanisms.numeric._common import exp_tail, report_bins
 from ldp.mechanisms.numeric.distribution import (
     MAX_BINS,
     METHODS,
@@ -30,6 +30,7 @@ from ldp.mechanisms.numeric.distribution import (
     report_histogram,
     square_wave_transition,
 )
+from ldp.mechanisms.worst_pair import window_channel
 
 __all__ = ["SquareWave"]
 

@@ -77,15 +77,16 @@ from ldp.channel import Channel
 from ldp.core import Ball, Field, ReportCodec
 from ldp.mechanisms.base import MeanMechanism, chunk_rows
 from ldp.mechanisms.draws import (
+    GAUSSIAN_REACH,
     exponential_draws,
     gaussian_draws,
     gaussian_tail_draws,
     grid_step,
     snap_to_grid,
+    unit_rows,
 )
 from ldp.mechanisms.vector.privunit_design import (
     ENVELOPE_CAP,
-    GAUSSIAN_REACH,
     MIN_CAP,
     SPECIAL_FUNCTION_ERROR,
     cap_probability,
@@ -94,6 +95,7 @@ from ldp.mechanisms.vector.privunit_design import (
     log_first_moment,
     optimal_gamma,
 )
+from ldp.mechanisms.worst_pair import window_channel
 
 __all__ = ["PrivUnit", "PrivUnitG"]
 
@@ -192,16 +194,6 @@ def _inner_products(
     return out
 
 
-def _unit_rows(rows: np.ndarray) -> np.ndarray:
-    """Rows divided by their norms (a zero row, probability 0, becomes the first basis vector)."""
-    norms = np.sqrt((rows * rows).sum(axis=1))
-    zero = norms == 0
-    rows[zero] = 0.0
-    rows[zero, 0] = 1.0
-    norms[zero] = 1.0
-    return rows / norms[:, None]
-
-
 def _perpendicular(gen, u: np.ndarray) -> np.ndarray:
     """Unit vectors uniform on the sphere of ``u^perp``, row by row (a projected Gaussian)."""
     n, d = u.shape
@@ -229,7 +221,7 @@ def _directions(gen, x: np.ndarray, radius: float) -> np.ndarray:
     u[nonzero] = x[nonzero] / norms[nonzero, None]
     zero = np.flatnonzero(~nonzero)
     if zero.size:
-        u[zero] = _unit_rows(gaussian_draws(gen, zero.size * d).reshape(zero.size, d))
+        u[zero] = unit_rows(gaussian_draws(gen, zero.size * d).reshape(zero.size, d))
     return u * np.where(positive, 1.0, -1.0)[:, None]
 
 
@@ -240,13 +232,6 @@ def _in_blocks(x: np.ndarray, gen, block) -> np.ndarray:
     for rows in chunk_rows(x.shape[0], x.shape[1]):
         out[rows] = block(x[rows], gen)
     return out
-
-
-def _pair_channel(near: float, far: float) -> Channel:
-    """Two antipodal inputs: mass ``near`` of a cap under its own input, ``far`` under the
-    other (the caps are disjoint for ``gamma >= 0``), the rest alike."""
-    rest = max(0.0, 1.0 - near - far)
-    return Channel([[near, far, rest], [far, near, rest]])
 
 
 def _cap_codes(reports: np.ndarray, scale: float, gamma: float, x0, x1) -> np.ndarray:
@@ -457,7 +442,7 @@ class PrivUnit(_UnitVectorMechanism):
         """The antipodal pair ``u, -u``: the cap of each has mass ``p`` under its own input
         and ``(1 - p) C / (1 - C)`` under the other; every other pair is a garbling."""
         p, cap = self._p, self._cap_probability
-        return _pair_channel(p, (1.0 - p) * cap / (1.0 - cap))
+        return window_channel(p, (1.0 - p) * cap / (1.0 - cap))
 
     def audit_statistic(self, x0: Any, x1: Any):
         """Which caps of the directions of ``x0`` and ``x1`` the report lies in."""
@@ -636,7 +621,7 @@ class PrivUnitG(_UnitVectorMechanism):
         """The antipodal pair: the half-space ``<y, u> >= gamma`` has mass ``p`` under ``u`` and
         ``(1 - p) q / (1 - q)`` under ``-u`` (disjoint half-spaces for ``gamma > 0``)."""
         ratio = math.exp(self._log_upper - self._log_lower)  # q / (1 - q)
-        return _pair_channel(self._p, (1.0 - self._p) * ratio)
+        return window_channel(self._p, (1.0 - self._p) * ratio)
 
     def audit_statistic(self, x0: Any, x1: Any):
         """Which half-spaces ``<y, +-x/||x||> >= gamma sigma radius`` the report lies in."""

@@ -11,9 +11,6 @@ import numpy as np
 from scipy.special import betainc, expit, gammaln
 
 from ldp._validation import check_integer, check_scalar
-from ldp.mechanisms.draws import (
-    LN2,
-)
 
 __all__ = ["PrivUnitDesign", "privunit_design"]
 
@@ -29,9 +26,6 @@ MAX_STANDARDIZED_GAMMA = 37.0
 MIN_CAP = 1e-300
 #: Below this cap probability the cap's ``<V, u>`` is drawn from an exponential envelope.
 ENVELOPE_CAP = 0.25
-#: Bound on ``|g|`` of the unbounded Gaussian draws: ``sqrt(2 log(2) (1100 + 1))`` (the
-#: exponential sampler needs more than 1100 zero bits in a row to exceed it).
-GAUSSIAN_REACH = math.sqrt(2.0 * LN2 * 1101.0)
 
 
 # ----------------------------------------------------------------------------- constants
