@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import gammaln
 
 from ldp._exact import (
     certified_epsilon,
@@ -19,6 +18,7 @@ from ldp._exact import (
     within_exp,
 )
 from ldp._formulas import subset_membership, subset_selection_probabilities
+from ldp._numerics import log_binomial
 from ldp._sampling import (
     ExactLaw,
     choose,
@@ -238,7 +238,7 @@ class SubsetSelection(FrequencyOracle):
     @property
     def report_bits(self) -> float:
         k, d = self._k, self._d
-        return float(gammaln(k + 1) - gammaln(d + 1) - gammaln(k - d + 1)) / math.log(2)
+        return float(log_binomial(k, d)) / math.log(2)
 
     @property
     def codec(self) -> ReportCodec:

@@ -14,7 +14,6 @@ from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import gammaln
 
 from ldp._exact import (
     certified_epsilon,
@@ -25,6 +24,7 @@ from ldp._exact import (
     smallest_double,
     within_exp,
 )
+from ldp._numerics import bisect_monotone, log_binomial
 from ldp._rounding import round_up
 from ldp._sampling import ExactLaw, choose
 from ldp._validation import (
@@ -237,7 +237,7 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         """Outputs: the numbers of ones ``(m_x, m_x')`` of the bits of ``x`` and ``x'`` over
         the ``t`` reports (the other bits have one law; the bits are independent)."""
         m = np.arange(t + 1)
-        log_binom = gammaln(t + 1) - gammaln(m + 1) - gammaln(t - m + 1)
+        log_binom = log_binomial(t, m)
 
         def binomial(p: float, pc: float) -> np.ndarray:
             with np.errstate(divide="ignore"):
@@ -415,15 +415,15 @@ class LOUE(_MemoizedUnary):
                 f"epsilon must be < {reach:.6g} for L-OUE with epsilon_permanent="
                 f"{self._eps_perm!r} (one report cannot reach more), got {self._eps_budget!r}"
             )
-        lo, hi = 0.0, 0.5  # eps_1(lo) > epsilon >= eps_1(hi), in floating point
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if mid in (lo, hi):
-                break
-            if _unary_epsilon(p1, q1, 0.5, mid) > self._eps_budget:
-                lo = mid
-            else:
-                hi = mid
+        # the q2 with eps_1(q2) <= epsilon, from above (eps_1 falls from eps_1(0) > epsilon
+        # to eps_1(1/2) = 0): where the exact search below starts
+        hi = bisect_monotone(
+            lambda q2: _unary_epsilon(p1, q1, 0.5, q2) > self._eps_budget,
+            0.0,
+            0.5,
+            side="high",
+            ends=(True, False),
+        )
         own, other = (1.0, 1.0), (1.0, exp_down(self._eps_perm))
 
         def within(q2: float) -> bool:  # true from the root up to 1/2
