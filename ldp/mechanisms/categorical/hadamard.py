@@ -28,9 +28,9 @@ from ldp.mechanisms.base import (
     index_dtype,
 )
 from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["HadamardResponse"]
-from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- Hadamard

@@ -27,9 +27,9 @@ from ldp.mechanisms.base import (
     check_mechanism_epsilon,
 )
 from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["BLH", "OLH", "LocalHashing"]
-from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- local hashing

@@ -40,9 +40,9 @@ from ldp.mechanisms.categorical._common import (
     packed_bit,
 )
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["SubsetSelection"]
-from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- subset selection

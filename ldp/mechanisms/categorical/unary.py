@@ -35,9 +35,9 @@ from ldp.mechanisms.categorical._common import (
     packed_bit,
     unary_ratio,
 )
+from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["OUE", "SUE", "UnaryEncoding"]
-from ldp.mechanisms.worst_pair import pair_channel
 
 
 # --------------------------------------------------------------------------- unary encoding
