@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -581,3 +582,37 @@ def test_a_private_alias_is_caught(statement):
 def test_private_to_private_and_computed_values_are_not_aliases():
     source = "_WEIGHTS = (1, 2)\n_WEIGHTS = _WEIGHTS\nTOTAL = sum(_WEIGHTS)\n__all__ = []\n"
     assert private_aliases(ROOT / "ldp" / "demo.py", source) == []
+
+
+# ----------------------------------------------------------------------------- the docs page
+ARCHITECTURE_PAGE = ROOT / "docs" / "architecture.md"
+
+
+def test_the_architecture_page_states_the_layers_of_this_test():
+    """The layer table of docs/architecture.md is ``LAYERS``, row by row."""
+    stated: dict[str, int] = {}
+    for line in ARCHITECTURE_PAGE.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].isdigit():
+            continue
+        for name in re.findall(r"`([\w.*]+)`", cells[1]):
+            stated["ldp._" if name == "ldp._*" else name] = int(cells[0])
+    assert stated == LAYERS
+
+
+def test_the_add_a_mechanism_example_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", ARCHITECTURE_PAGE.read_text(), flags=re.S)
+    assert len(blocks) == 1
+    namespace: dict = {"__name__": "architecture_md"}
+    exec(compile(blocks[0], "docs/architecture.md", "exec"), namespace)
+    krr = namespace["krr"]
+    from ldp.core import Mechanism
+    from ldp.mechanisms import GRR
+
+    assert isinstance(krr, Mechanism)
+    # the example's matrix is k-RR's: its exact level is the library's GRR's, to rounding
+    assert abs(krr.epsilon - GRR(4, 1.0).to_channel().epsilon) < 1e-12
+    assert abs(krr.tv - GRR(4, 1.0).tv) < 1e-12
+    estimate = krr.estimate(namespace["reports"])
+    assert max(abs(a - b) for a, b in zip(estimate, [0.25, 0.5, 0.0, 0.25])) < 0.03
+    assert "epsilon from the matrix: 1.0 " in capsys.readouterr().out
