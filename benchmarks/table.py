@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.table`` prints the table made from ``benchmarks/results.json`` (the
 file ``python -m benchmarks`` writes); ``--write`` replaces the block between the markers in
-README.md with it. ``tests/test_benchmarks.py`` checks that the README holds exactly the
+README.md with it. ``tests/project/test_benchmarks.py`` checks that the README holds exactly the
 table this script makes from the committed JSON.
 """
 

@@ -79,7 +79,8 @@ autosummary_context = {
 }
 numpydoc_show_class_members = False  # the class template lists them
 numpydoc_xref_param_type = False
-numpydoc_validation_checks: set[str] = set()  # tests/test_public_api.py checks the sections
+# tests/project/test_public_api.py checks the sections
+numpydoc_validation_checks: set[str] = set()
 numpydoc_use_plots = False
 add_module_names = False
 

@@ -180,18 +180,18 @@ class Progress:
 #: they are handed out first (``--no-loadscope-reorder``), so that under ``-n auto`` the
 #: short files fill in around them instead of a long one running alone at the end.
 LONG_POLES = (
-    "tests/test_docs.py",  # the documentation build, with every example
-    "tests/test_accounting_shuffle.py",
-    "tests/test_readme.py",  # the README's command-line blocks
-    "tests/test_clients.py",
-    "tests/test_install.py",  # the clean-venv install
-    "tests/test_fuzz.py",
-    "tests/test_risk_minimax.py",
-    "tests/test_lint.py",  # mypy
-    "tests/test_design_colgen.py",
-    "tests/test_accounting_natural_filter.py",
-    "tests/test_longitudinal.py",
-    "tests/test_examples_telemetry.py",
+    "tests/project/test_docs.py",  # the documentation build, with every example
+    "tests/accounting/test_shuffle.py",
+    "tests/project/test_readme.py",  # the README's command-line blocks
+    "tests/clients/test_clients.py",
+    "tests/project/test_install.py",  # the clean-venv install
+    "tests/helpers/test_fuzz.py",
+    "tests/risk/test_risk_minimax.py",
+    "tests/project/test_lint.py",  # mypy
+    "tests/design/test_design_colgen.py",
+    "tests/accounting/test_natural_filter.py",
+    "tests/mechanisms/test_longitudinal.py",
+    "tests/project/test_examples_telemetry.py",
 )
 
 

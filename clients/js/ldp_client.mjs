@@ -25,7 +25,7 @@
 // files with the same one-line messages, compute bit-identical privacy numbers (the same
 // integer algorithms at the same precisions), write memos and ledgers each reads from the
 // other, and give the same report for the same random bytes (checked against
-// clients/test_vectors.json and, across the two languages, by tests/test_js_client.py).
+// clients/test_vectors.json and, across the two languages, by tests/clients/test_js_client.py).
 //
 // Every random bit comes from `crypto.getRandomValues` (the platform's CSPRNG), or from
 // `randbytes(n) -> Uint8Array` when one is given (tests only: a predictable source reveals

@@ -6,7 +6,7 @@
 // from their text with their version-1 fingerprint. Expected values come from outside the
 // client: the vectors, RFC 8785's examples, JSON.stringify, node:crypto's SHA-256 and values
 // derived by hand (decimal arithmetic). The numbers of `verify` are compared, bit for bit,
-// with the Python client's in tests/test_js_client.py.
+// with the Python client's in tests/clients/test_js_client.py.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

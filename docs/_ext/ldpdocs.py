@@ -136,7 +136,7 @@ def _web_survey_page(folder: Path, root: Path) -> str:
         "",
         f"A static page (``{relative}/``) that asks one question and privatizes the answer in",
         "the browser with the dependency-free JavaScript client; its README follows. It is",
-        "tested in headless Chromium by ``tests/test_web_survey.py``.",
+        "tested in headless Chromium by ``tests/clients/test_web_survey.py``.",
         "",
         f".. include:: /../{relative}/README.md",
         "   :parser: myst_parser.sphinx_",

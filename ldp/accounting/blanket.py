@@ -32,7 +32,7 @@ Source. The formulas are transcribed from the authors' reference implementation
 the paper's own statement (its theorem numbers and any range conditions) could not be read
 here, so none is cited. The Bennett sum over the binomial is evaluated in the closed form
 above (its probability-generating function) instead of by truncated summation. Every value is
-checked in tests/test_accounting_shuffle.py against the exact ``delta(eps)`` of shuffled
+checked in tests/accounting/test_shuffle.py against the exact ``delta(eps)`` of shuffled
 k-RR, computed by enumerating every multinomial output for ``n <= 30``, and against the
 values of the authors' code; the bound is loose at small ``n`` and competitive with the
 clone bounds when ``k`` is large next to ``e^eps0`` (Bennett), where it can be the tightest.

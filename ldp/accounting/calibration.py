@@ -21,7 +21,7 @@ meets the target, floating point included, whether or not the accountant is mono
 epsilon is k-RR at a larger one followed by a symmetric k-ary channel: post-processing),
 so there the value is also the largest one up to the bisection tolerance (``rtol``, a
 relative ``1e-6`` by default): ``eps0 * (1 + 1e-3)`` misses the target
-(tests/test_accounting_calibration.py).
+(tests/accounting/test_calibration.py).
 
 A target ``mu`` (Gaussian DP, Dong-Roth-Su (2022)) is met the same way, with the test
 ``mu_upper(eps0) <= target_mu``: the GDP level of the ``T``-fold composition read from the

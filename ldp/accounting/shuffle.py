@@ -56,7 +56,7 @@ losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved up 
 largest loss ``eps0``).
 
 Every value is an upper bound that holds for the stated randomizer, floating point
-included; tests/test_accounting_shuffle.py checks each one against the exact ``delta(eps)``
+included; tests/accounting/test_shuffle.py checks each one against the exact ``delta(eps)``
 of shuffled k-RR, computed by enumerating every multinomial output for ``n <= 30``.
 """
 

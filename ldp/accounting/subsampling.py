@@ -9,7 +9,7 @@ r"""Privacy amplification by subsampling: the operator ``C_p`` and the (eps, del
   **corrected** intercept ``1 - p (e^eps - 1 + 2 delta)/(e^eps + 1)``: Dong-Roth-Su (2022),
   Corollary 4.3, prints ``1 - p delta - p (e^eps - 1)/(e^eps + 1)``, which is smaller when
   ``delta > 0`` (checked against the biconjugate route in
-  ``tests/test_accounting_subsampling.py``).
+  ``tests/accounting/test_subsampling.py``).
 * :func:`subsample_eps_delta` / :func:`subsample_eps_delta_eta` are the classical lemma and
   Ghazi-Issa (2023), Proposition 1 (sampling without replacement, ``p = m/n``).
 

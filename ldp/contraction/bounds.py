@@ -241,7 +241,7 @@ def rr_coefficient(kind: str, epsilon: float, gamma: float | None = None) -> flo
     :math:`E_\gamma` :math:`(e^\varepsilon-\gamma)_+/(e^\varepsilon+1)`; KL, chi2 and squared
     Hellinger :math:`(1-2w)^2 = \tanh^2(\varepsilon/2)`. Asoodeh-Aliakbarpour-Calmon (2021) print
     :math:`1 - 2w^2` for KL; the correct value is :math:`(1-2w)^2`, which is used here
-    (see tests/test_contraction.py). :func:`k_rr_coefficient` with ``k = 2``.
+    (see tests/contraction/test_contraction.py). :func:`k_rr_coefficient` with ``k = 2``.
 
     Parameters
     ----------

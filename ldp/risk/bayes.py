@@ -21,11 +21,11 @@ The Beta-Bernoulli example (Example 4, Fig. 1) has closed forms:
 the Theorem 2 bound is :math:`c^2/(8e^\varepsilon)` with :math:`c = (1-c_0)_+`, and the
 Corollary 3 supremum is attained at :math:`\log(1/(2\zeta)) = (A + \sqrt{A^2 + 4A})/2`,
 :math:`A = \varphi_n I + \log 2` (derived here; it agrees with a direct maximisation over a
-fine grid of :math:`\zeta`, see ``tests/test_risk.py``).
+fine grid of :math:`\zeta`, see ``tests/risk/test_risk.py``).
 
 Corrections to the paper: Remark 1 prints the values 0.03 and 0.08 for the suprema of (15)
 and (17); the exact suprema are 0.045659 and 2/27 = 0.074074 (so 0.08 overstates the bound;
-checked in ``tests/test_risk.py``). The Theorem 2 bound is not monotone in epsilon, and
+checked in ``tests/risk/test_risk.py``). The Theorem 2 bound is not monotone in epsilon, and
 ``envelope=True`` reports the valid monotone envelope :math:`\sup_{\varepsilon'\ge\varepsilon}`.
 """
 

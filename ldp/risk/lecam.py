@@ -17,7 +17,7 @@ is at least the average risk, and pointwise
 :math:`p_0\ell(t,\theta_0) + p_1\ell(t,\theta_1) \ge \min(p_0,p_1)\,\ell(\theta_0,\theta_1)/2`.
 For squared error the usual reduction through testing loses a factor 2 to 4 against this
 constant; the direct averaging argument above shows that the paper's constant is in fact valid
-for squared loss (tested against the exact two-point Bayes risk in ``tests/test_risk.py``). For
+for squared loss (tested against the exact two-point Bayes risk in ``tests/risk/test_risk.py``). For
 a metric loss, twice the value is also valid.
 
 The total variation is bounded, per ``method``, by
@@ -36,9 +36,9 @@ The total variation is bounded, per ``method``, by
   \le \eta_{TV}\tanh(\varepsilon/2) \le \tanh^2(\varepsilon/2)` (Ghazi-Issa (2023),
   Theorem 5, with :math:`\eta_{TV} \le \tanh(\varepsilon/2)`: their eq. (26) prints the
   reciprocal :math:`(e^\varepsilon+1)/(e^\varepsilon-1)`, which exceeds 1; the correct form
-  is the one their Lemma 3 uses, checked in ``tests/test_contraction.py``), which is below
-  :math:`1 - e^{-\varepsilon}` for every :math:`\varepsilon > 0` (about 3x at ``eps = 1``,
-  6.5x at ``eps = 0.5``);
+  is the one their Lemma 3 uses, checked in ``tests/contraction/test_contraction.py``),
+  which is below :math:`1 - e^{-\varepsilon}` for every :math:`\varepsilon > 0` (about 3x
+  at ``eps = 1``, 6.5x at ``eps = 0.5``);
 * ``"best"``: the smallest of those that apply.
 
 With a concrete :class:`~ldp.Channel` (the same channel for all ``n`` users) the privatized

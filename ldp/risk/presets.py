@@ -21,7 +21,7 @@ calculator of :mod:`ldp.risk` (and tested against it).
   bracket is negative for every ``n >= 27``; so the printed rate (8) is not supported by
   its proof (and fails as epsilon grows). It is available only through
   :func:`moment_mean_paper_rate`, which warns. The repair is checked in
-  ``tests/test_risk.py``.
+  ``tests/risk/test_risk.py``.
 * :func:`ball_mean`: Example 3 / Corollary 2 of Asoodeh-Aliakbarpour-Calmon (2021), with the
   proof's chain of inequalities corrected (see :func:`ball_mean`):
   :math:`\max_{16\le k\le d} \frac{r^2\omega^2}{4k}[1 - 16(1+n\omega\varphi_n)\log 2/k]_+`,
@@ -235,7 +235,7 @@ def moment_mean(
     :math:`\omega = \min\{1, (1-(7/8)^{1/n})/\varphi\}`. The paper's proof picks
     :math:`\omega` with :math:`(7/8)^{1/\sqrt n}`, which makes the bracket negative for every
     ``n >= 27``; with :math:`(7/8)^{1/n}` the bracket stays positive (checked in
-    ``tests/test_risk.py``).
+    ``tests/risk/test_risk.py``).
 
     This is :func:`le_cam` (Hellinger route) on the construction's two-point pair, whose
     squared separation is :math:`4\omega^{2(k-1)/k}` (the proof prints
@@ -360,7 +360,7 @@ def ball_mean(
     chain is :math:`I(Z^n;V) \le \varphi_n I(X^n;V) \le \varphi_n n I(X;V)`, and the final
     (44) stands. The hypotheses :math:`P_v(r e_j)` carry a factor :math:`1/k`, so for squared
     loss :math:`\tau = r^2\omega^2/(4k)`, and the construction needs :math:`16 \le k \le d`
-    (these constants are checked in ``tests/test_risk.py``). ``method="lecam"``: the 1-D Le
+    (these constants are checked in ``tests/risk/test_risk.py``). ``method="lecam"``: the 1-D Le
     Cam bound of :func:`bernoulli_mean` on :math:`\{\pm r e_1\}`, valid in every dimension.
     ``method="best"``: the larger.
 

@@ -1,4 +1,4 @@
-"""Write the fitted-estimator pickles that tests/test_estimators_pickles.py loads.
+"""Write the fitted-estimator pickles that tests/estimators/test_pickles.py loads.
 
 One small pickle per estimator kind (``estimator_<kind>.pkl``), fitted with fixed seeds on
 fixed data, and ``estimator_pickles.json``: what each gave when it was written (predictions,

@@ -7,7 +7,8 @@ changelog)::
     git worktree add /tmp/v010 fb56a9e
     PYTHONPATH=/tmp/v010 python tests/data/make_mechanism_pickles.py tests/data
 
-The pickles are never rewritten: ``tests/test_old_paths.py`` loads them with today's code.
+The pickles are never rewritten: ``tests/mechanisms/test_mechanism_pickles.py`` loads them
+with today's code.
 """
 
 import json

@@ -14,7 +14,7 @@ composed Poisson-subsampled Gaussian curve.
   Berry-Esseen guarantee of Dong-Roth-Su (2022), §5.3, with the third-moment functional
   corrected (the paper's formula for ``kappa3_bar(C_p(G_mu))`` leaves out
   ``kl^3 (1 - p)(1 - 2 Phi(-mu/2))``, the contribution of the slope -1 piece; see
-  tests/test_accounting_noisy_sgd.py).
+  tests/accounting/test_noisy_sgd.py).
 * :func:`poisson_sgd_tradeoff` is the trade-off curve of ``T`` Poisson-subsampled Gaussian
   steps, ``g = (p G_{1/sigma} + (1-p) Id)^{(x)T}`` (Zheng-Dong-Long-Su (2020), §2, after Bu
   et al. (2019)), or its two-sided form ``min{g, g^{-1}}**`` (symmetrised *after*

@@ -362,7 +362,7 @@ def subsampled_gaussian_loss_moments_approx(
     (expanding ``E(e^X + 1)^3`` gives ``+ 4``) and a factor ``(2 - q^3)`` where
     ``(2 - q)^3 = (1 + q_hat)^3`` is meant. The approximations over-state the exact moments
     at small ``q`` (compare :func:`~ldp.accounting.central.subsampled_gaussian_loss_moments`;
-    tests/test_accounting_noisy_sgd.py).
+    tests/accounting/test_noisy_sgd.py).
 
     Parameters
     ----------

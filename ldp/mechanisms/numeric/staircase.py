@@ -35,7 +35,7 @@ def staircase_tv(epsilon: float, gamma: float) -> float:
     ``gamma < 1/2`` and ``(1 - b) / (2 (gamma + b (1 - gamma)))`` for ``gamma >= 1/2``; it is
     ``tanh(eps/2)`` at ``gamma = 1/2`` (the largest) and ``(1 - e^{-eps})/2`` at 0 and 1. The
     paper's Appendix K1 prints one intermediate step with ``1 - e^{eps}``; the correct factor
-    is ``1 - e^{-eps}`` (the final formula above is right: ``tests/test_staircase.py``
+    is ``1 - e^{-eps}`` (the final formula above is right: ``tests/mechanisms/test_staircase.py``
     integrates the densities).
 
     Parameters

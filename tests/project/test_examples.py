@@ -1,0 +1,86 @@
+"""Every script in examples/ runs to completion (each one is a real use of the library)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+# scripts whose own test runs them the same way (a fresh `python script.py figure.png`) and
+# checks more than the exit code, so running them here again would only cost time
+DEDICATED = {
+    "contraction_table.py": "test_contraction_table_prints_every_mechanism_and_plots",
+    "daily_telemetry.py": "tests/project/test_examples_telemetry.py::test_daily_telemetry_runs",
+    "heavy_hitters.py": (
+        "tests/project/test_examples_heavy_hitters.py::test_heavy_hitters_example_runs_and_finds_the_top_20"
+    ),
+    "risk_vs_achieved.py": "tests/project/test_examples_risk.py::test_risk_vs_achieved_runs",
+}
+
+
+def test_every_dedicated_example_exists():
+    assert set(DEDICATED) <= {p.name for p in EXAMPLES}
+
+
+#: The documentation build runs every example for its gallery, exactly as below (a fresh
+#: ``python script.py figure.png``), and fails on a failing one; tests/project/test_docs.py checks
+#: that each printed something.
+DOCS_BUILD = "tests/project/test_docs.py::test_every_section_is_built"
+
+
+@pytest.fixture
+def run_here(request) -> None:
+    """Skip when this session's documentation build runs the examples (once is enough)."""
+    import importlib.util
+
+    built = any(item.nodeid == DOCS_BUILD for item in request.session.items)
+    if built and importlib.util.find_spec("sphinx") is not None:
+        pytest.skip(f"run by the documentation build of this session ({DOCS_BUILD})")
+
+
+# each run starts a fresh interpreter and imports the library (>= 1.5 s before any work)
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script", [p for p in EXAMPLES if p.name not in DEDICATED], ids=lambda p: p.name
+)
+def test_example_runs(script, tmp_path, run_here):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / f"{script.stem}.png")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert result.stdout.strip()
+
+
+@pytest.mark.slow  # a fresh interpreter, as in test_example_runs
+def test_contraction_table_prints_every_mechanism_and_plots(tmp_path):
+    script = next(p for p in EXAMPLES if p.name == "contraction_table.py")
+    figure = tmp_path / "table.png"
+    result = subprocess.run(
+        [sys.executable, str(script), str(figure)],
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for name in ("RR", "4-RR", "16-RR", "erasure"):
+        for eps in ("0.5", "1", "2", "4"):
+            rows = [ln.split() for ln in lines if ln.split()[:2] == [name, eps]]
+            assert {r[2] for r in rows} == {"kl", "chi2", "tv", "E_g"}
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "skipping the figure" in result.stdout
+    else:
+        assert figure.exists() and figure.stat().st_size > 0
