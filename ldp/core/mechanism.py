@@ -166,6 +166,25 @@ class Mechanism(abc.ABC):
         """
         return plain_privacy(self, delta)
 
+    def krr_parameters(self) -> tuple[int, float] | None:
+        """``(k, epsilon)`` when the mechanism is k-ary randomized response, else ``None``.
+
+        Accounting answers k-RR with closed forms (the clone probability and the privacy
+        blanket of :mod:`ldp.accounting.shuffle`); a mechanism says whether they apply to it
+        (:class:`~ldp.mechanisms.GRR`, and a :class:`~ldp.Channel` whose matrix is k-RR),
+        so that no caller compares types or names.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> from ldp.mechanisms import GRR, OUE
+        >>> GRR(5, 1.0).krr_parameters(), OUE(5, 1.0).krr_parameters()
+        ((5, 1.0), None)
+        >>> ldp.k_rr(3, 2.0).krr_parameters()[0]
+        3
+        """
+        return None
+
     def audit_statistic(self, x0: Any, x1: Any) -> Callable[[np.ndarray], np.ndarray] | None:
         """Reports -> one integer per report keeping the likelihood ratio of ``x0`` and ``x1``.
 

@@ -110,6 +110,10 @@ class GRR(FrequencyOracle):
         hit = distinct[at] == reports if distinct.size else np.zeros(reports.size, bool)
         return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
 
+    def krr_parameters(self) -> tuple[int, float]:
+        """``(k, epsilon)``: GRR is k-ary randomized response."""
+        return self._k, float(self.epsilon)
+
     def to_channel(self) -> Channel:
         """The ``k x k`` channel: ``p`` on the diagonal, ``q`` off it."""
         check_channel_size(2 * math.log2(self._k), "GRR")
