@@ -122,6 +122,12 @@ class Mechanism(abc.ABC):
         """The exact finite channel (input -> report), where the mechanism has one."""
         raise NotImplementedError(f"{type(self).__name__} has no finite channel")
 
+    #: Whether a report is itself one of the answers, the true one with probability ``p``
+    #: (k-ary randomized response sends a category): a plain summary then says the true
+    #: answer is *sent* with probability ``p``, where a support-set oracle's report *points
+    #: to* the true answer with probability ``p`` and to any other with probability ``q``.
+    report_is_answer: ClassVar[bool] = False
+
     #: Whether :meth:`privacy_channel` has exactly the mechanism's privacy profile (``True``)
     #: or only dominates it (its profile is a certified upper bound).
     privacy_exact: ClassVar[bool] = True

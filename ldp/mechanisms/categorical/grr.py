@@ -60,6 +60,9 @@ class GRR(FrequencyOracle):
 
     name = "GRR"
 
+    #: the report is the (randomized) answer itself
+    report_is_answer = True
+
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
         self._odds = exp_down(self._eps_budget)  # P(keep) / P(one given other value)
