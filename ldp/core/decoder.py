@@ -154,7 +154,7 @@ class Estimate:
 
     @property
     def z(self) -> float:
-        """The normal quantile of :attr:`confidence` (:func:`normal_z`)."""
+        """The normal quantile of ``confidence`` (:func:`normal_z`)."""
         return normal_z(self.confidence)
 
     @property

@@ -176,9 +176,9 @@ class Mechanism(abc.ABC):
         """``(k, epsilon)`` when the mechanism is k-ary randomized response, else ``None``.
 
         Accounting answers k-RR with closed forms (the clone probability and the privacy
-        blanket of :mod:`ldp.accounting.shuffle`); a mechanism says whether they apply to it
-        (:class:`~ldp.mechanisms.GRR`, and a :class:`~ldp.Channel` whose matrix is k-RR),
-        so that no caller compares types or names.
+        blanket of :func:`ldp.accounting.shuffle_amplification`); the mechanism says whether
+        they apply (:class:`~ldp.mechanisms.GRR`, and a :class:`~ldp.Channel` whose matrix is
+        k-RR), so that no caller compares types or names.
 
         Examples
         --------
