@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -55,6 +54,7 @@ from estimators.privatizer import (
 from ldp._random import ByteSource
 from ldp._validation import check_random_state, check_scalar, plain
 from ldp._warnings import PrivacyLeakWarning
+from ldp.core import normal_z
 from ldp.distributed import is_dask_collection, map_reduce_partitions
 from ldp.protocol import Protocol, iter_reports
 from ldp.tasks import DEFAULT_ALPHA, check_reports
@@ -79,10 +79,15 @@ def _same_param(a: object, b: object) -> bool:
         return repr(a) == repr(b)
 
 
+def check_alpha(alpha: object) -> float:
+    """``alpha`` in ``(0, 1)``: the error rate of a two-sided ``1 - alpha`` interval."""
+    return check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
 def normal_quantile(alpha: object) -> float:
-    """``z_{1 - alpha/2}``: the normal quantile of a two-sided ``1 - alpha`` interval."""
-    level = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
-    return float(norm.ppf(1.0 - level / 2.0))
+    """``z_{1 - alpha/2}``: the normal quantile of a two-sided ``1 - alpha`` interval
+    (:func:`ldp.core.normal_z` at confidence ``1 - alpha``, as the decoders' intervals)."""
+    return normal_z(1.0 - check_alpha(alpha))
 
 
 class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metaclass=ABCMeta):

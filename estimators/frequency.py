@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from estimators import _params as params
-from estimators._base import ProtocolEstimator, normal_quantile
+from estimators._base import ProtocolEstimator, check_alpha
 from estimators._params import Check
 from estimators._schema import CATEGORICAL
 from ldp.risk import Bound, distribution_estimation
@@ -194,15 +194,22 @@ class FrequencyEstimator(ProtocolEstimator):
         """Per column, a ``(k, 2)`` array of normal-approximation ``1 - alpha`` intervals.
 
         Centred on the unbiased estimate (whatever ``consistency`` is), half-width
-        ``z_{1-alpha/2}`` times the square root of :meth:`variance`, clipped to ``[0, 1]``.
-        The counts are sums of independent reports, so the normal approximation is the
-        central limit theorem's.
+        ``z_{1-alpha/2}`` times the square root of :meth:`variance`, clipped to ``[0, 1]``:
+        the oracle's own interval (:meth:`ldp.mechanisms.FrequencyMechanism.interval` at
+        confidence ``1 - alpha``). The counts are sums of independent reports, so the normal
+        approximation is the central limit theorem's.
         """
-        z = normal_quantile(alpha)
+        check_is_fitted(self)
+        level = 1.0 - check_alpha(alpha)
         out = []
-        for est, var in zip(self.unbiased_frequencies_, self.variance(convention)):
-            half = z * np.sqrt(var)
-            out.append(np.clip(np.column_stack([est - half, est + half]), 0.0, 1.0))
+        for column, mech, stat in zip(self.columns_, self.mechanisms_, self.statistics_):
+            if mech is None:  # one category: its frequency is 1
+                out.append(np.ones((1, 2)))
+            elif stat.n == 0:
+                out.append(np.full((column.k, 2), np.nan))
+            else:
+                est = mech.interval(stat, level, convention=convention)
+                out.append(np.clip(np.column_stack([est.lower, est.upper]), 0.0, 1.0))
         return out
 
     def lower_bound(self, loss: str = "l2sq") -> list[Bound | None]:

@@ -176,7 +176,7 @@ class VectorMeanEstimator(NoSeedInPickles, ValidatedParams, BaseEstimator):
         self._fit_ids = frozenset({new_fit_id()})
         self.protocol_ = protocol
         self.mechanism_ = mechanism
-        self.statistic_ = protocol.decoder.empty_statistic()  # type: ignore[attr-defined]
+        self.statistic_ = protocol.decoder.empty_statistic()
         self._square_sum = 0.0
         self.n_reports_ = 0
         self.n_features_in_ = d

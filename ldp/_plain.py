@@ -163,9 +163,9 @@ def plain_privacy(mechanism: Any, delta: float = 0.0) -> PlainPrivacy:
     exact = False
     if k is not None:
         support = getattr(mechanism, "p", None)
-        if isinstance(support, float) and getattr(mechanism, "name", "") != "GRR":
-            p_true, p_other = support, float(mechanism.q)
-        elif isinstance(support, float):
+        if isinstance(support, float) and not getattr(mechanism, "report_is_answer", False):
+            p_true, p_other = support, float(mechanism.q)  # a report supports p and q
+        elif isinstance(support, float):  # the report is the answer itself (k-RR)
             p_true = support
         elif matrix is not None and matrix.shape[0] == matrix.shape[1]:
             p_true = float(np.min(np.diag(matrix)))

@@ -266,6 +266,33 @@ class Channel(Mechanism):
             return self
         return self._cached("privacy_channel", self._dominating_pair)
 
+    def krr_parameters(self) -> tuple[int, float] | None:
+        """``(k, epsilon)`` when the matrix is k-ary randomized response (square, ``k >= 2``,
+        one value on the diagonal and a smaller one off it, equal to 12 digits), else
+        ``None``.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.k_rr(4, 1.0).krr_parameters()[0]
+        4
+        >>> ldp.Channel([[0.9, 0.1], [0.2, 0.8]]).krr_parameters() is None
+        True
+        """
+        matrix = self._matrix
+        size = matrix.shape[0]
+        if matrix.shape[1] != size or size < 2:
+            return None
+        diag = np.diag(matrix)
+        off = matrix[~np.eye(size, dtype=bool)]
+        if (
+            np.allclose(diag, diag[0], rtol=1e-12, atol=0)
+            and np.allclose(off, off[0], rtol=1e-12, atol=0)
+            and diag[0] > off[0]
+        ):
+            return int(size), self.epsilon
+        return None
+
     def _dominating_pair(self) -> Channel:
         d, o = float(self._matrix[0, 0]), float(self._matrix[0, 1])
         if d == o or min(d, o) == 0.0:

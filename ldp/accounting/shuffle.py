@@ -76,7 +76,6 @@ from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probab
 from ldp.accounting.pld import PrivacyLossDistribution
 from ldp.channel import Channel
 from ldp.core import Mechanism
-from ldp.mechanisms.categorical.grr import GRR
 from ldp.references import cite
 
 __all__ = [
@@ -196,12 +195,14 @@ def clone_probability(mechanism: object = None, epsilon0: float | None = None) -
     True
     """
     generic = math.exp(-epsilon0) if epsilon0 is not None else 0.0
-    if isinstance(mechanism, GRR):  # k-RR: min over a column is q, its top two p + q
-        _, other, _ = k_rr_probabilities(mechanism.k, float(mechanism.epsilon))
-        keep = 1.0 - (mechanism.k - 1) * other
+    matrix = _matrix(mechanism)
+    krr = _krr(mechanism)
+    if matrix is None and krr is not None:  # k-RR: min over a column is q, its top two p + q
+        k, eps = krr
+        _, other, _ = k_rr_probabilities(k, eps)
+        keep = 1.0 - (k - 1) * other
         value = 2.0 * other / (keep + other) * (1.0 - 1e-12)
         return min(1.0, max(value, generic))
-    matrix = _matrix(mechanism)
     if matrix is None:
         return generic
     if matrix.shape[0] < 2:
@@ -214,6 +215,11 @@ def clone_probability(mechanism: object = None, epsilon0: float | None = None) -
     value = float(np.min(matrix.min(axis=0)[used] / pair[used]))
     value *= 1.0 - 1e-12  # rounded down: a relative error of a few ulps per entry
     return min(1.0, max(value, generic))
+
+
+def _krr(mechanism: object) -> tuple[int, float] | None:
+    """``(k, epsilon)`` when the mechanism says it is k-RR (:meth:`Mechanism.krr_parameters`)."""
+    return mechanism.krr_parameters() if isinstance(mechanism, Mechanism) else None
 
 
 def _matrix(mechanism: object) -> np.ndarray | None:
@@ -334,19 +340,8 @@ def krr_alphabet(mechanism: object) -> int | None:
     >>> krr_alphabet(ldp.k_rr(5, 1.0)), krr_alphabet(ldp.mechanisms.OUE(5, 1.0))
     (5, None)
     """
-    if isinstance(mechanism, GRR):
-        return int(mechanism.k)
-    matrix = _matrix(mechanism)
-    if matrix is None or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 2:
-        return None
-    size = matrix.shape[0]
-    diag = np.diag(matrix)
-    off = matrix[~np.eye(size, dtype=bool)]
-    if np.allclose(diag, diag[0], rtol=1e-12, atol=0) and np.allclose(
-        off, off[0], rtol=1e-12, atol=0
-    ):
-        return int(size) if diag[0] > off[0] else None
-    return None
+    krr = _krr(mechanism)
+    return None if krr is None else krr[0]
 
 
 def _blanket(eps0: float, n: int, delta: float, k: int | None) -> tuple[float, str, float]:

@@ -87,15 +87,6 @@ def add_parser(commands) -> None:
     )
 
 
-def _z(confidence: float) -> float:
-    from scipy.special import ndtri
-
-    from ldp._validation import check_scalar
-
-    level = check_scalar(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    return float(ndtri(0.5 + level / 2.0))
-
-
 def _read_column(path: str, column: str) -> tuple[np.ndarray, list, int]:
     """Category codes of ``column``, the sorted categories and the number of missing rows."""
     import numpy as np
@@ -192,14 +183,15 @@ def _frequencies(
 def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     import numpy as np
 
-    from ldp.mechanisms import CountMeanSketch, FrequencyMechanism, Interval, MeanMechanism
+    from ldp.core import check_confidence
+    from ldp.mechanisms import Interval
     from ldp.protocol import load
 
     for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
         if getattr(args, name) is not None:
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
-    z = _z(args.confidence)
+    check_confidence(args.confidence)
     protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
     if protocol.kind == "categorical":
         _check_table_size(protocol.k or 0, f"the protocol {args.protocol}")
@@ -224,53 +216,51 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         row("reports", statistic.n),
         row("epsilon (stated)", protocol.epsilon),
     ]
-    target = protocol.mechanism.domain
     if (args.items is not None) != (protocol.kind == "items"):
         raise UserError(
             "--items queries a sketch protocol (cms, hcms); a sketch protocol needs --items"
         )
-    if protocol.kind == "items" and isinstance(decoder, CountMeanSketch):
+    options: dict = {}
+    if protocol.kind == "items":
         if args.consistency != "none":
             raise UserError(
                 "--consistency applies to the frequencies of a whole alphabet, not to queried "
                 "items of a sketch"
             )
-        items = [item for item in args.items.split(",") if item]
-        if not items:
+        options["items"] = [item for item in args.items.split(",") if item]
+        if not options["items"]:
             raise UserError("--items names no item")
-        estimate = np.asarray(decoder.estimate(statistic).frequency(items))
+    # the decoder answers for itself: its estimate, standard error and how it got them
+    estimate = decoder.interval(statistic, args.confidence, **options)
+    if protocol.kind == "items":
         # thinly spread other items; a heavy item that shares buckets adds to the error
-        variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0))
-        rows = _frequency_rows(items, estimate, z * np.sqrt(variance))
+        rows = _frequency_rows(estimate.names, estimate.value, estimate.half_width)
         data["frequencies"] = rows
         lines += _frequency_table(rows, args.confidence)
-    elif protocol.kind == "categorical" and isinstance(decoder, FrequencyMechanism):
-        estimate = decoder.estimate(statistic)
-        variance = decoder.variance(statistic.n, np.clip(estimate, 0.0, 1.0), convention="fixed")
-        half = z * np.sqrt(variance)
-        labels = protocol.labels if protocol.labels is not None else range(len(estimate))
-        rows, table, summary = _frequencies(args, list(labels), estimate, half, decoder, statistic)
+    elif protocol.kind == "categorical":
+        labels = protocol.labels if protocol.labels is not None else range(np.size(estimate.value))
+        rows, table, summary = _frequencies(
+            args, list(labels), estimate.value, estimate.half_width, decoder, statistic
+        )
         data.update(summary, frequencies=rows)
         lines += table
-    elif (
-        protocol.kind == "interval"
-        and isinstance(target, Interval)
-        and target.d == 1
-        and isinstance(decoder, MeanMechanism)
-        and protocol.bounds is not None
-    ):
+    else:
+        target = protocol.mechanism.domain
+        if (
+            not isinstance(target, Interval)
+            or np.ndim(estimate.value) != 0
+            or protocol.bounds is None
+        ):
+            raise UserError("estimating vector means from the command line is not supported")
         low, high = protocol.bounds
         slope = (high - low) / (target.high - target.low)
-        unit = float(decoder.estimate(statistic))
-        mean = low + (unit - target.low) * slope
-        half_width = z * slope * float(np.sqrt(decoder.variance(statistic.n)))
+        mean = low + (float(estimate.value) - target.low) * slope
+        half_width = estimate.z * slope * float(estimate.standard_error)
         if args.consistency != "none":
             raise UserError("--consistency applies to frequencies, not to a mean")
         data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}
         lines.append(row("mean", mean))
         lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half_width))
-    else:
-        raise UserError("estimating vector means from the command line is not supported")
     return data, "\n".join(lines)
 
 
@@ -295,9 +285,10 @@ def _check_fit(decoder, statistic, path: str, *, strict: bool):
 def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
     import numpy as np
 
+    from ldp.core import check_confidence
     from ldp.tasks import FREQUENCY_ORACLES
 
-    z = _z(args.confidence)
+    check_confidence(args.confidence)
     if args.items is not None:
         raise UserError("--items queries the reports of a sketch protocol (give --protocol)")
     if args.column is None:
@@ -327,8 +318,9 @@ def _simulate(args: argparse.Namespace) -> tuple[dict, str]:
             protocol.save(protocol_file)
             write_reports(protocol, reports, reports_file)
     counts = oracle.aggregate(reports)
-    estimate = oracle.estimate(counts)
-    half = z * np.sqrt(oracle.variance(counts.n, truth, convention="fixed"))
+    # the simulation knows the truth: the intervals use the exact variance there
+    interval = oracle.interval(counts, args.confidence, at=truth)
+    estimate, half = interval.value, interval.half_width
     rows, table, summary = _frequencies(args, categories, estimate, half, oracle, counts, truth)
     source = f"{args.data}, column {args.column} (simulated reports)"
     data = {

@@ -148,6 +148,12 @@ class Mechanism(abc.ABC):
         """The exact finite channel (input -> report), where the mechanism has one."""
         raise NotImplementedError(f"{type(self).__name__} has no finite channel")
 
+    #: Whether a report is itself one of the answers, the true one with probability ``p``
+    #: (k-ary randomized response sends a category): a plain summary then says the true
+    #: answer is *sent* with probability ``p``, where a support-set oracle's report *points
+    #: to* the true answer with probability ``p`` and to any other with probability ``q``.
+    report_is_answer: ClassVar[bool] = False
+
     #: Whether :meth:`privacy_channel` has exactly the mechanism's privacy profile (``True``)
     #: or only dominates it (its profile is a certified upper bound).
     privacy_exact: ClassVar[bool] = True
@@ -191,6 +197,25 @@ class Mechanism(abc.ABC):
         'The true answer is sent with probability at least 0.576.'
         """
         return plain_privacy(self, delta)
+
+    def krr_parameters(self) -> tuple[int, float] | None:
+        """``(k, epsilon)`` when the mechanism is k-ary randomized response, else ``None``.
+
+        Accounting answers k-RR with closed forms (the clone probability and the privacy
+        blanket of :func:`ldp.accounting.shuffle_amplification`); the mechanism says whether
+        they apply (:class:`~ldp.mechanisms.GRR`, and a :class:`~ldp.Channel` whose matrix is
+        k-RR), so that no caller compares types or names.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> from ldp.mechanisms import GRR, OUE
+        >>> GRR(5, 1.0).krr_parameters(), OUE(5, 1.0).krr_parameters()
+        ((5, 1.0), None)
+        >>> ldp.k_rr(3, 2.0).krr_parameters()[0]
+        3
+        """
+        return None
 
     def audit_statistic(self, x0: Any, x1: Any) -> Callable[[np.ndarray], np.ndarray] | None:
         """Reports -> one integer per report keeping the likelihood ratio of ``x0`` and ``x1``.

@@ -19,6 +19,8 @@ Each mechanism has
   all of them;
 * ``estimate(reports_or_counts)``: the unbiased estimate;
 * ``variance(n, f=None, convention="fixed")``: its exact variance;
+* ``interval(statistic, confidence=0.95)``: the estimate with a normal interval, an
+  :class:`~ldp.core.Estimate` (every mechanism here is an :class:`~ldp.core.Decoder`);
 * ``epsilon``: the pure-LDP level of the probabilities the mechanism uses, checked exactly.
 
 **Randomness.** ``rng`` is ``None``, an int seed, a numpy ``Generator`` or ``"os"``. A seeded
@@ -67,8 +69,10 @@ from ldp._validation import (
 from ldp.core import (
     Ball,
     Categories,
+    Estimate,
     Interval,
     Mechanism,
+    check_confidence,
     check_unit_values,
 )
 
@@ -416,6 +420,62 @@ class FrequencyMechanism(Frozen, Mechanism):
     ) -> float | np.ndarray:
         """Exact variance of :meth:`estimate` over ``n`` users."""
 
+    def interval(
+        self,
+        statistic: ArrayLike | SupportCounts,
+        /,
+        confidence: float = 0.95,
+        *,
+        convention: str = "fixed",
+        at: ArrayLike | None = None,
+    ) -> Estimate:
+        """The unbiased frequencies with two-sided normal intervals at ``confidence``.
+
+        The standard error is the square root of the exact :meth:`variance` over the
+        statistic's ``n`` reports at the unbiased estimate clipped to ``[0, 1]`` (a plug-in:
+        the formula is exact at the true frequencies), or at the frequencies ``at``.
+
+        Parameters
+        ----------
+        statistic : SupportCounts or array_like
+            The statistic of the reports (or the reports).
+        confidence : float, default 0.95
+            Level of the intervals, in ``(0, 1)``.
+        convention : {"fixed", "iid"}, default "fixed"
+            The estimand (see :meth:`variance`).
+        at : array_like, optional
+            The frequencies at which to evaluate the variance (default the clipped estimate).
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import OUE
+        >>> oue = OUE(4, 1.0)
+        >>> counts = oue.aggregate(oue.privatize(np.repeat([0, 1, 2, 3], 500), rng=3))
+        >>> est = oue.interval(counts)
+        >>> sd = np.sqrt(oue.variance(counts.n, np.clip(est.value, 0, 1)))
+        >>> bool(np.array_equal(est.half_width, 1.959963984540054 * sd))
+        True
+        """
+        level = check_confidence(confidence)
+        conv = check_convention(convention)
+        counts = self.counts_of(statistic)
+        value = self.estimate(counts)
+        where = np.clip(value, 0.0, 1.0) if at is None else at
+        variance = self.variance(counts.n, where, convention=conv)
+        how = "the clipped estimate" if at is None else "the given frequencies"
+        return Estimate(
+            value,
+            np.sqrt(variance),
+            level,
+            counts.n,
+            f"normal, exact {conv} variance at {how}",
+        )
+
     def empty_statistic(self) -> SupportCounts:
         """The statistic of zero reports (the neutral element of ``+``)."""
         self._check_decodable("empty_statistic")
@@ -679,6 +739,41 @@ class MeanMechanism(Frozen, Mechanism):
             raise ValueError("cannot estimate a mean from zero reports")
         out = sums.total / sums.n
         return scalar_or_array(out)
+
+    def interval(self, statistic: ArrayLike | MeanSums, /, confidence: float = 0.95) -> Estimate:
+        """The unbiased mean with a two-sided normal interval at ``confidence``.
+
+        The standard error is the square root of the worst-case :meth:`variance` over the
+        domain (``worst_case_variance() / n``): the interval covers at least at the stated
+        rate whatever the users' values (per coordinate for vectors).
+
+        Parameters
+        ----------
+        statistic : MeanSums or array_like
+            The statistic of the reports (or the reports).
+        confidence : float, default 0.95
+            Level of the interval, in ``(0, 1)``.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import Duchi
+        >>> duchi = Duchi(1.0)
+        >>> est = duchi.interval(duchi.aggregate(duchi.privatize(np.full(4000, 0.3), rng=0)))
+        >>> bool(est.lower < 0.3 < est.upper), est.method
+        (True, 'normal, worst-case variance')
+        """
+        level = check_confidence(confidence)
+        sums = statistic if isinstance(statistic, MeanSums) else self.aggregate(statistic)
+        value = self.estimate(sums)
+        error = np.sqrt(self.variance(sums.n))
+        if np.ndim(value):
+            error = np.full(np.shape(value), error)
+        return Estimate(value, error, level, sums.n, "normal, worst-case variance")
 
     @abc.abstractmethod
     def per_user_variance(self, x: np.ndarray) -> np.ndarray:

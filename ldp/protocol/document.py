@@ -31,7 +31,7 @@ import math
 import numbers
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,7 +40,7 @@ from ldp._items import unique_items
 from ldp._rounding import round_up
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
-from ldp.core import Ball, Categories, Interval, Items, Mechanism, canonical_json
+from ldp.core import Ball, Categories, Decoder, Interval, Items, Mechanism, canonical_json
 from ldp.mechanisms.base import FrequencyMechanism
 from ldp.mechanisms.registry import PROTOCOL_IDS, V1_NAMES, protocol_id
 from ldp.protocol.canonical import MAX_DEPTH, content_hash, jcs, nesting_depth, parse_document
@@ -573,12 +573,12 @@ class Protocol:
         return self._mechanism
 
     @property
-    def decoder(self) -> Mechanism:
-        """What the server estimates with: a :class:`~ldp.tasks.ChannelOracle` for a
-        channel, the mechanism itself otherwise."""
+    def decoder(self) -> Decoder:
+        """What the server estimates with (a :class:`~ldp.core.Decoder`): a
+        :class:`~ldp.tasks.ChannelOracle` for a channel, the mechanism itself otherwise."""
         if isinstance(self._mechanism, Channel):
             return ChannelOracle(self._mechanism)
-        return self._mechanism
+        return cast(Decoder, self._mechanism)
 
     @property
     def question(self) -> str | None:
@@ -702,12 +702,12 @@ class Protocol:
         from ldp.protocol.reports import iter_reports
 
         decoder = self.decoder
-        total = decoder.empty_statistic()  # type: ignore[attr-defined]
+        total = decoder.empty_statistic()
         chunks = iter_reports(
             self, source, chunksize=chunksize, trusted=trusted, fingerprint=fingerprint
         )
         for chunk in chunks:
-            total = total + decoder.aggregate(chunk)  # type: ignore[attr-defined]
+            total = total + decoder.aggregate(chunk)
         return total
 
     def summary(self):

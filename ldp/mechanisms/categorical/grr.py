@@ -61,6 +61,9 @@ class GRR(FrequencyOracle):
 
     name = "GRR"
 
+    #: the report is the (randomized) answer itself
+    report_is_answer = True
+
     def __init__(self, k: int, epsilon: float) -> None:
         super().__init__(k, epsilon)
         self._odds = exp_down(self._eps_budget)  # P(keep) / P(one given other value)
@@ -110,6 +113,10 @@ class GRR(FrequencyOracle):
         at = np.searchsorted(distinct, reports).clip(max=max(distinct.size - 1, 0))
         hit = distinct[at] == reports if distinct.size else np.zeros(reports.size, bool)
         return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
+
+    def krr_parameters(self) -> tuple[int, float]:
+        """``(k, epsilon)``: GRR is k-ary randomized response."""
+        return self._k, float(self.epsilon)
 
     def to_channel(self) -> Channel:
         """The ``k x k`` channel: ``p`` on the diagonal, ``q`` off it."""

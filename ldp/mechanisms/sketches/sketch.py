@@ -58,7 +58,7 @@ from ldp._validation import (
     scalar_or_array,
 )
 from ldp.channel import Channel
-from ldp.core import Field, Items, Mechanism, ReportCodec
+from ldp.core import Estimate, Field, Items, Mechanism, ReportCodec, check_confidence
 from ldp.mechanisms._hashing import fwht, parity
 from ldp.mechanisms.base import (
     MAX_STATISTIC_ENTRIES,
@@ -435,6 +435,61 @@ class CountMeanSketch(Frozen, Mechanism):
         if counts.n == 0:
             raise ValueError("cannot estimate frequencies from zero reports")
         return Sketch(self._matrix(counts), counts.n, self)
+
+    def interval(
+        self,
+        statistic: ArrayLike | SketchCounts,
+        /,
+        confidence: float = 0.95,
+        *,
+        items: object = None,
+    ) -> Estimate:
+        """The frequencies of the queried ``items`` with two-sided normal intervals.
+
+        The standard error is the square root of :meth:`variance` at the estimate clipped to
+        ``[0, 1]`` with the other items spread thinly (``others_squared = 0``): a heavy item
+        that shares buckets with a queried one adds to its error (module notes).
+
+        Parameters
+        ----------
+        statistic : SketchCounts or array_like
+            The statistic of the reports (or the reports).
+        confidence : float, default 0.95
+            Level of the intervals, in ``(0, 1)``.
+        items : 1-D sequence of str, bytes or int
+            The items to query (required: a sketch answers for any item).
+
+        Returns
+        -------
+        Estimate
+            One frequency per item, named by the items.
+
+        Examples
+        --------
+        >>> from ldp.mechanisms import CMS
+        >>> cms = CMS(4.0, width=256, depth=8)
+        >>> counts = cms.aggregate(cms.privatize(["a"] * 3000 + ["b"] * 1000, rng=0))
+        >>> est = cms.interval(counts, items=["a", "b"])
+        >>> est.names, bool(est.lower[0] < 0.75 < est.upper[0])
+        (('a', 'b'), True)
+        """
+        level = check_confidence(confidence)
+        if items is None or _scalar_item(items):
+            raise TypeError(
+                f"items must be a 1-D sequence of the items to query, got {describe(items)}"
+            )
+        queried = list(items)  # type: ignore[call-overload]
+        counts = self.counts_of(statistic)
+        value = np.asarray(self.estimate(counts).frequency(queried))
+        variance = self.variance(counts.n, np.clip(value, 0.0, 1.0))
+        return Estimate(
+            value,
+            np.sqrt(variance),
+            level,
+            counts.n,
+            "normal, variance at the clipped estimate, other items spread thinly",
+            names=tuple(queried),
+        )
 
     @abc.abstractmethod
     def _noise(self, f: np.ndarray) -> np.ndarray:
