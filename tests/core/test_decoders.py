@@ -25,7 +25,7 @@ from ldp.mechanisms import (
 from ldp.mechanisms.registry import example
 from ldp.protocol import Protocol
 from ldp.tasks import ChannelOracle
-from tests.test_mechanism_protocol import valid_values
+from tests.core.test_mechanism_protocol import valid_values
 
 NAMES = sorted(REGISTRY)
 ITEMS = ["apple", "pear", "fig"]
