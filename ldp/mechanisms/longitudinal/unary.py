@@ -43,7 +43,7 @@ from ldp.mechanisms.base import (
     chunk_rows,
 )
 from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
-from ldp.mechanisms.categorical.unary import bit_counts, packed_codec
+from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.longitudinal.lgrr import (
     MemoizedMechanism,
     lambda_ratio_gap,
@@ -168,7 +168,7 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
     @property
     def codec(self) -> ReportCodec:
         _check_vector(self._k, f"{type(self).__name__}.codec")
-        return packed_codec(self._k, _pad_check(self._k))
+        return packed_codec(self._k, check_pad_bits(self._k))
 
     def sampler(self) -> dict[str, object]:
         """Weights ``1 : 0`` of the permanent bits (``own``: the value's, ``other``) and of
@@ -267,20 +267,6 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
 
 def _check_vector(k: int, what: str) -> None:
     check_size(k, MAX_VECTOR_CATEGORIES, "MAX_VECTOR_CATEGORIES", what, f"a report of k = {k} bits")
-
-
-def _pad_check(k: int):
-    def check(reports: np.ndarray, where) -> None:
-        if k % 8:
-            pad = (1 << (8 - k % 8)) - 1
-            bad = (reports[:, -1] & pad) != 0
-            if np.any(bad):
-                raise ValueError(
-                    f"{where(int(np.argmax(bad)))}: the report has bits set beyond k = {k} "
-                    "(not a report of this mechanism)"
-                )
-
-    return check
 
 
 def _check_levels(epsilon: float, epsilon_permanent: float) -> tuple[float, float]:
