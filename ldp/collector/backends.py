@@ -32,7 +32,18 @@ BUSY_TIMEOUT = 10.0
 
 class StoreError(RuntimeError):
     """The database could not do what was asked (full, read-only, unreachable, locked):
-    nothing of the operation was stored."""
+    nothing of the operation was stored.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from ldp.collector import Store, StoreError
+    >>> try:
+    ...     Store(os.path.join(tempfile.mkdtemp(), "missing", "reports.sqlite"))
+    ... except StoreError as exc:
+    ...     print(exc)
+    the sqlite store could not open ...: unable to open database file
+    """
 
 
 class Backend:

@@ -40,11 +40,26 @@ class CheckedRecords:
         The native reports, in the order of ``ids``.
     texts : tuple of str
         Each report's fields as compact JSON (what the store keeps and compares on a retry).
+    positions : tuple of int
+        Each record's index in the upload (a record repeated in it is kept once).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.collector import check_records
+    >>> from ldp.protocol import Protocol
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> records = [{"id": c * 32, "fingerprint": protocol.fingerprint, "report": [0]}
+    ...            for c in "ab"]
+    >>> checked = check_records(protocol, records)
+    >>> len(checked), checked.positions, checked.reports.tolist()
+    (2, (0, 1), [0, 0])
     """
 
     ids: tuple[str, ...]
     reports: np.ndarray
     texts: tuple[str, ...]
+    positions: tuple[int, ...]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -53,8 +68,21 @@ class CheckedRecords:
 def parse_body(body: bytes) -> list[Any]:
     """The records of an upload body: one JSON object, a JSON array, or JSON lines.
 
-    Raises ``ValueError`` (naming the line, never echoing the body) for text that is not
-    UTF-8 or not JSON, and for an empty body.
+    Parameters
+    ----------
+    body : bytes
+        The request body (UTF-8).
+
+    Returns
+    -------
+    list
+        The JSON values it holds (an object alone is a list of one); not yet checked.
+
+    Raises
+    ------
+    ValueError
+        Naming the line, never echoing the body: for text that is not UTF-8 or not JSON, and
+        for an empty body.
 
     Examples
     --------
@@ -116,6 +144,18 @@ def check_records(protocol: Protocol, records: Sequence[Any]) -> CheckedRecords:
     :func:`ldp.protocol.read_reports` (the protocol's fingerprint, the report fields, their
     ranges).
 
+    Parameters
+    ----------
+    protocol : Protocol
+        The protocol the records must have been made under.
+    records : sequence
+        The parsed records of one upload.
+
+    Returns
+    -------
+    CheckedRecords
+        The distinct records, checked.
+
     Raises
     ------
     ValueError
@@ -155,7 +195,7 @@ def check_records(protocol: Protocol, records: Sequence[Any]) -> CheckedRecords:
         if rid in kept:
             if records[kept[rid]] != record:
                 raise ValueError(
-                    f"record {index}: id {rid} is also record {kept[rid]}'s, with another report"
+                    f"record {index}: its id is also record {kept[rid]}'s, with another report"
                 )
             continue
         kept[rid] = index
@@ -169,7 +209,7 @@ def check_records(protocol: Protocol, records: Sequence[Any]) -> CheckedRecords:
         raise ValueError(_renumber(str(exc), where)) from None
     rows = protocol.mechanism.codec.to_rows(reports)
     texts = tuple(report_text(row) for row in rows)
-    return CheckedRecords(tuple(kept), reports, texts)
+    return CheckedRecords(tuple(kept), reports, texts, tuple(where))
 
 
 def _renumber(message: str, where: list[int]) -> str:

@@ -41,4 +41,19 @@ TABLES = (
 
 
 class SchemaError(RuntimeError):
-    """The database holds a store of another schema version (or a damaged one)."""
+    """The database holds a store of another schema version (or a damaged one).
+
+    Examples
+    --------
+    >>> import os, sqlite3, tempfile
+    >>> from ldp.collector import SchemaError, Store
+    >>> path = os.path.join(tempfile.mkdtemp(), "reports.sqlite")
+    >>> Store(path).close()
+    >>> with sqlite3.connect(path) as db:
+    ...     _ = db.execute("UPDATE ldp_meta SET value = '7' WHERE name = 'schema_version'")
+    >>> try:
+    ...     Store(path)
+    ... except SchemaError as exc:
+    ...     print(exc)
+    the store holds schema version 7; this ldpkit reads version 1 (refused: nothing was ...
+    """

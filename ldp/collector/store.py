@@ -36,7 +36,26 @@ _FETCH = 1 << 14
 
 
 class ConflictError(ValueError):
-    """A report id the store holds, sent again with another report (nothing was stored)."""
+    """A report id the store holds, sent again with another report (nothing was stored).
+
+    Examples
+    --------
+    >>> import os, tempfile, ldp
+    >>> from ldp.collector import ConflictError, Store
+    >>> from ldp.protocol import Protocol
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "reports.sqlite"))
+    >>> store.add_protocol(protocol)
+    >>> record = {"id": "1" * 32, "fingerprint": protocol.fingerprint, "report": [0]}
+    >>> store.ingest(protocol, [record]).accepted
+    1
+    >>> try:
+    ...     store.ingest(protocol, [dict(record, report=[2])])
+    ... except ConflictError as exc:
+    ...     print(exc)
+    record 0: its id is stored with another report: a retry must resend the same report ...
+    >>> store.close()
+    """
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,12 @@ class Ingested:
         Reports the store already held (retries), acknowledged without counting again.
     window_start : int
         The start (seconds since the epoch) of the time window the new reports joined.
+
+    Examples
+    --------
+    >>> from ldp.collector import Ingested
+    >>> Ingested(accepted=3, duplicates=1, window_start=1764288000).accepted
+    3
     """
 
     accepted: int
@@ -273,8 +298,8 @@ class Store:
                 new.append(index)
             elif held != checked.texts[index]:
                 raise ConflictError(
-                    f"report id {rid} is stored with another report: a retry must resend the "
-                    "same report (refused, nothing stored)"
+                    f"record {checked.positions[index]}: its id is stored with another report: "
+                    "a retry must resend the same report (refused, nothing stored)"
                 )
         return new
 
@@ -337,6 +362,12 @@ class Store:
         for text in texts:
             total = total + load_statistic(text)
         return total
+
+    def ping(self) -> None:
+        """Raise :class:`StoreError` unless the database answers a query."""
+        with self._reading("answer") as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchall()
 
     def count(self, protocol: Protocol) -> int:
         """The number of stored reports of ``protocol`` (counted in the reports table)."""
