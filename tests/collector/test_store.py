@@ -271,3 +271,34 @@ def test_readers_take_records_with_or_without_their_id(tmp_path, store):
     csv = tmp_path / "records.csv"
     store.export(GRR3, csv)
     assert sorted(read_reports(GRR3, csv).tolist()) == [0, 2, 2]
+
+
+def test_many_writers_keep_the_statistic_equal_to_the_stored_rows(store_url):
+    """Four connections (as four server processes would) upload overlapping batches at once:
+    every report is stored once and the statistic counts each once."""
+    import threading
+
+    with Store(store_url) as first:
+        first.add_protocol(GRR3)
+    rng = np.random.default_rng(11)
+    batches = [records_of(GRR3, rng.integers(0, 3, 150)) for _ in range(8)]
+    errors = []
+
+    def writer(index):
+        try:
+            with Store(store_url) as mine:
+                for turn in range(4):  # each batch twice, by different writers
+                    mine.ingest(GRR3, batches[(index + 2 * turn) % 8])
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    with Store(store_url) as store:
+        sent = [r["report"][0] for batch in batches for r in batch]
+        assert store.count(GRR3) == len(sent) == 1200
+        assert store.statistic(GRR3).counts.tolist() == np.bincount(sent, minlength=3).tolist()
