@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +28,8 @@ __all__ = ["Backend", "PostgresBackend", "SQLiteBackend", "StoreError", "open_ba
 
 #: Seconds a writer waits for SQLite's write lock before the upload fails (503).
 BUSY_TIMEOUT = 10.0
+#: Ids looked up per query in SQLite (its limit on bound parameters is far above this).
+LOOKUP = 500
 
 
 class StoreError(RuntimeError):
@@ -74,6 +76,32 @@ class Backend:
 
     def close(self) -> None:
         raise NotImplementedError  # pragma: no cover
+
+    def stored(self, cursor: Any, fingerprint: str, ids: Sequence[str]) -> dict[str, str]:
+        """The stored report (compact JSON) of each of ``ids`` the store holds."""
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), LOOKUP):
+            part = ids[start : start + LOOKUP]
+            marks = ", ".join("?" * len(part))
+            cursor.execute(
+                self.sql(
+                    f"SELECT id, report FROM ldp_reports WHERE fingerprint = ? AND id IN ({marks})"
+                ),
+                (fingerprint, *part),
+            )
+            found.update(cursor.fetchall())
+        return found
+
+    def insert(
+        self, cursor: Any, fingerprint: str, ids: Sequence[str], received: int, texts: Sequence[str]
+    ) -> None:
+        """Insert the reports ``texts`` with their ``ids``, all received at ``received``."""
+        cursor.executemany(
+            self.sql(
+                "INSERT INTO ldp_reports (fingerprint, id, received, report) VALUES (?, ?, ?, ?)"
+            ),
+            [(fingerprint, rid, received, text) for rid, text in zip(ids, texts)],
+        )
 
     def fail(self, exc: BaseException, what: str) -> StoreError:
         """A :class:`StoreError` saying what failed and the database's one-line reason."""
@@ -145,6 +173,24 @@ class PostgresBackend(Backend):
 
     def sql(self, text: str) -> str:
         return text.replace("?", "%s")
+
+    # one statement with an array parameter each: a plan that does not depend on the number
+    # of ids (psycopg prepares statements it runs often) and one round trip
+    def stored(self, cursor: Any, fingerprint: str, ids: Sequence[str]) -> dict[str, str]:
+        cursor.execute(
+            "SELECT id, report FROM ldp_reports WHERE fingerprint = %s AND id = ANY(%s)",
+            (fingerprint, list(ids)),
+        )
+        return dict(cursor.fetchall())
+
+    def insert(
+        self, cursor: Any, fingerprint: str, ids: Sequence[str], received: int, texts: Sequence[str]
+    ) -> None:
+        cursor.execute(
+            "INSERT INTO ldp_reports (fingerprint, id, received, report) "
+            "SELECT %s, i, %s, r FROM unnest(%s::text[], %s::text[]) AS t(i, r)",
+            (fingerprint, received, list(ids), list(texts)),
+        )
 
     def _live(self) -> Any:
         if self.connection.closed or self.connection.broken:

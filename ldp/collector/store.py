@@ -29,8 +29,6 @@ from ldp.protocol import Protocol
 
 __all__ = ["ConflictError", "Ingested", "Store", "StoreError"]
 
-#: Ids looked up per query (SQLite's limit on bound parameters is far above this).
-_LOOKUP = 500
 #: Rows fetched per round trip when reading reports back.
 _FETCH = 1 << 14
 
@@ -251,15 +249,12 @@ class Store:
                     )
                 new = self._new_rows(cursor, fingerprint, checked)
                 if new:
-                    cursor.executemany(
-                        backend.sql(
-                            "INSERT INTO ldp_reports (fingerprint, id, received, report) "
-                            "VALUES (?, ?, ?, ?)"
-                        ),
-                        [
-                            (fingerprint, checked.ids[i], int(received), checked.texts[i])
-                            for i in new
-                        ],
+                    backend.insert(
+                        cursor,
+                        fingerprint,
+                        [checked.ids[i] for i in new],
+                        int(received),
+                        [checked.texts[i] for i in new],
                     )
                     self._add_statistic(
                         cursor, fingerprint, window, decoder.aggregate(checked.reports[new])
@@ -277,22 +272,11 @@ class Store:
     def _new_rows(self, cursor: Any, fingerprint: str, checked: CheckedRecords) -> list[int]:
         """Indexes of the records the store does not hold; a held id with another report
         raises :class:`ConflictError`."""
-        stored: dict[str, str] = {}
-        ids = checked.ids
-        for start in range(0, len(ids), _LOOKUP):
-            part = ids[start : start + _LOOKUP]
-            marks = ", ".join("?" * len(part))
-            cursor.execute(
-                self._backend.sql(
-                    f"SELECT id, report FROM ldp_reports WHERE fingerprint = ? AND id IN ({marks})"
-                ),
-                (fingerprint, *part),
-            )
-            stored.update(cursor.fetchall())
+        stored = self._backend.stored(cursor, fingerprint, checked.ids)
         if not stored:
-            return list(range(len(ids)))
+            return list(range(len(checked)))
         new = []
-        for index, rid in enumerate(ids):
+        for index, rid in enumerate(checked.ids):
             held = stored.get(rid)
             if held is None:
                 new.append(index)
