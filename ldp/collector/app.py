@@ -12,7 +12,7 @@ Endpoints (every error is a one-line JSON object ``{"error": "..."}`` with a 4xx
   report, 413 for a body over the limit, 429 over the rate limit (with ``Retry-After``),
   503 when the database refuses the write;
 * ``GET /v1/protocols/{fingerprint}/estimate[?start=&end=&confidence=&items=]``: the running
-  estimate (:mod:`ldp.collector.estimates`), ``null`` below the minimum number of reports;
+  estimate (``ldp.collector.estimates``), ``null`` below the minimum number of reports;
   with an operator token, only for ``Authorization: Bearer <token>`` (uploads never need
   one);
 * ``GET /survey/``, ``/survey/results.html``: the web survey and its results page (the

@@ -383,7 +383,7 @@ class Store:
         """Write ``protocol``'s stored reports to a report table; returns the number written.
 
         ``.parquet``/``.pq`` writes Parquet (pyarrow; the input of
-        :func:`ldp.distributed.aggregate` and ``ldp estimate``), ``.jsonl``/``.ndjson`` the
+        ``ldp.distributed.aggregate`` and ``ldp estimate``), ``.jsonl``/``.ndjson`` the
         client records (with their ids), anything else CSV; tables carry the ``fingerprint``
         and report columns and the ``id`` and ``received`` of each report.
         """

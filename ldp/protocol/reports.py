@@ -4,8 +4,8 @@ A report table has a ``fingerprint`` column (the protocol's, on every row) and o
 report field (``report``, or ``byte_0 ...``, ``hash_0 ... bucket``, ``value``, ...: the
 names in the protocol file's ``report`` section). It travels as CSV (with a header row),
 Parquet, or JSON lines of the records the clients return
-(``{"fingerprint": ..., "report": [...]}``, with the report ``"id"`` the clients add since
-ldpkit 0.4, or without it). Reading refuses, naming the row, a report of
+(``{"fingerprint": ..., "report": [...]}``, with or without the report ``"id"`` the clients
+add for the collector, ``ldp serve``). Reading refuses, naming the row, a report of
 another protocol, a table that mixes fingerprints, and a report the mechanism cannot output;
 large files are read in chunks, so memory holds one chunk at a time.
 """

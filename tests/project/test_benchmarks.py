@@ -77,6 +77,7 @@ def test_the_collector_benchmark_runs_at_tiny_size(tmp_path, monkeypatch):
     (ingest,) = bench_collector.ingest_rows(str(tmp_path / "i.sqlite"), "SQLite", 1_000)
     assert ingest["value"] > 0 and ingest["target"] == ">= 20,000/s"
     stored, estimate = bench_collector.estimate_rows(str(tmp_path / "e.sqlite"), 1_000)
+    assert stored["unit"] == "rep/s" and stored["value"] > 0
     assert estimate["ok"] and estimate["value"] < 1.0
     monkeypatch.delenv("LDP_BENCH_POSTGRES_URL", raising=False)
     monkeypatch.delenv("LDP_TEST_POSTGRES_URL", raising=False)
