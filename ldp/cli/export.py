@@ -18,7 +18,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "export",
-        help="the reports a collector (ldp serve) stored for a protocol, as a report table",
+        help="the reports a collector stored for a protocol, as a report table",
         description="Write the stored reports of the protocol file PROTOCOL from the "
         "collector's store to OUT (.parquet, .jsonl or .csv).",
     )
