@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         )
     except (ValueError, StoreError) as exc:
         store.close()
-        raise UserError(str(exc).replace("min_reports", "--min-reports")) from None
+        message = str(exc).replace("min_reports", "--min-reports").replace("max_body", "--max-body")
+        raise UserError(message) from None
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
     LOGGER.addHandler(handler)

@@ -44,7 +44,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ldp.collector.backends import StoreError
-from ldp.collector.estimates import estimate_document
+from ldp.collector.estimates import estimate_document, privacy_document
 from ldp.collector.limits import DEFAULT_MAX_BODY, RateLimiter
 from ldp.collector.records import parse_body
 from ldp.collector.store import ConflictError, Store
@@ -142,6 +142,8 @@ class _Collector:
     ) -> None:
         self.store = store
         self.protocols = {p.fingerprint: p for p in protocols}
+        # what a device computes from each protocol's constants, once
+        self.privacy = {p.fingerprint: privacy_document(p) for p in protocols}
         self.min_reports = min_reports
         self.token = token
         self.max_body = max_body
@@ -268,6 +270,7 @@ class _Collector:
                 min_reports=self.min_reports,
                 confidence=0.95 if confidence is None else confidence,
                 items=items,
+                privacy=self.privacy[protocol.fingerprint],
             )
         except ValueError as exc:
             raise _Failure(400, str(exc)) from None

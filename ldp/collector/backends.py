@@ -74,6 +74,12 @@ class Backend:
         raise NotImplementedError  # pragma: no cover
         yield
 
+    @contextmanager
+    def scanning(self) -> Iterator[Any]:
+        """A cursor for a long read, fetched in chunks (by default :meth:`reading`'s)."""
+        with self.reading() as cursor:
+            yield cursor
+
     def close(self) -> None:
         raise NotImplementedError  # pragma: no cover
 
@@ -216,6 +222,14 @@ class PostgresBackend(Backend):
         with self.lock:
             connection = self._live()
             with connection.transaction(), connection.cursor() as cursor:
+                yield cursor
+
+    @contextmanager
+    def scanning(self) -> Iterator[Any]:
+        # a server-side cursor: the rows come in chunks, not all at once into memory
+        with self.lock:
+            connection = self._live()
+            with connection.transaction(), connection.cursor(name="ldp_scan") as cursor:
                 yield cursor
 
     def close(self) -> None:

@@ -60,6 +60,7 @@ def estimate_document(
     min_reports: int,
     confidence: float = 0.95,
     items: Sequence[str] | None = None,
+    privacy: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON document of the estimate from ``statistic`` (held back below ``min_reports``).
 
@@ -74,6 +75,8 @@ def estimate_document(
         The level of the intervals.
     items : sequence of str, optional
         The items to estimate (sketch protocols, where they are required).
+    privacy : dict, optional
+        ``privacy_document(protocol)``, when the caller keeps it (it is computed otherwise).
 
     Returns
     -------
@@ -127,7 +130,7 @@ def estimate_document(
         "confidence": confidence,
         "method": None,
         "estimates": None,
-        "privacy": privacy_document(protocol),
+        "privacy": privacy_document(protocol) if privacy is None else privacy,
     }
     if n < min_reports:
         return document

@@ -306,10 +306,10 @@ class Store:
 
     # ----------------------------------------------------------------- reading
     @contextmanager
-    def _reading(self, what: str) -> Iterator[Any]:
+    def _reading(self, what: str, *, scan: bool = False) -> Iterator[Any]:
         backend = self._backend
         try:
-            with backend.reading() as cursor:
+            with backend.scanning() if scan else backend.reading() as cursor:
                 yield cursor
         except backend.errors as exc:
             raise backend.fail(exc, what) from None
@@ -364,8 +364,13 @@ class Store:
 
     def rows(self, protocol: Protocol) -> Iterator[list[tuple[str, int, str]]]:
         """The stored reports of ``protocol`` as chunks of ``(id, received, report)`` rows,
-        in order of arrival (then id)."""
-        with self._reading("read the reports") as cursor:
+        in order of arrival (then id).
+
+        The rows come from the database a chunk at a time (PostgreSQL: a server-side
+        cursor); this store's other operations wait until the iteration ends, so export from
+        a store of its own (``ldp export`` opens one) while a collector writes.
+        """
+        with self._reading("read the reports", scan=True) as cursor:
             cursor.execute(
                 self._backend.sql(
                     "SELECT id, received, report FROM ldp_reports WHERE fingerprint = ? "

@@ -249,6 +249,22 @@ def test_the_survey_pages_and_the_client_are_served(client):
     one_line_error(client.get("/survey/..%2F..%2Fpyproject.toml"), 404, "")
 
 
+def test_a_crash_inside_is_a_one_line_500_and_the_service_goes_on(tmp_path, monkeypatch, caplog):
+    test_client, store = make_client(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug, with a report [2] in its message")
+
+    with test_client as client:
+        with monkeypatch.context() as patch:
+            patch.setattr(store, "ingest", broken)
+            one_line_error(client.post(BASE + "/reports", json=record(0)), 500, "internal error")
+        assert client.post(BASE + "/reports", json=record(0)).json()["accepted"] == 1
+    logged = [json.loads(r.getMessage()) for r in caplog.records if r.name == "ldp.collector"]
+    assert any(line.get("error") == "internal error (RuntimeError)" for line in logged)
+    assert "a bug" not in caplog.text
+
+
 def test_create_app_refuses_bad_settings(tmp_path):
     with Store(tmp_path / "x.sqlite") as store:
         for options, message in [
