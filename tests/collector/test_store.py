@@ -233,6 +233,8 @@ def test_a_store_that_cannot_be_opened_says_why(tmp_path):
         Store(tmp_path / "no" / "such" / "dir" / "r.sqlite")
     with pytest.raises(ValueError, match="store must be"):
         Store("")
+    with pytest.raises(StoreError, match="the postgresql store could not connect"):
+        Store("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -302,3 +304,17 @@ def test_many_writers_keep_the_statistic_equal_to_the_stored_rows(store_url):
         sent = [r["report"][0] for batch in batches for r in batch]
         assert store.count(GRR3) == len(sent) == 1200
         assert store.statistic(GRR3).counts.tolist() == np.bincount(sent, minlength=3).tolist()
+
+
+def test_a_read_only_postgresql_session_stores_nothing_and_the_store_goes_on(postgres_url):
+    with Store(postgres_url) as store:
+        store.add_protocol(GRR3)
+        store.ingest(GRR3, [record(GRR3, 0)])
+        connection = store._backend.connection
+        connection.execute("SET default_transaction_read_only = on")
+        with pytest.raises(StoreError, match="the postgresql store could not store the reports"):
+            store.ingest(GRR3, [record(GRR3, 1) for _ in range(50)])
+        assert store.count(GRR3) == 1 and store.statistic(GRR3).n == 1
+        connection.execute("SET default_transaction_read_only = off")
+        assert store.ingest(GRR3, [record(GRR3, 1)]).accepted == 1
+        assert store.statistic(GRR3).counts.tolist() == [1, 1, 0]
