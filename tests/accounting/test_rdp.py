@@ -41,6 +41,7 @@ def test_order_two_closed_form():
         exact = math.log1p(q * q * math.expm1(1.0 / s**2))
         got = rdp_subsampled_gaussian(q, s, 2.0)
         assert exact <= got <= exact * (1 + 1e-8) + 1e-12
+    # log(1 + q^2 (e^{1/sigma^2} - 1)) at q = 0.01, sigma = 1, the closed form of order 2
     assert rdp_subsampled_gaussian(0.01, 1.0, 2.0) == pytest.approx(1.7181342e-4, rel=1e-7)
 
 

@@ -189,8 +189,8 @@ def test_the_python_client_follows_the_same_laws():
 
 # ----------------------------------------------------------------------------- worked examples
 def test_scale_constants_match_the_closed_forms():
-    assert CMS(4.0).c == pytest.approx(1.313035, abs=1e-6)  # (e^2 + 1) / (e^2 - 1)
-    assert HCMS(4.0).c == pytest.approx(1.037315, abs=1e-6)  # (e^4 + 1) / (e^4 - 1)
+    assert CMS(4.0).c == pytest.approx(1.313035, abs=1e-6)  # (e^2 + 1) / (e^2 - 1), computed
+    assert HCMS(4.0).c == pytest.approx(1.037315, abs=1e-6)  # (e^4 + 1) / (e^4 - 1), computed
     assert CMS(4.0).epsilon >= 4.0 and CMS(4.0).epsilon == pytest.approx(4.0, rel=1e-14)
     assert HCMS(4.0).epsilon >= 4.0 and HCMS(4.0).epsilon == pytest.approx(4.0, rel=1e-14)
 
