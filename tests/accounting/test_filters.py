@@ -81,7 +81,7 @@ def test_example_3_3_corrected_rule_violates_budget():
     # profile integral, which a Monte Carlo run with 2e7 paths matches to 1.3e-4
     assert r["gamma0"] == pytest.approx(1.36333, abs=2e-3)
     assert r["budget"] == pytest.approx(0.537365, abs=5e-4)  # by the same quadrature
-    assert r["adaptive"] == pytest.approx(0.560630, abs=5e-4)
+    assert r["adaptive"] == pytest.approx(0.560630, abs=5e-4)  # same quadrature, Theorem B.1
     assert r["adaptive"] - r["budget"] > 0.02 and r["violated"]
     assert r["worst_case"] == pytest.approx(r["adaptive"], abs=1e-6)  # Thm B.1 attained
 
@@ -143,6 +143,7 @@ def test_algorithm_2_showcase_budget():
             break
     assert steps == 3650 and clip == pytest.approx(1.0, abs=1e-6)
     assert flt.mu_approx == pytest.approx(0.314252, abs=1e-6)  # sqrt(2 B), computed with mpmath
+    # the GDP closed form delta(eps) at mu = 0.314252 inverted by brentq (scipy)
     assert flt.epsilon_approx(1e-5) == pytest.approx(1.1911, abs=1e-4)
     assert math.sqrt(sum(m * m for m in flt.mu_steps)) == pytest.approx(flt.mu_approx, rel=1e-6)
     with pytest.raises(FilterHaltedError):

@@ -28,7 +28,7 @@ def test_cp_gaussian_oracle_fig6_left():
         c([0.01, 0.1, 0.3, 0.5]), [0.888737, 0.690725, 0.478842, 0.278842], atol=6e-7
     )
     x = GaussianTradeOff(1.8).fixed_point()
-    assert x == pytest.approx(0.184060, abs=1e-6)
+    assert x == pytest.approx(0.184060, abs=1e-6)  # brentq on G(x) = x (scipy)
     assert c.fixed_point() == pytest.approx((0.184060 + 0.594782) / 2, abs=1e-6)  # eq. (14)
 
 
@@ -135,7 +135,7 @@ def test_poisson_sgd_bound_is_tight_and_certified():
     assert elapsed < 2.0  # about 0.4 s on one core
     clt = sgd.epsilon_clt_approx(1e-5)
     assert sgd.mu_clt_approx == pytest.approx(0.01 * math.sqrt(1000 * math.expm1(1.0)))
-    assert clt == pytest.approx(1.618, abs=1e-3)
+    assert clt == pytest.approx(1.618, abs=1e-3)  # GDP closed form inverted by brentq (scipy)
     assert clt < eps - 0.1  # the CLT under-states epsilon: not a bound
 
 

@@ -22,6 +22,7 @@ def test_shuffle_k_rr_a_million_users(capsys):
     assert data["epsilon"] == expected.epsilon == min(data["clones"], data["blanket"])
     assert data["epsilon"] < 0.05 < 4.0
     assert data["citation"] == "Balle-Bell-Gascón-Nissim (2019)"
+    # log(1 + (e^4 - 1)/(e^4 + 1) X), X = 8 sqrt(e^4 log(4/delta)/n) + 8 e^4/n (closed form)
     assert data["closed_form"] == pytest.approx(0.2264, abs=1e-4)
     assert main(["account", *argv]) == 0
     text = capsys.readouterr().out
