@@ -215,7 +215,8 @@ def test_the_worked_example_standard_deviations(cls, width, depth, sd):
     assert n * math.sqrt(mech.variance(n, f, others_squared=others)) == pytest.approx(sd, abs=0.1)
     if (cls, depth) == (CMS, 65_536):
         variance = n**2 * mech.variance(n, f, others_squared=others)
-        assert variance == pytest.approx(1.8234e5, rel=1e-4)  # the same hand evaluation (427.0^2, unrounded)
+        # the same hand evaluation (427.0^2, unrounded)
+        assert variance == pytest.approx(1.8234e5, rel=1e-4)
 
 
 def test_the_zipf_example_variances():
