@@ -15,26 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ldp._frozen import Frozen
+from ldp._frozen import Frozen, frozen_array
 from ldp._validation import check_integer, scalar_or_array
 
 if TYPE_CHECKING:
     from ldp.mechanisms.sketches.sketch import CountMeanSketch
 
-__all__ = ["Sketch", "SketchCounts", "frozen_array", "is_single_item"]
-
-
-def frozen_array(array: np.ndarray) -> np.ndarray:
-    """A read-only copy of ``array``.
-
-    Examples
-    --------
-    >>> frozen_array(np.arange(3)).flags.writeable
-    False
-    """
-    out = np.array(array, copy=True)
-    out.setflags(write=False)
-    return out
+__all__ = ["Sketch", "SketchCounts", "is_single_item"]
 
 
 @dataclass(frozen=True, eq=False)
