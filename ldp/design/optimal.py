@@ -75,8 +75,9 @@ def optimal_channel(
         Output alphabet size for a gain matrix must equal its columns; for sublinear
         utilities the staircase optimum has at most ``k`` used outputs anyway.
     solver : str, optional
-        cvxpy solver: default Clarabel for linear problems, HiGHS (a vertex solver, which
-        returns sparse staircase solutions) for the staircase LP.
+        cvxpy solver. By default a gain matrix under pure LDP is solved by HiGHS's dual
+        simplex directly (no cvxpy), other linear budgets by Clarabel, and the staircase LP
+        by HiGHS (a vertex solver, which returns sparse staircase solutions).
     method : {"auto", "staircase", "subset", "interval", "column-generation"}
         For sublinear utilities: ``"staircase"`` is the exact LP over all ``2^k - 1``
         patterns (``k <= 16``); ``"subset"`` the weight-class reduction (exact for mutual
