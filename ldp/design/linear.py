@@ -181,6 +181,7 @@ class LinearDesign:
         """Solve at ``epsilon`` and return the certified optimum."""
         eps = check_epsilon(epsilon, high=MAX_EPSILON, allow_inf=False)
         weights = self.prior[:, None] * self.gains
+        raw: np.ndarray | None
         if self._direct:
             raw, objective = self._solve_pure(eps)
             status = "optimal"
