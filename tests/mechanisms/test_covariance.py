@@ -8,9 +8,6 @@ convention and ``Cov(psi) / n`` under the mixture ``sum_x f_x P(. | x)`` for the
 Nothing here uses the support-pair probabilities the covariance is built from.
 """
 
-import itertools
-import math
-
 import numpy as np
 import pytest
 
@@ -33,48 +30,7 @@ from ldp.mechanisms import (
 )
 from ldp.mechanisms.registry import REGISTRY, example
 from ldp.tasks import ChannelOracle
-
-
-def _unary_reports(k):
-    z = np.arange(2**k)
-    bits = (z[:, None] >> (k - 1 - np.arange(k))[None, :]) & 1
-    return np.packbits(bits.astype(np.uint8), axis=1)
-
-
-def enumerate_law(mech):
-    """``(reports, P)``: every possible report and ``P[x, r]``, its probability given ``x``
-    (given the bucket of ``x`` for dBitFlipPM, whose estimate is per bucket)."""
-    if isinstance(mech, DBitFlipPM):
-        b, d, k = mech.b, mech.d, mech.k
-        h = mech.epsilon if d == 1 else mech.epsilon / 2
-        own = math.exp(h) / (math.exp(h) + 1)
-        rows, probs = [], []
-        bucket = (np.arange(k) * b) // k
-        for sampled in itertools.combinations(range(b), d):
-            for bits in itertools.product((0, 1), repeat=d):
-                rows.append([*sampled, *bits])
-                p = np.full(k, 1 / math.comb(b, d))
-                for j, bit in zip(sampled, bits):
-                    one = np.where(bucket == j, own, 1 - own)
-                    p = p * (one if bit else 1 - one)
-                probs.append(p)
-        law = np.array(probs).T  # (k, reports): it depends on x through its bucket only
-        first = np.searchsorted(bucket, np.arange(b))
-        return np.array(rows, dtype=np.int64), law[first]  # one row per bucket
-    matrix = mech.to_channel().matrix
-    k, m = matrix.shape
-    if isinstance(mech, (GRR, HadamardResponse, LGRR, ChannelOracle)):
-        return np.arange(m), matrix
-    if isinstance(mech, (UnaryEncoding, LOSUE, LOUE, RAPPOR)):
-        return _unary_reports(k), matrix
-    if isinstance(mech, SubsetSelection):
-        assert mech.encoding == "indices"
-        return np.array(list(itertools.combinations(range(k), mech.d))), matrix
-    if isinstance(mech, LocalHashing):
-        members = mech.hash_functions()
-        reports = [[*w, y] for w in members for y in range(mech.g)]
-        return np.array(reports, dtype=np.int64), matrix
-    raise AssertionError(type(mech))
+from tests.report_laws import enumerate_law
 
 
 def brute_covariance(mech, n, f, convention):
