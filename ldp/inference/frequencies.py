@@ -7,9 +7,10 @@ evaluated under the null hypothesis, restricted to the ``k - 1`` directions that
 sum carries no information on the hypothesis). The statistic is asymptotically chi-square
 with ``k - 1`` (goodness of fit, two samples) or ``(k1 - 1)(k2 - 1)`` (independence)
 degrees of freedom under the null hypothesis, for every frequency oracle. This is the
-construction of Gaboardi and Rogers (2018), Sec. 4 (goodness of fit, with the projected
-statistic for generalized randomized response and bit flipping) and Sec. 5 (independence),
-with the exact covariance of each decoder in place of their per-mechanism derivations.
+construction of Gaboardi-Rogers (2018) (their goodness-of-fit and independence tests on
+locally private reports, with the projected statistic for generalized randomized response
+and bit flipping), with the exact covariance of each decoder in place of their
+per-mechanism derivations.
 
 The power functions use the noncentral chi-square approximation: under an alternative
 ``f``, the statistic is approximately noncentral chi-square with the same degrees of freedom
