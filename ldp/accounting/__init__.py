@@ -115,6 +115,7 @@ from ldp.accounting.tradeoff import (
     tradeoff_from_channel,
     tradeoff_from_pair,
 )
+from ldp.core.privacy_profile import PrivacyProfile  # noqa: F401  (documented in ldp.core)
 
 # The LDP core, by topic (not alphabetically): curves and their conversions, composition,
 # amplification and calibration, comparison and divergences, filters, approximations.

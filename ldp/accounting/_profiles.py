@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ldp.accounting.tradeoff import TradeOffFunction
+from ldp.core import PrivacyProfile, check_privacy_profile
 
 __all__ = ["LOG_GAMMA", "Profile", "as_profile"]
 
@@ -21,15 +21,17 @@ LOG_GAMMA = np.linspace(-30.0, 30.0, 6001)
 
 
 def as_profile(curve: object, name: str) -> Profile:
-    """The remove-direction profile ``H(gamma)`` of a curve, or a checked profile callable."""
-    if isinstance(curve, TradeOffFunction):
-        if curve.approx:
+    """The remove-direction profile ``H(gamma)`` of a privacy profile (a curve, a mechanism,
+    a channel: its ``delta(log gamma)``), or a checked profile callable ``gamma -> H``."""
+    if isinstance(curve, PrivacyProfile) and not isinstance(curve, type):
+        if getattr(curve, "approx", False):
             raise ValueError(f"{name} is an approximation, not a trade-off curve; refused")
+        profile = curve
 
         def h(gamma: np.ndarray) -> np.ndarray:
             g = np.asarray(gamma, dtype=np.float64)
             with np.errstate(divide="ignore"):
-                return np.asarray(curve.delta(np.log(g)), dtype=np.float64)
+                return np.asarray(profile.delta(np.log(g)), dtype=np.float64)
 
         return h
     if callable(curve) and not isinstance(curve, type):
@@ -41,6 +43,5 @@ def as_profile(curve: object, name: str) -> Profile:
             return values
 
         return hp
-    raise TypeError(
-        f"{name} must be a TradeOffFunction or a profile callable, got {type(curve).__name__}"
-    )
+    check_privacy_profile(curve, name)  # raises: neither a privacy profile nor a callable
+    raise AssertionError("unreachable")  # pragma: no cover

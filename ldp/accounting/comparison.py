@@ -36,8 +36,7 @@ from scipy.optimize import minimize_scalar
 from ldp._deprecation import moved_names
 from ldp._validation import check_scalar
 from ldp.accounting._profiles import LOG_GAMMA, Profile, as_profile
-from ldp.accounting.central.subsampled_gaussian import SubsampledGaussianTradeOff
-from ldp.accounting.tradeoff import GaussianTradeOff
+from ldp.accounting.tradeoff import GaussianTradeOff, TradeOffFunction
 
 __all__ = [
     "approx_gdp_delta",
@@ -185,10 +184,13 @@ def approx_gdp_delta(mu: float, distance: float, epsilon: ArrayLike) -> float | 
 
 
 def _first_step(first: object) -> tuple[float, float]:
-    if isinstance(first, GaussianTradeOff):
-        return 1.0, float(first.mu)
-    if isinstance(first, SubsampledGaussianTradeOff) and first.direction == "remove":
-        return float(first.sample_rate), float(first.mu)
+    if isinstance(first, TradeOffFunction):
+        mu = first.gdp_mu()
+        if mu is not None:
+            return 1.0, float(mu)
+        step = first.subsampled_gaussian()
+        if step is not None:
+            return float(step[0]), float(step[1])
     raise TypeError(
         "first must be a GaussianTradeOff or a remove-direction SubsampledGaussianTradeOff, "
         f"got {type(first).__name__}"

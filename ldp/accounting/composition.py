@@ -57,7 +57,7 @@ from ldp.accounting.tradeoff import (
     tradeoff_from_channel,
 )
 from ldp.channel import Channel
-from ldp.core import Mechanism
+from ldp.core import Mechanism, PrivacyProfile, check_privacy_profile
 from ldp.mechanisms.numeric.gaussian import Gaussian
 
 __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delta_eta"]
@@ -260,7 +260,8 @@ class Composition(Frozen):
         return f"<Composition ({kind}, {who}) {self.description}>"
 
 
-def _as_curve(item: object) -> TradeOffFunction:
+def _as_curve(item: object, name: str) -> TradeOffFunction:
+    check_privacy_profile(item, name)
     if isinstance(item, Gaussian):  # exactly G_mu (no finite channel has its profile)
         return GaussianTradeOff(item.mu)
     if isinstance(item, Mechanism):  # a Channel, or any mechanism's privacy channel
@@ -272,13 +273,13 @@ def _as_curve(item: object) -> TradeOffFunction:
             )
         return item if item.is_symmetric else symmetrize(item)
     raise TypeError(
-        f"mechanisms must be mechanisms (Channels included) or TradeOffFunctions, got "
-        f"{type(item).__name__}"
+        f"{name}: compose needs mechanisms (Channels included) or trade-off curves; "
+        f"{type(item).__name__} is a privacy profile without a trade-off curve"
     )
 
 
 def compose(
-    mechanisms: object,
+    mechanisms: PrivacyProfile | Sequence[PrivacyProfile],
     n: int | None = None,
     *,
     adaptive: bool | None = None,
@@ -289,7 +290,9 @@ def compose(
 
     Parameters
     ----------
-    mechanisms : Channel, TradeOffFunction or sequence of them
+    mechanisms : PrivacyProfile or sequence of them
+        Mechanisms (Channels included) and trade-off curves (anything else is refused with
+        one ``TypeError``: not a privacy profile).
         Finite channels, piecewise-linear curves (``f_{eps,delta}``, ``f_{eps,delta,eta}``,
         user-supplied), :class:`GaussianTradeOff` (exact alone; discretised pessimistically
         when mixed), :class:`LaplaceTradeOff` (discretised pessimistically). Asymmetric
@@ -338,7 +341,7 @@ def compose(
     if (
         n is not None
         and check_integer(n, "n", low=0) > MAX_COMPOSE_FOLDS
-        and not isinstance(mechanisms, GaussianTradeOff)
+        and not (isinstance(mechanisms, TradeOffFunction) and mechanisms.gdp_mu() is not None)
     ):
         raise ValueError(
             f"n must be <= MAX_COMPOSE_FOLDS = {MAX_COMPOSE_FOLDS:.0e} (ldp.accounting."
@@ -386,10 +389,13 @@ def compose(
         )
     if not items:
         return Composition(mu=0.0, exact=True, description="nothing released")
-    curves = [_as_curve(item) for item in show_progress(items, progress, desc="curves")]
-    gaussians = [c for c in curves if isinstance(c, GaussianTradeOff)]
-    if len(gaussians) == len(curves):
-        squares = [c * g.mu**2 for g, c in zip(gaussians, counts)]
+    curves = [
+        _as_curve(item, f"mechanisms[{i}]" if n is None else "mechanisms")
+        for i, item in enumerate(show_progress(items, progress, desc="curves"))
+    ]
+    mus = [c.gdp_mu() for c in curves]
+    if all(mu is not None for mu in mus):  # every curve is exactly G_mu: compose in closed form
+        squares = [c * mu**2 for mu, c in zip(mus, counts) if mu is not None]
         total = math.sqrt(math.fsum(squares)) * (1.0 + 4.0 * _UNIT)  # rounded up
         return Composition(
             mu=total, exact=True, description=f"G_{total:.6g} (Dong-Roth-Su (2022), Cor. 3.3)"

@@ -58,6 +58,7 @@ from ldp.accounting.tradeoff import (
     tradeoff_from_channel,
 )
 from ldp.channel import Channel
+from ldp.core import PrivacyProfile, check_privacy_profile
 
 __all__ = [
     "ApproxGDPFilter",
@@ -100,8 +101,9 @@ def _mu_of(mechanism: object) -> float:
     if isinstance(mechanism, TradeOffFunction):
         if mechanism.approx:
             raise ValueError("an approximate trade-off curve is not a guarantee; refused")
-        if isinstance(mechanism, (GaussianTradeOff, PiecewiseLinearTradeOff)):
-            return get_mu_from_tradeoff(mechanism)
+        level = mechanism.gdp_level()
+        if level is not None:
+            return level
     mu = getattr(mechanism, "mu", None)
     if isinstance(mu, float) and getattr(mechanism, "exact", False):
         return check_scalar(mu, "mu", low=0.0, allow_inf=True)
@@ -447,7 +449,7 @@ class NaturalFDPFilter:
         ``f_B`` (e.g. ``EpsDeltaTradeOff(eps, delta)`` or ``GaussianTradeOff(mu)``).
     family : {"gaussian", "self_composition", "pure_dp", "laplace", "subsampled_gaussian"}
         Default ``"gaussian"``.
-    base : TradeOffFunction or Channel, optional
+    base : PrivacyProfile, optional
         The curve (or finite channel) composed with itself; for ``"self_composition"`` only.
     sample_rate : float, optional
         The sampling rate ``q``; for ``"subsampled_gaussian"`` only.
@@ -481,7 +483,7 @@ class NaturalFDPFilter:
         budget: TradeOffFunction,
         *,
         family: str = "gaussian",
-        base: object = None,
+        base: PrivacyProfile | None = None,
         sample_rate: float | None = None,
         max_steps: int | None = None,
         halt_on_refusal: bool = True,
@@ -518,7 +520,7 @@ class NaturalFDPFilter:
         )
         self.budget = budget
         self.family = family
-        self.base = base
+        self.base = None if base is None else check_privacy_profile(base, "base")
         self.max_steps = max_steps
         self._curves: list[TradeOffFunction] = []
         self._history: list[float] = []
@@ -534,8 +536,11 @@ class NaturalFDPFilter:
 
     # ---------------------------------------------------------------- self-compositions
     def _largest_count(self) -> int:
+        base = self.base
+        assert base is not None  # the self_composition family requires it
+
         def fits(n: int) -> bool:
-            composed = compose(self.base, n, adaptive=True)
+            composed = compose(base, n, adaptive=True)
             kinks = composed.pld.levels if composed.pld is not None else np.zeros(0)
             return _dominates(composed.delta, kinks, self.budget)
 

@@ -18,8 +18,6 @@ import numpy as np
 
 from ldp._validation import check_integer
 from ldp.accounting.tradeoff import (
-    GaussianTradeOff,
-    LaplaceTradeOff,
     PiecewiseLinearTradeOff,
     TradeOffFunction,
 )
@@ -123,10 +121,9 @@ def group_privacy(f: TradeOffFunction, k: int) -> TradeOffFunction:
     k = check_integer(k, "k", low=1)
     if k == 1:
         return f
-    if isinstance(f, GaussianTradeOff) and not f.approx:
-        return GaussianTradeOff(k * f.mu)
-    if isinstance(f, LaplaceTradeOff):
-        return LaplaceTradeOff(k * f.mu)
+    closed = f.group_curve(k)
+    if closed is not None:
+        return closed
     base = f if isinstance(f, PiecewiseLinearTradeOff) else _polygon_below(f)
     a, b = base.vertices
     hx, hy = a, 1.0 - b  # h = 1 - f, non-decreasing and concave

@@ -33,7 +33,7 @@ from ldp._numerics import log_binomial
 from ldp._validation import check_probability, check_scalar
 from ldp.accounting._common import as_levels, out
 from ldp.accounting.filters import FilterHaltedError
-from ldp.accounting.tradeoff import GaussianTradeOff
+from ldp.accounting.tradeoff import TradeOffFunction
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -264,8 +264,9 @@ class RDPFilter:
         :class:`~ldp.accounting.GaussianTradeOff` (``alpha mu^2 / 2``, Dong-Roth-Su (2022),
         Corollary B.6).
         """
-        if isinstance(mechanism, GaussianTradeOff):
-            return self.orders * mechanism.mu**2 / 2.0 * (1.0 + 2.0 * _UNIT)
+        mu = mechanism.gdp_mu() if isinstance(mechanism, TradeOffFunction) else None
+        if mu is not None:  # exactly G_mu
+            return self.orders * mu**2 / 2.0 * (1.0 + 2.0 * _UNIT)
         if isinstance(mechanism, (bool, str)) or mechanism is None:
             raise TypeError(
                 "mechanism must be an array of RDP values or a GaussianTradeOff, got "

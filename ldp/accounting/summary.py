@@ -12,13 +12,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
 
 from ldp.accounting.tradeoff import (
-    GaussianTradeOff,
-    LaplaceTradeOff,
-    PiecewiseLinearTradeOff,
     TradeOffFunction,
 )
 
@@ -43,14 +39,9 @@ class TradeOffSummary(NamedTuple):
 
 
 def _area(f: TradeOffFunction) -> float:
-    if isinstance(f, GaussianTradeOff):
-        return float(ndtr(-f.mu / math.sqrt(2.0))) if math.isfinite(f.mu) else 0.0
-    if isinstance(f, LaplaceTradeOff):
-        # 3 e^-mu / 8 + mu e^-mu / 4 + e^-mu / 8 over the three pieces of the curve
-        return math.exp(-f.mu) * (0.5 + f.mu / 4.0) if math.isfinite(f.mu) else 0.0
-    if isinstance(f, PiecewiseLinearTradeOff):
-        a, b = f.vertices
-        return float(np.sum(np.diff(a) * (b[:-1] + b[1:]) / 2.0))
+    closed = f.area()
+    if closed is not None:
+        return closed
     from scipy.integrate import quad
 
     value, _ = quad(lambda x: float(f(x)), 0.0, 1.0, limit=400, epsabs=1e-12)
@@ -81,9 +72,8 @@ def tradeoff_summary(f: TradeOffFunction) -> TradeOffSummary:
     """
     if not isinstance(f, TradeOffFunction):
         raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
-    if isinstance(f, GaussianTradeOff):
-        mu_star = f.mu
-    else:
+    mu_star = f.gdp_mu()
+    if mu_star is None:
         fixed = f.fixed_point()
         mu_star = math.inf if fixed <= 0.0 else max(0.0, float(-2.0 * ndtri(fixed)))
     return TradeOffSummary(mu_star, _area(f))

@@ -355,6 +355,36 @@ class TradeOffFunction(Frozen, abc.ABC):
         p, q = pair
         return PrivacyLossDistribution.from_pair(q, p, interval, interval_slack=interval_slack)
 
+    # ----------------------------------------------------------- capability hooks
+    # What a curve knows in closed form. Each default is the safe "nothing known" (None),
+    # and the library then takes its generic path; a family overrides what it knows.
+    def gdp_mu(self) -> float | None:
+        """The ``mu`` with ``f = G_mu`` exactly, or ``None`` (the default).
+
+        :func:`~ldp.accounting.compose` composes curves that all answer it in closed form
+        (``G_a x G_b = G_sqrt(a^2 + b^2)``, Dong-Roth-Su (2022), Corollary 3.3).
+        """
+        return None
+
+    def gdp_level(self) -> float | None:
+        """The smallest ``mu`` with ``G_mu <= f``, computed exactly and rounded up, or
+        ``None`` when the curve has no exact method (the default: :meth:`gdp_mu`)."""
+        return self.gdp_mu()
+
+    def subsampled_gaussian(self) -> tuple[float, float] | None:
+        """``(q, mu)`` when the curve is the remove direction of the Poisson-subsampled
+        Gaussian ``T(N(0, 1), (1 - q) N(0, 1) + q N(mu, 1))``, else ``None`` (the default)."""
+        return None
+
+    def group_curve(self, k: int) -> TradeOffFunction | None:
+        """The curve of groups of ``k`` in closed form, or ``None`` (the default: the
+        generic construction of :func:`~ldp.accounting.group_privacy`)."""
+        return None
+
+    def area(self) -> float | None:
+        """``int_0^1 f`` in closed form, or ``None`` (the default: quadrature)."""
+        return None
+
     def fixed_point(self) -> float:
         """The ``x`` with ``f(x) = x`` (unique for a trade-off function), from below.
 
@@ -585,6 +615,35 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
             return 0.0
         t = g[i - 1] / (g[i - 1] - g[i])
         return float(self._a[i - 1] + t * (self._a[i] - self._a[i - 1]))
+
+    def gdp_level(self) -> float:
+        """The smallest ``mu`` with ``G_mu <= f``, exactly (rounded up): ``G_mu`` is convex,
+        so it lies below a linear piece iff below both its ends, and at a vertex ``(a, b)``
+        that is ``mu >= Phi^{-1}(1-a) + Phi^{-1}(1-b)``; ``inf`` if ``f(0) < 1``."""
+        a, b = self._a, self._b
+        if b[0] < 1.0:
+            return math.inf
+        inner = (a > 0) & (a < 1) & (b > 0)
+        if np.any((a > 0) & (a < 1) & (b <= 0)):
+            return math.inf
+        if not np.any(inner):
+            # only (0, 1) and (1, 0): the curve 1 - a (mu = 0); any other boundary vertex, such
+            # as (0, 0), is a jump to perfect distinguishability
+            return 0.0 if np.all(b >= 1.0 - a) else math.inf
+        ai, bi = a[inner], b[inner]
+        za, zb = -ndtri(ai), -ndtri(bi)
+        # rounded up: ndtri within a few ulps, the sum one more, and an ulp of the vertex
+        # itself (the curve's vertices are rounded; d ndtri(a)/da = 1/phi(ndtri(a)))
+        root = math.sqrt(2.0 * math.pi)
+        with np.errstate(over="ignore"):
+            slope = root * (ai * np.exp(0.5 * za * za) + bi * np.exp(0.5 * zb * zb))
+        values = (za + zb) + 8.0 * _ULP * (np.abs(za) + np.abs(zb)) + 2.0 * _ULP * slope
+        return float(max(0.0, np.max(values)))
+
+    def area(self) -> float:
+        """``int_0^1 f``: the trapezoid rule on the vertices (exact)."""
+        a, b = self.vertices
+        return float(np.sum(np.diff(a) * (b[:-1] + b[1:]) / 2.0))
 
     def dominating_pair(self) -> tuple[np.ndarray, np.ndarray]:
         """A finite pair ``(P, Q)`` with ``T(P, Q) = f`` (one outcome per segment).
@@ -872,6 +931,18 @@ class GaussianTradeOff(TradeOffFunction):
         """``Phi(-mu / 2)``."""
         return float(ndtr(-self.mu / 2.0))
 
+    def gdp_mu(self) -> float:
+        """``mu``: the curve is ``G_mu`` itself."""
+        return self.mu
+
+    def group_curve(self, k: int) -> GaussianTradeOff:
+        """``G_{k mu}`` (Dong-Roth-Su (2022), Theorem 2.14)."""
+        return GaussianTradeOff(k * self.mu)
+
+    def area(self) -> float:
+        """``Phi(-mu / sqrt 2)``."""
+        return float(ndtr(-self.mu / math.sqrt(2.0))) if math.isfinite(self.mu) else 0.0
+
     def __repr__(self) -> str:
         return f"GaussianTradeOff(mu={self.mu!r})"
 
@@ -947,6 +1018,14 @@ class LaplaceTradeOff(TradeOffFunction):
     def fixed_point(self) -> float:
         """``exp(-mu / 2) / 2``."""
         return 0.5 * math.exp(-self.mu / 2.0)
+
+    def group_curve(self, k: int) -> LaplaceTradeOff:
+        """``T(Lap(0, 1), Lap(k mu, 1))``: ``k`` shifts of ``mu`` add up."""
+        return LaplaceTradeOff(k * self.mu)
+
+    def area(self) -> float:
+        """``e^-mu (1/2 + mu/4)``, the sum over the three pieces of the curve."""
+        return math.exp(-self.mu) * (0.5 + self.mu / 4.0) if math.isfinite(self.mu) else 0.0
 
     def __repr__(self) -> str:
         return f"LaplaceTradeOff(mu={self.mu!r})"
@@ -1239,29 +1318,10 @@ def get_mu_from_tradeoff(f: TradeOffFunction) -> float:
     >>> round(mu, 6), round(2 * math.sqrt(1) * math.sinh(0.5), 6)
     (1.232035, 1.042191)
     """
-    if isinstance(f, GaussianTradeOff):
-        return f.mu
-    if not isinstance(f, PiecewiseLinearTradeOff):
+    mu = f.gdp_level() if isinstance(f, TradeOffFunction) else None
+    if mu is None:
         raise TypeError(
-            f"get_mu_from_tradeoff needs a GaussianTradeOff or a piecewise-linear curve, got "
-            f"{type(f).__name__}"
+            f"get_mu_from_tradeoff needs a curve with an exact GDP level (gdp_level(): a "
+            f"GaussianTradeOff or a piecewise-linear curve), got {type(f).__name__}"
         )
-    a, b = f._a, f._b
-    if b[0] < 1.0:
-        return math.inf
-    inner = (a > 0) & (a < 1) & (b > 0)
-    if np.any((a > 0) & (a < 1) & (b <= 0)):
-        return math.inf
-    if not np.any(inner):
-        # only (0, 1) and (1, 0): the curve 1 - a (mu = 0); any other boundary vertex, such
-        # as (0, 0), is a jump to perfect distinguishability
-        return 0.0 if np.all(b >= 1.0 - a) else math.inf
-    ai, bi = a[inner], b[inner]
-    za, zb = -ndtri(ai), -ndtri(bi)
-    # rounded up: ndtri within a few ulps, the sum one more, and an ulp of the vertex
-    # itself (the curve's vertices are rounded; d ndtri(a)/da = 1/phi(ndtri(a)))
-    root = math.sqrt(2.0 * math.pi)
-    with np.errstate(over="ignore"):
-        slope = root * (ai * np.exp(0.5 * za * za) + bi * np.exp(0.5 * zb * zb))
-    values = (za + zb) + 8.0 * _ULP * (np.abs(za) + np.abs(zb)) + 2.0 * _ULP * slope
-    return float(max(0.0, np.max(values)))
+    return mu

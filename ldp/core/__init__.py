@@ -1,7 +1,8 @@
 """The core abstraction of the library: :class:`~ldp.core.Mechanism` (a local
 randomizer), the domains it privatizes, the codec of its reports, and the
 :class:`~ldp.core.Decoder` protocol the server decodes them with (an
-:class:`~ldp.core.Estimate` with its interval).
+:class:`~ldp.core.Estimate` with its interval), and the :class:`~ldp.core.PrivacyProfile`
+protocol of whatever states its own ``(epsilon, delta)`` privacy.
 
 Everything else (channels, mechanisms, tasks, protocol files, estimators) builds on these;
 the core imports nothing of :mod:`ldp` but the leaf helpers ``ldp._*``.
@@ -12,6 +13,7 @@ from ldp.core.codec import Field, ReportCodec, float_codec, index_codec
 from ldp.core.decoder import Decoder, Estimate, check_confidence, normal_z
 from ldp.core.domains import Ball, Categories, Domain, Interval, Items, check_unit_values
 from ldp.core.mechanism import Mechanism
+from ldp.core.privacy_profile import PrivacyProfile, check_privacy_profile
 
 __all__ = [
     "Ball",
@@ -23,9 +25,11 @@ __all__ = [
     "Interval",
     "Items",
     "Mechanism",
+    "PrivacyProfile",
     "ReportCodec",
     "canonical_json",
     "check_confidence",
+    "check_privacy_profile",
     "check_unit_values",
     "float_codec",
     "index_codec",

@@ -137,7 +137,7 @@ def test_user_curve_is_symmetrised_and_approx_refused():
         compose(approx, 2)
     with pytest.raises(ValueError, match="n must be >= 0"):
         compose(randomized_response(1.0), -1)
-    with pytest.raises(TypeError, match="or TradeOffFunctions"):
+    with pytest.raises(TypeError, match=r"mechanisms\[0\]=.rr. \(str\) is not a privacy profile"):
         compose(["rr"])
 
 

@@ -167,3 +167,62 @@ def test_the_add_a_curve_example_of_the_docs_runs(capsys):
     assert len(blocks) == 1
     exec(compile(blocks[0], "docs/developer.md", "exec"), {"__name__": "developer_md"})
     assert "10 reports of 1-RR: delta(2) = " in capsys.readouterr().out
+
+
+# ------------------------------------------------------ the privacy-profile protocol, hooks
+def test_curves_mechanisms_and_channels_are_privacy_profiles():
+    from ldp import Channel
+    from ldp.core import PrivacyProfile, check_privacy_profile
+    from ldp.mechanisms import k_rr
+
+    for value in (
+        RandomizedResponseCurve(1.0),
+        GaussianTradeOff(1.0),
+        k_rr(3, 1.0),
+        Channel([[0.7, 0.3], [0.3, 0.7]]),
+    ):
+        assert isinstance(value, PrivacyProfile)
+        assert check_privacy_profile(value, "x") is value
+    for bad in ("rr", 1.0, None, GaussianTradeOff):
+        with pytest.raises(TypeError, match=r"x=.* is not a privacy profile"):
+            check_privacy_profile(bad, "x")
+    with pytest.raises(TypeError, match="is not a privacy profile"):
+        compose([RandomizedResponseCurve(1.0), object()])
+
+
+def test_a_curve_that_overrides_no_hook_takes_the_generic_path():
+    from ldp.accounting import group_privacy, tradeoff_summary
+
+    curve = RandomizedResponseCurve(1.0)
+    assert curve.gdp_mu() is None and curve.gdp_level() is None
+    assert curve.group_curve(2) is None and curve.area() is None
+    assert curve.subsampled_gaussian() is None
+    # the generic answers agree with the library's own RR curve (EpsDeltaTradeOff)
+    same = EpsDeltaTradeOff(1.0)
+    assert tradeoff_summary(curve).gamma == pytest.approx(tradeoff_summary(same).gamma, abs=1e-9)
+    pair = group_privacy(curve, 2)
+    alphas = np.linspace(0.0, 1.0, 101)
+    exact = group_privacy(same, 2)(alphas)  # the library's pair curve of RR
+    assert np.all(pair(alphas) <= exact + 1e-12)  # the generic path is never optimistic
+    assert np.max(exact - pair(alphas)) < 1e-3
+
+
+@pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
+def test_closed_form_hooks_against_quadrature(mu):
+    from scipy.integrate import quad
+
+    for curve in (GaussianTradeOff(mu), LaplaceTradeOff(mu), EpsDeltaTradeOff(mu, 0.01)):
+        value, _ = quad(lambda x, f=curve: float(f(x)), 0.0, 1.0, limit=400, epsabs=1e-13)
+        assert curve.area() == pytest.approx(value, abs=1e-9)
+    assert GaussianTradeOff(mu).gdp_mu() == mu
+    assert GaussianTradeOff(mu).group_curve(3).mu == pytest.approx(3 * mu)
+    assert LaplaceTradeOff(mu).group_curve(2).mu == pytest.approx(2 * mu)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_piecewise_gdp_level_against_a_grid_search(epsilon):
+    curve = EpsDeltaTradeOff(epsilon)
+    level = curve.gdp_level()
+    alphas = np.linspace(1e-6, 1 - 1e-6, 20001)
+    assert np.all(GaussianTradeOff(level)(alphas) <= curve(alphas) + 1e-12)
+    assert np.any(GaussianTradeOff(level * (1 - 1e-3))(alphas) > curve(alphas))

@@ -217,6 +217,10 @@ class SubsampledGaussianTradeOff(TradeOffFunction):
             return _remove_delta(self.sample_rate, self.mu, epsilon)
         return _add_delta(self.sample_rate, self.mu, epsilon)
 
+    def subsampled_gaussian(self) -> tuple[float, float] | None:
+        """``(sample_rate, mu)`` in the remove direction, ``None`` in the add direction."""
+        return (self.sample_rate, self.mu) if self.direction == "remove" else None
+
     def profile(self, gamma: ArrayLike) -> float | np.ndarray:
         """The paper's ``H(gamma) = delta(log gamma)`` for ``gamma >= 0`` (``H(0) = 1``)."""
         g, scalar = as_levels(gamma, "gamma", low=0.0)
