@@ -215,7 +215,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if both:
                 raise ValueError(f"columns {both} are declared in both categories and bins")
         columns = resolve_schema(
-            _WithoutBinned(table, set(map(str, bins))),
+            _WithoutBinned(table, set(map(str, bins))),  # type: ignore[arg-type]
             categories=declared,
             bounds=None,
             default_kind=CATEGORICAL,
@@ -472,11 +472,12 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         )
 
 
-class _WithoutBinned(Table):
+class _WithoutBinned:
     """A table whose binned columns resolve as declared placeholders (never read)."""
 
     def __init__(self, table: Table, binned: set[str]) -> None:
-        super().__init__(table.names, table.n_rows, table._source, table._array)
+        self.names = table.names
+        self.n_rows = table.n_rows
         self._inner = table
         self._binned = binned
 
