@@ -71,7 +71,7 @@ MAX_JOINT_CELLS = 1 << 16
 
 
 def best_oracle(k: int, epsilon: float) -> FrequencyOracle | None:
-    """The oracle of smallest exact variance among :data:`ORACLES` for ``k`` cells (``None``
+    """The oracle of smallest exact variance among ``ORACLES`` for ``k`` cells (``None``
     for a single cell, which needs no report).
 
     Examples
@@ -303,8 +303,8 @@ def build_design(
 ) -> MarginalDesign:
     """The design ``method`` for the marginals ``tables`` of columns with ``sizes`` categories.
 
-    Raises ``ValueError`` for a marginal above :data:`~ldp.tasks.marginals.MAX_TABLE_CELLS`,
-    a ``"joint"`` above :data:`MAX_JOINT_CELLS`, and ``"fourier"`` with a non-binary column.
+    Raises ``ValueError`` for a marginal above ``MAX_TABLE_CELLS``,
+    a ``"joint"`` above ``MAX_JOINT_CELLS``, and ``"fourier"`` with a non-binary column.
 
     Examples
     --------

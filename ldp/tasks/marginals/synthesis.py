@@ -4,7 +4,7 @@ Of all joint distributions with given marginals, the one of largest entropy is t
 point of iterative proportional fitting (Deming-Stephan; Csiszar 1975): start from the
 uniform joint and rescale it, marginal after marginal, until each matches. This is the
 synthesis of Zhang, Wang, Li, He, Chen 2018 (CALM, Section 5). It needs the joint in memory,
-so above :data:`MAX_IPF_CELLS` the model is instead the maximum-entropy distribution among
+so above ``MAX_IPF_CELLS`` the model is instead the maximum-entropy distribution among
 those that factor along a tree (Chow, Liu 1968): the spanning tree of largest total mutual
 information of the estimated 2-way marginals, each column drawn given its parent, as in
 PrivBayes-style synthesis (Zhang, Cormode, Procopiuc, Srivastava, Xiao 2017) with
@@ -106,7 +106,7 @@ def fit_ipf(
     Parameters
     ----------
     sizes : sequence of int
-        Categories of every column; their product must not exceed :data:`MAX_IPF_CELLS`.
+        Categories of every column; their product must not exceed ``MAX_IPF_CELLS``.
     margins : mapping of column tuple to flat distribution
         The target marginals.
 
