@@ -49,6 +49,7 @@ SUITE = {
     "bench_vector_means": (["--quick"], []),
     "bench_heavy_hitters": (["--quick"], []),
     "bench_numeric_distribution": (["--quick"], []),
+    "bench_collector": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
 STRUCTURED = {
@@ -59,6 +60,7 @@ STRUCTURED = {
     "bench_vector_means",
     "bench_heavy_hitters",
     "bench_numeric_distribution",
+    "bench_collector",
 }
 
 

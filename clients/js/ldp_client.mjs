@@ -8,7 +8,11 @@
 //     const policy = { max_epsilon: 2 };             // the app's, never the server's
 //     console.log(verify(text, policy));             // the privacy this device computed
 //     const record = privatize(text, "bike", { policy });
-//     // {fingerprint: "34e331bdb88dbf66", report: [7]}
+//     // {id: "9f0c...", fingerprint: "34e331bdb88dbf66", report: [7]}
+//
+// The record's `id` is 16 random bytes (hex) from the platform's CSPRNG: a collector
+// (`ldp serve`) stores a record once whatever the number of times it is sent, so an upload
+// that failed can be retried as it is.
 //
 // The server is not trusted. Before it draws anything, the client computes the privacy of
 // the draw it is about to make from the sampler constants it will actually use (exact
@@ -130,6 +134,18 @@ if (
   } catch {
     webCrypto = undefined;
   }
+}
+
+// A report id: 16 random bytes in hexadecimal from the platform's CSPRNG (from `randbytes`,
+// drawn after the report, only where the platform has none). A collector stores a record
+// once however often it is sent, so a failed upload is retried with the same record.
+function reportId(randbytes) {
+  const bytes =
+    webCrypto && typeof webCrypto.getRandomValues === "function" ? cryptoBytes(16) : randbytes(16);
+  if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
+    throw new TypeError("randbytes(16) must return a Uint8Array of 16 bytes");
+  }
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function cryptoBytes(n) {
@@ -2119,7 +2135,8 @@ export function verify(protocol, policy) {
 }
 
 /**
- * The report of one answer: `{fingerprint, report}` (report: an array of numbers).
+ * The report of one answer: `{id, fingerprint, report}` (report: an array of numbers; id: 16
+ * random bytes in hexadecimal, which makes a retried upload idempotent).
  *
  * The protocol is verified first (`verify`, with `policy`); nothing is drawn from a protocol
  * that fails.
@@ -2140,7 +2157,7 @@ export function privatize(protocol, value, options) {
   const stream = new Stream(randbytes === undefined ? cryptoBytes : randbytes);
   const x = encode(proto, value);
   const report = MECHANISMS.get(proto[ID])(proto, x, stream);
-  return { fingerprint: proto.fingerprint, report };
+  return { id: reportId(randbytes), fingerprint: proto.fingerprint, report };
 }
 
 /**
@@ -2173,7 +2190,8 @@ export function privatizeRound(protocol, value, options) {
   const x = encode(proto, value);
   const state = checkMemo(proto, key, memo);
   const report = round(proto, x, stream, state);
-  return { record: { fingerprint: proto.fingerprint, report }, memo: memoDocument(key, state) };
+  const record = { id: reportId(randbytes), fingerprint: proto.fingerprint, report };
+  return { record, memo: memoDocument(key, state) };
 }
 
 function checkMemo(proto, key, memo) {
@@ -2358,7 +2376,7 @@ export function privatizeWithLedger(protocol, value, questionId, options) {
     report = MECHANISMS.get(name)(proto, x, stream);
   }
   if (charge[0] > 0 || charge[1] > 0) charges.push([instant, charge[0], charge[1]]);
-  return { record: { fingerprint: proto.fingerprint, report }, ledger: book };
+  return { record: { id: reportId(randbytes), fingerprint: proto.fingerprint, report }, ledger: book };
 }
 
 // The key of the memo entry a round of `x` uses (draws nothing).

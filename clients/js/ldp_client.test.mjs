@@ -888,13 +888,24 @@ test("Bloom RAPPOR refuses bad input", () => {
   assert.throws(() => bloomRapporRound(params, "a", { memo: { ...memo, entries: [[1, ["x"]]] } }), TypeError);
 });
 
+test("each record gets a fresh id from the platform's CSPRNG, whatever randbytes is", () => {
+  const zeros = (n) => new Uint8Array(n);
+  const records = Array.from({ length: 50 }, () => privatize(GRR5, 1, { randbytes: zeros }));
+  assert.equal(new Set(records.map((r) => r.report[0])).size, 1);
+  const ids = new Set(records.map((r) => r.id));
+  assert.equal(ids.size, 50);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{32}$/);
+  assert.deepEqual(Object.keys(records[0]), ["id", "fingerprint", "report"]);
+  assert.match(privatizeRound(LGRR, 0).record.id, /^[0-9a-f]{32}$/);
+});
+
 test("a policy passed as the options is applied; a misspelt option is refused", () => {
   const zeros = (n) => new Uint8Array(n);
   throwsWith(() => privatize(GRR5, 0, { max_epsilon: 0.5 }), RangeError, /above the app's max_epsilon = 0\.5: refused$/);
   throwsWith(() => privatize(GRR5, 0, { polciy: { max_epsilon: 0.5 }, randbytes: zeros }), TypeError, "options has unknown key(s) ['polciy']; known: ['policy', 'randbytes']");
   throwsWith(() => privatizeRound(LGRR, 0, { max_epsilon: 0.1 }), RangeError, /max_epsilon/);
   throwsWith(() => privatize(GRR5, 0, 3), TypeError, "options must be an object");
-  assert.deepEqual(privatize(GRR5, 0, { randbytes: zeros }), privatize(GRR5, 0, { policy: { max_epsilon: 5 }, randbytes: zeros }));
+  assert.deepEqual(privatize(GRR5, 0, { randbytes: zeros }).report, privatize(GRR5, 0, { policy: { max_epsilon: 5 }, randbytes: zeros }).report);
   assert.equal(privatize_round, privatizeRound);
   assert.equal(privatize_with_ledger, privatizeWithLedger);
 });

@@ -9,7 +9,11 @@ one answer, :func:`privatize` returns the record to send::
     policy = {"max_epsilon": 2.0}                    # the app's, never the server's
     print(ldp_client.verify(text, policy))           # the privacy this device computed
     record = ldp_client.privatize(text, "bike", policy=policy)
-    # {"fingerprint": "34e331bdb88dbf66", "report": [7]}
+    # {"id": "9f0c...", "fingerprint": "34e331bdb88dbf66", "report": [7]}
+
+The record's ``id`` is 16 random bytes (hex) from :func:`os.urandom`: a collector
+(``ldp serve``) stores a record once whatever the number of times it is sent, so an upload
+that failed can be retried as it is.
 
 **The server is not trusted.** Before it draws anything, the client computes the privacy of
 the draw it is about to make from the sampler constants it will actually use (exact rational
@@ -1328,8 +1332,16 @@ def verify(protocol, policy=None):
     return out
 
 
+def _report_id():
+    """A report id: 16 random bytes from the operating system, in hexadecimal. A collector
+    stores a record once however often it is sent, so a failed upload is retried as it is."""
+    return os.urandom(16).hex()
+
+
 def privatize(protocol, value, policy=None, randbytes=os.urandom):
-    """The report of one answer: ``{"fingerprint": ..., "report": [fields...]}``.
+    """The report of one answer: ``{"id": ..., "fingerprint": ..., "report": [fields...]}``
+    (``id``: 16 random bytes from :func:`os.urandom` in hexadecimal, whatever ``randbytes``
+    is, which makes a retried upload idempotent).
 
     The protocol is verified first (:func:`verify`, with ``policy``); nothing is drawn from a
     protocol that fails.
@@ -1353,7 +1365,7 @@ def privatize(protocol, value, policy=None, randbytes=os.urandom):
     stream = _Stream(randbytes)
     x = _encode(proto, value)
     report = _MECHANISMS[proto.mechanism_id](proto, x, stream)
-    return {"fingerprint": proto["fingerprint"], "report": report}
+    return {"id": _report_id(), "fingerprint": proto["fingerprint"], "report": report}
 
 
 def privatize_round(protocol, value, memo=None, policy=None, randbytes=os.urandom):
@@ -1390,7 +1402,8 @@ def privatize_round(protocol, value, memo=None, policy=None, randbytes=os.urando
     x = _encode(proto, value)
     state = _check_memo(proto, key, memo)
     report = _MEMOIZED[name](proto, x, stream, state)
-    return {"fingerprint": proto["fingerprint"], "report": report}, _memo_document(key, state)
+    record = {"id": _report_id(), "fingerprint": proto["fingerprint"], "report": report}
+    return record, _memo_document(key, state)
 
 
 def _check_memo(proto, key, memo):
@@ -1551,7 +1564,7 @@ def privatize_with_ledger(
         report = _MECHANISMS[name](proto, x, stream)
     if charge[0] > 0 or charge[1] > 0:
         charges.append([instant, charge[0], charge[1]])
-    return {"fingerprint": proto["fingerprint"], "report": report}, book
+    return {"id": _report_id(), "fingerprint": proto["fingerprint"], "report": report}, book
 
 
 def _per(period):

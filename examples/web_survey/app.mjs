@@ -7,8 +7,12 @@
 // policy. The page shows the number the client computed. Every report is charged to a ledger
 // kept in this browser (localStorage) under the page's own question id, and a report that
 // would take the day's loss above the page's budget is refused before anything is drawn.
-// Nothing but the record {fingerprint, report} is produced from the answer; this page sends
-// nothing anywhere (the person, or the survey's own upload step, sends report.jsonl).
+// Nothing but the record {id, fingerprint, report} is produced from the answer. Opened as a
+// static page, it sends nothing anywhere (the person, or the survey's own upload step, sends
+// report.jsonl). Served by the collector (`ldp serve`, at /survey/?protocol=FINGERPRINT), it
+// fetches the protocol from the collector, verifies it all the same, and posts each record
+// to the collector's upload endpoint (retrying a failed upload with the same record: its id
+// makes the retry count once); results.html shows the running estimate.
 
 import { loadProtocol, privatizeWithLedger, verify } from "../../clients/js/ldp_client.mjs";
 
@@ -27,6 +31,11 @@ const MAX_RADIOS = 20; // unlabelled categories beyond this get a number box
 let protocol = null;
 let records = [];
 let downloadUrl = null;
+let uploadUrl = null; // set when the collector served the protocol
+let sent = 0;
+// the collector's fingerprint, when the page is served by `ldp serve`
+const COLLECTED = new URLSearchParams(location.search).get("protocol");
+const UPLOAD_TRIES = 3;
 
 function showError(message) {
   $("error").textContent = message;
@@ -210,23 +219,60 @@ function updateDownload() {
   link.hidden = false;
 }
 
-$("survey").addEventListener("submit", (event) => {
+// Post one record to the collector; a failed attempt is retried with the same record (the
+// collector stores it once). Throws with the collector's one-line reason.
+async function upload(record) {
+  let reason = "";
+  for (let attempt = 0; attempt < UPLOAD_TRIES; attempt += 1) {
+    try {
+      const response = await fetch(uploadUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(record),
+      });
+      if (response.ok) return;
+      reason = (await response.json()).error ?? `HTTP ${response.status}`;
+      if (response.status < 500 && response.status !== 429) break; // refused: no retry
+    } catch (error) {
+      reason = error.message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+  }
+  throw new Error(`the collector did not take the record: ${reason}`);
+}
+
+$("survey").addEventListener("submit", async (event) => {
   event.preventDefault();
   showError("");
   if (protocol === null) return;
+  let record;
   try {
     const answer = readAnswer();
-    const { record, ledger } = privatizeWithLedger(protocol, answer, QUESTION_ID, {
+    const made = privatizeWithLedger(protocol, answer, QUESTION_ID, {
       ledger: storedLedger() ?? undefined,
       policy: POLICY,
     });
-    localStorage.setItem(LEDGER_KEY, JSON.stringify(ledger));
+    record = made.record;
+    localStorage.setItem(LEDGER_KEY, JSON.stringify(made.ledger));
     $("policy").textContent = policyText();
     records.push(record);
     $("record").textContent = JSON.stringify(record);
     updateDownload();
   } catch (error) {
     showError(error.message);
+    return;
+  }
+  if (uploadUrl === null) return;
+  $("privatize").disabled = true;
+  try {
+    await upload(record);
+    sent += 1;
+    $("sent").textContent = String(sent);
+    document.body.dataset.sent = String(sent);
+  } catch (error) {
+    showError(error.message);
+  } finally {
+    $("privatize").disabled = false;
   }
 });
 
@@ -249,17 +295,29 @@ async function load(text, source) {
 
 $("protocol-file").addEventListener("change", async (event) => {
   const file = event.target.files[0];
+  uploadUrl = null; // a local file's records are not the collector's
+  $("upload").hidden = true;
   if (file) await load(await file.text(), file.name);
 });
 
+const source = COLLECTED === null ? "protocol.json" : `/v1/protocols/${encodeURIComponent(COLLECTED)}`;
 try {
-  const response = await fetch("protocol.json");
+  const response = await fetch(source);
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  await load(await response.text(), "protocol.json");
+  await load(await response.text(), COLLECTED === null ? "protocol.json" : "the collector");
+  if (COLLECTED !== null && protocol !== null) {
+    if (protocol.fingerprint !== COLLECTED) {
+      refuse("The collector served a protocol with another fingerprint: refused, nothing sent.");
+    } else {
+      uploadUrl = `${source}/reports`;
+      $("results").href = `results.html?protocol=${encodeURIComponent(COLLECTED)}`;
+      $("upload").hidden = false;
+    }
+  }
 } catch (error) {
   $("question").textContent = "No protocol loaded";
   showError(
-    `Could not load protocol.json (${error.message}): serve the repository over http (see ` +
+    `Could not load ${source} (${error.message}): serve the repository over http (see ` +
       `README.md), or choose a protocol file above.`,
   );
 }

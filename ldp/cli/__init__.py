@@ -19,7 +19,10 @@ Subcommands, each with ``--json`` for machine-readable output (pure JSON on stdo
 * ``ldp plan PROBLEM --target T --epsilon E`` (or ``--n N``): the users (or epsilon) a target
   risk needs with the library's best mechanism, and the fewest any protocol needs;
 * ``ldp account compose|gdp|filter|shuffle|calibrate``: composition, Gaussian DP, privacy
-  filters, shuffle amplification and calibration of a per-report epsilon.
+  filters, shuffle amplification and calibration of a per-report epsilon;
+* ``ldp serve protocol.json --store reports.sqlite --port N --min-reports M``: the collector
+  (:mod:`ldp.collector`, the ``server`` extra); ``ldp export --store reports.sqlite
+  --protocol protocol.json --out reports.parquet``: the reports it stored.
 
 ``ldp --version`` prints the version. Bad arguments end with exit code 2 and a one-line
 message, never a traceback. Only the module of the subcommand that runs is imported, so
@@ -64,6 +67,8 @@ _COMMANDS = {
         "account",
         "composition, Gaussian DP, privacy filters, shuffling, calibration",
     ),
+    "serve": ("serve", "the collector: an ingest service for the reports of protocol files"),
+    "export": ("export", "the reports a collector stored for a protocol, as a report table"),
 }
 
 

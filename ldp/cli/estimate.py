@@ -186,6 +186,7 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     from ldp.core import check_confidence
     from ldp.mechanisms import Interval
     from ldp.protocol import load
+    from ldp.protocol.answers import answer_estimate
 
     for name in ("column", "mechanism", "epsilon", "rng", "save_reports", "save_protocol"):
         if getattr(args, name) is not None:
@@ -253,9 +254,8 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         ):
             raise UserError("estimating vector means from the command line is not supported")
         low, high = protocol.bounds
-        slope = (high - low) / (target.high - target.low)
-        mean = low + (float(estimate.value) - target.low) * slope
-        half_width = estimate.z * slope * float(estimate.standard_error)
+        answer = answer_estimate(protocol, estimate)
+        mean, half_width = float(answer.value), float(answer.half_width)
         if args.consistency != "none":
             raise UserError("--consistency applies to frequencies, not to a mean")
         data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}

@@ -4,7 +4,8 @@ A report table has a ``fingerprint`` column (the protocol's, on every row) and o
 report field (``report``, or ``byte_0 ...``, ``hash_0 ... bucket``, ``value``, ...: the
 names in the protocol file's ``report`` section). It travels as CSV (with a header row),
 Parquet, or JSON lines of the records the clients return
-(``{"fingerprint": ..., "report": [...]}``). Reading refuses, naming the row, a report of
+(``{"fingerprint": ..., "report": [...]}``, with or without the report ``"id"`` the clients
+add for the collector, ``ldp serve``). Reading refuses, naming the row, a report of
 another protocol, a table that mixes fingerprints, and a report the mechanism cannot output;
 large files are read in chunks, so memory holds one chunk at a time.
 """
@@ -78,15 +79,16 @@ def report_frame(protocol: Protocol, reports: ArrayLike) -> pd.DataFrame:
 def records_frame(protocol: Protocol, records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Client records ``{"fingerprint": ..., "report": [...]}`` as a report table.
 
-    Records are not checked here beyond their shape; :func:`read_reports` checks them.
+    Records are not checked here beyond their shape; :func:`read_reports` checks them. A
+    record's ``"id"`` (the report id the clients add) is allowed and not kept.
 
     Parameters
     ----------
     protocol : Protocol
         The protocol whose report fields name the columns.
     records : iterable of mapping
-        Objects with exactly the keys ``"fingerprint"`` and ``"report"`` (a list of numbers,
-        one per report field).
+        Objects with the keys ``"fingerprint"`` and ``"report"`` (a list of numbers, one per
+        report field), and optionally ``"id"``.
 
     Returns
     -------
@@ -116,9 +118,10 @@ def records_frame(protocol: Protocol, records: Iterable[Mapping[str, Any]]) -> p
     names = protocol.mechanism.codec.names
     fingerprints, rows = [], []
     for index, record in enumerate(records):
-        if not isinstance(record, Mapping) or set(record) != {"fingerprint", "report"}:
+        if not isinstance(record, Mapping) or not _record_keys(record):
             raise ValueError(
-                f"record {index}: a client record is an object with 'fingerprint' and 'report'"
+                f"record {index}: a client record is an object with 'fingerprint' and 'report' "
+                "(and optionally 'id')"
             )
         report = record["report"]
         if not isinstance(report, list) or len(report) != len(names):
@@ -131,6 +134,12 @@ def records_frame(protocol: Protocol, records: Iterable[Mapping[str, Any]]) -> p
     frame = pd.DataFrame(rows, columns=names) if rows else pd.DataFrame(columns=names)
     frame.insert(0, FINGERPRINT_COLUMN, fingerprints)
     return frame
+
+
+def _record_keys(record: Mapping[str, Any]) -> bool:
+    """Whether a client record has the keys of one: ``fingerprint``, ``report``, maybe ``id``."""
+    keys = set(record)
+    return keys == {"fingerprint", "report"} or keys == {"id", "fingerprint", "report"}
 
 
 def _check_fingerprints(
@@ -265,7 +274,7 @@ def _json_chunks(path: str, chunksize: int, names: list[str]):
         for n, record in part:
             if (
                 not isinstance(record, Mapping)
-                or set(record) != {"fingerprint", "report"}
+                or not _record_keys(record)
                 or not isinstance(record["report"], list)
             ):
                 raise ValueError(

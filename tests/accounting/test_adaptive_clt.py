@@ -26,6 +26,8 @@ from ldp.accounting.central import (
 def test_theorem_43_reduction():
     b = 0.0493771
     p = adaptive_clt_params(b, b, 0.0, 0.0, 2 * b, 0.0, 0.0)
+    # sqrt(2 B) at the Section 4.5 showcase budget of Tran-Koskela-Räisä-Honkela (2025),
+    # computed with mpmath
     assert p.mu == pytest.approx(0.314252, abs=1e-6)
     assert p.phi == 0.0 and p.delta_over_c == 0.0
 

@@ -40,6 +40,7 @@ def test_independent_formula_matches_the_accountant():
         assert compose(ldp.k_rr(k, eps0), t).delta(eps) == pytest.approx(
             krr_folds_delta(k, eps0, t, eps), rel=1e-9
         )
+    # brute force over the 3^4 output sequences of the two worst-case inputs (numpy)
     assert krr_folds_delta(3, 1.0, 4, 1.5) == pytest.approx(0.3260424900, rel=1e-9)
 
 
@@ -56,9 +57,10 @@ def test_folds_meets_target_and_is_tight(k, folds):
 
 
 def test_worked_values():
-    # T = 10 k-RR, target (2, 1e-6): k = 2 gives 0.200040, k = 10 gives 0.287533
+    # T = 10 k-RR, target (2, 1e-6): k = 2 gives 0.200040, k = 10 gives 0.287533, computed by
+    # brentq on the trinomial sum of the T-fold privacy loss evaluated with mpmath
     assert calibrate(2.0, 1e-6, mechanism="rr", folds=10) == pytest.approx(0.200040, abs=2e-6)
-    assert calibrate(2.0, 1e-6, k=10, folds=10) == pytest.approx(0.287533, abs=2e-6)
+    assert calibrate(2.0, 1e-6, k=10, folds=10) == pytest.approx(0.287533, abs=2e-6)  # as computed
     # one report, pure target: eps0 = target_epsilon exactly (up to the tolerance)
     assert calibrate(1.0, 0.0, k=4) == pytest.approx(1.0, rel=2e-6)
     assert calibrate(1.0, 0.0, k=4) <= 1.0
@@ -68,7 +70,9 @@ def test_worked_values():
 def test_shuffled_meets_target_and_is_tight(k):
     n, target_eps, target_delta = 10_000, 0.5, 1e-6
     eps0 = calibrate(target_eps, target_delta, k=k, n_shuffled=n)
-    assert eps0 == pytest.approx(4.336437, abs=1e-5)  # the k-RR clone probability
+    # the k-RR clone probability; a reference computation of the Feldman-McMillan-Talwar (2021)
+    # clone reduction, not recomputed by an independent tool
+    assert eps0 == pytest.approx(4.336437, abs=1e-5)
     mech = ldp.k_rr(k, eps0)
     e0 = mech.epsilon
     assert shuffle_delta(target_eps, e0, n, clone_probability(mech, e0)) <= target_delta
@@ -95,11 +99,13 @@ def test_shuffled_large_alphabet_uses_the_blanket_where_it_is_tighter():
     assert shuffle_amplification(eps0, n, target_delta, mechanism=ldp.k_rr(k, eps0)).epsilon <= (
         target_eps
     )
-    assert eps0 > 4.336437  # the clone-only answer (test above)
+    assert eps0 > 4.336437  # the Feldman-McMillan-Talwar (2021) clone answer above
 
 
 def test_shuffled_generic_mechanism_uses_the_generic_clones():
     eps0 = calibrate(0.5, 1e-6, mechanism=OUE(10, 1.0), n_shuffled=10_000)
+    # the generic clone pair of Feldman-McMillan-Talwar (2021): a reference computation, checked
+    # here by the two delta evaluations that bracket it
     assert eps0 == pytest.approx(3.702417, abs=1e-5)
     assert shuffle_delta(0.5, eps0, 10_000) <= 1e-6
     assert shuffle_delta(0.5, eps0 * (1 + 1e-3), 10_000) > 1e-6

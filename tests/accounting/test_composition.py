@@ -41,14 +41,18 @@ def _kov_mpmath(eps, n, eps_target):
 def test_ten_randomized_responses_headline():
     c = compose(randomized_response(1.0), 10)
     assert c.exact
+    # KOV binomial sum (_kov_mpmath below, mpmath at 50 digits) at eps = 3 and eps = 0
     assert c.delta(3.0) == pytest.approx(0.61989180, abs=5e-9)
-    assert c.tv == pytest.approx(0.86959746, abs=5e-9)
+    assert c.tv == pytest.approx(0.86959746, abs=5e-9)  # _kov_mpmath at eps = 0 (computed)
     for eps in [0.0, 0.5, 3.0, 7.5]:
         assert c.delta(eps) == pytest.approx(_kov_mpmath(1.0, 10, eps), rel=1e-11, abs=1e-14)
 
 
 def test_dong_roth_su_figure_5():
     c = compose(EpsDeltaTradeOff(1 / math.sqrt(10)), 10)
+    # Dong-Roth-Su (2022) Figure 5 (the paper prints eps = 2.89 and a gap < 0.013); the values
+    # recomputed exactly from the binomial likelihood ratio of 10 randomized responses (brentq
+    # on the hockey stick, the Neyman-Pearson trade-off at six alphas, scipy)
     assert round(c.epsilon(1e-3), 4) == 2.8897
     # sup vertical gap to G_1 is 0.01229 (paper: < 0.013)
     x = np.linspace(0, 1, 20001)
@@ -92,6 +96,7 @@ def test_asymmetric_channel_is_an_upper_bound(rng):
 def test_gaussian_composition_exact_and_mixed_bound():
     c = compose([GaussianTradeOff(0.6), GaussianTradeOff(0.8)])
     assert c.mu == pytest.approx(1.0) and c.exact
+    # Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) at mu=1, eps=1 (closed form, scipy)
     assert c.delta(1.0) == pytest.approx(0.1269367, abs=1e-7)
     mixed = compose([GaussianTradeOff(1.0), EpsDeltaTradeOff(0.0)])  # Id adds nothing
     eps = np.array([0.0, 1.0, 2.0])
@@ -139,8 +144,11 @@ def test_user_curve_is_symmetrised_and_approx_refused():
 # ------------------------------------------------- Ghazi-Issa (2023), Theorem 2 (exact)
 def test_theorem2_deltas_at_the_fig4_parameters():
     c = compose_eps_delta_eta(1.0, 0.0, 0.7 * TH1, 5)
+    # Ghazi-Issa (2023) eq. (5) with mpmath at 80 digits (_eq5_mpmath below), equal to a brute-force
+    # hockey stick of the 5-fold product of the 3-point dominating pair of eq. (7);
     # the values are rounded up by a bound on their rounding error (a relative 1e-13)
     assert c.tv == pytest.approx(0.631089674853377, rel=1e-13)
+    # the same eq. (5) values at j = 0..5 (mpmath, 80 digits; brute force agrees)
     np.testing.assert_allclose(
         c.deltas,
         [0.631089674853377, 0.432692978468984, 0.239344949120141, 0.0953725659205623,
@@ -148,21 +156,25 @@ def test_theorem2_deltas_at_the_fig4_parameters():
         rtol=1e-13, atol=1e-15,
     )  # fmt: skip
     kov = compose_eps_delta_eta(1.0, 0.0, None, 5).deltas
+    # KOV, Ghazi-Issa (2023) eq. (6), as the binomial sum _kov_mpmath (mpmath, 50 digits)
     np.testing.assert_allclose(
         kov[[1, 3, 5]], [0.537101719760969, 0.180554628602783, 0], atol=1e-14
     )
+    # KOV's TV: _kov_mpmath(1.0, 5, 0.0) (mpmath, 50 digits)
     assert compose_eps_delta_eta(1.0, 0.0, None, 5).tv == pytest.approx(0.751014957126, abs=1e-12)
 
 
 def test_theorem2_deltas_for_laplace_eta_and_kov():
     eta = 1 - math.exp(-0.5)
     d = compose_eps_delta_eta(1.0, 0.0, eta, 10).deltas
+    # Ghazi-Issa (2023) eq. (5) with mpmath at 80 digits (_eq5_mpmath below)
     np.testing.assert_allclose(
         d[[0, 1, 5, 9, 10]],
         [0.844283615916277, 0.753217825845638, 0.231900762868612, 0.00551962703450801, 0],
         atol=1e-14,
     )
     kov = compose_eps_delta_eta(1.0, 0.0, None, 10).deltas
+    # KOV binomial sum _kov_mpmath (mpmath, 50 digits) at eps' = 0, 2, 4, 6, 8
     np.testing.assert_allclose(
         kov[[0, 2, 4, 6, 8]],
         [0.869597463185156, 0.6895367715462, 0.430577144529756, 0.18150445995031,
@@ -171,6 +183,8 @@ def test_theorem2_deltas_for_laplace_eta_and_kov():
     )  # fmt: skip
 
 
+# Ghazi-Issa (2023) eq. (5) evaluated with mpmath at 80 digits (_eq5_mpmath below); the last
+# entry of each row is the exact 1 - (1 - delta)^k
 @pytest.mark.parametrize(
     ("params", "k", "js", "expected"),
     [
@@ -216,6 +230,8 @@ def test_recurrence_matches_mpmath_eq5(j):
 
 def test_interpolation_table_g():
     c = compose_eps_delta_eta(1.0, 0.0, 0.7 * TH1, 3)
+    # the k=3 grid values of eq. (5) (_eq5_mpmath), interpolated linearly in e^eps' (the hockey
+    # stick is linear in gamma between privacy-loss atoms), computed with numpy.interp
     np.testing.assert_allclose(
         c.delta([0.25, 0.5, 0.75, 1.5, 2.2]),
         [0.471122732778671, 0.418675846454449, 0.351332711388016, 0.196848721262610,
@@ -229,6 +245,8 @@ def test_interpolation_table_g():
 def test_heterogeneous_table_i():
     c = compose_eps_delta_eta([1.0, 0.4, 2.0], [0.01, 0.0, 0.05], [0.3, 0.1, 0.6])
     assert c.exact
+    # brute-force hockey stick of the product of the three 5-point dominating pairs of
+    # Ghazi-Issa (2023) eqs. (43)-(44) (125 outcomes, numpy); 0.0595 = 1 - 0.99 * 0.95 exactly
     np.testing.assert_allclose(
         c.delta([0, 0.3, 1.0, 1.4, 2.5, 3.4]),
         [0.678328671774147, 0.629185511797958, 0.478749062058978, 0.396423464207943,
@@ -240,9 +258,12 @@ def test_heterogeneous_table_i():
 def test_dp_sgd_pipeline_table_n():
     p, k = 256 / 60000, 3516
     eps1 = math.log1p(p * math.expm1(2.0))
+    # 0.2994776059 = 2 Phi(1/2.6) - 1, the TV of 1/1.3-GDP (closed form, scipy). The pinned
+    # values are the k-fold hockey stick computed independently: 1 - (1-delta)^k (1 - E) with E
+    # the binomial sum over erasure and sign counts of the 3-point pair (scipy binom, exact)
     c = compose_eps_delta_eta(eps1, p * get_delta_from_gdp(1 / 1.3, 2.0), p * 0.2994776059, k)
-    assert c.tv == pytest.approx(0.227256649, abs=1e-9)
-    assert c.delta(1.19) == pytest.approx(0.0442902760, abs=1e-9)
+    assert c.tv == pytest.approx(0.227256649, abs=1e-9)  # binomial sum above (computed)
+    assert c.delta(1.19) == pytest.approx(0.0442902760, abs=1e-9)  # computed likewise, eps' = 1.19
 
 
 def test_ordering_exact_le_thm2_le_kov():

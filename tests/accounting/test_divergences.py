@@ -115,6 +115,7 @@ def test_le_cam_divergence():
     channel = ldp.binary_erasure(1.0, 0.0, 0.3)
     betas = np.linspace(0.01, 0.99, 99)
     values = le_cam(channel.matrix[0], channel.matrix[1], betas)
+    # 0.3 tanh(1/2), exact
     assert float(np.max(values)) == pytest.approx(0.138635147178003, rel=1e-12)
     assert betas[int(np.argmax(values))] == pytest.approx(0.5)
     e = math.e

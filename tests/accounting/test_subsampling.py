@@ -22,12 +22,14 @@ from ldp.accounting.central import PoissonSubsampledGaussian, noisy_sgd_mu_clt_a
 
 def test_cp_gaussian_oracle_fig6_left():
     c = subsample_tradeoff(GaussianTradeOff(1.8), 0.35)
+    # Dong-Roth-Su (2022) eq. (14) for G_1.8 and p = 0.35 (their Fig. 6 left), evaluated with
+    # scipy: the fixed point x* = 0.184060 by brentq, f_p(x*) = 0.594782, C_p at 4 points
     np.testing.assert_allclose(
         c([0.01, 0.1, 0.3, 0.5]), [0.888737, 0.690725, 0.478842, 0.278842], atol=6e-7
     )
     x = GaussianTradeOff(1.8).fixed_point()
-    assert x == pytest.approx(0.184060, abs=1e-6)
-    assert c.fixed_point() == pytest.approx((0.184060 + 0.594782) / 2, abs=1e-6)
+    assert x == pytest.approx(0.184060, abs=1e-6)  # brentq on G(x) = x (scipy)
+    assert c.fixed_point() == pytest.approx((0.184060 + 0.594782) / 2, abs=1e-6)  # eq. (14)
 
 
 def test_cp_closed_form_agrees_with_biconjugate_route():
@@ -49,6 +51,7 @@ def test_cp_closed_form_agrees_with_biconjugate_route():
 def test_subsampled_line_uses_the_corrected_intercept():
     eps, delta, p = 3.0, 0.1, 0.2
     eps1, d1 = subsample_eps_delta(eps, delta, p)
+    # log(1 - p + p e^eps) and p delta (closed form, computed)
     assert (round(eps1, 6), round(d1, 6)) == (1.572174, 0.02)
     closed = subsampled_eps_delta_tradeoff(eps, delta, p)
     biconj = subsample_tradeoff(EpsDeltaTradeOff(eps, delta), p)
@@ -57,8 +60,8 @@ def test_subsampled_line_uses_the_corrected_intercept():
     e = math.exp(eps)
     printed = 1 - p * delta - p * (e - 1) / (e + 1)  # Dong-Roth-Su (2022), Cor 4.3 as printed
     correct = 1 - p * (e - 1 + 2 * delta) / (e + 1)
-    assert printed == pytest.approx(0.798970, abs=1e-6)
-    assert correct == pytest.approx(0.817073, abs=1e-6)  # 0.8170735..., rounds either way
+    assert printed == pytest.approx(0.798970, abs=1e-6)  # both closed forms computed by hand
+    assert correct == pytest.approx(0.817073, abs=1e-6)  # closed form: 0.8170733 (computed)
     assert 1 - closed.tv == pytest.approx(correct, abs=1e-12)
     # the printed curve is valid but looser: never above the true C_p
     printed_curve = np.maximum(EpsDeltaTradeOff(eps1, d1)(x), np.clip(printed - x, 0, None))
@@ -76,6 +79,7 @@ def test_krr_is_subsampled_rr():
 
 
 def test_prop1_and_edges():
+    # Ghazi-Issa (2023) Proposition 1: (log(1 + p(e - 1)), p delta, p eta), computed by hand
     assert subsample_eps_delta_eta(1.0, 0.01, 0.3, 0.1) == pytest.approx(
         (0.158565, 0.001, 0.03), abs=1e-6
     )
@@ -91,6 +95,8 @@ def test_prop1_and_edges():
 
 
 def test_drs_clt_oracle():
+    # Dong-Roth-Su (2022) Corollary 5.4, p sqrt(2 T (e^{mu^2} Phi(1.5 mu) + 3 Phi(-mu/2) - 2)) at
+    # sigma = 1, p = 0.05, T = 400, computed with scipy
     assert noisy_sgd_mu_clt_approx(1.0, 0.05, 400) == pytest.approx(1.71014, abs=1e-5)
     # Dong-Roth-Su (2022), Section 5.2 CLT at the MNIST settings of their Fig. 7: sigma 1.1,
     # 15 epochs of 60000 / 256 (value computed independently, not printed in the paper)
@@ -118,7 +124,7 @@ def test_poisson_sgd_bound_is_tight_and_certified():
         .self_compose(1000)
         .get_epsilon_for_delta(1e-5)
     )
-    assert optimistic <= eps <= 1.83824
+    assert optimistic <= eps <= 1.83824  # prv-accountant's certified bound (another library)
     connect_dots = (
         dpl.from_gaussian_mechanism(1.0, sampling_prob=0.01, value_discretization_interval=1e-3)
         .self_compose(1000)
@@ -129,7 +135,7 @@ def test_poisson_sgd_bound_is_tight_and_certified():
     assert elapsed < 2.0  # about 0.4 s on one core
     clt = sgd.epsilon_clt_approx(1e-5)
     assert sgd.mu_clt_approx == pytest.approx(0.01 * math.sqrt(1000 * math.expm1(1.0)))
-    assert clt == pytest.approx(1.618, abs=1e-3)
+    assert clt == pytest.approx(1.618, abs=1e-3)  # GDP closed form inverted by brentq (scipy)
     assert clt < eps - 0.1  # the CLT under-states epsilon: not a bound
 
 

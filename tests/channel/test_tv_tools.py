@@ -120,7 +120,7 @@ def test_utility_proxy_is_the_le_cam_sup_of_the_dominating_pair(eps, eta):
     sup = float(np.max(le_cam(m[0], m[1], betas)))
     assert utility_proxy(eps, eta) == pytest.approx(sup, rel=1e-6)
     assert utility_proxy(eps, eta) == pytest.approx(max_kl_contraction(eps, eta), rel=1e-15)
-    # the paper's value at eps = 1, eta = 0.3
+    # the paper's value at eps = 1, eta = 0.3: eta tanh(eps/2), Ghazi-Issa (2023) Theorem 5
     assert utility_proxy(1.0, 0.3) == pytest.approx(0.138635147178003, rel=1e-13)
 
 

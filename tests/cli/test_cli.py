@@ -313,6 +313,8 @@ def test_design_command(capsys, tmp_path):
     argv = ["design", "--k", "6", "--epsilon", "1.1", "--utility", "mi", "--out", str(out)]
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    # MI of the 2-subset mechanism on 6 symbols at eps = 1.1 (the LP optimum), computed by
+    # enumeration of its channel matrix with numpy
     assert data["value"] == pytest.approx(0.1487078233, abs=1e-8)
     assert data["certified"]["epsilon"] <= 1.1
     saved = np.loadtxt(out, delimiter=",")
@@ -397,6 +399,8 @@ def test_bound_other_presets(capsys):
     assert data["bound"]["quantity"] == "Bayes risk lower bound"
     data = _bound(capsys, "bayes", "beta-bernoulli", "--n", "20", "--epsilon", "1",
                   "--delta", "1e-4", "--route", "corollary3")  # fmt: skip
+    # Asoodeh-Aliakbarpour-Calmon (2021), Corollary 3 evaluated on a fine zeta grid (its
+    # non-private value, reached for every eps >= 0.5)
     assert data["bound"]["value"] == pytest.approx(0.010866, abs=1e-6)
 
 

@@ -22,6 +22,7 @@ def test_shuffle_k_rr_a_million_users(capsys):
     assert data["epsilon"] == expected.epsilon == min(data["clones"], data["blanket"])
     assert data["epsilon"] < 0.05 < 4.0
     assert data["citation"] == "Balle-Bell-Gascón-Nissim (2019)"
+    # log(1 + (e^4 - 1)/(e^4 + 1) X), X = 8 sqrt(e^4 log(4/delta)/n) + 8 e^4/n (closed form)
     assert data["closed_form"] == pytest.approx(0.2264, abs=1e-4)
     assert main(["account", *argv]) == 0
     text = capsys.readouterr().out
@@ -46,6 +47,8 @@ def test_calibrate(capsys):
     assert compose(ldp.k_rr(16, data["epsilon0"]), 365).delta(1.0) <= 1e-6
     data = _json(capsys, "calibrate", "--target-epsilon", "0.5", "--target-delta", "1e-6",
                  "--mechanism", "rr", "--n", "10000")  # fmt: skip
+    # the k-RR clone answer, a reference computation of the Feldman-McMillan-Talwar (2021) clone
+    # reduction (the calibration tests check that it meets the target and is tight)
     assert data["epsilon0"] == pytest.approx(4.336437, abs=1e-5)
 
 

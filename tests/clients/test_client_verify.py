@@ -307,6 +307,7 @@ def test_the_budget_period_rolls():
     with pytest.raises(ValueError, match=r"per 1 day\)"):
         ldp_client.privatize_with_ledger(grr, 0, "q", ledger, policy, now=7200.0)
     _, ledger = ldp_client.privatize_with_ledger(grr, 0, "q", ledger, policy, now=86400.5)
+    # the exact times passed above
     assert [c[0] for c in ledger["questions"]["q"]["charges"]] == [3600.0, 86400.5]
 
 

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,7 +200,21 @@ def test_the_client_needs_only_the_standard_library():
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
     record = json.loads(out.stdout)
-    assert set(record) == {"fingerprint", "report"}
+    assert set(record) == {"id", "fingerprint", "report"}
+    assert re.fullmatch("[0-9a-f]{32}", record["id"])
+
+
+def test_each_record_gets_a_fresh_id_from_the_os_whatever_the_random_source():
+    """The id (which makes a retried upload idempotent at the collector) is 16 bytes of
+    os.urandom: replaying the report's random bytes replays the report, never the id."""
+    protocol = Protocol.from_mechanism(GRR(3, 1.0), labels=["a", "b", "c"]).to_dict()
+    records = [ldp_client.privatize(protocol, "b", randbytes=lambda n: bytes(n)) for _ in range(50)]
+    assert len({r["report"][0] for r in records}) == 1
+    ids = {r["id"] for r in records}
+    assert len(ids) == 50 and all(re.fullmatch("[0-9a-f]{32}", i) for i in ids)
+    policy = {"max_epsilon": 2.0, "budget": {"epsilon": 10.0, "delta": 0.0, "period_days": 1}}
+    record, _ = ldp_client.privatize_with_ledger(protocol, "a", "q", policy=policy)
+    assert set(record) == {"id", "fingerprint", "report"} and record["id"] not in ids
 
 
 def test_the_client_refuses_bad_input():

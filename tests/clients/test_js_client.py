@@ -19,6 +19,7 @@ import io
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +64,11 @@ function source(hex) {{
   }};
   return {{ randbytes, used: () => at }};
 }}
+// a record's id is 16 fresh random bytes of the platform's, never of the job's: compared as
+// "32 lower-case hex digits" (the Python side does the same)
+function idChecked(record) {{
+  return {{ ...record, id: /^[0-9a-f]{{32}}$/.test(record.id) }};
+}}
 function run(job) {{
   const s = source(job.bytes);
   const policy = job.policy ?? undefined;
@@ -72,17 +78,18 @@ function run(job) {{
     case "privatize": {{
       const options = {{ policy, randbytes: s.randbytes }};
       const record = client.privatize(job.protocol, job.value, options);
-      return {{ ...record, used: s.used() }};
+      return {{ ...idChecked(record), used: s.used() }};
     }}
     case "privatize_round": {{
       const out = client.privatizeRound(job.protocol, job.value,
         {{ memo: job.memo ?? undefined, policy, randbytes: s.randbytes }});
-      return {{ ...out, used: s.used() }};
+      return {{ ...out, record: idChecked(out.record), used: s.used() }};
     }}
     case "privatize_with_ledger": {{
       const out = client.privatizeWithLedger(job.protocol, job.value, job.question,
         {{ ledger: job.ledger ?? undefined, policy, now: job.now, randbytes: s.randbytes }});
-      return {{ ...out, used: s.used(), stored: JSON.stringify(out.ledger) }};
+      const record = idChecked(out.record);
+      return {{ ...out, record, used: s.used(), stored: JSON.stringify(out.ledger) }};
     }}
     case "mechanism_key":
       return client.mechanismKey(job.protocol);
@@ -114,6 +121,12 @@ def _js(jobs: list[dict]) -> list[dict]:
     return json.loads(result.stdout)
 
 
+def _id_checked(record: dict) -> dict:
+    """``record`` with its id replaced by whether it is 32 lower-case hex digits (ids are
+    fresh random bytes, so the two clients' never agree)."""
+    return {**record, "id": re.fullmatch("[0-9a-f]{32}", record["id"]) is not None}
+
+
 def _py(job: dict) -> dict:
     """The Python client's result for one job, in the harness's form (as JSON values)."""
     stream = io.BytesIO(bytes.fromhex(job.get("bytes", "")))
@@ -124,12 +137,12 @@ def _py(job: dict) -> dict:
             out = ldp_client.verify(job["protocol"], policy)
         elif call == "privatize":
             record = ldp_client.privatize(job["protocol"], job["value"], policy, stream.read)
-            out = {**record, "used": stream.tell()}
+            out = {**_id_checked(record), "used": stream.tell()}
         elif call == "privatize_round":
             record, memo = ldp_client.privatize_round(
                 job["protocol"], job["value"], job.get("memo"), policy, stream.read
             )
-            out = {"record": record, "memo": memo, "used": stream.tell()}
+            out = {"record": _id_checked(record), "memo": memo, "used": stream.tell()}
         elif call == "privatize_with_ledger":
             record, ledger = ldp_client.privatize_with_ledger(
                 job["protocol"],
@@ -141,7 +154,7 @@ def _py(job: dict) -> dict:
                 stream.read,
             )
             out = {
-                "record": record,
+                "record": _id_checked(record),
                 "ledger": ledger,
                 "used": stream.tell(),
                 "stored": json.dumps(ledger),

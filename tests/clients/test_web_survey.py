@@ -182,7 +182,8 @@ def test_the_survey_privatizes_in_the_browser_and_the_server_decodes(page, tmp_p
         records.append(_privatize(page, i + 1))
     assert page.text_content("#error") == ""
     assert all(r["fingerprint"] == protocol.fingerprint for r in records)
-    assert all(set(r) == {"fingerprint", "report"} for r in records)
+    assert all(set(r) == {"id", "fingerprint", "report"} for r in records)
+    assert len({r["id"] for r in records}) == len(records)  # a fresh id each
     reports = read_reports(protocol, records)  # checks fingerprints and every report
     assert reports.shape == (ANSWERS_PER_RUN,)
     assert set(reports.tolist()) <= set(range(protocol.mechanism.matrix.shape[1]))

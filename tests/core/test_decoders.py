@@ -141,6 +141,7 @@ def test_confidence_is_checked():
     for bad in ("0.9", None, True):
         with pytest.raises(TypeError, match="confidence"):
             check_confidence(bad)
+    # sqrt(2) erfinv(0.95) computed with mpmath
     assert normal_z(0.95) == pytest.approx(1.959963984540054, rel=1e-15)
 
 

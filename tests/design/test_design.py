@@ -41,13 +41,15 @@ def mi_binary_uniform(k, eps, size):
 
 # ----------------------------------------------------------------- KOV regimes and oracles
 def test_mi_uniform_k4_binary_then_rr():
-    # eps = 0.5, LP = binary = log 2 - h(e^.5 / (1 + e^.5))
+    # eps = 0.5, LP = binary = log 2 - h(e^.5 / (1 + e^.5)) (closed form, computed with numpy)
     low = optimal_channel(4, 0.5, utility="mi", method="staircase")
+    # the closed form above, computed with numpy
     assert low.value == pytest.approx(0.0302998620, abs=1e-9)
     assert low.channel.n_outputs == 2
-    # MI(RR) = MI(binary, |T| = 2) at eps = 0.8221326247 (root found here)
+    # MI(RR) = MI(binary, |T| = 2) at eps = 0.8221326247 (root found here; recomputed with brentq
+    # on the MIs of the two channel matrices built by enumeration)
     switch = optimize.brentq(lambda e: mi_rr_uniform(4, e) - mi_binary_uniform(4, e, 2), 0.3, 2)
-    assert switch == pytest.approx(0.8221326247, abs=1e-9)
+    assert switch == pytest.approx(0.8221326247, abs=1e-9)  # recomputed as said above
     below = optimal_channel(4, switch - 0.05, utility="mi", method="staircase")
     above = optimal_channel(4, switch + 0.05, utility="mi", method="staircase")
     assert below.value == pytest.approx(mi_binary_uniform(4, switch - 0.05, 2), abs=1e-8)
@@ -57,9 +59,11 @@ def test_mi_uniform_k4_binary_then_rr():
 def test_mi_uniform_k6_intermediate_regime_matches_kov_numbers():
     table = compare(6, 1.1, utility="mi")
     values = dict(zip(table.mechanism, table.value, strict=True))
+    # MI under the uniform prior computed from the channel matrices by enumeration (numpy): the
+    # 2-subset mechanism (= RR on 3 blocks) 0.1487078233, 6-RR 0.124655, binary 0.131098
     assert values["optimum"] == pytest.approx(0.1487078233, abs=1e-8)
-    assert values["k-RR"] == pytest.approx(0.124655, abs=1e-6)
-    assert values["binary"] == pytest.approx(0.131098, abs=1e-6)
+    assert values["k-RR"] == pytest.approx(0.124655, abs=1e-6)  # computed as above
+    assert values["binary"] == pytest.approx(0.131098, abs=1e-6)  # computed as above
     assert values["k-RR"] == pytest.approx(mi_rr_uniform(6, 1.1), abs=1e-12)
     full = optimal_channel(6, 1.1, utility="mi", method="staircase")
     assert full.value == pytest.approx(values["optimum"], abs=1e-8)
@@ -85,7 +89,7 @@ def test_tv_utility_is_maximised_by_the_binary_mechanism():
     p0 = np.array([0.4, 0.3, 0.2, 0.1, 0.0])
     p1 = np.array([0.1, 0.2, 0.2, 0.2, 0.3])
     result = optimal_channel(5, 1.0, utility="tv", hypotheses=(p0, p1))
-    assert result.value == pytest.approx(0.1848468629, abs=1e-9)
+    assert result.value == pytest.approx(0.1848468629, abs=1e-9)  # tanh(1/2) * 0.4 (closed form)
     assert result.channel.n_outputs == 2
 
 

@@ -254,6 +254,7 @@ def test_regression_huge_entries_and_sizes_raise_value_errors_naming_the_argumen
 def test_regression_large_epsilon_overflows():
     q = ldp.binary_mechanism_with_erasure([0.5, 0.5], [0.2, 0.8], 710.0, 0.5)  # was: Overflow
     assert np.all(np.isfinite(q.matrix))
+    # 1.7976931348623157e308 is the exact largest double (sys.float_info.max)
     assert contraction.phi(1.7976931348623157e308, 0.0, 2) == 1.0  # was: overflow warning
     assert contraction.chi2_output_bound(1e300, 1.0, 1.0) == math.inf  # was: OverflowError
     assert 0 < risk.bernoulli_mean(1, 2**70).value < math.inf  # was: OverflowError

@@ -52,7 +52,8 @@ def test_levels_match_the_formulas(h, f, p, q):
         assert perm <= r.epsilon_permanent <= perm * (1 + 1e-12)
         assert one <= r.epsilon <= one * (1 + 1e-12)
         assert min(rep, perm) <= r.epsilon_repeated(t) <= min(rep, perm) * (1 + 1e-12) + 1e-15
-    # the values of the worked example (h = 2, f = 0.5, p = 0.5, q = 0.75)
+    # the values of the worked example (h = 2, f = 0.5, p = 0.5, q = 0.75), recomputed from the
+    # closed form of eps_t and q* = f(p+q)/2 + (1-f)q, p* = f(p+q)/2 + (1-f)p (exact)
     if (h, f, p, q) == (2, 0.5, 0.5, 0.75):
         assert r.epsilon_permanent == pytest.approx(math.log(81), rel=1e-12)
         assert [round(r.epsilon_repeated(t), 4) for t in (1, 2, 5, 10, 100)] == [

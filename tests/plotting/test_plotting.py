@@ -35,6 +35,7 @@ def test_privacy_profile_display(tmp_path):
 def test_privacy_utility_display(tmp_path):
     display = PrivacyUtilityDisplay.from_design(6, [0.5, 1.1], utility="mi")
     optimum = dict(zip([line.get_label() for line in display.lines_], display.lines_, strict=True))
+    # MI of the 2-subset mechanism, k = 6, eps = 1.1, computed by enumeration (numpy)
     assert optimum["optimum"].get_ydata()[1] == pytest.approx(0.1487078233, abs=1e-8)
     display.figure_.savefig(tmp_path / "utility.png")
 

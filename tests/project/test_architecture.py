@@ -9,7 +9,7 @@ Layers, lowest first (a module may import its own component and lower layers onl
     ldp/_*.py (leaves) <- core <- divergences <- channel
       <- {mechanisms, contraction, blackwell} <- tasks
       <- {risk, design, accounting, audit, protocol, datasets, distributed}
-      <- ldp (the package itself) <- plotting <- cli <- __main__ <- estimators
+      <- ldp (the package itself) <- {plotting, collector} <- cli <- __main__ <- estimators
 
 ``ldp.core`` holds the abstraction every layer above builds on (:class:`ldp.core.Mechanism`,
 the domains, the report codec); ``ldp.mechanisms`` holds the randomizers only, by family;
@@ -63,6 +63,7 @@ LAYERS = {
     "ldp.distributed": 6,
     "ldp": 7,  # the package __init__: re-exports the layers below
     "ldp.plotting": 8,
+    "ldp.collector": 8,  # the ingest service behind `ldp serve`: store, HTTP app
     "ldp.cli": 9,
     "ldp.__main__": 10,
     "estimators": 11,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks import bench_targets, run, table
+from benchmarks import bench_collector, bench_targets, run, table
 
 
 def test_readme_table_is_generated_from_the_committed_json():
@@ -70,3 +70,16 @@ def test_sketch_rows_run_at_tiny_size():
     rows = bench_sketches.rows_for(300)
     assert [r["benchmark"].split()[0] for r in rows] == ["cms", "hcms"]
     assert all(r.get("status") == "skipped" or r["value"] > 0 for r in rows)
+
+
+def test_the_collector_benchmark_runs_at_tiny_size(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_collector, "BATCH", 500)
+    (ingest,) = bench_collector.ingest_rows(str(tmp_path / "i.sqlite"), "SQLite", 1_000)
+    assert ingest["value"] > 0 and ingest["target"] == ">= 20,000/s"
+    stored, estimate = bench_collector.estimate_rows(str(tmp_path / "e.sqlite"), 1_000)
+    assert stored["unit"] == "rep/s" and stored["value"] > 0
+    assert estimate["ok"] and estimate["value"] < 1.0
+    monkeypatch.delenv("LDP_BENCH_POSTGRES_URL", raising=False)
+    monkeypatch.delenv("LDP_TEST_POSTGRES_URL", raising=False)
+    (skipped,) = bench_collector.postgres_rows(1_000)
+    assert skipped["status"] == "skipped" and skipped["ok"] is None

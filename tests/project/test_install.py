@@ -83,7 +83,14 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
         f"print(json.dumps(ldp_client.privatize(open({str(protocol)!r}).read(), 'b')))"
     )
     record = json.loads(_run([sys.executable, "-I", "-c", code], tmp_path))
-    assert set(record) == {"fingerprint", "report"}
+    assert set(record) == {"id", "fingerprint", "report"}
+    # the web survey that ldp serve serves travels with the wheel (without the server extra)
+    survey = _run(
+        [python, "-c", "from ldp.collector.survey import survey_dir; print(survey_dir())"],
+        tmp_path,
+    ).strip()
+    assert Path(survey).resolve().is_relative_to(env.resolve())
+    assert {p.name for p in Path(survey).iterdir()} >= {"index.html", "app.mjs", "results.mjs"}
     # the bundled data travel with the wheel
     shape = _run([python, "-c", "from ldp.datasets import load_anes96; print(load_anes96().shape)"],
                  tmp_path)  # fmt: skip

@@ -30,6 +30,8 @@ PACKAGES = (
     "ldp.audit",
     "ldp.datasets",
     "ldp.references",
+    "ldp.collector",
+    "ldp.collector.app",
     "estimators",
 )
 

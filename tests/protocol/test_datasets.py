@@ -10,6 +10,11 @@ import pytest
 from scipy import stats
 
 from ldp.datasets import (
+    ADULT_BINS,
+    ADULT_CATEGORIES,
+    ADULT_GROUPS,
+    load_adult,
+    load_adult_categorical,
     load_anes96,
     load_sklearn_table,
     make_categorical,
@@ -61,6 +66,43 @@ def test_make_categorical_bad_input():
         make_categorical(10, 3, "geometric", parameter=1.5)
 
 
+def test_adult_values_are_the_codebooks():
+    adult = load_adult()
+    # the UCI training split: 32,561 rows (the repository's documentation of adult.data)
+    assert adult.shape == (32561, 11)
+    for column, names in ADULT_CATEGORIES.items():
+        assert set(adult[column]) <= set(names) | {"?"}, column
+    assert adult["age"].between(17, 90).all() and adult["hours_per_week"].between(1, 99).all()
+
+
+def test_adult_categorical_relabels_and_bins_row_by_row():
+    adult, full = load_adult(), load_adult_categorical()
+    assert int(full.isna().sum().sum()) == 0
+    for column in ADULT_CATEGORIES:
+        expected = adult[column].replace("?", "unknown").to_numpy()
+        assert (full[column].astype(str).to_numpy() == expected).all(), column
+    for column, (edges, names) in ADULT_BINS.items():
+        # the band of each row is the interval [edges[j], edges[j + 1]) holding its value
+        band = np.searchsorted(edges, adult[column].to_numpy(), side="right") - 1
+        assert (full[column].cat.codes.to_numpy() == band).all()
+        assert list(full[column].cat.categories) == names
+
+
+def test_adult_groups_partition_the_codebook():
+    full, grouped = load_adult_categorical(), load_adult_categorical(grouped=True)
+    for column, groups in ADULT_GROUPS.items():
+        members = [c for names in groups.values() for c in names]
+        assert sorted(members) == sorted(full[column].cat.categories), column
+        # each group's count is the sum of its members' counts
+        counts = full[column].value_counts()
+        for group, names in groups.items():
+            assert (grouped[column] == group).sum() == counts[names].sum(), (column, group)
+    untouched = [c for c in full if c not in ADULT_GROUPS]
+    pd.testing.assert_frame_equal(full[untouched], grouped[untouched])
+    with pytest.raises(TypeError, match="grouped"):
+        load_adult_categorical(grouped=1)
+
+
 def test_make_mixed_truth():
     frame, truth = make_mixed(40_000, rng=3)
     # the tolerances are 4.0 (largest region), 5.0 (score) and 6.9 (age) standard errors at
@@ -76,10 +118,12 @@ def test_make_mixed_truth():
 def test_the_wheel_carries_the_data(tmp_path, built_wheel):
     with zipfile.ZipFile(built_wheel) as archive:
         assert "ldp/_data/anes96.csv" in archive.namelist()
+        assert "ldp/_data/adult.csv.gz" in archive.namelist()
         archive.extractall(tmp_path / "site")
     code = (
         "import ldp.datasets as d; f = d.load_anes96(); "
-        "assert f.shape == (944, 10); print(d.data_path('anes96.csv'))"
+        "assert f.shape == (944, 10); assert d.load_adult().shape == (32561, 11); "
+        "print(d.data_path('anes96.csv'))"
     )
     run = subprocess.run(
         [sys.executable, "-c", code],
