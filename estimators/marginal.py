@@ -25,7 +25,14 @@ from estimators._schema import (
     read_table,
     resolve_schema,
 )
-from estimators.privatizer import NoSeedInPickles, atomic, warn_domain_from_data
+from estimators.privatizer import (
+    NoSeedInPickles,
+    atomic,
+    check_disjoint_fits,
+    new_fit_id,
+    update_lock,
+    warn_domain_from_data,
+)
 from ldp._validation import check_integer, check_random_state, describe
 from ldp.core import check_confidence, normal_z
 from ldp.tasks.marginals import (
@@ -172,6 +179,9 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     >>> est.sample(5, random_state=0).shape
     (5, 3)
     """
+
+    #: The fits the statistics come from (a merge refuses to count one twice).
+    _fit_ids: frozenset[str] = frozenset()
 
     _parameter_checks: ClassVar[Mapping[str, Check]] = {
         "epsilon": params.epsilon,
@@ -334,7 +344,82 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             rng = check_random_state(self.random_state)
             _, reports = self.design_.privatize(self._encode(table), rng)
             self._set_statistics(self.design_.aggregate(reports))
+            self._rng = rng
+            self._fit_ids = frozenset({new_fit_id()})
         return self
+
+    def partial_fit(self, X: ArrayLike, y: object = None) -> MarginalEstimator:
+        """Add the rows of ``X`` (simulated devices; the first call is :meth:`fit`).
+
+        Later calls keep the design and continue the random stream.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "design_"):
+                return self.fit(X)
+            table = read_table(self, X, reset=False)
+            names = [c.name for c in self.columns_]
+            if table.names != names:
+                raise ValueError(f"X must have the fitted columns {names}; got {table.names}")
+            if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
+                self._rng = check_random_state(self.random_state)
+            _, reports = self.design_.privatize(self._encode(table), self._rng)
+            self._add(self.design_.aggregate(reports))
+        return self
+
+    def partial_fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
+        """Add reports bucketed by group (the first call is :meth:`fit_reports`).
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "design_"):
+                return self.fit_reports(reports)
+            self._check_buckets(reports)
+            self._add(self.design_.aggregate([np.asarray(r) for r in reports]))
+        return self
+
+    def merge(self, other: MarginalEstimator) -> MarginalEstimator:
+        """Add the statistics of ``other``, fitted on other devices with the same design.
+
+        The result is what one fit on both sets of reports gives. Raises (and changes
+        nothing) for another class, other parameters (``random_state`` aside), another
+        design, or statistics of a fit this estimator holds already (counted twice).
+
+        Returns
+        -------
+        self
+        """
+        if type(other) is not type(self):
+            raise TypeError(f"other must be a {type(self).__name__}, got {type(other).__name__}")
+        with update_lock(other):
+            check_is_fitted(other)
+            theirs = other.get_params()
+            their_design, their_columns = other.design_, other.columns_
+            their_stats, their_fits = other.statistics_, other._fit_ids
+        with atomic(self):
+            check_is_fitted(self)
+            check_disjoint_fits(self._fit_ids, their_fits)
+            mine = self.get_params()
+            for name in mine:
+                if name != "random_state" and repr(mine[name]) != repr(theirs[name]):
+                    raise ValueError(f"cannot merge: parameter {name!r} differs")
+            same_columns = len(their_columns) == len(self.columns_) and all(
+                a.same_domain(b) for a, b in zip(self.columns_, their_columns)
+            )
+            if their_design != self.design_ or not same_columns:
+                raise ValueError("cannot merge: the designs or the columns differ")
+            self._add(their_stats)
+            self._fit_ids = self._fit_ids | their_fits
+        return self
+
+    def _add(self, stats: Sequence[Any]) -> None:
+        self._set_statistics([a + b for a, b in zip(self.statistics_, stats, strict=True)])
 
     def fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
         """Estimate from the devices' reports, bucketed by group.
@@ -357,15 +442,20 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self._validate_params()
             columns, edges = self._declared_schema()
             self._install(columns, edges)
-            if len(reports) != len(self.design_.groups):
-                raise ValueError(
-                    f"reports must hold one array per group of the design "
-                    f"({len(self.design_.groups)}), got {len(reports)}"
-                )
+            self._check_buckets(reports)
             self._set_statistics(self.design_.aggregate([np.asarray(r) for r in reports]))
             self.n_features_in_ = len(columns)
             self.feature_names_in_ = np.asarray([c.name for c in columns], dtype=object)
+            self._rng = check_random_state(self.random_state)
+            self._fit_ids = frozenset({new_fit_id()})
         return self
+
+    def _check_buckets(self, reports: Sequence[ArrayLike]) -> None:
+        if len(reports) != len(self.design_.groups):
+            raise ValueError(
+                f"reports must hold one array per group of the design "
+                f"({len(self.design_.groups)}), got {len(reports)}"
+            )
 
     def _set_statistics(self, stats: Sequence[Any]) -> None:
         design = self.design_

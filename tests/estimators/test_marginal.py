@@ -188,3 +188,28 @@ def test_rows_are_never_read_when_every_domain_is_declared_and_sampling_is_seede
     est = MarginalEstimator(categories=cats, random_state=0).fit(X)
     assert est.sample(50, random_state=1).equals(est.sample(50, random_state=1))
     assert set(itertools.chain.from_iterable(est.tables_)) == {"c0", "c1"}
+
+
+def test_chunks_and_merged_shards_give_the_one_shot_statistics():
+    rng = np.random.default_rng(11)
+    X, cats, _ = _table((2, 3, 2), 6_000, rng)
+    codes = [X[c].to_numpy() for c in X.columns]
+    base = MarginalEstimator(1.0, categories=cats).fit_reports
+    design = MarginalEstimator(1.0, categories=cats).fit(X.iloc[:2000]).design_
+    _, first = design.privatize([c[:3000] for c in codes], np.random.default_rng(1))
+    _, second = design.privatize([c[3000:] for c in codes], np.random.default_rng(2))
+    whole = base([np.concatenate([a, b]) for a, b in zip(first, second)])
+    chunked = MarginalEstimator(1.0, categories=cats).partial_fit_reports(first)
+    chunked.partial_fit_reports(second)
+    merged = base(first).merge(MarginalEstimator(1.0, categories=cats).fit_reports(second))
+    for est in (chunked, merged):
+        assert est.n_rows_ == 6_000
+        for key in whole.tables_:
+            assert np.allclose(est.unbiased_[key], whole.unbiased_[key], atol=1e-12)
+    with pytest.raises(ValueError, match="would be counted twice"):
+        merged.merge(merged)
+    other = MarginalEstimator(1.0, categories=cats, consistency=False).fit_reports(second)
+    with pytest.raises(ValueError, match="parameter 'consistency' differs"):
+        merged.merge(other)
+    streamed = MarginalEstimator(1.0, categories=cats, random_state=0).partial_fit(X[:3000])
+    assert streamed.partial_fit(X[3000:]).n_rows_ == 6_000
