@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["Frozen"]
+import numpy as np
+
+__all__ = ["Frozen", "frozen_array"]
 
 _DEPTH = "_frozen_depth_"
 _DONE = "_frozen_"
@@ -75,3 +77,17 @@ class Frozen:
         if getattr(self, _DONE, False):
             raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
         object.__delattr__(self, name)
+
+
+def frozen_array(array: Any) -> np.ndarray:
+    """A read-only copy of ``array`` (the arrays held by frozen value objects).
+
+    Examples
+    --------
+    >>> out = frozen_array([1, 2, 3])
+    >>> out.tolist(), out.flags.writeable
+    ([1, 2, 3], False)
+    """
+    out = np.array(array, copy=True)
+    out.setflags(write=False)
+    return out

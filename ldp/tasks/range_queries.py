@@ -52,7 +52,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._frozen import Frozen
+from ldp._frozen import Frozen, frozen_array
 from ldp._sampling import randint
 from ldp._validation import as_real_array, check_integer, check_random_state
 from ldp.mechanisms.base import (
@@ -93,12 +93,6 @@ LEVEL_ORACLES = ("auto", "GRR", "OUE", "SUE", "OLH", "BLH")
 
 #: Largest number of leaves ``B^h`` (each level's statistic has ``B^l`` counts).
 MAX_LEAVES = 1 << 20
-
-
-def _freeze(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, copy=True)
-    array.setflags(write=False)
-    return array
 
 
 def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
@@ -165,8 +159,10 @@ class HierarchicalReports:
             raise ValueError(
                 f"levels must be a 1-D integer array, got {levels.dtype} {levels.shape}"
             )
-        object.__setattr__(self, "levels", _freeze(levels))
-        object.__setattr__(self, "reports", tuple(_freeze(np.asarray(r)) for r in self.reports))
+        object.__setattr__(self, "levels", frozen_array(levels))
+        object.__setattr__(
+            self, "reports", tuple(frozen_array(np.asarray(r)) for r in self.reports)
+        )
 
     @property
     def n(self) -> int:
@@ -653,8 +649,10 @@ class RangeEstimate:
     consistency: bool
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "nodes", tuple(_freeze(np.asarray(y, float)) for y in self.nodes))
-        object.__setattr__(self, "leaves", _freeze(np.asarray(self.leaves, float)))
+        object.__setattr__(
+            self, "nodes", tuple(frozen_array(np.asarray(y, float)) for y in self.nodes)
+        )
+        object.__setattr__(self, "leaves", frozen_array(np.asarray(self.leaves, float)))
 
     @property
     def frequencies(self) -> np.ndarray:

@@ -315,3 +315,12 @@ def test_client_records_are_read(tmp_path):
     with pytest.raises(ValueError, match="record 0"):
         read_reports(protocol, [{"fingerprint": protocol.fingerprint}])
     assert not math.isnan(float(read_reports(protocol, records)[0]))
+
+
+def test_is_frequency_follows_the_domain_not_the_mechanism_class():
+    from ldp.channel import Channel
+
+    channel = Channel(np.array([[0.75, 0.25], [0.25, 0.75]]))
+    assert Protocol.from_mechanism(channel).is_frequency()
+    assert Protocol.from_mechanism(OLH(5, 1.0)).is_frequency()
+    assert not Protocol.from_mechanism(Laplace(1.0), bounds=(0, 1)).is_frequency()

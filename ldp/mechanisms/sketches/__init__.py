@@ -2,7 +2,8 @@
 form (HCMS).
 """
 
-from ldp.mechanisms.sketches.sketch import CMS, HCMS, CountMeanSketch, Sketch, SketchCounts
+from ldp.mechanisms.sketches.sketch import CMS, HCMS, CountMeanSketch
+from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts
 
 __all__ = [
     "CMS",
