@@ -35,6 +35,7 @@ from estimators.privatizer import (
 )
 from ldp._validation import check_integer, check_random_state, describe
 from ldp.core import check_confidence, normal_z
+from ldp.inference import CellEstimate
 from ldp.tasks.marginals import (
     MAX_IPF_CELLS,
     MAX_JOINT_CELLS,
@@ -538,6 +539,58 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         frame["unbiased"] = unbiased
         frame["std"] = np.sqrt(var)
         return frame
+
+    def cell_estimate(self, columns: object) -> CellEstimate:
+        """The unbiased table of one or two columns with its exact covariance, for the tests
+        of :mod:`ldp.inference` (e.g. ``independence``).
+
+        ``value`` is the unbiased (pre-consistency) estimate of :meth:`marginal`, ``shape``
+        ``(k,)`` or ``(k1, k2)``, ``n`` the reports it is built from, and ``covariance(f)``
+        its exact i.i.d. covariance when the true table is ``f``
+        (:meth:`ldp.tasks.marginals.MarginalDesign.covariance`: ``A S A^T`` of the group
+        oracle's covariance, or the Fourier coefficients' independent variances).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from estimators import MarginalEstimator
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame({"a": rng.integers(0, 2, 5000), "b": rng.integers(0, 3, 5000)})
+        >>> est = MarginalEstimator(1.0, categories={"a": [0, 1], "b": [0, 1, 2]},
+        ...                         random_state=1).fit(X)
+        >>> cells = est.cell_estimate(["a", "b"])
+        >>> cells.shape, cells.n, cells.covariance(np.full(6, 1 / 6)).shape
+        ((2, 3), 5000, (6, 6))
+        """
+        check_is_fitted(self)
+        cols = self._columns_of(columns)
+        if len(cols) > 2:
+            raise ValueError(f"columns must name one or two columns, got {len(cols)}")
+        self.marginal([self.columns_[c].name for c in cols])  # a requested table holds them
+        design, stats = self.design_, self.statistics_
+        value, _, _ = design.estimate(stats, cols)
+        if design.method == "fourier":
+            keys = {
+                tuple(sorted(s))
+                for r in range(1, len(cols) + 1)
+                for s in itertools.combinations(cols, r)
+            }
+            n = int(sum(self.n_reports_[design.groups.index(k)] for k in keys))
+        else:
+            n = int(self.n_reports_[design.source_group(stats, cols)])
+
+        def covariance(f: np.ndarray) -> np.ndarray:
+            return design.covariance(stats, cols, f)
+
+        names = ",".join(self.columns_[c].name for c in cols)
+        return CellEstimate(
+            value,
+            tuple(self.columns_[c].k for c in cols),
+            n,
+            covariance,
+            tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
+            f"marginals:{design.method}:{names}",
+        )
 
     def sample(self, n: int, random_state: object = None) -> pd.DataFrame:
         """``n`` synthetic rows whose low-order marginals match the consistent estimates.

@@ -213,3 +213,23 @@ def test_chunks_and_merged_shards_give_the_one_shot_statistics():
         merged.merge(other)
     streamed = MarginalEstimator(1.0, categories=cats, random_state=0).partial_fit(X[:3000])
     assert streamed.partial_fit(X[3000:]).n_rows_ == 6_000
+
+
+def test_cell_estimate_feeds_the_independence_test():
+    from ldp.inference import independence
+
+    rng = np.random.default_rng(21)
+    sizes = (2, 3, 2)
+    joint = np.einsum("i,j,k->ijk", [0.4, 0.6], [0.2, 0.3, 0.5], [0.5, 0.5]).ravel()
+    X, cats, _ = _table(sizes, 30_000, rng, joint)
+    X["c2"] = X["c0"]  # c0 and c2 are dependent, c0 and c1 are not
+    est = MarginalEstimator(1.0, categories=cats, method="groups", random_state=2).fit(X)
+    cells = est.cell_estimate(["c0", "c1"])
+    assert cells.shape == (2, 3) and cells.n == est.n_reports_[est.design_.groups.index((0, 1))]
+    assert np.array_equal(cells.value, est.unbiased_[("c0", "c1")])
+    cov = cells.covariance(marginalize(joint, sizes, (0, 1)))
+    assert cov.shape == (6, 6) and np.allclose(cov, cov.T)
+    assert independence(est, ("c0", "c2")).pvalue < 1e-6
+    assert independence(est, ("c0", "c1")).pvalue > 1e-4  # independent columns
+    with pytest.raises(ValueError, match="one or two columns"):
+        est.cell_estimate(["c0", "c1", "c2"])

@@ -154,3 +154,22 @@ def test_design_limits_and_bad_designs_name_the_problem():
         build_design("best", (2, 2), [(0, 1)], 1.0)
     with pytest.raises(ValueError, match="distinct columns"):
         build_design("groups", (2, 2), [(0, 0)], 1.0)
+
+
+@pytest.mark.parametrize(("method", "sizes", "tables", "target"), CASES[::2] + CASES[3:4])
+def test_design_covariance_matches_the_exact_law(method, sizes, tables, target):
+    rng = np.random.default_rng(13)
+    joint = rng.dirichlet(np.ones(math.prod(sizes)))
+    design = build_design(method, sizes, tables, 1.0)
+    truth = marginalize(joint, sizes, target)
+    estimates, predicted = [], []
+    for _ in range(1000):
+        stats = _exact_law_statistics(design, joint, 3000, rng)
+        estimates.append(design.estimate(stats, target)[0])
+        predicted.append(design.covariance(stats, target, truth))
+    empirical = np.cov(np.array(estimates).T)
+    expected = np.mean(predicted, axis=0)
+    # the diagonal is the variance of the estimate() test; off the diagonal, the
+    # covariances (negative, by the sum constraint) within 20% of the scale of the diagonal
+    scale = np.sqrt(np.outer(np.diag(expected), np.diag(expected)))
+    assert np.all(np.abs(empirical - expected) <= 0.2 * scale)

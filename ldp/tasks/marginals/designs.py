@@ -46,11 +46,13 @@ from ldp.tasks.marginals.cells import (
     cell_index,
     check_cells,
     check_sizes,
+    marginal_matrix,
     marginalize,
 )
 from ldp.tasks.selection import recommend
 
 __all__ = [
+    "MAX_COVARIANCE_CELLS",
     "MAX_JOINT_CELLS",
     "METHODS",
     "ORACLES",
@@ -65,6 +67,9 @@ METHODS = ("joint", "groups", "fourier")
 
 #: The oracles the designs choose from: those whose cross-cell covariance is closed-form.
 ORACLES = ("GRR", "OUE")
+
+#: The largest group table whose covariance matrix :meth:`MarginalDesign.covariance` builds.
+MAX_COVARIANCE_CELLS = 1 << 11
 
 #: The largest joint the ``"joint"`` design privatizes (an OUE report has one bit per cell).
 MAX_JOINT_CELLS = 1 << 16
@@ -200,19 +205,72 @@ class MarginalDesign:
         cols = tuple(columns)
         if self.method == "fourier":
             return self._fourier(stats, cols)
-        best = None
-        for g, group in enumerate(self.groups):
-            if not set(cols) <= set(group):
-                continue
-            est, var = self._from_group(stats[g], g, cols)
-            if best is None or var.sum() < best[1].sum():
-                best = (est, var, g)
-        if best is None:
-            raise ValueError(f"no group of this design holds the columns {cols}")
-        est, var, g = best
+        g = self.source_group(stats, cols)
+        est, var = self._from_group(stats[g], g, cols)
         oracle = self.oracles[g]
         name = "none" if oracle is None else oracle.name
         return est, var, f"{self.method}:{name}"
+
+    def source_group(self, stats: Sequence[SupportCounts | int], columns: Sequence[int]) -> int:
+        """``"joint"`` / ``"groups"``: the group that :meth:`estimate` reads for ``columns``,
+        of the groups holding them the one of smallest total variance."""
+        cols = tuple(columns)
+        best: tuple[float, int] | None = None
+        for g, group in enumerate(self.groups):
+            if set(cols) <= set(group):
+                total = float(self._from_group(stats[g], g, cols)[1].sum())
+                if best is None or total < best[0]:
+                    best = (total, g)
+        if best is None:
+            raise ValueError(f"no group of this design holds the columns {cols}")
+        return best[1]
+
+    def covariance(
+        self, stats: Sequence[SupportCounts | int], columns: Sequence[int], f: ArrayLike
+    ) -> np.ndarray:
+        """Exact ``iid`` covariance of :meth:`estimate` of ``columns`` at its true marginal ``f``.
+
+        ``"joint"`` / ``"groups"``: ``A S A^T``, with ``S`` the group oracle's covariance
+        (:meth:`~ldp.mechanisms.FrequencyMechanism.covariance`) at any group table whose
+        marginal is ``f`` (for GRR and unary encoding the covariance of sums of cells depends
+        on the marginal only; ``f`` spread evenly is used), and ``A`` the marginal map;
+        refused above ``MAX_COVARIANCE_CELLS`` group cells. ``"fourier"``: the coefficients
+        are independent, so ``4^-k sum_alpha Var(c_alpha) s_alpha s_alpha^T`` with
+        ``s_alpha(y) = (-1)^(alpha . y)``.
+        """
+        cols = tuple(columns)
+        target = np.asarray(f, dtype=np.float64).ravel()
+        if target.size != self.cells(cols):
+            raise ValueError(f"f must have {self.cells(cols)} cells, got {target.size}")
+        if self.method == "fourier":
+            k = len(cols)
+            bits = (np.arange(1 << k)[:, None] >> (k - 1 - np.arange(k))[None, :]) & 1
+            out = np.zeros((1 << k, 1 << k))
+            for size in range(1, k + 1):
+                for subset in combinations(range(k), size):
+                    key = tuple(sorted(cols[i] for i in subset))
+                    g = self.groups.index(key)
+                    sign = 1.0 - 2.0 * (bits[:, list(subset)].sum(axis=1) % 2)
+                    bit0 = float(np.clip(target[sign > 0].sum(), 0.0, 1.0))
+                    var = 4.0 * float(self.oracles[g].variance(stats[g].n, bit0, "iid"))  # type: ignore[union-attr]
+                    out += var * np.outer(sign, sign)
+            return out / 4.0**k
+        g = self.source_group(stats, cols)
+        group, oracle = self.groups[g], self.oracles[g]
+        if oracle is None:
+            return np.zeros((1, 1))
+        check_cells(
+            [self.sizes[c] for c in group],
+            f"the covariance of group {group}",
+            MAX_COVARIANCE_CELLS,
+            "MAX_COVARIANCE_CELLS (ldp.tasks.marginals)",
+        )
+        group_sizes = [self.sizes[c] for c in group]
+        keep = [group.index(c) for c in cols]
+        matrix = marginal_matrix(group_sizes, keep)
+        spread = matrix.T @ target / (self.cells(group) // self.cells(cols))
+        inner = oracle.covariance(stats[g].n, spread, "iid")  # type: ignore[union-attr]
+        return matrix @ inner @ matrix.T
 
     def _from_group(self, stat, g: int, cols: tuple[int, ...]):
         group, oracle = self.groups[g], self.oracles[g]
