@@ -1,0 +1,635 @@
+"""k-way marginals of a table, estimated from one locally private report per device."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from estimators import _params as params
+from estimators._params import Check, ValidatedParams
+from estimators._schema import (
+    CATEGORICAL,
+    Column,
+    Table,
+    check_categories,
+    encode_categorical,
+    numeric_values,
+    read_table,
+    resolve_schema,
+)
+from estimators.privatizer import (
+    NoSeedInPickles,
+    atomic,
+    check_disjoint_fits,
+    new_fit_id,
+    update_lock,
+    warn_domain_from_data,
+)
+from ldp._validation import check_integer, check_random_state, describe
+from ldp.core import check_confidence, normal_z
+from ldp.inference import CellEstimate
+from ldp.tasks.marginals import (
+    MAX_IPF_CELLS,
+    MAX_JOINT_CELLS,
+    MarginalDesign,
+    build_design,
+    consistent_marginals,
+    fit_ipf,
+    fit_tree,
+    marginalize,
+)
+
+__all__ = ["MarginalEstimator"]
+
+METHODS = ("auto", "joint", "groups", "fourier")
+
+#: Users assumed by ``method="auto"`` when it compares the designs (all variances scale as
+#: ``1 / n``, so the choice does not depend on it).
+PLANNING_USERS = 1 << 20
+
+
+def _marginals(value: object, name: str) -> object:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return check_integer(value, name, low=1)
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value:
+        raise TypeError(
+            f"{name} must be an int k (every k-way marginal) or a non-empty list of column "
+            f"tuples, got {describe(value)}"
+        )
+    return value
+
+
+def _bins(value: object, name: str) -> object:
+    if value is not None and not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be None or a dict {{column: edges}}, got {describe(value)}")
+    return value
+
+
+def _binned_column(name: str, edges: Any) -> tuple[Column, np.ndarray]:
+    arr = np.asarray(edges, dtype=np.float64) if np.ndim(edges) == 1 else None
+    if arr is None or arr.size < 2 or not np.all(np.isfinite(arr)) or np.any(np.diff(arr) <= 0):
+        raise ValueError(
+            f"bins of column {name!r} must be at least two finite increasing edges, "
+            f"got {describe(edges)}"
+        )
+    labels = [f"[{lo:g}, {hi:g})" for lo, hi in list(itertools.pairwise(arr))[:-1]]
+    labels.append(f"[{arr[-2]:g}, {arr[-1]:g}]")
+    return Column(name, CATEGORICAL, categories=np.asarray(labels, dtype=object)), arr
+
+
+def _bin_codes(column: Column, edges: np.ndarray, values: np.ndarray) -> np.ndarray:
+    data = numeric_values(values, column.name)
+    if np.any(data < edges[0]) or np.any(data > edges[-1]):
+        raise ValueError(
+            f"column {column.name!r} has values outside its bins [{edges[0]:g}, {edges[-1]:g}]; "
+            "values are never clipped, declare wider bins"
+        )
+    return np.minimum(np.searchsorted(edges, data, side="right") - 1, edges.size - 2)
+
+
+class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
+    """k-way marginals of categorical columns, from one epsilon-LDP report per device.
+
+    Each device draws one *group* of the collection design from its own randomness
+    (independently of its data), computes that group's input from its row and privatizes it
+    with the group's frequency oracle; one report, ``epsilon``-LDP (the group carries no
+    information). The designs (:mod:`ldp.tasks.marginals`): ``"joint"``, the cell of the full
+    joint through one oracle; ``"groups"``, one group per requested marginal, each with its
+    best oracle (Zhang, Wang, Li, He, Chen 2018, CALM, Section 4); ``"fourier"``, binary
+    columns only, one group per Fourier coefficient a marginal needs (Cormode, Kulkarni,
+    Srivastava 2018, Section 4.3). ``method="auto"`` takes the design of smallest exact
+    total variance over the requested marginals at the uniform table; the choice depends on
+    the domains and ``epsilon`` only, never on the data.
+
+    The unbiased marginals are then made to agree on shared columns and to be
+    distributions (``consistency``: mutual consistency alternated with Norm-Sub, CALM
+    Section 4.4); :meth:`sample` draws synthetic rows from a maximum-entropy model of them.
+    Both are post-processing and cost no privacy.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        What one device's report costs, ``> 0``.
+    marginals : int or list of tuple, default 2
+        ``k``: every k-way marginal of the columns; or a list of column tuples (by name).
+    categories : dict or list, optional
+        Public categories per column (``{column: [...]}`` or one list per column). Columns
+        left undeclared take them from a pandas ``Categorical`` dtype, else from the data
+        (simulation only, with a :class:`~ldp.PrivacyLeakWarning`).
+    bins : dict, optional
+        ``{column: edges}`` for numeric columns: the public bin edges (increasing; the last
+        bin is closed). A value outside the edges raises.
+    method : {"auto", "joint", "groups", "fourier"}, default "auto"
+    consistency : bool, default True
+        Whether :meth:`marginal` reports the consistent, non-negative marginals (else the
+        unbiased ones).
+    confidence : float, default 0.95
+        Level of the intervals of :meth:`marginal`.
+    random_state : None, int, numpy.random.Generator or "os"
+        Randomness of the simulated devices (:meth:`fit`): ``None`` fresh OS entropy, an
+        int a seeded generator (simulation only), ``"os"`` every bit from the OS CSPRNG.
+
+    Attributes
+    ----------
+    design_ : ldp.tasks.marginals.MarginalDesign
+        The groups a device draws from and their oracles.
+    method_ : dict
+        Per requested marginal (a tuple of column names), the design and oracle it came
+        from, e.g. ``"groups:GRR"``.
+    tables_ : list of tuple of str
+        The requested marginals.
+    unbiased_ : dict
+        Per requested marginal, the unbiased estimate (flat, row-major over its columns'
+        categories); ``variance_`` its exact ``iid`` variance at the clipped estimate.
+    consistent_ : dict
+        Per requested marginal, the consistent non-negative estimate.
+    epsilon_total_ : float
+        The privacy of what one device sends (every group's oracle is ``epsilon``-LDP).
+    privacy_ : str
+        The same, in words.
+    n_rows_ : int
+        Reports (devices).
+    n_reports_ : ndarray of int
+        Reports per group of ``design_``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from estimators import MarginalEstimator
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 50_000)
+    >>> X = pd.DataFrame({"a": a, "b": (a + (rng.random(50_000) < 0.2)) % 2,
+    ...                   "c": rng.integers(0, 3, 50_000)})
+    >>> est = MarginalEstimator(2.0, categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]},
+    ...                         random_state=1).fit(X)
+    >>> est.method_[("a", "b")]
+    'joint:GRR'
+    >>> table = est.marginal(["a", "b"])
+    >>> list(table.columns)
+    ['a', 'b', 'estimate', 'ci_low', 'ci_high', 'unbiased', 'std']
+    >>> bool(abs(table.estimate.iloc[0] - 0.4) < 0.03)
+    True
+    >>> est.sample(5, random_state=0).shape
+    (5, 3)
+    """
+
+    #: The fits the statistics come from (a merge refuses to count one twice).
+    _fit_ids: frozenset[str] = frozenset()
+
+    _parameter_checks: ClassVar[Mapping[str, Check]] = {
+        "epsilon": params.epsilon,
+        "marginals": _marginals,
+        "bins": _bins,
+        "method": params.one_of(METHODS),
+        "consistency": params.boolean,
+        "confidence": lambda value, name: check_confidence(value),
+    }
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        marginals: int | list = 2,
+        categories: dict | list | None = None,
+        bins: dict | None = None,
+        method: str = "auto",
+        consistency: bool = True,
+        confidence: float = 0.95,
+        random_state: object = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.marginals = marginals
+        self.categories = categories
+        self.bins = bins
+        self.method = method
+        self.consistency = consistency
+        self.confidence = confidence
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------- schema and design
+    def _schema(self, table: Table) -> tuple[list[Column], dict[str, np.ndarray]]:
+        bins = dict(self.bins or {})
+        unknown = [str(k) for k in bins if str(k) not in table.names]
+        if unknown:
+            raise ValueError(f"bins names column(s) {unknown} that are not in X")
+        declared = self.categories
+        if isinstance(declared, Mapping):
+            both = sorted(str(k) for k in declared if str(k) in bins)
+            if both:
+                raise ValueError(f"columns {both} are declared in both categories and bins")
+        columns = resolve_schema(
+            _WithoutBinned(table, set(map(str, bins))),  # type: ignore[arg-type]
+            categories=declared,
+            bounds=None,
+            default_kind=CATEGORICAL,
+        )
+        edges = {}
+        for j, name in enumerate(table.names):
+            if name in bins:
+                columns[j], edges[name] = _binned_column(name, bins[name])
+        return columns, edges
+
+    def _declared_schema(self) -> tuple[list[Column], dict[str, np.ndarray]]:
+        """The columns from the declarations alone (``fit_reports``: no data to read)."""
+        declared = self.categories
+        if isinstance(declared, Mapping):
+            names, domains = [str(k) for k in declared], list(declared.values())
+        elif isinstance(declared, list) and declared:
+            names, domains = [f"x{j}" for j in range(len(declared))], declared
+        else:
+            names, domains = [], []
+        columns = [
+            Column(n, CATEGORICAL, categories=check_categories(d, n))
+            for n, d in zip(names, domains)
+        ]
+        edges = {}
+        for name, spec in (self.bins or {}).items():
+            column, edges[str(name)] = _binned_column(str(name), spec)
+            columns.append(column)
+        if not columns:
+            raise ValueError(
+                "fit_reports needs every column declared in `categories` (a dict or a list) "
+                "or `bins`: the design is built from the public domains"
+            )
+        return columns, edges
+
+    def _tables(self, names: list[str]) -> list[tuple[int, ...]]:
+        spec = self.marginals
+        if isinstance(spec, (int, np.integer)):
+            if spec > len(names):
+                raise ValueError(f"marginals={spec} is more columns than X has ({len(names)})")
+            return list(itertools.combinations(range(len(names)), int(spec)))
+        out = []
+        for entry in spec:
+            cols = (entry,) if isinstance(entry, (str, int)) else tuple(entry)
+            idx = []
+            for c in cols:
+                if str(c) not in names:
+                    raise ValueError(
+                        f"marginals names an unknown column {c!r}; the columns are {names}"
+                    )
+                idx.append(names.index(str(c)))
+            if len(set(idx)) != len(idx) or not idx:
+                raise ValueError(f"marginals entry {entry!r} must name distinct columns")
+            out.append(tuple(idx))
+        return out
+
+    def _design(self, sizes: tuple[int, ...], tables: list[tuple[int, ...]]) -> MarginalDesign:
+        eps = float(self.epsilon)
+        if self.method != "auto":
+            return build_design(self.method, sizes, tables, eps)
+        used = sorted({c for t in tables for c in t})
+        candidates = [build_design("groups", sizes, tables, eps)]
+        if math.prod(sizes[c] for c in used) <= MAX_JOINT_CELLS:
+            candidates.append(build_design("joint", sizes, tables, eps))
+        if all(sizes[c] == 2 for c in used):
+            candidates.append(build_design("fourier", sizes, tables, eps))
+
+        def total(design: MarginalDesign) -> float:
+            return sum(design.planned_variance(PLANNING_USERS, t) for t in tables)
+
+        return min(candidates, key=total)
+
+    # ----------------------------------------------------------------- fitting
+    def _install(self, columns: list[Column], edges: dict[str, np.ndarray]) -> None:
+        self.columns_ = columns
+        self._edges = edges
+        names = [c.name for c in columns]
+        tables = self._tables(names)
+        self.design_ = self._design(tuple(c.k for c in columns), tables)
+        self.tables_ = [tuple(names[c] for c in t) for t in tables]
+        self.epsilon_total_ = float(self.design_.epsilon)
+        self.privacy_ = (
+            f"each device sends one report: a group of the {self.design_.method!r} design "
+            "drawn from its own randomness, independently of its data, and that group's "
+            f"input privatized by its oracle at epsilon = {self.epsilon_total_:g}; the report "
+            f"is {self.epsilon_total_:g}-LDP (pure)"
+        )
+
+    def _encode(self, table: Table) -> list[np.ndarray]:
+        codes = []
+        for j, column in enumerate(self.columns_):
+            values = table.values(j)
+            if column.name in self._edges:
+                codes.append(_bin_codes(column, self._edges[column.name], values))
+            else:
+                codes.append(encode_categorical(column, values))
+        return codes
+
+    def fit(self, X: ArrayLike, y: object = None) -> MarginalEstimator:
+        """Simulation: each row of ``X`` is a device; privatize, then estimate.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            self._validate_params()
+            table = read_table(self, X, reset=True)
+            columns, edges = self._schema(table)
+            warn_domain_from_data(columns, "categories= or bins=")
+            self._install(columns, edges)
+            rng = check_random_state(self.random_state)
+            _, reports = self.design_.privatize(self._encode(table), rng)
+            self._set_statistics(self.design_.aggregate(reports))
+            self._rng = rng
+            self._fit_ids = frozenset({new_fit_id()})
+        return self
+
+    def partial_fit(self, X: ArrayLike, y: object = None) -> MarginalEstimator:
+        """Add the rows of ``X`` (simulated devices; the first call is :meth:`fit`).
+
+        Later calls keep the design and continue the random stream.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "design_"):
+                return self.fit(X)
+            table = read_table(self, X, reset=False)
+            names = [c.name for c in self.columns_]
+            if table.names != names:
+                raise ValueError(f"X must have the fitted columns {names}; got {table.names}")
+            if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
+                self._rng = check_random_state(self.random_state)
+            _, reports = self.design_.privatize(self._encode(table), self._rng)
+            self._add(self.design_.aggregate(reports))
+        return self
+
+    def partial_fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
+        """Add reports bucketed by group (the first call is :meth:`fit_reports`).
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            if not hasattr(self, "design_"):
+                return self.fit_reports(reports)
+            self._check_buckets(reports)
+            self._add(self.design_.aggregate([np.asarray(r) for r in reports]))
+        return self
+
+    def merge(self, other: MarginalEstimator) -> MarginalEstimator:
+        """Add the statistics of ``other``, fitted on other devices with the same design.
+
+        The result is what one fit on both sets of reports gives. Raises (and changes
+        nothing) for another class, other parameters (``random_state`` aside), another
+        design, or statistics of a fit this estimator holds already (counted twice).
+
+        Returns
+        -------
+        self
+        """
+        if type(other) is not type(self):
+            raise TypeError(f"other must be a {type(self).__name__}, got {type(other).__name__}")
+        with update_lock(other):
+            check_is_fitted(other)
+            theirs = other.get_params()
+            their_design, their_columns = other.design_, other.columns_
+            their_stats, their_fits = other.statistics_, other._fit_ids
+        with atomic(self):
+            check_is_fitted(self)
+            check_disjoint_fits(self._fit_ids, their_fits)
+            mine = self.get_params()
+            for name in mine:
+                if name != "random_state" and repr(mine[name]) != repr(theirs[name]):
+                    raise ValueError(f"cannot merge: parameter {name!r} differs")
+            same_columns = len(their_columns) == len(self.columns_) and all(
+                a.same_domain(b) for a, b in zip(self.columns_, their_columns)
+            )
+            if their_design != self.design_ or not same_columns:
+                raise ValueError("cannot merge: the designs or the columns differ")
+            self._add(their_stats)
+            self._fit_ids = self._fit_ids | their_fits
+        return self
+
+    def _add(self, stats: Sequence[Any]) -> None:
+        self._set_statistics([a + b for a, b in zip(self.statistics_, stats, strict=True)])
+
+    def fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
+        """Estimate from the devices' reports, bucketed by group.
+
+        The design is rebuilt from the declared domains (``categories`` and ``bins`` must
+        declare every column, in the devices' column order) and ``epsilon``,
+        ``marginals`` and ``method``: it depends on nothing else.
+
+        Parameters
+        ----------
+        reports : sequence of array_like
+            One entry per group of ``design_`` (in its order): the reports of the devices
+            that drew that group, as its oracle emits them.
+
+        Returns
+        -------
+        self
+        """
+        with atomic(self):
+            self._validate_params()
+            columns, edges = self._declared_schema()
+            self._install(columns, edges)
+            self._check_buckets(reports)
+            self._set_statistics(self.design_.aggregate([np.asarray(r) for r in reports]))
+            self.n_features_in_ = len(columns)
+            self.feature_names_in_ = np.asarray([c.name for c in columns], dtype=object)
+            self._rng = check_random_state(self.random_state)
+            self._fit_ids = frozenset({new_fit_id()})
+        return self
+
+    def _check_buckets(self, reports: Sequence[ArrayLike]) -> None:
+        if len(reports) != len(self.design_.groups):
+            raise ValueError(
+                f"reports must hold one array per group of the design "
+                f"({len(self.design_.groups)}), got {len(reports)}"
+            )
+
+    def _set_statistics(self, stats: Sequence[Any]) -> None:
+        design = self.design_
+        counts = np.array([s if isinstance(s, int) else s.n for s in stats], dtype=np.int64)
+        for g, group in enumerate(design.groups):
+            need = 1 if design.method == "fourier" else design.cells(group)
+            if counts[g] < need:
+                names = tuple(self.columns_[c].name for c in group)
+                raise ValueError(
+                    f"the group of columns {names} has {counts[g]} reports, fewer than its "
+                    f"{need} cells; collect more reports or request fewer or smaller marginals"
+                )
+        self.statistics_ = tuple(stats)
+        self.n_reports_ = counts
+        self.n_rows_ = int(counts.sum())
+        tables = self._table_indices()
+        self.unbiased_, self.variance_, self.method_ = {}, {}, {}
+        for names, t in zip(self.tables_, tables):
+            est, var, source = design.estimate(stats, t)
+            self.unbiased_[names], self.variance_[names], self.method_[names] = est, var, source
+        fixed = consistent_marginals(
+            tables,
+            design.sizes,
+            [self.unbiased_[n] for n in self.tables_],
+            [self.variance_[n] for n in self.tables_],
+        )
+        self.consistent_ = dict(zip(self.tables_, fixed))
+
+    def _table_indices(self) -> list[tuple[int, ...]]:
+        names = [c.name for c in self.columns_]
+        return [tuple(names.index(c) for c in t) for t in self.tables_]
+
+    # ----------------------------------------------------------------- answers
+    def _columns_of(self, columns: object) -> tuple[int, ...]:
+        names = [c.name for c in self.columns_]
+        cols = (columns,) if isinstance(columns, str) else tuple(columns)  # type: ignore[arg-type]
+        idx = []
+        for c in cols:
+            if str(c) not in names:
+                raise ValueError(f"columns names an unknown column {c!r}; the columns are {names}")
+            idx.append(names.index(str(c)))
+        if not idx or len(set(idx)) != len(idx):
+            raise ValueError(f"columns must name distinct columns, got {cols!r}")
+        return tuple(idx)
+
+    def marginal(self, columns: object) -> pd.DataFrame:
+        """The marginal of ``columns`` (a requested marginal or part of one), one row per cell.
+
+        Columns: the columns' values, ``estimate`` (consistent if ``consistency``, else
+        unbiased), ``ci_low`` / ``ci_high`` (the unbiased estimate ``+- z`` standard errors
+        of its exact ``iid`` variance at the clipped estimate, clipped to ``[0, 1]``, at
+        level ``confidence``), ``unbiased`` and ``std``.
+        """
+        check_is_fitted(self)
+        cols = self._columns_of(columns)
+        tables = self._table_indices()
+        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
+        if holder is None:
+            wanted = [self.columns_[c].name for c in cols]
+            raise ValueError(
+                f"no requested marginal holds the columns {wanted}; request them in "
+                f"`marginals` (requested: {self.tables_})"
+            )
+        t = tables[holder]
+        sizes = [self.columns_[c].k for c in t]
+        keep = [t.index(c) for c in cols]
+        unbiased, var, _ = self.design_.estimate(self.statistics_, cols)
+        chosen = self.consistent_ if self.consistency else None
+        if chosen is None:
+            estimate = unbiased
+        else:
+            estimate = marginalize(chosen[self.tables_[holder]], sizes, keep)
+        z = normal_z(float(self.confidence))
+        half = z * np.sqrt(var)
+        grid = itertools.product(*[np.asarray(self.columns_[c].categories) for c in cols])
+        frame = pd.DataFrame(list(grid), columns=[self.columns_[c].name for c in cols])
+        frame["estimate"] = estimate
+        frame["ci_low"] = np.clip(unbiased - half, 0.0, 1.0)
+        frame["ci_high"] = np.clip(unbiased + half, 0.0, 1.0)
+        frame["unbiased"] = unbiased
+        frame["std"] = np.sqrt(var)
+        return frame
+
+    def cell_estimate(self, columns: object) -> CellEstimate:
+        """The unbiased table of one or two columns with its exact covariance, for the tests
+        of :mod:`ldp.inference` (e.g. ``independence``).
+
+        ``value`` is the unbiased (pre-consistency) estimate of :meth:`marginal`, ``shape``
+        ``(k,)`` or ``(k1, k2)``, ``n`` the reports it is built from, and ``covariance(f)``
+        its exact i.i.d. covariance when the true table is ``f``
+        (:meth:`ldp.tasks.marginals.MarginalDesign.covariance`: ``A S A^T`` of the group
+        oracle's covariance, or the Fourier coefficients' independent variances).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from estimators import MarginalEstimator
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame({"a": rng.integers(0, 2, 5000), "b": rng.integers(0, 3, 5000)})
+        >>> est = MarginalEstimator(1.0, categories={"a": [0, 1], "b": [0, 1, 2]},
+        ...                         random_state=1).fit(X)
+        >>> cells = est.cell_estimate(["a", "b"])
+        >>> cells.shape, cells.n, cells.covariance(np.full(6, 1 / 6)).shape
+        ((2, 3), 5000, (6, 6))
+        """
+        check_is_fitted(self)
+        cols = self._columns_of(columns)
+        if len(cols) > 2:
+            raise ValueError(f"columns must name one or two columns, got {len(cols)}")
+        self.marginal([self.columns_[c].name for c in cols])  # a requested table holds them
+        design, stats = self.design_, self.statistics_
+        value, _, _ = design.estimate(stats, cols)
+        if design.method == "fourier":
+            keys = {
+                tuple(sorted(s))
+                for r in range(1, len(cols) + 1)
+                for s in itertools.combinations(cols, r)
+            }
+            n = int(sum(self.n_reports_[design.groups.index(k)] for k in keys))
+        else:
+            n = int(self.n_reports_[design.source_group(stats, cols)])
+
+        def covariance(f: np.ndarray) -> np.ndarray:
+            return design.covariance(stats, cols, f)
+
+        names = ",".join(self.columns_[c].name for c in cols)
+        return CellEstimate(
+            value,
+            tuple(self.columns_[c].k for c in cols),
+            n,
+            covariance,
+            tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
+            f"marginals:{design.method}:{names}",
+        )
+
+    def sample(self, n: int, random_state: object = None) -> pd.DataFrame:
+        """``n`` synthetic rows whose low-order marginals match the consistent estimates.
+
+        A maximum-entropy model of the consistent marginals: iterative proportional fitting
+        of the joint when it has at most ``MAX_IPF_CELLS`` cells, else the Chow-Liu tree of
+        their 2-way marginals (:mod:`ldp.tasks.marginals`). Post-processing of the private
+        estimates: it spends no further privacy. ``random_state=None`` draws fresh entropy.
+        """
+        check_is_fitted(self)
+        count = check_integer(n, "n", low=0)
+        sizes = self.design_.sizes
+        margins = dict(zip(self._table_indices(), self.consistent_.values()))
+        model: Any
+        if math.prod(sizes) <= MAX_IPF_CELLS:
+            model = fit_ipf(sizes, margins)
+        else:
+            model = fit_tree(sizes, margins)
+        codes = model.sample(count, rng=random_state)
+        return pd.DataFrame(
+            {c.name: np.asarray(c.categories)[k] for c, k in zip(self.columns_, codes)}
+        )
+
+
+class _WithoutBinned:
+    """A table whose binned columns resolve as declared placeholders (never read)."""
+
+    def __init__(self, table: Table, binned: set[str]) -> None:
+        self.names = table.names
+        self.n_rows = table.n_rows
+        self._inner = table
+        self._binned = binned
+
+    def values(self, j: int) -> np.ndarray:
+        if self.names[j] in self._binned:
+            return np.zeros(1)
+        return self._inner.values(j)
+
+    def dtype(self, j: int) -> object:
+        if self.names[j] in self._binned:
+            return np.dtype(np.int64)
+        return self._inner.dtype(j)

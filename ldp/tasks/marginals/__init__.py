@@ -1,0 +1,59 @@
+"""k-way marginals of a table from one epsilon-LDP report per device.
+
+``cells`` (cell indexing and marginals as a linear map), ``designs`` (the joint, CALM's
+groups and the Fourier route, with exact variances), ``consistency`` (overlapping marginals
+made to agree and non-negative) and ``synthesis`` (a maximum-entropy model of the marginals
+and rows drawn from it).
+"""
+
+from ldp.tasks.marginals.cells import (
+    MAX_TABLE_CELLS,
+    cell_index,
+    cell_values,
+    check_cells,
+    check_sizes,
+    marginal_matrix,
+    marginalize,
+)
+from ldp.tasks.marginals.consistency import consistent_marginals, overlap_gap, shared_columns
+from ldp.tasks.marginals.designs import (
+    MAX_JOINT_CELLS,
+    METHODS,
+    ORACLES,
+    MarginalDesign,
+    best_oracle,
+    build_design,
+    sum_variance,
+)
+from ldp.tasks.marginals.synthesis import (
+    MAX_IPF_CELLS,
+    JointModel,
+    TreeModel,
+    fit_ipf,
+    fit_tree,
+)
+
+__all__ = [
+    "MAX_IPF_CELLS",
+    "MAX_JOINT_CELLS",
+    "MAX_TABLE_CELLS",
+    "METHODS",
+    "ORACLES",
+    "JointModel",
+    "MarginalDesign",
+    "TreeModel",
+    "best_oracle",
+    "build_design",
+    "cell_index",
+    "cell_values",
+    "check_cells",
+    "check_sizes",
+    "consistent_marginals",
+    "fit_ipf",
+    "fit_tree",
+    "marginal_matrix",
+    "marginalize",
+    "overlap_gap",
+    "shared_columns",
+    "sum_variance",
+]

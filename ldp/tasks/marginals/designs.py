@@ -1,0 +1,409 @@
+"""Three ways to collect k-way marginals with one epsilon-LDP report per device.
+
+Every design is a list of *groups*: a group names the columns it reads and the frequency
+oracle that privatizes its input. A device draws one group uniformly at random (from its own
+randomness, independently of its data), computes the group's input from its row and sends
+``(group, oracle report)``; the group carries no information, so each report is
+``epsilon``-LDP, the oracles' level. The designs (Cormode, Kulkarni, Srivastava 2018,
+Section 4; Zhang, Wang, Li, He, Chen 2018, Section 4):
+
+* ``"joint"``: one group, the cell of the full joint of the columns the marginals use,
+  through one oracle; a marginal sums joint cells.
+* ``"groups"``: one group per requested marginal (CALM's design), each privatizing the
+  cell of its columns with the best oracle for its number of cells; users are split
+  evenly in expectation.
+* ``"fourier"``: binary columns only. One group per Fourier coefficient
+  ``c_alpha = E[(-1)^(alpha . x)]`` with ``0 < |alpha| <= k`` that some marginal needs; the
+  input is the parity bit ``alpha . x mod 2``, privatized by binary randomized response
+  (GRR with ``k = 2``); a marginal is the inverse transform of its coefficients (Cormode,
+  Kulkarni, Srivastava 2018, Section 4.3, InpHT).
+
+The oracles are GRR and OUE, chosen by exact variance (:func:`ldp.tasks.recommend`): for
+both, the covariance of the estimates of different cells is known in closed form (zero for
+OUE, whose bits are independent; ``-P(v) P(v')`` per report for GRR), so the variance of a
+sum of cells, hence of any marginal of a group's table, is exact. Variances here are under
+the ``iid`` convention (users drawn from the population whose marginals are estimated), in
+which the users of a group are an iid sample of their ``n_g``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import cast
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._random import ByteSource
+from ldp._validation import check_epsilon, check_integer, describe
+from ldp.mechanisms.base import FrequencyOracle, SupportCounts
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.tasks.marginals.cells import (
+    MAX_TABLE_CELLS,
+    cell_index,
+    check_cells,
+    check_sizes,
+    marginal_matrix,
+    marginalize,
+)
+from ldp.tasks.selection import recommend
+
+__all__ = [
+    "MAX_COVARIANCE_CELLS",
+    "MAX_JOINT_CELLS",
+    "METHODS",
+    "ORACLES",
+    "MarginalDesign",
+    "best_oracle",
+    "build_design",
+    "sum_variance",
+]
+
+#: The designs, by name.
+METHODS = ("joint", "groups", "fourier")
+
+#: The oracles the designs choose from: those whose cross-cell covariance is closed-form.
+ORACLES = ("GRR", "OUE")
+
+#: The largest group table whose covariance matrix :meth:`MarginalDesign.covariance` builds.
+MAX_COVARIANCE_CELLS = 1 << 11
+
+#: The largest joint the ``"joint"`` design privatizes (an OUE report has one bit per cell).
+MAX_JOINT_CELLS = 1 << 16
+
+
+def best_oracle(k: int, epsilon: float) -> FrequencyOracle | None:
+    """The oracle of smallest exact variance among ``ORACLES`` for ``k`` cells (``None``
+    for a single cell, which needs no report).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import best_oracle
+    >>> best_oracle(4, 1.0), best_oracle(64, 1.0)
+    (GRR(k=4, epsilon=1.0), OUE(k=64, epsilon=1.0))
+    """
+    if k == 1:
+        return None
+    chosen = recommend(k, epsilon, candidates=ORACLES, tolerance=0.0).mechanism
+    assert isinstance(chosen, FrequencyOracle)  # k is below the sketches' threshold
+    return chosen
+
+
+def sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> np.ndarray:
+    """Exact ``iid`` variance of the sum of ``m`` cells' unbiased estimates from ``n`` reports.
+
+    ``total`` is the true frequency of the ``m`` cells together. The oracle's per-cell
+    variance (:meth:`~ldp.mechanisms.FrequencyOracle.variance`, ``fixed``) is linear in the
+    frequency, so the ``m`` variances add to ``(m - 1) V(0) + V(total)``; GRR's supports of
+    two cells exclude each other in a report, which adds the covariance
+    ``-(m - 1) (2 total q (p - q) + m q^2) / (n (p - q)^2)``; unary encoding's bits are
+    independent (no covariance). The sampling of the users adds ``total (1 - total) / n``.
+    For ``m = 1`` this is the oracle's own ``iid`` variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms import GRR
+    >>> from ldp.tasks.marginals import sum_variance
+    >>> grr = GRR(4, 1.0)
+    >>> bool(np.isclose(sum_variance(grr, 100, 0.3, 1), grr.variance(100, 0.3, "iid")))
+    True
+    >>> float(sum_variance(grr, 100, 1.0, 4))   # all cells: the sum is the constant 1
+    0.0
+    """
+    if oracle.name not in (*ORACLES, "SUE"):
+        raise ValueError(f"oracle must be one of {(*ORACLES, 'SUE')}, got {oracle.name}")
+    users = check_integer(n, "n", low=1)
+    cells = check_integer(m, "m", low=1)
+    f = np.clip(np.asarray(total, dtype=np.float64), 0.0, 1.0)
+    out = (cells - 1) * oracle.variance(users, 0.0, "fixed") + oracle.variance(users, f, "fixed")
+    if oracle.name == "GRR":
+        p, q = oracle.p, oracle.q
+        gap = p - q
+        out = out - (cells - 1) * (2 * f * q * gap + cells * q * q) / (users * gap**2)
+    out = np.maximum(out, 0.0) + f * (1 - f) / users  # the GRR sum of all cells is exact
+    return np.asarray(out, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class MarginalDesign:
+    """A collection design: the groups a device draws from, and what each privatizes.
+
+    Attributes
+    ----------
+    method : {"joint", "groups", "fourier"}
+    sizes : tuple of int
+        Categories of every column (the columns are ``0 .. d - 1``).
+    tables : tuple of tuple of int
+        The requested marginals (column tuples).
+    groups : tuple of tuple of int
+        The columns each group reads (``"fourier"``: the coefficient's columns).
+    oracles : tuple of FrequencyOracle or None
+        Each group's oracle (``None`` for a one-cell group).
+    epsilon : float
+        What one report costs: every oracle's level.
+    """
+
+    method: str
+    sizes: tuple[int, ...]
+    tables: tuple[tuple[int, ...], ...]
+    groups: tuple[tuple[int, ...], ...]
+    oracles: tuple[FrequencyOracle | None, ...]
+    epsilon: float
+
+    # ------------------------------------------------------------------ device side
+    def group_input(self, g: int, codes: Sequence[np.ndarray]) -> np.ndarray:
+        """The input of group ``g`` from the columns' codes: a cell, or a parity bit."""
+        cols = self.groups[g]
+        if self.method == "fourier":
+            return np.bitwise_xor.reduce(np.stack([codes[c] for c in cols]), axis=0)
+        return cell_index([codes[c] for c in cols], [self.sizes[c] for c in cols])
+
+    def privatize(
+        self, codes: Sequence[np.ndarray], rng: np.random.Generator | ByteSource
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Simulate the devices: each row draws its group, then privatizes that group's input.
+
+        Returns the group of each row and, per group, its rows' oracle reports.
+        """
+        n = len(codes[0]) if codes else 0
+        draw = cast(np.random.Generator, rng).integers  # OSGenerator has it too
+        group = np.asarray(draw(0, len(self.groups), size=n), dtype=np.int64)
+        reports = []
+        for g, oracle in enumerate(self.oracles):
+            rows = np.flatnonzero(group == g)
+            part = [c[rows] for c in codes]
+            if oracle is None:
+                reports.append(np.zeros(rows.size, dtype=np.int64))
+            else:
+                reports.append(oracle.privatize(self.group_input(g, part), rng=rng))
+        return group, reports
+
+    def aggregate(self, reports: Sequence[np.ndarray]) -> tuple[SupportCounts | int, ...]:
+        """Per group, its oracle's statistic of its reports (a count for a one-cell group)."""
+        return tuple(
+            int(np.shape(r)[0]) if o is None else o.aggregate(r)
+            for o, r in zip(self.oracles, reports, strict=True)
+        )
+
+    # ------------------------------------------------------------------ server side
+    def cells(self, columns: Sequence[int]) -> int:
+        return math.prod(self.sizes[c] for c in columns)
+
+    def estimate(
+        self, stats: Sequence[SupportCounts | int], columns: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, str]:
+        """The unbiased marginal of ``columns`` and its exact variance at the clipped estimate.
+
+        Returns ``(estimate, variance, source)``: flat arrays over the cells of ``columns``
+        (row-major in the given order), and a description of where the estimate comes from.
+        Of several groups holding ``columns``, the one of smallest total variance.
+        """
+        cols = tuple(columns)
+        if self.method == "fourier":
+            return self._fourier(stats, cols)
+        g = self.source_group(stats, cols)
+        est, var = self._from_group(stats[g], g, cols)
+        oracle = self.oracles[g]
+        name = "none" if oracle is None else oracle.name
+        return est, var, f"{self.method}:{name}"
+
+    def source_group(self, stats: Sequence[SupportCounts | int], columns: Sequence[int]) -> int:
+        """``"joint"`` / ``"groups"``: the group that :meth:`estimate` reads for ``columns``,
+        of the groups holding them the one of smallest total variance."""
+        cols = tuple(columns)
+        best: tuple[float, int] | None = None
+        for g, group in enumerate(self.groups):
+            if set(cols) <= set(group):
+                total = float(self._from_group(stats[g], g, cols)[1].sum())
+                if best is None or total < best[0]:
+                    best = (total, g)
+        if best is None:
+            raise ValueError(f"no group of this design holds the columns {cols}")
+        return best[1]
+
+    def covariance(
+        self, stats: Sequence[SupportCounts | int], columns: Sequence[int], f: ArrayLike
+    ) -> np.ndarray:
+        """Exact ``iid`` covariance of :meth:`estimate` of ``columns`` at its true marginal ``f``.
+
+        ``"joint"`` / ``"groups"``: ``A S A^T``, with ``S`` the group oracle's covariance
+        (:meth:`~ldp.mechanisms.FrequencyMechanism.covariance`) at any group table whose
+        marginal is ``f`` (for GRR and unary encoding the covariance of sums of cells depends
+        on the marginal only; ``f`` spread evenly is used), and ``A`` the marginal map;
+        refused above ``MAX_COVARIANCE_CELLS`` group cells. ``"fourier"``: the coefficients
+        are independent, so ``4^-k sum_alpha Var(c_alpha) s_alpha s_alpha^T`` with
+        ``s_alpha(y) = (-1)^(alpha . y)``.
+        """
+        cols = tuple(columns)
+        target = np.asarray(f, dtype=np.float64).ravel()
+        if target.size != self.cells(cols):
+            raise ValueError(f"f must have {self.cells(cols)} cells, got {target.size}")
+        if self.method == "fourier":
+            k = len(cols)
+            bits = (np.arange(1 << k)[:, None] >> (k - 1 - np.arange(k))[None, :]) & 1
+            out = np.zeros((1 << k, 1 << k))
+            for size in range(1, k + 1):
+                for subset in combinations(range(k), size):
+                    key = tuple(sorted(cols[i] for i in subset))
+                    g = self.groups.index(key)
+                    sign = 1.0 - 2.0 * (bits[:, list(subset)].sum(axis=1) % 2)
+                    bit0 = float(np.clip(target[sign > 0].sum(), 0.0, 1.0))
+                    var = 4.0 * float(self.oracles[g].variance(stats[g].n, bit0, "iid"))  # type: ignore[union-attr]
+                    out += var * np.outer(sign, sign)
+            return out / 4.0**k
+        g = self.source_group(stats, cols)
+        group, oracle = self.groups[g], self.oracles[g]
+        if oracle is None:
+            return np.zeros((1, 1))
+        check_cells(
+            [self.sizes[c] for c in group],
+            f"the covariance of group {group}",
+            MAX_COVARIANCE_CELLS,
+            "MAX_COVARIANCE_CELLS (ldp.tasks.marginals)",
+        )
+        group_sizes = [self.sizes[c] for c in group]
+        keep = [group.index(c) for c in cols]
+        matrix = marginal_matrix(group_sizes, keep)
+        spread = matrix.T @ target / (self.cells(group) // self.cells(cols))
+        inner = oracle.covariance(stats[g].n, spread, "iid")  # type: ignore[union-attr]
+        return matrix @ inner @ matrix.T
+
+    def _from_group(self, stat, g: int, cols: tuple[int, ...]):
+        group, oracle = self.groups[g], self.oracles[g]
+        group_sizes = [self.sizes[c] for c in group]
+        keep = [group.index(c) for c in cols]
+        if oracle is None:
+            return np.ones(1), np.zeros(1)
+        n = stat.n
+        if n == 0:
+            raise ValueError(f"the group of columns {group} has no reports")
+        table = oracle.estimate(stat)
+        est = marginalize(table, group_sizes, keep)
+        m = self.cells(group) // self.cells(cols)
+        return est, sum_variance(oracle, n, np.clip(est, 0.0, 1.0), m)
+
+    def coefficients(self, stats: Sequence[SupportCounts | int]) -> dict[tuple[int, ...], float]:
+        """``"fourier"``: the unbiased coefficient ``c_alpha`` of each group's columns."""
+        out = {}
+        for group, oracle, stat in zip(self.groups, self.oracles, stats):
+            if stat.n == 0:  # type: ignore[union-attr]
+                raise ValueError(f"the coefficient of columns {group} has no reports")
+            out[group] = float(2.0 * oracle.estimate(stat)[0] - 1.0)  # type: ignore[union-attr]
+        return out
+
+    def _fourier(self, stats, cols: tuple[int, ...]):
+        coef = self.coefficients(stats)
+        k = len(cols)
+        cells = np.arange(1 << k)
+        bits = (cells[:, None] >> (k - 1 - np.arange(k))[None, :]) & 1  # row-major binary
+        est = np.ones(cells.size)
+        var = np.zeros(cells.size)
+        for size in range(1, k + 1):
+            for subset in combinations(range(k), size):
+                key = tuple(sorted(cols[i] for i in subset))
+                if key not in coef:
+                    raise ValueError(f"no group of this design holds the coefficient of {key}")
+                sign = 1.0 - 2.0 * (bits[:, list(subset)].sum(axis=1) % 2)
+                c = coef[key]
+                est = est + c * sign
+                g = self.groups.index(key)
+                oracle, n = self.oracles[g], stats[g].n
+                bit0 = np.clip((1.0 + c) / 2.0, 0.0, 1.0)  # the frequency of parity 0
+                var = var + 4.0 * float(oracle.variance(n, bit0, "iid"))  # type: ignore[union-attr]
+        scale = 2.0**-k
+        return est * scale, var * scale**2, "fourier:GRR"
+
+    def planned_variance(self, n: int, columns: Sequence[int]) -> float:
+        """The total ``iid`` variance over the cells of ``columns`` at the uniform table,
+        with ``n`` users split evenly over the groups (the data-free criterion of
+        ``method="auto"``)."""
+        cols = tuple(columns)
+        per_group = max(1, n // len(self.groups))
+        uniform = 1.0 / self.cells(cols)
+        if self.method == "fourier":
+            oracle = self.oracles[0]
+            terms = 2 ** len(cols) - 1
+            one = 4.0 * float(oracle.variance(per_group, 0.5, "iid"))  # type: ignore[union-attr]
+            return self.cells(cols) * terms * one * 4.0 ** -len(cols)
+        best = math.inf
+        for group, oracle in zip(self.groups, self.oracles):
+            if not set(cols) <= set(group):
+                continue
+            if oracle is None:
+                return 0.0
+            m = self.cells(group) // self.cells(cols)
+            total = float(sum_variance(oracle, per_group, uniform, m)) * self.cells(cols)
+            best = min(best, total)
+        return best
+
+
+def _check_tables(tables: Sequence[Sequence[int]], d: int) -> tuple[tuple[int, ...], ...]:
+    out = []
+    for t in tables:
+        cols = tuple(int(c) for c in t)
+        if not cols or len(set(cols)) != len(cols) or any(c < 0 or c >= d for c in cols):
+            raise ValueError(f"tables must hold distinct columns in 0 .. {d - 1}, got {t!r}")
+        out.append(cols)
+    if not out:
+        raise ValueError("tables must name at least one marginal")
+    return tuple(out)
+
+
+def build_design(
+    method: str,
+    sizes: Sequence[int],
+    tables: Sequence[Sequence[int]],
+    epsilon: float,
+) -> MarginalDesign:
+    """The design ``method`` for the marginals ``tables`` of columns with ``sizes`` categories.
+
+    Raises ``ValueError`` for a marginal above ``MAX_TABLE_CELLS``,
+    a ``"joint"`` above ``MAX_JOINT_CELLS``, and ``"fourier"`` with a non-binary column.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import build_design
+    >>> design = build_design("groups", (2, 3, 4), [(0, 1), (1, 2)], 1.0)
+    >>> design.groups, design.oracles
+    (((0, 1), (1, 2)), (GRR(k=6, epsilon=1.0), OUE(k=12, epsilon=1.0)))
+    >>> build_design("fourier", (2, 2, 2), [(0, 1), (1, 2)], 1.0).groups
+    ((0,), (1,), (2,), (0, 1), (1, 2))
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {describe(method)}")
+    dims = check_sizes(sizes)
+    eps = check_epsilon(epsilon, positive=True, allow_inf=False)
+    wanted = _check_tables(tables, len(dims))
+    for t in wanted:
+        check_cells([dims[c] for c in t], f"the marginal of columns {t}", MAX_TABLE_CELLS)
+    if method == "joint":
+        used = tuple(sorted({c for t in wanted for c in t}))
+        check_cells(
+            [dims[c] for c in used],
+            "the joint of the marginals' columns",
+            MAX_JOINT_CELLS,
+            "MAX_JOINT_CELLS (ldp.tasks.marginals)",
+        )
+        groups: tuple[tuple[int, ...], ...] = (used,)
+    elif method == "groups":
+        groups = tuple(dict.fromkeys(wanted))
+    else:
+        used = tuple(sorted({c for t in wanted for c in t}))
+        wide = [c for c in used if dims[c] != 2]
+        if wide:
+            raise ValueError(f"method 'fourier' needs binary columns; columns {wide} are not")
+        subsets = {
+            tuple(sorted(s))
+            for t in wanted
+            for r in range(1, len(t) + 1)
+            for s in combinations(t, r)
+        }
+        groups = tuple(sorted(subsets, key=lambda s: (len(s), s)))
+        grr = GRR(2, eps)
+        return MarginalDesign(method, dims, wanted, groups, (grr,) * len(groups), eps)
+    oracles = tuple(best_oracle(math.prod(dims[c] for c in g), eps) for g in groups)
+    return MarginalDesign(method, dims, wanted, groups, oracles, eps)
