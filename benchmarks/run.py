@@ -59,6 +59,7 @@ SUITE = {
     "bench_heavy_hitters": (["--quick"], []),
     "bench_numeric_distribution": (["--quick"], []),
     "bench_collector": (["--quick"], []),
+    "bench_marginals": (["--quick"], []),
 }
 #: scripts that write their rows with ``--json PATH``
 STRUCTURED = {
@@ -72,6 +73,7 @@ STRUCTURED = {
     "bench_heavy_hitters",
     "bench_numeric_distribution",
     "bench_collector",
+    "bench_marginals",
 }
 
 

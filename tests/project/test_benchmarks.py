@@ -142,3 +142,15 @@ def test_benchmark_processes_start_with_one_thread_per_pool():
     env = _timing.single_thread_environment({"PATH": "/bin", "OMP_NUM_THREADS": "8"})
     assert env["PATH"] == "/bin"
     assert all(env[name] == "1" for name in _timing.THREAD_VARIABLES)
+
+
+@pytest.mark.slow  # eight columns of the Adult table, 28 groups: a few seconds
+def test_the_marginals_benchmark_scores_every_design_at_one_epsilon():
+    from benchmarks import bench_marginals
+
+    rows = bench_marginals.run(1, (2.0,), (2,))
+    values = {r["benchmark"].split(": ")[1]: r["value"] for r in rows}
+    assert set(values) == {*bench_marginals.METHODS, "auto / best single design"}
+    # total variation is in [0, 1]; the consistent groups beat the same groups without it
+    assert all(0.0 <= values[m] <= 1.0 for m in bench_marginals.METHODS)
+    assert values["groups"] < values["groups, no consistency (baseline)"]
