@@ -103,7 +103,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     with the group's frequency oracle; one report, ``epsilon``-LDP (the group carries no
     information). The designs (:mod:`ldp.tasks.marginals`): ``"joint"``, the cell of the full
     joint through one oracle; ``"groups"``, one group per requested marginal, each with its
-    best oracle (Zhang, Wang, Li, He, Chen 2018, CALM, Section 4); ``"fourier"``, binary
+    best oracle (Zhang et al. (2018), CALM, Section 4); ``"fourier"``, binary
     columns only, one group per Fourier coefficient a marginal needs (Cormode, Kulkarni,
     Srivastava 2018, Section 4.3). ``method="auto"`` takes the design of smallest exact
     total variance over the requested marginals at the uniform table; the choice depends on

@@ -478,6 +478,23 @@ _ENTRIES = (
         "Answering Range Queries Under Local Differential Privacy",
         "Proceedings of the VLDB Endowment (PVLDB)",
     ),
+    _ref(
+        "cormode2018",
+        "G. Cormode; T. Kulkarni; D. Srivastava",
+        2018,
+        "Marginal Release Under Local Differential Privacy",
+        "Proceedings of the 2018 International Conference on Management of Data (SIGMOD)",
+    ),
+    _ref(
+        "zhang2018calm",
+        "Z. Zhang; T. Wang; N. Li; S. He; J. Chen",
+        2018,
+        "CALM: Consistent Adaptive Local Marginal for Marginal Release under Local "
+        "Differential Privacy",
+        "Proceedings of the 2018 ACM SIGSAC Conference on Computer and Communications "
+        "Security (CCS)",
+        short="Zhang et al.",
+    ),
     # ------------------------------------------------------------ learning
     # arXiv id: the arXiv record.
     _ref(

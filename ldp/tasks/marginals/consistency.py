@@ -2,7 +2,7 @@
 
 Two marginals that share columns ``A`` estimate the same marginal of ``A`` twice; their
 projections onto ``A`` differ by noise. Mutual consistency (Qardaji, Yang, Li 2014, PriView,
-Section 4.3; as used by Zhang, Wang, Li, He, Chen 2018, CALM, Section 4.4) replaces both
+Section 4.3; as used by Zhang et al. (2018), CALM, Section 4.4) replaces both
 projections by their inverse-variance weighted average and spreads each table's change
 evenly over the cells that project onto the same cell of ``A``; the shared column sets are
 processed from the smallest up. Norm-Sub (:func:`ldp.tasks.norm_sub`) then makes each table

@@ -4,8 +4,8 @@ Every design is a list of *groups*: a group names the columns it reads and the f
 oracle that privatizes its input. A device draws one group uniformly at random (from its own
 randomness, independently of its data), computes the group's input from its row and sends
 ``(group, oracle report)``; the group carries no information, so each report is
-``epsilon``-LDP, the oracles' level. The designs (Cormode, Kulkarni, Srivastava 2018,
-Section 4; Zhang, Wang, Li, He, Chen 2018, Section 4):
+``epsilon``-LDP, the oracles' level. The designs (Cormode et al. (2018),
+Section 4; Zhang et al. (2018), Section 4):
 
 * ``"joint"``: one group, the cell of the full joint of the columns the marginals use,
   through one oracle; a marginal sums joint cells.

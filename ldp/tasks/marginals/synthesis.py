@@ -3,7 +3,7 @@
 Of all joint distributions with given marginals, the one of largest entropy is the fixed
 point of iterative proportional fitting (Deming-Stephan; Csiszar 1975): start from the
 uniform joint and rescale it, marginal after marginal, until each matches. This is the
-synthesis of Zhang, Wang, Li, He, Chen 2018 (CALM, Section 5). It needs the joint in memory,
+synthesis of Zhang et al. (2018) (CALM, Section 5). It needs the joint in memory,
 so above ``MAX_IPF_CELLS`` the model is instead the maximum-entropy distribution among
 those that factor along a tree (Chow, Liu 1968): the spanning tree of largest total mutual
 information of the estimated 2-way marginals, each column drawn given its parent, as in
