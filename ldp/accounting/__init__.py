@@ -44,6 +44,12 @@ from ldp.accounting.blackwell import (
     is_blackwell_chain,
 )
 from ldp.accounting.calibration import calibrate
+from ldp.accounting.central.filters import (
+    ApproxGDPFilter,
+    NaturalFDPFilter,
+    natural_filter_counterexample,
+    two_step_counterexample,
+)
 from ldp.accounting.comparison import (
     approx_gdp_delta,
     approx_gdp_distance,
@@ -64,13 +70,9 @@ from ldp.accounting.curve_divergences import (
     tradeoff_renyi,
 )
 from ldp.accounting.filters import (
-    ApproxGDPFilter,
     FilterHaltedError,
     InvalidFilterError,
-    NaturalFDPFilter,
     PrivacyFilter,
-    natural_filter_counterexample,
-    two_step_counterexample,
 )
 from ldp.accounting.gdp import (
     get_delta_from_gdp,

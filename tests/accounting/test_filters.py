@@ -254,3 +254,25 @@ def test_natural_filter_refuses_non_chain_mechanisms():
         NaturalFDPFilter(1.0)
     with pytest.raises(ValueError, match="mu"):
         flt.request(-1.0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ApproxGDPFilter",
+        "MAX_SELF_COMPOSITIONS",
+        "NATURAL_FILTER_FAMILIES",
+        "NaturalFDPFilter",
+        "natural_filter_counterexample",
+        "two_step_counterexample",
+    ],
+)
+def test_the_filters_of_central_dp_still_import_from_the_old_module(name):
+    """The subsampled-Gaussian filters moved to ldp.accounting.central.filters; the old
+    module forwards them on first use (it imports nothing of central)."""
+    import ldp.accounting.central.filters as home
+    import ldp.accounting.filters as old
+
+    with pytest.warns(DeprecationWarning, match=rf"ldp\.accounting\.filters\.{name} moved to "):
+        value = getattr(old, name)
+    assert value is getattr(home, name)

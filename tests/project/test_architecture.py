@@ -28,6 +28,11 @@ No module-level alias gives a private name a public one (``name = _name`` or
 
 No ``_``-prefixed *name* is imported from another module (a public name from a private
 module such as ``ldp._validation`` is fine), from ``ldp``, ``estimators`` or scikit-learn.
+
+Inside ``ldp.accounting`` the central-DP machinery (``ldp.accounting.central``: the
+subsampled Gaussian, noisy SGD, its filters) sits above the LDP core: only the package
+``__init__`` and ``central`` itself import it. No module has more than ``MAX_MODULE_LINES``
+lines (one job per module).
 """
 
 from __future__ import annotations
@@ -134,6 +139,12 @@ SHIMS = frozenset(
 #: (importer, imported) pairs allowed against the layers: lazy, inside a function, and said
 #: in the importer's docstring.
 ALLOWED_UPWARD = {("ldp.channel", "ldp.contraction")}
+
+#: The central-DP part of accounting: above the LDP core of ``ldp.accounting``.
+CENTRAL = "ldp.accounting.central"
+
+#: Most lines a module of the two packages may have.
+MAX_MODULE_LINES = 800
 
 #: Third-party packages whose private names must not be imported either.
 WATCHED = ("ldp", "estimators", "sklearn")
@@ -327,6 +338,30 @@ def private_aliases(path: Path, source: str | None = None) -> list[str]:
     return problems
 
 
+def central_imports(edges: list[Edge]) -> list[str]:
+    """Imports of ``ldp.accounting.central`` by a module of ``ldp.accounting`` outside it
+    (the package ``__init__``, which re-exports both, excepted), lazy ones included."""
+
+    def in_central(module: str) -> bool:
+        return module == CENTRAL or module.startswith(CENTRAL + ".")
+
+    problems = []
+    for edge in edges:
+        if not edge.source.startswith("ldp.accounting.") or in_central(edge.source):
+            continue
+        targets = {edge.target} | {f"{edge.target}.{n}" for n in edge.names}
+        if any(in_central(target) for target in targets):
+            problems.append(f"{edge.source}:{edge.line} imports {edge.target} (central DP)")
+    return problems
+
+
+def oversized(path: Path, source: str | None = None) -> str | None:
+    """``"module: N lines"`` when a module has more than ``MAX_MODULE_LINES`` lines."""
+    text = path.read_text(encoding="utf-8") if source is None else source
+    lines = len(text.splitlines())
+    return f"{module_name(path)}: {lines} lines" if lines > MAX_MODULE_LINES else None
+
+
 def find_cycle(edges: list[Edge]) -> list[str] | None:
     """A cycle of the module graph (lazy imports included), or ``None``.
 
@@ -489,6 +524,22 @@ def test_the_one_upward_delegation_is_lazy():
     assert upward and all(e.lazy for e in upward)
 
 
+def test_the_ldp_core_of_accounting_does_not_import_central_dp():
+    problems = central_imports(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_the_central_dp_package_is_imported_by_the_accounting_package():
+    """The rule above has something to guard: the package re-exports central's filters."""
+    edges = parse_edges(ROOT / "ldp" / "accounting" / "__init__.py")
+    assert any(e.target.startswith(CENTRAL) for e in edges)
+
+
+def test_no_module_is_too_long():
+    problems = [p for p in map(oversized, module_files()) if p is not None]
+    assert not problems, "\n".join(problems)
+
+
 # ------------------------------------------------------------- the checks catch violations
 def _edges_with(path: Path, extra: str) -> list[Edge]:
     text = path.read_text(encoding="utf-8")
@@ -507,6 +558,26 @@ def _edges_with(path: Path, extra: str) -> list[Edge]:
 )
 def test_an_upward_import_is_caught(module, statement):
     assert layer_violations(_edges_with(ROOT / module, statement))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from ldp.accounting.central import PoissonSubsampledGaussian",
+        "from ldp.accounting import central",
+        "import ldp.accounting.central.sgd",
+        "def f():\n    from ldp.accounting.central.filters import ApproxGDPFilter\n",
+    ],
+)
+def test_an_import_of_central_dp_by_the_core_is_caught(statement):
+    problems = central_imports(_edges_with(ROOT / "ldp/accounting/filters.py", statement))
+    assert problems and all(p.startswith("ldp.accounting.filters:") for p in problems)
+
+
+def test_a_long_module_is_caught():
+    path = ROOT / "ldp" / "demo.py"
+    assert oversized(path, "x = 1\n" * MAX_MODULE_LINES) is None
+    assert oversized(path, "x = 1\n" * (MAX_MODULE_LINES + 1)) == "ldp.demo: 801 lines"
 
 
 def test_a_cycle_is_caught():
