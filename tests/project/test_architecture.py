@@ -51,7 +51,7 @@ PACKAGES = ("ldp", "estimators")
 #: Layer of each component (the first two dotted parts of a module, or the package).
 LAYERS = {
     "ldp._": 0,  # every leaf helper module ldp/_*.py (ordered among themselves: LEAF_RANKS)
-    "ldp.references": 0,  # the bibliography: imports nothing of ldp
+    "ldp.references": 1,  # the bibliography: imports only its entries (ldp._bibliography)
     "ldp.core": 1,  # Mechanism, the domains, the report codec
     "ldp.divergences": 2,
     "ldp.channel": 3,
@@ -78,6 +78,7 @@ LAYERS = {
 #: Order of the leaf helpers ``ldp/_*.py`` among themselves: a leaf imports only leaves of a
 #: lower rank (rank 0 imports no other leaf).
 LEAF_RANKS = {
+    "ldp._bibliography": 0,  # the bibliography's entries, as data
     "ldp._deprecation": 0,
     "ldp._device": 0,
     "ldp._frozen": 0,
