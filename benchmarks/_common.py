@@ -55,6 +55,10 @@ def emit(title: str, rows: Sequence[dict], json_path: str | None = None) -> None
         shown = f"{value:.4g}" if isinstance(value, float) and math.isfinite(value) else "-"
         verdict = verdict_of(r)
         print(f"  {r['benchmark']:<{width}}{shown!s:>12} {r['unit']:<8} {r['target']:<24}{verdict}")
+    said = [r["says"] for r in rows if r.get("says")]
+    if said:
+        print("ratios (CPU time, interleaved, median of three):")
+        print("\n".join(f"  {line}" for line in said))
     if json_path:
         payload = {
             "title": title,

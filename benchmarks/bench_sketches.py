@@ -8,7 +8,8 @@ pure-ldp's xxhash, ldpkit's salted SHA-256). MSE is the mean over the ``d`` item
 (estimated - true frequency)^2 for one run (unbiased estimators on both sides, so the MSEs
 should agree up to noise). pure-ldp privatizes and aggregates one user at a time in Python
 (``pip install ldpkit[bench]``; it needs ``xxhash < 4`` and imports statsmodels); when it is
-not installed its rows are skipped. ldpkit's times are the median of three runs.
+not installed its rows are skipped. Both are timed by CPU, interleaved, median of three
+(``benchmarks/_timing.py``).
 
 Run: ``python -m benchmarks.bench_sketches [--quick] [--json out.json]``.
 """
@@ -20,7 +21,7 @@ import importlib.util
 import numpy as np
 
 from benchmarks._common import emit, parser, row
-from benchmarks.bench_targets import cpu_clock
+from benchmarks._timing import Contender, compare, pin_threads
 
 EPS = 2.0
 WIDTH = 1024
@@ -39,18 +40,16 @@ def zipf_items(n: int, seed: int) -> np.ndarray:
     return np.array([f"item-{i}" for i in range(ITEMS)])[index]
 
 
-def run_ldpkit(name: str, items: np.ndarray, queries: list[str]) -> tuple[np.ndarray, float]:
+def ldpkit_runner(name: str):
     from ldp.mechanisms import CMS, HCMS
 
     mech = (CMS if name == "cms" else HCMS)(EPS, width=WIDTH, depth=DEPTH, salt="bench")
 
-    def go() -> np.ndarray:
+    def run(items: np.ndarray, queries: list[str]) -> np.ndarray:
         sketch = mech.estimate(mech.aggregate(mech.privatize(items, rng=1)))
         return np.asarray(sketch.frequency(queries))
 
-    go()  # warm-up
-    out, wall, _ = cpu_clock(go, 3)
-    return out, wall
+    return run
 
 
 def pure_ldp_runner(name: str):
@@ -87,14 +86,15 @@ def rows_for(n: int) -> list[dict]:
     truth = np.array([np.count_nonzero(items == q) for q in queries]) / n
     out = []
     for name in ("cms", "hcms"):
-        ours, seconds = run_ldpkit(name, items, queries)
+        ldpkit = ldpkit_runner(name)
+        ours = ldpkit(items, queries)  # also the warm-up
         mse = float(np.mean((ours - truth) ** 2))
-        bench = f"{name} m={WIDTH} k={DEPTH} n={n:.0e}: pure-ldp time / ldpkit time"
+        what = f"{name} m={WIDTH} k={DEPTH} n={n:.0e} end to end"
         runner = pure_ldp_runner(name)
         if runner is None:
             out.append(
                 row(
-                    bench,
+                    f"{what}: CPU time of pure-ldp / ldpkit's",
                     None,
                     "",
                     f">= {GOAL:g}x",
@@ -105,21 +105,17 @@ def rows_for(n: int) -> list[dict]:
             )
             continue
         runner(items[:20], queries[:5])  # warm-up
-        theirs, wall, _ = cpu_clock(lambda runner=runner: runner(items, queries))
-        ratio = wall / seconds
-        out.append(
-            row(
-                bench,
-                ratio,
-                "x",
-                f">= {GOAL:g}x",
-                ratio >= GOAL,
-                seconds=seconds,
-                reference_seconds=wall,
-                mse=mse,
-                reference_mse=float(np.mean((theirs - truth) ** 2)),
-            )
+        theirs = runner(items, queries)
+        judged, _ = compare(
+            what,
+            Contender("ldpkit", lambda ldpkit=ldpkit: ldpkit(items, queries)),
+            Contender("pure-ldp", lambda runner=runner: runner(items, queries)),
+            GOAL,
+            speedup=True,
+            mse=mse,
+            reference_mse=float(np.mean((theirs - truth) ** 2)),
         )
+        out.append(judged)
     return out
 
 
@@ -127,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=None, help="users")
     args = p.parse_args(argv)
+    pin_threads()
     n = args.n or (5_000 if args.quick else 100_000)
     emit("sketches vs pure-ldp" + (" (quick)" if args.quick else ""), rows_for(n), args.json)
 

@@ -1,10 +1,17 @@
 """Run every benchmark, judge the targets: ``python -m benchmarks [--quick] [--json F]``.
 
-Each script runs in a fresh process (timings do not share warm caches or memory peaks) and
-prints its own table. ``benchmarks/bench_targets.py`` measures the project's performance
-targets as ratios against references run in the same process (the numpy draw limit, the peer
-libraries pure-ldp and multi-freq-ldpy and dp-accounting, found by importing their packages,
-scikit-learn's non-private model) and peak RSS; the runner prints a verdict per target, writes
+Each script runs in a fresh process (timings do not share warm caches or memory peaks), with
+numpy's BLAS and OpenMP pools pinned to one thread by environment variables set before it
+imports numpy (and by threadpoolctl inside it when installed), and prints its own table.
+Timed verdicts come from CPU time of the script's own process, the contenders of a row
+interleaved and each judged by its median of three (``benchmarks/_timing.py``), so they do
+not flip with the load of a shared machine. ``benchmarks/bench_speed.py`` holds each
+workload to its limit (the draw of the random numbers it consumes) or its peer;
+``benchmarks/bench_targets.py`` measures the other targets as ratios against references run
+in the same process (the peer libraries pure-ldp and multi-freq-ldpy and dp-accounting,
+found by importing their packages, scikit-learn's non-private model) and peak RSS;
+``benchmarks/bench_design.py`` the design LP against scipy's ``linprog``. The runner prints
+a verdict per target, writes
 every row as JSON (default ``benchmarks/results.json``; the README's performance table is
 generated from it by ``python -m benchmarks.table --write``) and exits non-zero when a target
 is missed. A peer that is not installed gives a "skipped" row, never "ok".
@@ -26,6 +33,7 @@ import time
 from pathlib import Path
 
 from benchmarks._common import verdict_of
+from benchmarks._timing import single_thread_environment
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -35,6 +43,7 @@ RESULTS = HERE / "results.json"
 #: bench_targets, so bench_frequency_oracles runs without its (slower, unjudged) peer table
 #: and at n = 1e5 (``python -m benchmarks.bench_frequency_oracles`` runs it all)
 SUITE = {
+    "bench_speed": (["--quick"], []),
     "bench_targets": (["--quick"], []),
     "bench_import": (["--quick"], []),
     "bench_contraction": (["--repeat", "1"], []),
@@ -53,7 +62,9 @@ SUITE = {
 }
 #: scripts that write their rows with ``--json PATH``
 STRUCTURED = {
+    "bench_speed",
     "bench_targets",
+    "bench_design",
     "bench_streaming",
     "bench_import",
     "bench_sketches",
@@ -71,7 +82,7 @@ def run_one(name: str, arguments: list[str]) -> dict:
         extra = ["--json", rows_path] if name in STRUCTURED else []
         command = [sys.executable, "-m", f"benchmarks.{name}", *arguments, *extra]
         env = {
-            **os.environ,
+            **single_thread_environment(),
             "PYTHONPATH": os.pathsep.join(
                 [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
             ),

@@ -35,7 +35,8 @@ def render(payload: dict) -> str:
     lines = [
         f"Measured by `python -m benchmarks` on {payload.get('date', '?')} "
         f"({payload.get('cpus', '?')} CPUs, Python {payload.get('python', '?')}); "
-        "ratios are against references run in the same process.",
+        "times are CPU time of one process, the contenders of a row interleaved, median of "
+        "three; each ratio names its baseline.",
         "",
         "| benchmark | measured | target | verdict |",
         "|---|---|---|---|",

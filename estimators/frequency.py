@@ -14,6 +14,8 @@ from estimators import _params as params
 from estimators._base import ProtocolEstimator, check_alpha
 from estimators._params import Check
 from estimators._schema import CATEGORICAL
+from estimators._views import collection_id, column_index
+from ldp.inference import CellEstimate
 from ldp.risk import Bound, distribution_estimation
 from ldp.tasks import ibu, norm_sub, project_simplex
 
@@ -306,6 +308,59 @@ class FrequencyEstimator(ProtocolEstimator):
                 )
             )
         return pd.concat(parts, ignore_index=True)
+
+    def cell_estimate(self, column: str | int | None = None) -> CellEstimate:
+        """The unbiased frequencies of one column with their exact covariance, for the tests
+        of :mod:`ldp.inference`.
+
+        Parameters
+        ----------
+        column : str or int, optional
+            The column's name or position (may be omitted when there is one column).
+
+        Returns
+        -------
+        ldp.inference.CellEstimate
+            ``value`` the unbiased estimate (whatever ``consistency`` is), ``covariance(f)``
+            the oracle's exact i.i.d. covariance over the column's reports
+            (:meth:`ldp.mechanisms.FrequencyMechanism.covariance`), ``labels`` the public
+            categories, ``protocol`` who collected the reports.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from estimators import FrequencyEstimator
+        >>> X = np.random.default_rng(0).choice(3, size=(4000, 1), p=[0.5, 0.3, 0.2])
+        >>> est = FrequencyEstimator(2.0, categories=[[0, 1, 2]], random_state=1).fit(X)
+        >>> cells = est.cell_estimate()
+        >>> cells.shape, cells.n, cells.labels
+        ((3,), 4000, ((0, 1, 2),))
+        >>> cells.covariance(np.full(3, 1 / 3)).shape
+        (3, 3)
+        """
+        j = column_index(self, column)
+        mech, stat, col = self.mechanisms_[j], self.statistics_[j], self.columns_[j]
+        if mech is None:
+            raise ValueError(f"column {col.name!r} has a single category: nothing to estimate")
+        if not callable(getattr(mech, "covariance", None)):
+            raise TypeError(f"column {col.name!r}: {mech!r} has no exact covariance")
+        if stat.n == 0:
+            raise ValueError(f"column {col.name!r} has no reports")
+        n = stat.n
+
+        def covariance(f: np.ndarray) -> np.ndarray:
+            return mech.covariance(n, f, "iid")
+
+        categories = col.categories if col.categories is not None else ()
+        labels = tuple(c.item() if isinstance(c, np.generic) else c for c in categories)
+        return CellEstimate(
+            self.unbiased_frequencies_[j],
+            (col.k,),
+            n,
+            covariance,
+            (labels,),
+            collection_id(self, j),
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -10,7 +10,9 @@ from sklearn.utils.validation import check_is_fitted
 from estimators._base import ProtocolEstimator, check_alpha
 from estimators._protocol import decoded_square_sum, unit_scale
 from estimators._schema import NUMERIC
+from estimators._views import collection_id, column_index
 from ldp.core import Estimate
+from ldp.inference import MeanSample
 from ldp.risk import Bound, bernoulli_mean
 
 __all__ = ["MeanEstimator"]
@@ -279,3 +281,49 @@ class MeanEstimator(ProtocolEstimator):
             bernoulli_mean(max(self.n_rows_, 1), self.epsilon_total_, support=c.interval)
             for c in self.columns_
         ]
+
+    def mean_sample(self, column: str | int | None = None) -> MeanSample:
+        """The unbiased mean of one column with the sample variance of one report, for the
+        tests of :mod:`ldp.inference` (:func:`ldp.inference.two_sample`).
+
+        Parameters
+        ----------
+        column : str or int, optional
+            The column's name or position (may be omitted when there is one column).
+
+        Returns
+        -------
+        ldp.inference.MeanSample
+            ``value`` and ``variance`` in the column's units: the mean and the sample
+            variance (``ddof = 1``) of the decoded reports mapped back from the mechanism's
+            domain; ``n`` the column's reports; ``protocol`` who collected them.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from estimators import MeanEstimator
+        >>> X = np.random.default_rng(0).uniform(20, 60, size=(5000, 1))
+        >>> est = MeanEstimator(1.0, bounds=(0, 100), mechanism="Laplace", random_state=1).fit(X)
+        >>> sample = est.mean_sample()
+        >>> bool(sample.value == est.mean_[0]), sample.n
+        (True, 5000)
+        >>> bool(np.isclose(sample.variance / sample.n, est.variance("empirical")[0]))
+        True
+        """
+        j = column_index(self, column)
+        stat = self.statistics_[j]
+        if stat.n < 2:
+            raise ValueError(
+                f"column {self.columns_[j].name!r} has {stat.n} reports; a mean sample needs 2"
+            )
+        _, slope = self._scales()
+        spread = stat.sample_variance if getattr(stat, "squares", None) is not None else None
+        if spread is None:
+            total = float(stat.total)
+            spread = max(0.0, (self._extras[j] - total * total / stat.n) / (stat.n - 1))
+        return MeanSample(
+            float(self.mean_[j]),
+            float(slope[j] ** 2 * spread),
+            stat.n,
+            collection_id(self, j),
+        )

@@ -39,7 +39,6 @@ Two exact pricing steps give :math:`\bar r`:
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -206,7 +205,6 @@ class MutualInformationPricer:
         enter: float,
         certify: float,
         present: set,
-        deadline: float,
         unit: float,
         gap: float,
     ) -> tuple[np.ndarray | None, float]:
@@ -214,7 +212,8 @@ class MutualInformationPricer:
 
         Returns as soon as the program's subset has reduced cost above ``enter`` and is not
         in ``present`` (it enters), or the upper bound is at most ``certify``; otherwise adds
-        a tangent at the subset's weight and solves again."""
+        a tangent at the subset's weight and solves again (at most 400 times). The programs
+        run to their gap without a time limit, so the answer does not depend on the machine."""
         k, t = self.k, self.t
         base = float(lam.sum())
         # variables s_1..s_k (binary) and z: maximise z - t lam.s, i.e. minimise -z + t lam.s
@@ -230,16 +229,13 @@ class MutualInformationPricer:
             intercept = mi_column_value(w, self.eps, t) - slope * w
             # z - slope (p . s) <= intercept: z lies below every tangent, hence above phi
             a = np.hstack([-slope[:, None] * self.p[None, :] / unit, np.ones((w.size, 1))])
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise self.error("column generation ran out of time in an exact pricing step")
             with quiet_stdout():  # HiGHS may print to descriptor 1
                 res = milp(
                     cost,
                     constraints=LinearConstraint(a, -np.inf, intercept / unit),
                     integrality=integrality,
                     bounds=bounds,
-                    options={"time_limit": left, "mip_rel_gap": gap},
+                    options={"mip_rel_gap": gap},
                 )
             if res.x is None or res.status != 0:
                 raise self.error(f"the exact pricing program failed: {res.message}")
@@ -471,19 +467,20 @@ def solve_staircase_lp(
     epsilon: float,
     *,
     tolerance: float,
-    time_limit: float,
+    max_rounds: int,
     error: type[Exception] = ColumnGenerationError,
     initial: np.ndarray | None = None,
     give_up: bool = False,
 ) -> StaircaseSolution:
     """Column generation until the certified relative gap is at most ``tolerance``.
 
-    Raises ``error`` when that does not happen within ``time_limit`` seconds or a solver
-    fails; with ``give_up=True`` (two-hypothesis pricers only) it returns instead the best
-    certified bound reached by then. ``initial`` are extra starting patterns (rows).
-    ``upper_bound`` holds for the full LP whatever the restricted master returned.
+    Raises ``error`` when that does not happen within ``max_rounds`` rounds (restricted
+    masters solved) or a solver fails; with ``give_up=True`` (two-hypothesis pricers only) it
+    returns instead the best certified bound reached by then. The budget counts rounds, not
+    seconds: the same inputs give the same columns, channel and bound on any machine.
+    ``initial`` are extra starting patterns (rows). ``upper_bound`` holds for the full LP
+    whatever the restricted master returned.
     """
-    deadline = time.monotonic() + time_limit
     gamma = math.exp(epsilon)
     patterns = np.vstack([np.zeros((1, k)), np.eye(k)])  # the constant column and k-RR's
     if initial is not None:
@@ -496,9 +493,7 @@ def solve_staircase_lp(
         columns = 1.0 + (gamma - 1.0) * patterns.T
         mu = column_values(columns)
         theta, lam, value = _restricted_master(columns, mu, error)
-        late = time.monotonic() > deadline
-        if late and not isinstance(pricer, ZonotopePricer):
-            raise error(f"column generation did not reach the gap {tolerance:g} in time")
+        late = rounds >= max_rounds  # this master is the last one the budget allows
         scale = max(abs(value), 1e-300)
         if patterns.shape[0] > pricer.master_limit:  # keep the master small: the basis and
             # the best others (judged at the stabilised dual when there is one)
@@ -518,7 +513,9 @@ def solve_staircase_lp(
             if best - value <= tolerance * scale or (late and give_up):
                 break
             if late:
-                raise error(f"column generation did not reach the gap {tolerance:g} in time")
+                raise error(
+                    f"column generation did not reach the gap {tolerance:g} in {max_rounds} rounds"
+                )
             new = new[np.array([row.tobytes() not in present for row in new], dtype=bool)]
             if new.shape[0] == 0:
                 raise error(
@@ -536,9 +533,7 @@ def solve_staircase_lp(
         new = candidates[(pricer.reduced(candidates, lam) > threshold) & fresh]
         if new.shape[0] == 0:
             exact_calls += 1
-            entering, upper = pricer.exact(
-                lam, threshold, slack, present, deadline, scale, 0.1 * tolerance
-            )
+            entering, upper = pricer.exact(lam, threshold, slack, present, scale, 0.1 * tolerance)
             bound = float(lam.sum()) * (1.0 + math.copysign(SLACK, lam.sum())) + max(0.0, upper)
             if entering is None:
                 if bound - value <= tolerance * scale:
@@ -548,6 +543,10 @@ def solve_staircase_lp(
                     f" > {tolerance:g}"
                 )
             new = entering[None, :]
+        if late:
+            raise error(
+                f"column generation did not reach the gap {tolerance:g} in {max_rounds} rounds"
+            )
         patterns = np.vstack([patterns, new])
     used = theta > 0
     return StaircaseSolution(

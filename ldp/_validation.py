@@ -187,6 +187,19 @@ def check_pmf(value: object, name: str, *, ndim: int | None = None) -> np.ndarra
     return arr / total
 
 
+def check_distribution(value: object, size: int, name: str = "f") -> np.ndarray:
+    """A distribution over ``size`` cells: non-negative, summing to 1 within ``1e-9``
+    (checked, never renormalised or clipped)."""
+    arr = as_real_array(value, name)
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), got {arr.shape}")
+    if np.any(arr < 0) or abs(float(arr.sum()) - 1.0) > 1e-9:
+        raise ValueError(
+            f"{name} must be a distribution (non-negative, summing to 1), got {describe(value)}"
+        )
+    return arr
+
+
 def check_random_state(rng: object) -> np.random.Generator | ByteSource:
     """The source of randomness for ``rng``.
 

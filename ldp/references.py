@@ -686,6 +686,15 @@ _ENTRIES = (
         "A Multivariate Analogue of the One-Sided Test",
         "Biometrika 50:403-418",
     ),
+    # venue and pages: the PMLR 80 proceedings record; arXiv id: the arXiv record.
+    _ref(
+        "gaboardi2018",
+        "M. Gaboardi; R. Rogers",
+        2018,
+        "Local Private Hypothesis Testing: Chi-Square Tests",
+        "International Conference on Machine Learning (ICML), PMLR 80:1626-1635",
+        arxiv="1709.07155",
+    ),
     # publisher: the documentation of the R package hmmm, which cites the book.
     _ref(
         "silvapulle2005",

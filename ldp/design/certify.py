@@ -92,7 +92,8 @@ class DesignResult:
     objective : float
         The solver's optimal objective (for reference; ``value`` is what the channel gives).
     status, solver : str
-        cvxpy's status and the solver used (or ``"closed form"``).
+        The solver's status (cvxpy's, or ``"optimal"`` for a direct HiGHS solve) and the
+        solver used (or ``"closed form"``).
     method : str
         Which program was solved.
     epsilon, delta, tv : float

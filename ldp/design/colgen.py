@@ -41,7 +41,7 @@ def column_generation(
     epsilon: float,
     *,
     tolerance: float = 1e-5,
-    time_limit: float = 300.0,
+    max_rounds: int = 1000,
     initial: np.ndarray | None = None,
     give_up: bool = False,
     method: str = "staircase LP by column generation",
@@ -51,8 +51,9 @@ def column_generation(
     ``prior`` is the prior of mutual information (ignored for the two-hypothesis utilities,
     which carry their pair). Stops when the certified relative gap of the restricted master
     is at most ``tolerance``; raises :class:`DesignError` if that does not happen within
-    ``time_limit`` seconds (with ``give_up``, for the two-hypothesis utilities, it returns
-    the last restricted master with the gap certified by then instead). ``initial`` are
+    ``max_rounds`` rounds (with ``give_up``, for the two-hypothesis utilities, it returns
+    the last restricted master with the gap certified by then instead). The budget counts
+    rounds, never seconds, so a call gives the same channel on any machine. ``initial`` are
     extra starting patterns (rows).
     ``extras`` hold ``upper_bound`` (the certified bound on the
     optimum), ``rounds``, ``columns`` (in the final master) and ``exact_pricings``.
@@ -72,7 +73,7 @@ def column_generation(
         k,
         epsilon,
         tolerance=tolerance,
-        time_limit=time_limit,
+        max_rounds=max_rounds,
         error=DesignError,
         initial=initial,
         give_up=give_up,

@@ -31,8 +31,9 @@ from ldp.design.utility import SUBLINEAR, check_prior, sublinear
 __all__ = ["optimal_channel"]
 
 _METHODS = ("auto", "staircase", "subset", "interval", "column-generation")
-#: Seconds ``"auto"`` spends tightening the certificate of an interval-pattern design.
-_REFINE_SECONDS = 20.0
+#: Rounds of column generation ``"auto"`` spends at most tightening the certificate of an
+#: interval-pattern design (a count, not seconds: the result does not depend on the machine).
+REFINE_ROUNDS = 100
 
 
 def optimal_channel(
@@ -48,7 +49,7 @@ def optimal_channel(
     solver: str | None = None,
     method: str = "auto",
     gap_tolerance: float = 1e-5,
-    time_limit: float = 300.0,
+    max_rounds: int = 1000,
 ) -> DesignResult:
     """The utility-maximising channel on ``k`` inputs for a privacy budget, certified.
 
@@ -74,8 +75,9 @@ def optimal_channel(
         Output alphabet size for a gain matrix must equal its columns; for sublinear
         utilities the staircase optimum has at most ``k`` used outputs anyway.
     solver : str, optional
-        cvxpy solver: default Clarabel for linear problems, HiGHS (a vertex solver, which
-        returns sparse staircase solutions) for the staircase LP.
+        cvxpy solver. By default a gain matrix under pure LDP is solved by HiGHS's dual
+        simplex directly (no cvxpy), other linear budgets by Clarabel, and the staircase LP
+        by HiGHS (a vertex solver, which returns sparse staircase solutions).
     method : {"auto", "staircase", "subset", "interval", "column-generation"}
         For sublinear utilities: ``"staircase"`` is the exact LP over all ``2^k - 1``
         patterns (``k <= 16``); ``"subset"`` the weight-class reduction (exact for mutual
@@ -87,8 +89,14 @@ def optimal_channel(
         ``k <= 16`` and column generation (mutual information) above.
     gap_tolerance : float, default 1e-5
         Column generation: stop once the certified relative gap is at most this.
-    time_limit : float, default 300
-        Column generation: seconds before giving up (``DesignError``).
+    max_rounds : int, default 1000
+        Column generation: restricted masters solved before giving up (``DesignError``).
+        ``"auto"`` for a divergence between two hypotheses above ``k = 10`` starts from the
+        interval patterns and refines their certificate by column generation for at most
+        ``min(max_rounds, REFINE_ROUNDS)`` rounds, then returns the best design with the
+        certified gap reached (``.gap``, at most ``gap_tolerance`` when the refinement
+        converged within its rounds). Budgets count rounds, never seconds: the same call
+        returns the same channel on any machine, loaded or not.
 
     Returns
     -------
@@ -161,13 +169,13 @@ def optimal_channel(
                 f"k must be <= {MAX_COLUMN_GENERATION_K} for column generation, got {compact(k)}"
             )
         tol = check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0)
-        limit = check_scalar(time_limit, "time_limit", low=0.0, low_open=True)
+        rounds = check_integer(max_rounds, "max_rounds", low=1)
         if solver is not None and check_solver(solver, "HIGHS") != "HIGHS":
             raise ValueError(f"column generation solves with HiGHS, got solver={solver!r}")
         weights = None
         if utility == "mi":
             weights = np.full(k, 1.0 / k) if prior is None else check_prior(prior, k)
-        return column_generation(target, weights, eps, tolerance=tol, time_limit=limit)
+        return column_generation(target, weights, eps, tolerance=tol, max_rounds=rounds)
     if method == "subset":
         if not target.symmetric:
             raise ValueError(
@@ -182,7 +190,7 @@ def optimal_channel(
             ratio = np.where(p1 > 0, p0 / np.where(p1 > 0, p1, 1.0), np.inf)
         order = np.argsort(-ratio, kind="stable")
         tol = check_scalar(gap_tolerance, "gap_tolerance", low=1e-7, high=1.0)
-        limit = check_scalar(time_limit, "time_limit", low=0.0, low_open=True)
+        rounds = check_integer(max_rounds, "max_rounds", low=1)
         # the interval patterns' master, priced exactly (its gap is certified); "auto" goes on
         # with column generation for a while to tighten the certificate
         refine = method == "interval+"
@@ -191,7 +199,7 @@ def optimal_channel(
             None,
             eps,
             tolerance=tol,
-            time_limit=min(limit, _REFINE_SECONDS) if refine else 0.0,
+            max_rounds=min(rounds, REFINE_ROUNDS) if refine else 1,
             initial=interval_patterns(order).T,
             give_up=True,
             method="interval-pattern LP"

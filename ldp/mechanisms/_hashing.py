@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ldp.mechanisms.base import CHUNK_ELEMENTS
+from ldp.mechanisms.base import CHUNK_ELEMENTS, chunk_rows
 
 #: Largest product of field sizes packed into one word: every report field stays an integer
 #: below ``2^53``, exact in a double (JSON numbers, JavaScript, float64 report tables).
@@ -176,6 +176,28 @@ class FieldHash:
         user's ``g`` hash values (times ``L`` digits)."""
         return max(self.rows * self.p, self.g * self.L)
 
+    def collinear_mass(self, f: np.ndarray) -> np.ndarray | None:
+        """``M[u, v] = sum f_x`` over the values ``x`` whose digits lie on the line through
+        ``d(u), d(v)`` in ``GF(p)^L`` (``x = u + t (v - u)``, ``t = 2 .. p - 1``): for those
+        triples ``A (d(v) - d(x))`` is a multiple of ``A (d(u) - d(x))``, so ``H(u), H(v),
+        H(x)`` all collide with probability ``1/g``; for any other triple the two differences
+        are independent (``1/g^2``). ``None`` for ``p = 2``, where no three distinct
+        vectors are collinear."""
+        if self.p == 2:
+            return None
+        k, p = self.k, self.p
+        digits = self._digits(np.arange(k, dtype=np.int64))  # (k, L)
+        mass = np.zeros((k, k))
+        for rows in chunk_rows(k, k * self.L):
+            own = digits[rows, None, :]
+            step = digits[None, :, :] - own
+            for t in range(2, p):
+                x = ((own + t * step) % p) @ self._powers
+                inside = x < k
+                mass[rows] += np.where(inside, f[np.where(inside, x, 0)], 0.0)
+        np.fill_diagonal(mass, 0.0)
+        return mass
+
     def split(self, words: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         fields = self.packing.unpack(words)
         return fields[: self.e], fields[self.e]
@@ -318,6 +340,12 @@ class RingHash:
         for j in range(self.L):
             h += fields[j] * ((x >> j) & 1)
         return h % self.g
+
+    def collinear_mass(self, f: np.ndarray) -> None:
+        """Distinct ``u, v, x`` differ in bits with coefficient differences ``+-1`` that
+        leave ``H(u) - H(x)`` and ``H(v) - H(x)`` independent and uniform: the family is
+        3-wise independent on distinct values, with no exceptional triples (``None``)."""
+        return None
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""

@@ -52,7 +52,6 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,6 +59,7 @@ from numpy.typing import ArrayLike
 from ldp._frozen import Frozen
 from ldp._validation import (
     as_real_array,
+    check_distribution,
     check_epsilon,
     check_integer,
     compact,
@@ -75,6 +75,7 @@ from ldp.core import (
     check_confidence,
     check_unit_values,
 )
+from ldp.mechanisms.statistics import MeanSums, SupportCounts
 
 __all__ = [
     "FrequencyMechanism",
@@ -206,118 +207,6 @@ def check_index_reports(reports: ArrayLike, size: int, name: str = "reports") ->
             "(reports from a mechanism with other parameters?)"
         )
     return arr
-
-
-def _freeze(array: np.ndarray) -> np.ndarray:
-    array = np.array(array, copy=True)
-    array.setflags(write=False)
-    return array
-
-
-@dataclass(frozen=True, eq=False)
-class SupportCounts:
-    """Support counts ``C_v`` of ``n`` reports of one frequency oracle (mergeable).
-
-    Parameters
-    ----------
-    counts : ndarray of int64, shape (k,)
-        ``counts[v]`` is the number of reports that support value ``v``.
-    n : int
-        Number of reports.
-    mechanism : str
-        Identifies the mechanism and its parameters; statistics of different mechanisms
-        cannot be added or decoded by each other.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.mechanisms import GRR
-    >>> grr = GRR(4, 1.0)
-    >>> a = grr.aggregate(np.array([0, 1, 1]))
-    >>> b = grr.aggregate(np.array([3]))
-    >>> (a + b).counts, (a + b).n
-    (array([1, 2, 0, 1]), 4)
-    """
-
-    counts: np.ndarray
-    n: int
-    mechanism: str
-
-    def __post_init__(self) -> None:
-        counts = np.asarray(self.counts)
-        if counts.ndim != 1 or counts.dtype.kind not in "iu":
-            raise ValueError(
-                f"counts must be a 1-D integer array, got {counts.dtype} {counts.shape}"
-            )
-        n = check_integer(self.n, "n", low=0)
-        if counts.size and (counts.min() < 0 or counts.max() > n):
-            raise ValueError(f"counts must lie in [0, n = {n}]")
-        object.__setattr__(self, "counts", _freeze(counts.astype(np.int64)))
-        object.__setattr__(self, "n", n)
-
-    def __add__(self, other: SupportCounts) -> SupportCounts:
-        if not isinstance(other, SupportCounts):
-            return NotImplemented
-        if other.mechanism != self.mechanism:
-            raise ValueError(
-                f"cannot add counts of {other.mechanism} to counts of {self.mechanism}"
-            )
-        return SupportCounts(self.counts + other.counts, self.n + other.n, self.mechanism)
-
-    def __radd__(self, other: object) -> SupportCounts:
-        if isinstance(other, int) and other == 0:  # sum([...]) starts from 0
-            return self
-        return NotImplemented
-
-
-@dataclass(frozen=True, eq=False)
-class MeanSums:
-    """Sum of ``n`` decoded reports of one mean mechanism (mergeable with ``+``).
-
-    Parameters
-    ----------
-    total : ndarray
-        Sum of the decoded reports (a scalar array, or one entry per coordinate).
-    n : int
-        Number of reports summed.
-    mechanism : str
-        Key of the mechanism that made them (sums of different mechanisms do not add).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.mechanisms import Laplace
-    >>> lap = Laplace(1.0)
-    >>> s = lap.aggregate(np.array([0.5, -0.25])) + lap.aggregate(np.array([1.0]))
-    >>> s.total, s.n
-    (array(1.25), 3)
-    """
-
-    total: np.ndarray
-    n: int
-    mechanism: str
-
-    def __post_init__(self) -> None:
-        try:
-            total = np.asarray(self.total, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError("total must be a number or a vector of numbers") from None
-        if not np.all(np.isfinite(total)):
-            raise ValueError("total must be finite (a sum of decoded reports is never NaN or inf)")
-        object.__setattr__(self, "total", _freeze(total))
-        object.__setattr__(self, "n", check_integer(self.n, "n", low=0))
-
-    def __add__(self, other: MeanSums) -> MeanSums:
-        if not isinstance(other, MeanSums):
-            return NotImplemented
-        if other.mechanism != self.mechanism:
-            raise ValueError(f"cannot add sums of {other.mechanism} to sums of {self.mechanism}")
-        return MeanSums(self.total + other.total, self.n + other.n, self.mechanism)
-
-    def __radd__(self, other: object) -> MeanSums:
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
 
 
 def _broadcast_f(f: ArrayLike | None, name: str = "f") -> tuple[np.ndarray, bool]:
@@ -482,6 +371,64 @@ class FrequencyMechanism(Frozen, Mechanism):
         counts, _ = self._support_counts(self.codec.from_rows(np.zeros((0, self.codec.width))))
         return SupportCounts(counts, 0, self.key)
 
+    @property
+    def estimate_size(self) -> int:
+        """Entries of :meth:`estimate` (``k``; the buckets of a bucketed oracle)."""
+        return self.k
+
+    def covariance(self, n: int, f: ArrayLike, convention: str = "iid") -> np.ndarray:
+        """Exact covariance matrix of :meth:`estimate` over ``n`` users of frequencies ``f``.
+
+        The estimate is the average of one vector ``psi(Z)`` per report with
+        ``E[psi(Z) | x] = e_x`` (it is unbiased and linear in the reports). With
+        ``W(f) = sum_x f_x E[psi psi^T | x]`` (``_moment_matrix``, per family), ``fixed`` (the
+        estimand is the users' empirical distribution ``f``) is ``(W(f) - diag(f)) / n`` and
+        ``iid`` (users drawn from ``f``) is ``(W(f) - f f^T) / n``: they differ by the
+        multinomial covariance ``(diag(f) - f f^T) / n``. The diagonal is :meth:`variance`.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        f : array_like of shape (estimate_size,)
+            The true distribution (non-negative, summing to 1).
+        convention : {"iid", "fixed"}, default "iid"
+            As in :meth:`variance`.
+
+        Returns
+        -------
+        ndarray of shape (estimate_size, estimate_size)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import OLH
+        >>> olh = OLH(6, 1.0)
+        >>> f = np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
+        >>> cov = olh.covariance(1000, f)
+        >>> bool(np.allclose(np.diag(cov), olh.variance(1000, f, "iid")))
+        True
+        """
+        users = check_n(n)
+        conv = check_convention(convention)
+        size = self.estimate_size
+        check_size(
+            size * size,
+            MAX_STATISTIC_ENTRIES,
+            "MAX_STATISTIC_ENTRIES",
+            f"{type(self).__name__}.covariance",
+            f"a {compact(size)}-square matrix",
+        )
+        freq = check_distribution(f, size)
+        moment = self._moment_matrix(freq)
+        spread = np.diag(freq) if conv == "fixed" else np.outer(freq, freq)
+        out = (moment - spread) / users
+        return (out + out.T) / 2
+
+    @abc.abstractmethod
+    def _moment_matrix(self, f: np.ndarray) -> np.ndarray:
+        """``W(f) = sum_x f_x E[psi(Z) psi(Z)^T | x]`` for a checked distribution ``f``."""
+
 
 class FrequencyOracle(FrequencyMechanism):
     """A pure frequency oracle on ``{0, ..., k-1}`` (support-set protocol).
@@ -617,6 +564,28 @@ class FrequencyOracle(FrequencyMechanism):
             "reports name the supported values (GRR, OLH, BLH, HR, OUE, SUE, SS)"
         )
 
+    @abc.abstractmethod
+    def _pair_support(self) -> tuple[float, float]:
+        """``P(S_u = S_v = 1 | x)`` for ``u != v``: ``(a, b)``, ``a`` when ``x`` is ``u`` or
+        ``v``, ``b`` when it is neither (families whose ``b`` depends on the triple correct
+        it in ``_joint_support``)."""
+
+    def _joint_support(self, f: np.ndarray) -> np.ndarray:
+        """``J[u, v] = sum_x f_x P(S_u = S_v = 1 | x)`` off the diagonal."""
+        a, b = self._pair_support()
+        pair = f[:, None] + f[None, :]
+        return a * pair + b * (f.sum() - pair)
+
+    def _moment_matrix(self, f: np.ndarray) -> np.ndarray:
+        """``psi = (S - q) / (p - q)``: ``W = (J - q (m_u + m_v) + q^2) / (p - q)^2`` with
+        ``m = q + (p - q) f`` the support rates and ``J`` the joint rates (``m`` on the
+        diagonal)."""
+        p, q, total = self.p, self.q, float(f.sum())
+        rate = q * total + (p - q) * f
+        joint = self._joint_support(f)
+        np.fill_diagonal(joint, rate)
+        return (joint - q * (rate[:, None] + rate[None, :]) + q * q * total) / (p - q) ** 2
+
     def variance(
         self, n: int, f: ArrayLike | None = None, convention: str = "fixed"
     ) -> float | np.ndarray:
@@ -692,7 +661,8 @@ class MeanMechanism(Frozen, Mechanism):
 
     def empty_statistic(self) -> MeanSums:
         """The statistic of zero reports (the neutral element of ``+``)."""
-        return MeanSums(np.zeros(() if self.d == 1 else (self.d,)), 0, self.key)
+        zeros = np.zeros(() if self.d == 1 else (self.d,))
+        return MeanSums(zeros, 0, self.key, zeros)
 
     @property
     @abc.abstractmethod
@@ -718,9 +688,11 @@ class MeanMechanism(Frozen, Mechanism):
         """Per-user unbiased estimates from reports (validated)."""
 
     def aggregate(self, reports: ArrayLike) -> MeanSums:
-        """Sum of the decoded reports: a :class:`MeanSums` (add chunks with ``+``)."""
+        """Sum and sum of squares of the decoded reports: a :class:`MeanSums` (add chunks
+        with ``+``)."""
         decoded = self.decode(reports)
-        return MeanSums(decoded.sum(axis=0), decoded.shape[0], self.key)
+        squares = (decoded * decoded).sum(axis=0)
+        return MeanSums(decoded.sum(axis=0), decoded.shape[0], self.key, squares)
 
     def estimate(self, reports_or_sums: ArrayLike | MeanSums) -> float | np.ndarray:
         """Unbiased estimate of the mean of the privatized values."""

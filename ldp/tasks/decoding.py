@@ -228,6 +228,10 @@ class ChannelOracle(FrequencyMechanism):
             raise ValueError("cannot estimate frequencies from zero reports")
         return (counts.counts / counts.n) @ self._decoder
 
+    def _moment_matrix(self, f: np.ndarray) -> np.ndarray:
+        """``psi(z) = D[z]``: ``W = D^T diag(f K) D``."""
+        return self._decoder.T @ ((f @ self._channel.matrix)[:, None] * self._decoder)
+
     def variance(self, n: int, f: ArrayLike | None = None, convention: str = "fixed") -> np.ndarray:
         """Exact variance of each coordinate of :meth:`estimate` at input distribution ``f``.
 

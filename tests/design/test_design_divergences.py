@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -101,14 +100,12 @@ def test_total_variation_closed_form():
             assert res.value == pytest.approx(math.tanh(eps / 2) * tv, rel=1e-7)
 
 
-def test_k32_within_a_minute_with_a_small_gap():
+def test_k32_with_a_small_gap():
     rng = np.random.default_rng(1)
     p0, p1 = rng.dirichlet(np.ones(32)), rng.dirichlet(np.ones(32))
-    start = time.monotonic()
     res = optimal_channel(
         32, 1.0, utility="kl", hypotheses=(p0, p1), method="column-generation", gap_tolerance=1e-4
     )
-    assert time.monotonic() - start < 120  # about 8 s on a quiet core
     assert res.gap <= 1e-4 and res.channel.is_ldp(1.0)
     iv = optimal_channel(32, 1.0, utility="kl", hypotheses=(p0, p1), method="interval")
     # the interval patterns reach the certified optimum here (the likelihood-ratio order)
@@ -127,3 +124,9 @@ def test_auto_refines_the_interval_certificate():
     assert auto.gap <= 1e-5 < once.gap
     assert auto.value == pytest.approx(once.value, rel=1e-9)
     assert once.extras["upper_bound"] >= auto.value
+    # a round budget, not a clock: the same call gives the same channel and certificate, and
+    # a budget of one round is the interval master itself with its own honest gap
+    again = optimal_channel(20, 1.0, utility="kl", hypotheses=(p0, p1))
+    assert np.array_equal(again.channel.matrix, auto.channel.matrix) and again.gap == auto.gap
+    one = optimal_channel(20, 1.0, utility="kl", hypotheses=(p0, p1), max_rounds=1)
+    assert np.array_equal(one.channel.matrix, once.channel.matrix) and one.gap == once.gap

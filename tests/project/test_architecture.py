@@ -59,6 +59,7 @@ LAYERS = {
     "ldp.accounting": 6,
     "ldp.audit": 6,
     "ldp.protocol": 6,
+    "ldp.inference": 6,  # tests on the estimators' views (CellEstimate, MeanSample)
     "ldp.datasets": 6,
     "ldp.distributed": 6,
     "ldp": 7,  # the package __init__: re-exports the layers below

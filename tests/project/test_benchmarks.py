@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks import bench_collector, bench_targets, run, table
+from benchmarks import _timing, bench_collector, bench_speed, bench_targets, run, table
 
 
 def test_readme_table_is_generated_from_the_committed_json():
@@ -37,12 +37,12 @@ def test_verdicts_report_missed_targets_and_skipped_peers():
 
 def test_missing_peer_package_gives_a_skipped_row(monkeypatch):
     monkeypatch.setattr(bench_targets, "installed", lambda package: False)
-    rows = [r for r in bench_targets.peers_rows(200, 8) if "time / ldpkit time" in r["benchmark"]]
+    rows = [r for r in bench_targets.peers_rows(200, 8) if "/ ldpkit's" in r["benchmark"]]
     assert rows and all(r["status"] == "skipped" and r["ok"] is None for r in rows)
 
 
 def test_targets_run_at_tiny_sizes():
-    rows = bench_targets.subset_selection(2_000) + bench_targets.channels(16)
+    rows = bench_speed.subset_selection(2_000) + bench_targets.channels(16)
     assert all(r["value"] > 0 for r in rows)
     krr = [r for r in rows if r["benchmark"].startswith("k_rr(4096)")]
     assert len(krr) == 3 and all(r["ok"] for r in krr)  # closed forms hold at any size
@@ -83,3 +83,62 @@ def test_the_collector_benchmark_runs_at_tiny_size(tmp_path, monkeypatch):
     monkeypatch.delenv("LDP_TEST_POSTGRES_URL", raising=False)
     (skipped,) = bench_collector.postgres_rows(1_000)
     assert skipped["status"] == "skipped" and skipped["ok"] is None
+
+
+class FakeClock:
+    """A clock that each contender advances by its scripted durations, logging who ran."""
+
+    def __init__(self, durations):
+        self.now = 0.0
+        self.log = []
+        self.durations = {name: list(values) for name, values in durations.items()}
+
+    def __call__(self):
+        return self.now
+
+    def contender(self, name):
+        def run():
+            self.log.append(name)
+            self.now += self.durations[name].pop(0)
+
+        return _timing.Contender(name, run)
+
+
+def test_contenders_run_interleaved_and_each_is_judged_by_its_median():
+    clock = FakeClock({"A": [5.0, 1.0, 3.0], "B": [2.0, 9.0, 4.0], "C": [1.0, 1.0, 7.0]})
+    medians = _timing.interleaved([clock.contender(c) for c in "ABC"], 3, clock)
+    assert clock.log == list("ABCABCABC")  # A B C, A B C, A B C: never A A A B B B
+    assert medians == [3.0, 4.0, 1.0]  # the middle of each one's three runs, not the mean
+    with pytest.raises(ValueError, match="odd"):
+        _timing.interleaved([clock.contender("A")], 2, clock)
+
+
+def test_a_limit_ratio_names_its_baseline_and_is_judged_against_the_goal():
+    clock = FakeClock({"ours": [2.0, 2.2, 9.0], "draw": [1.0, 1.0, 1.0]})
+    baseline = "the draw of its random numbers: rng.random(n)"
+    judged, times = _timing.compare(
+        "GRR", clock.contender("ours"), _timing.Contender(baseline, clock.contender("draw").run),
+        2.0, clock=clock,
+    )  # fmt: skip
+    assert times == [2.2, 1.0]
+    assert judged["value"] == pytest.approx(2.2) and judged["target"] == "<= 2x"
+    assert judged["ok"] is False  # 2.2x > 2x: the outlier 9.0 did not decide, the median did
+    assert baseline in judged["benchmark"]
+    assert judged["says"] == "GRR: 2.2x the draw of its random numbers: rng.random(n)"
+    assert _timing.ratio_text(2.1, baseline) == "2.1x " + baseline
+
+
+def test_a_peer_ratio_is_their_time_over_ours():
+    clock = FakeClock({"ours": [1.0, 1.0, 1.0], "peer": [30.0, 10.0, 25.0]})
+    judged, _ = _timing.compare(
+        "OUE", clock.contender("ours"), clock.contender("peer"), 20.0, clock=clock, speedup=True
+    )
+    assert judged["value"] == pytest.approx(25.0) and judged["ok"] is True
+    assert judged["target"] == ">= 20x" and "peer" in judged["benchmark"]
+    assert judged["says"] == "OUE: peer takes 25x the CPU time of ldpkit"
+
+
+def test_benchmark_processes_start_with_one_thread_per_pool():
+    env = _timing.single_thread_environment({"PATH": "/bin", "OMP_NUM_THREADS": "8"})
+    assert env["PATH"] == "/bin"
+    assert all(env[name] == "1" for name in _timing.THREAD_VARIABLES)

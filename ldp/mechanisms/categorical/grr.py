@@ -114,6 +114,10 @@ class GRR(FrequencyOracle):
         hit = distinct[at] == reports if distinct.size else np.zeros(reports.size, bool)
         return np.bincount(at[hit], minlength=distinct.size).astype(np.int64)[inverse]
 
+    def _pair_support(self) -> tuple[float, float]:
+        """A report supports one value: never two at once."""
+        return 0.0, 0.0
+
     def krr_parameters(self) -> tuple[int, float]:
         """``(k, epsilon)``: GRR is k-ary randomized response."""
         return self._k, float(self.epsilon)

@@ -135,6 +135,21 @@ class HadamardResponse(FrequencyOracle):
             counts += inside.sum(axis=0)
         return counts
 
+    def _pair_support(self) -> tuple[float, float]:
+        """``|C_u n C_v| = K/4``: ``p/2`` when ``x`` is ``u`` or ``v``; ``|C_u n C_v n C_x| =
+        K/8`` for independent rows, so ``1/4`` otherwise (see ``_joint_support``)."""
+        return self._p / 2, 0.25
+
+    def _joint_support(self, f: np.ndarray) -> np.ndarray:
+        """Rows ``u + 1, v + 1`` and their XOR ``x + 1`` are dependent: ``C_u n C_v`` lies in
+        ``C_x``, so ``P(S_u = S_v = 1 | x) = p/2`` there instead of ``1/4``."""
+        joint = super()._joint_support(f)
+        rows = np.arange(1, self._k + 1)
+        third = (rows[:, None] ^ rows[None, :]) - 1  # the value x with row u ^ row v
+        inside = (third >= 0) & (third < self._k)
+        mass = np.where(inside, f[np.clip(third, 0, self._k - 1)], 0.0)
+        return joint + (self._p / 2 - 0.25) * mass
+
     def privacy_channel(self) -> Channel:
         """Is the report in ``C_x`` and in ``C_x'`` (each class has ``K/4`` outputs)."""
         p, q = self._p, self._outside

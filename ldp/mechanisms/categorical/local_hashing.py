@@ -151,6 +151,23 @@ class LocalHashing(FrequencyOracle):
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return self._family.counts_at(reports[:, :-1], reports[:, -1], values)
 
+    def _pair_support(self) -> tuple[float, float]:
+        """Pairwise independence: ``P(H(u) = H(v)) = 1/g``, apart from the noise, so ``p/g``
+        when ``x`` is ``u`` or ``v``; ``1/g^2`` for a third ``x`` when ``H(u), H(v), H(x)``
+        collide with probability ``1/g^2`` (see ``_joint_support``)."""
+        return self.p / self._g, 1.0 / self._g**2
+
+    def _joint_support(self, f: np.ndarray) -> np.ndarray:
+        """For ``x`` not ``u, v``, ``P(S_u = S_v = 1 | x) = c3 keep + (1/g - c3) other`` with
+        ``c3`` the triple collision probability of the family: ``1/g^2``, except on the
+        lines of the field family with an odd prime (``x`` on the line through ``u, v`` in
+        ``GF(p)^L``), where it is ``1/g``; there the term grows by ``(g keep - 1)/g^2``."""
+        joint = super()._joint_support(f)
+        mass = self._family.collinear_mass(f)
+        if mass is None:
+            return joint
+        return joint + (self._g * self._keep - 1.0) / self._g**2 * mass
+
     def privacy_channel(self) -> Channel:
         """The hash collides on ``x, x'`` (probability ``1/g``, then both laws agree), or the
         bucket is ``H(x)``, ``H(x')`` or another one."""

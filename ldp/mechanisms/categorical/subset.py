@@ -450,6 +450,16 @@ class SubsetSelection(FrequencyOracle):
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
 
+    def _pair_support(self) -> tuple[float, float]:
+        """Both ``u, v`` in the subset: ``p (d - 1)/(k - 1)`` when ``x = u``; otherwise
+        ``(p (d - 1)(d - 2) + (1 - p) d (d - 1)) / ((k - 1)(k - 2))`` (``x`` in the subset
+        with ``d - 1`` others, or ``d`` others, drawn from the ``k - 1`` values but ``x``)."""
+        k, d, p = self._k, self._d, self._p
+        own = p * (d - 1) / (k - 1)
+        if k == 2:  # no third value
+            return own, 0.0
+        return own, (p * (d - 1) * (d - 2) + (1 - p) * d * (d - 1)) / ((k - 1) * (k - 2))
+
     def privacy_channel(self) -> Channel:
         """Membership of ``x`` and ``x'`` in the subset (both, ``x`` only, ``x'`` only, none);
         within a class every subset has the same probability under both inputs."""

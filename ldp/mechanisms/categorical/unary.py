@@ -198,6 +198,11 @@ class UnaryEncoding(FrequencyOracle):
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
 
+    def _pair_support(self) -> tuple[float, float]:
+        """The bits are independent given ``x``: ``p q`` when one of the two is ``x``'s bit,
+        ``q^2`` otherwise (so the fixed-data covariance is diagonal)."""
+        return self.p * self.q, self.q * self.q
+
     def privacy_channel(self) -> Channel:
         """The bits of ``x`` and ``x'`` (11, 10, 01, 00); the other bits have one law."""
         p1, p0 = self._own.probabilities()

@@ -315,6 +315,19 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
             out = out + freq * (1.0 - freq) / users
         return scalar_or_array(out, scalar)
 
+    @property
+    def estimate_size(self) -> int:
+        """The estimate has one entry per bucket."""
+        return self._b
+
+    def _moment_matrix(self, f: np.ndarray) -> np.ndarray:
+        """``E[Y_j Y_l | x] = 0`` for buckets ``j != l``: the two bits are independent given
+        that both are sampled and at most one is ``x``'s bucket, whose centred bit has mean
+        ``P - Q`` while the other's has mean 0. The diagonal is ``f m_own + (1 - f) m_other``
+        (see :meth:`variance`)."""
+        own, other = self._second_moments()
+        return np.diag(f * own + (1.0 - f) * other)
+
     # channels -----------------------------------------------------------------
     def _pattern_probabilities(self) -> tuple[float, float, float]:
         """P(both buckets sampled), P(a given one only), P(neither)."""

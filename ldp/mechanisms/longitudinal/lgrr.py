@@ -648,6 +648,10 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         """
         return super().variance(n, f, convention)
 
+    def _pair_support(self) -> tuple[float, float]:
+        """A report is one value: it never supports two."""
+        return 0.0, 0.0
+
     def to_channel(self) -> Channel:
         """The ``k x k`` one-report channel (``p`` on the diagonal, ``q`` off it)."""
         if self._k * self._k > MAX_CHANNEL_ENTRIES:

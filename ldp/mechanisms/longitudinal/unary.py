@@ -222,6 +222,11 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
         """
         return super().variance(n, f, convention)
 
+    def _pair_support(self) -> tuple[float, float]:
+        """Each bit is memoized and flipped on its own: the bits of one report are
+        independent given ``x`` (``p q`` when one is ``x``'s, ``q^2`` otherwise)."""
+        return self.p * self.q, self.q * self.q
+
     def to_channel(self) -> Channel:
         """The ``k x 2^k`` one-report channel (output ``z``: bit ``v`` is bit ``k - 1 - v``
         of ``z``)."""

@@ -259,7 +259,7 @@ def kl_ceiling(tv: float, epsilon: float) -> Bound:
     djw = 4.0 * math.expm1(eps) ** 2 * tau * tau
     try:
         solution = solve_staircase_lp(
-            values, ZonotopePricer(t0, t1, values, eps), 3, eps, tolerance=1e-5, time_limit=30.0
+            values, ZonotopePricer(t0, t1, values, eps), 3, eps, tolerance=1e-5, max_rounds=200
         )
     except ColumnGenerationError:  # tiny tv: the certificate's round-off margin dominates
         return Bound(
@@ -374,8 +374,9 @@ def sample_size_lower_bound(
 
 #: Largest alphabet whose pair-specific KL ceiling is computed (column generation).
 _PAIR_MAX_K = 32
-#: Seconds spent on it; the certified bound reached by then is used.
-_PAIR_SECONDS = 2.0
+#: Rounds of column generation spent on it (a count, not seconds: the same pair gets the same
+#: bound on any machine); the certified bound reached by then is used.
+_PAIR_ROUNDS = 30
 
 
 def _pair_kl_bound(p0: np.ndarray, p1: np.ndarray, eps: float) -> float:
@@ -391,7 +392,7 @@ def _pair_kl_bound(p0: np.ndarray, p1: np.ndarray, eps: float) -> float:
             p0.size,
             eps,
             tolerance=1e-2,  # a sample size needs no more
-            time_limit=_PAIR_SECONDS,
+            max_rounds=_PAIR_ROUNDS,
             give_up=True,
         )
     except ColumnGenerationError:
