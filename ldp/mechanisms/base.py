@@ -56,6 +56,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._formulas import support_rate_variance
 from ldp._frozen import Frozen
 from ldp._validation import (
     as_real_array,
@@ -611,8 +612,7 @@ class FrequencyOracle(FrequencyMechanism):
         if conv == "fixed":
             out = q * (1 - q) / (users * gap**2) + freq * (1 - p - q) / (users * gap)
         else:
-            t = q + freq * gap
-            out = t * (1 - t) / (users * gap**2)
+            out = support_rate_variance(users, freq, q, gap)
         return scalar_or_array(out, scalar)
 
 

@@ -55,7 +55,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ldp._formulas import k_rr_probabilities
+from ldp._formulas import k_rr_probabilities, support_rate_variance
 from ldp._validation import (
     check_epsilon,
     check_integer,
@@ -226,12 +226,12 @@ def krr_distribution_risk(
     if loss not in ("l2sq", "l1"):
         raise ValueError(f"loss must be 'l2sq' or 'l1', got {loss!r}")
     _, q, gap = k_rr_probabilities(k, eps)  # p - q = (e^eps - 1) / (e^eps + k - 1)
-    t = np.clip(q + probs * gap, 0.0, 1.0)
     if gap * gap == 0.0:  # eps = 0, or so small that gap^2 underflows: unbounded risk
         value = math.inf
-    elif loss == "l2sq":
-        value = float(np.sum(t * (1.0 - t)) / (n * gap * gap))
+    elif loss == "l2sq":  # the sum of GRR's iid variances, at any epsilon up to inf
+        value = float(np.sum(support_rate_variance(n, probs, q, gap)))
     else:
+        t = np.clip(q + probs * gap, 0.0, 1.0)
         value = float(np.sum(binomial_mean_absolute_deviation(n, t)) / (n * gap))
     rate = (
         "(1 - sum t_x^2) (e^eps + k - 1)^2 / (n (e^eps - 1)^2)"

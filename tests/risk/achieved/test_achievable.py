@@ -80,3 +80,25 @@ def test_rr_mean_risk_at_a_tiny_epsilon_is_unbounded_not_a_crash():
     # tanh(eps / 2)^2 underflows to 0 at eps = 1e-300: the risk is +inf, not a ZeroDivisionError
     assert rr_mean_risk(747_144_855, 1e-300).value == float("inf")
     assert rr_mean_risk(10, 1e-150).value > 1e290
+
+
+@pytest.mark.parametrize("eps", [710.0, 1e4, INF])
+def test_krr_l2_risk_past_the_exponent_range_is_the_empirical_risk(eps):
+    # no privacy left: the empirical frequencies, whose squared l2 risk is sum p (1 - p) / n
+    assert krr_distribution_risk(2, 1, eps).value == 0.5
+    p = np.array([0.5, 0.3, 0.2])
+    expected = float(np.sum(p * (1 - p))) / 40
+    assert krr_distribution_risk(p, 40, eps).value == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 5.0])
+def test_krr_l2_risk_is_the_sum_of_the_grr_iid_variances(eps):
+    p = np.array([0.4, 0.25, 0.2, 0.1, 0.05])
+    grr = ldp.mechanisms.GRR(5, eps)
+    variances = grr.variance(300, p, convention="iid")
+    # t (1 - t) / (n (keep - flip)^2) with t = flip + p (keep - flip), from the definition
+    keep, flip = math.exp(eps) / (math.exp(eps) + 4), 1 / (math.exp(eps) + 4)
+    t = flip + p * (keep - flip)
+    by_hand = t * (1 - t) / (300 * (keep - flip) ** 2)
+    np.testing.assert_allclose(variances, by_hand, rtol=1e-12)
+    assert krr_distribution_risk(p, 300, eps).value == pytest.approx(by_hand.sum(), rel=1e-12)
