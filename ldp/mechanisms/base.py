@@ -253,6 +253,12 @@ class FrequencyMechanism(Frozen, Mechanism):
         """``(C, n)`` of validated native reports."""
 
     @property
+    def work_per_report(self) -> float:
+        """Elementary operations per report, device and server (a model, not a guarantee):
+        ``k`` by default; the families that do less or more say so."""
+        return float(self.k)
+
+    @property
     def statistic_size(self) -> int:
         """Entries of the mergeable statistic (the support counts: one per category)."""
         return self.k

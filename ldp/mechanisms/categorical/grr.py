@@ -88,6 +88,11 @@ class GRR(FrequencyOracle):
         return math.log2(self._k)
 
     @property
+    def work_per_report(self) -> float:
+        """A coin and an index."""
+        return 2.0
+
+    @property
     def codec(self) -> ReportCodec:
         return index_codec(self._k, np.dtype(index_dtype(self._k)).name)
 

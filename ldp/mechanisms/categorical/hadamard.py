@@ -95,6 +95,11 @@ class HadamardResponse(FrequencyOracle):
         return math.log2(self._K)
 
     @property
+    def work_per_report(self) -> float:
+        """A coin and an index."""
+        return 2.0
+
+    @property
     def codec(self) -> ReportCodec:
         return index_codec(self._K, np.dtype(index_dtype(self._K)).name)
 

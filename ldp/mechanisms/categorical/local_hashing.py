@@ -110,6 +110,12 @@ class LocalHashing(FrequencyOracle):
         return math.log2(self._packing.size) + math.log2(self._g)
 
     @property
+    def work_per_report(self) -> float:
+        """The hash words, one evaluation, and ``g`` buckets (``k`` values over a ring)."""
+        ring = self.sampler()["hash"]["family"] == "ring"
+        return 3.0 + len(self.word_sizes) + (self._k if ring else self._g)
+
+    @property
     def word_sizes(self) -> tuple[int, ...]:
         """Each hash word of a report is uniform on ``0 .. size - 1`` (sizes ``<= 2^53``)."""
         return tuple(self._packing.word_sizes)

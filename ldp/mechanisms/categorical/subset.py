@@ -241,6 +241,11 @@ class SubsetSelection(FrequencyOracle):
         return float(log_binomial(k, d)) / math.log(2)
 
     @property
+    def work_per_report(self) -> float:
+        """``d`` members drawn, and ``k`` bits counted by the server."""
+        return float(self._d) + 2.0 * math.ceil(self._k / 8)
+
+    @property
     def codec(self) -> ReportCodec:
         if self._encoding == "indices":
             fields = tuple(Field(f"member_{i}", "int", 0, self._k - 1) for i in range(self._d))

@@ -156,6 +156,11 @@ class UnaryEncoding(FrequencyOracle):
         return float(self._k)
 
     @property
+    def work_per_report(self) -> float:
+        """``k`` coins drawn and ``k`` bits counted."""
+        return 2.0 * self._k
+
+    @property
     def codec(self) -> ReportCodec:
         check_vector_size(self._k, f"{type(self).__name__}.codec")
         return packed_codec(self._k, check_pad_bits(self._k))

@@ -65,6 +65,7 @@ from ldp._validation import (
     describe,
     scalar_or_array,
 )
+from ldp.core import Ball
 from ldp.mechanisms import (
     Duchi,
     DuchiL2,
@@ -374,8 +375,8 @@ def _worst_second_moment(mech) -> float:
     best = 0.0
     for x in points:
         arr = np.asarray(x, dtype=np.float64)
-        # vectors (and every input of the ball mechanism) go in as one row of a batch
-        rows = arr.reshape(1, d) if d > 1 or isinstance(mech, DuchiL2) else arr
+        # vectors (and every input of a mechanism on a ball) go in as one row of a batch
+        rows = arr.reshape(1, d) if d > 1 or isinstance(mech.domain, Ball) else arr
         value = float(np.sum(mech.per_user_variance(rows))) + float(np.sum(arr * arr))
         best = max(best, value)
     return best
