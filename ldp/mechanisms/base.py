@@ -254,8 +254,7 @@ class FrequencyMechanism(Frozen, Mechanism):
 
     @property
     def work_per_report(self) -> float:
-        """Elementary operations per report, device and server (a model, not a guarantee):
-        ``k`` by default; the families that do less or more say so."""
+        """Elementary operations per report, device and server (a model; default ``k``)."""
         return float(self.k)
 
     @property
@@ -563,6 +562,13 @@ class FrequencyOracle(FrequencyMechanism):
         if rows.shape[0] == 0:
             raise ValueError("cannot estimate frequencies from zero reports")
         return self._unbiased(self._support_counts_at(rows, wanted), rows.shape[0])
+
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """Support counts of users holding ``n_x`` from their exact law (``simulate_counts``)."""
+        raise NotImplementedError(
+            f"simulate_counts has no exact shortcut for {type(self).__name__}: the counts "
+            "of different values are dependent; use aggregate(privatize(values))"
+        )
 
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         """``C_v`` of validated native reports for the given values (int64)."""

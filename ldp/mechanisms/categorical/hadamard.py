@@ -27,7 +27,7 @@ from ldp.mechanisms.base import (
     chunk_rows,
     index_dtype,
 )
-from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.categorical._common import check_channel_size, scatter_rows
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["HadamardResponse"]
@@ -98,6 +98,22 @@ class HadamardResponse(FrequencyOracle):
     def work_per_report(self) -> float:
         """A coin and an index."""
         return 2.0
+
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The users of each value split by a binomial between the ``K/2`` outputs that
+        support it and the others, each half uniform (a multinomial)."""
+        big = self._K
+        inside = gen.binomial(n_x, self.p)
+        half = np.full(big // 2, 2.0 / big)
+        histogram = np.zeros(big, dtype=np.int64)
+        outputs = np.arange(big)
+        for rows in chunk_rows(self.k, big):
+            x = np.arange(rows.start, rows.stop)
+            mask = parity((x[:, None] + 1) & outputs[None, :]) == 0
+            histogram += scatter_rows(gen.multinomial(inside[rows], half), mask).sum(axis=0)
+            outside = n_x[rows] - inside[rows]
+            histogram += scatter_rows(gen.multinomial(outside, half), ~mask).sum(axis=0)
+        return self.histogram_counts(histogram)
 
     @property
     def codec(self) -> ReportCodec:
