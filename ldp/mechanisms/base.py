@@ -570,6 +570,11 @@ class FrequencyOracle(FrequencyMechanism):
             "of different values are dependent; use aggregate(privatize(values))"
         )
 
+    def pair_covariance(self) -> tuple[float, float]:
+        """``(e0, e1)``: ``E[(S_v - q)(S_w - q)]`` for distinct ``v, w`` when the user holds
+        neither, and ``v`` (range queries); only families where it is a constant say it."""
+        raise TypeError(f"no joint support law for {type(self).__name__}")
+
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         """``C_v`` of validated native reports for the given values (int64)."""
         raise ValueError(

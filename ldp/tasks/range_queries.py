@@ -66,7 +66,7 @@ from ldp.mechanisms.base import (
 )
 from ldp.mechanisms.categorical.grr import GRR
 from ldp.mechanisms.categorical.local_hashing import BLH, OLH, LocalHashing
-from ldp.mechanisms.categorical.unary import OUE, SUE, UnaryEncoding
+from ldp.mechanisms.categorical.unary import OUE, SUE
 from ldp.tasks.selection import recommend
 from ldp.tasks.tree import (
     b_adic_nodes,
@@ -114,17 +114,6 @@ def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
             "'BLH', 'OUE' or 'auto'"
         )
     return oracle
-
-
-def _pair_terms(oracle: FrequencyOracle) -> tuple[float, float]:
-    """``(e0, e1)``: ``E[(S_v - q)(S_w - q)]`` for two distinct values ``v, w`` when the
-    user holds neither, and when the user holds ``v``."""
-    p, q = oracle.p, oracle.q
-    if isinstance(oracle, GRR):  # one supported value per report
-        return -q * q, -p * q
-    if isinstance(oracle, (UnaryEncoding, LocalHashing)):  # independent bits; 3-wise hashing
-        return 0.0, 0.0
-    raise TypeError(f"no joint support law for {type(oracle).__name__}")
 
 
 # ----------------------------------------------------------------------------- values
@@ -544,7 +533,7 @@ class HierarchicalHistogram(Frozen):
         vp: np.ndarray | None = None
         for wu, wv, fl, oracle in zip(u, v, per_level_f, self._oracles, strict=True):
             gap2 = (oracle.p - oracle.q) ** 2
-            e0, e1 = _pair_terms(oracle)
+            e0, e1 = oracle.pair_covariance()
             alpha, beta = e0 / gap2, (e1 - e0) / gap2
             diagonal = np.asarray(oracle.variance(1, np.clip(fl, 0.0, 1.0))) + fl
             both = wu * wv

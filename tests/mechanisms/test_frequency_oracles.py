@@ -732,3 +732,24 @@ def test_each_family_declares_its_work_per_report():
     }
     for mechanism, work in expected.items():
         assert work_per_report(mechanism) == mechanism.work_per_report == work, mechanism
+
+
+def test_pair_covariance_of_grr_is_its_channel_enumerated():
+    """E[(S_v - q)(S_w - q)] summed over GRR's outputs (S_v = [y = v]), for a user holding a
+    third value and for one holding v; families without a constant law refuse."""
+    import numpy as np
+
+    from ldp.mechanisms import GRR, OUE
+    from ldp.mechanisms.categorical.hadamard import HadamardResponse
+
+    grr = GRR(5, 1.3)
+    matrix = grr.to_channel().matrix
+    support = np.eye(5)  # S_v of output y
+    v, w, third = 0, 1, 2
+    terms = (support[:, v] - grr.q) * (support[:, w] - grr.q)
+    e0, e1 = grr.pair_covariance()
+    assert e0 == pytest.approx(float(matrix[third] @ terms), rel=1e-12)
+    assert e1 == pytest.approx(float(matrix[v] @ terms), rel=1e-12)
+    assert OUE(5, 1.0).pair_covariance() == (0.0, 0.0)
+    with pytest.raises(TypeError, match="no joint support law for HadamardResponse"):
+        HadamardResponse(5, 1.0).pair_covariance()

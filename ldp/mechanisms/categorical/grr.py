@@ -93,6 +93,10 @@ class GRR(FrequencyOracle):
         """A coin and an index."""
         return 2.0
 
+    def pair_covariance(self) -> tuple[float, float]:
+        """One supported value per report: ``(-q^2, -p q)``."""
+        return -self.q * self.q, -self.p * self.q
+
     def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """Kept users by a binomial per value, the others spread by a multinomial."""
         k = self._k

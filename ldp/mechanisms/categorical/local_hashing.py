@@ -163,6 +163,11 @@ class LocalHashing(FrequencyOracle):
         collide with probability ``1/g^2`` (see ``_joint_support``)."""
         return self.p / self._g, 1.0 / self._g**2
 
+    def pair_covariance(self) -> tuple[float, float]:
+        """``(0, 0)`` for 3-wise independent hashing (``g`` a power of two; range queries
+        refuse other ``g``)."""
+        return 0.0, 0.0
+
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """For ``x`` not ``u, v``, ``P(S_u = S_v = 1 | x) = c3 keep + (1/g - c3) other`` with
         ``c3`` the triple collision probability of the family: ``1/g^2``, except on the

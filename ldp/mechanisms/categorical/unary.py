@@ -160,6 +160,10 @@ class UnaryEncoding(FrequencyOracle):
         """``k`` coins drawn and ``k`` bits counted."""
         return 2.0 * self._k
 
+    def pair_covariance(self) -> tuple[float, float]:
+        """Independent bits: ``(0, 0)``."""
+        return 0.0, 0.0
+
     def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """Independent bits: a binomial of the holders and one of the others per value."""
         return gen.binomial(n_x, self.p) + gen.binomial(int(n_x.sum()) - n_x, self.q)
