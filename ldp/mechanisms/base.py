@@ -570,6 +570,13 @@ class FrequencyOracle(FrequencyMechanism):
             "of different values are dependent; use aggregate(privatize(values))"
         )
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """``(r1, r2, extra, fixed)`` of the report-plausibility test: the pair support, the
+        family's excess over it at ``f`` (per value), and whether every report supports the
+        same number of values (:mod:`ldp.tasks.plausibility`)."""
+        r1, r2 = self._pair_support()
+        return r1, r2, 0.0, False
+
     def pair_covariance(self) -> tuple[float, float]:
         """``(e0, e1)``: ``E[(S_v - q)(S_w - q)]`` for distinct ``v, w`` when the user holds
         neither, and ``v`` (range queries); only families where it is a constant say it."""

@@ -93,6 +93,10 @@ class GRR(FrequencyOracle):
         """A coin and an index."""
         return 2.0
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """A report is one value: ``(0, 0, 0, True)``."""
+        return 0.0, 0.0, 0.0, True
+
     def pair_covariance(self) -> tuple[float, float]:
         """One supported value per report: ``(-q^2, -p q)``."""
         return -self.q * self.q, -self.p * self.q

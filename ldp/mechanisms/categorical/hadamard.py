@@ -161,6 +161,11 @@ class HadamardResponse(FrequencyOracle):
         K/8`` for independent rows, so ``1/4`` otherwise (see ``_joint_support``)."""
         return self._p / 2, 0.25
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """The pair support, and ``(p - q)/2`` times :func:`xor_row_sums` of ``f``."""
+        r1, r2 = self._pair_support()
+        return r1, r2, (self.p - self.q) / 2 * xor_row_sums(f, self._K), False
+
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """Rows ``u + 1, v + 1`` and their XOR ``x + 1`` are dependent: ``C_u n C_v`` lies in
         ``C_x``, so ``P(S_u = S_v = 1 | x) = p/2`` there instead of ``1/4``."""
@@ -191,3 +196,15 @@ class HadamardResponse(FrequencyOracle):
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
         return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
+
+
+def xor_row_sums(f: np.ndarray, size: int) -> np.ndarray:
+    """``sum over v != u of f[((u + 1) XOR (v + 1)) - 1]`` (zero outside ``0 .. k - 1``) for
+    every ``u``: an XOR correlation of the indicator of the rows ``1 .. k`` with ``f``."""
+    k = f.size
+    rows = np.zeros(size)
+    rows[1 : k + 1] = 1.0
+    spread = np.zeros(size)
+    spread[1 : k + 1] = f
+    correlation = fwht(fwht(rows) * fwht(spread)) / size
+    return np.maximum(correlation[1 : k + 1], 0.0)

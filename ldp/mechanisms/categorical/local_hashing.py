@@ -20,7 +20,7 @@ from ldp._sampling import (
 from ldp._validation import check_integer, check_random_state
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms._hashing import hash_family
+from ldp.mechanisms._hashing import hash_family, prime_power
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
@@ -162,6 +162,15 @@ class LocalHashing(FrequencyOracle):
         when ``x`` is ``u`` or ``v``; ``1/g^2`` for a third ``x`` when ``H(u), H(v), H(x)``
         collide with probability ``1/g^2`` (see ``_joint_support``)."""
         return self.p / self._g, 1.0 / self._g**2
+
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """The pair support, and on the lines of ``GF(prime)^L`` for an odd prime the excess
+        ``(p/g - 1/g^2)(prime - 2)(1 - f)`` (the family is linear when ``g`` is a prime
+        power)."""
+        r1, r2 = self._pair_support()
+        field = prime_power(self._g)
+        prime = field[0] if field is not None else 2
+        return r1, r2, (r1 - r2) * max(prime - 2, 0) * (1.0 - f), False
 
     def pair_covariance(self) -> tuple[float, float]:
         """``(0, 0)`` for 3-wise independent hashing (``g`` a power of two; range queries

@@ -455,6 +455,11 @@ class SubsetSelection(FrequencyOracle):
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """Every report supports ``d`` values: the pair support, no excess, fixed."""
+        r1, r2 = self._pair_support()
+        return r1, r2, 0.0, True
+
     def _pair_support(self) -> tuple[float, float]:
         """Both ``u, v`` in the subset: ``p (d - 1)/(k - 1)`` when ``x = u``; otherwise
         ``(p (d - 1)(d - 2) + (1 - p) d (d - 1)) / ((k - 1)(k - 2))`` (``x`` in the subset
