@@ -112,7 +112,7 @@ class LocalHashing(FrequencyOracle):
     @property
     def work_per_report(self) -> float:
         """The hash words, one evaluation, and ``g`` buckets (``k`` values over a ring)."""
-        ring = self.sampler()["hash"]["family"] == "ring"
+        ring = self._family.describe()["family"] == "ring"
         return 3.0 + len(self.word_sizes) + (self._k if ring else self._g)
 
     @property
