@@ -35,8 +35,8 @@ Achieved risk: :func:`rr_mean_risk`, :func:`krr_distribution_risk`. :func:`prese
 a problem by name (one of ``PRESETS``): its lower bound and, where there is one, the
 achieved risk.
 
-Layout, by job: :mod:`ldp.risk.bounds` (the lower bounds), :mod:`ldp.risk.achieved`
-(the risk the library's estimators achieve) and :mod:`ldp.risk.planning` (the two side by
+Layout, by job: ``ldp.risk.bounds`` (the lower bounds), ``ldp.risk.achieved``
+(the risk the library's estimators achieve) and ``ldp.risk.planning`` (the two side by
 side: :func:`plan`, :func:`gap`, :func:`preset`); :class:`Bound` is shared by all three.
 
 Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared

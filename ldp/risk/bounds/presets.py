@@ -510,7 +510,7 @@ def distribution_estimation(
     (:func:`~ldp.risk.distribution_fano`, every loss, non-interactive protocols), and
     of the private Assouad bound below. With ``delta > 0`` the larger of those bounds at
     ``epsilon = inf`` (a non-private bound holds under any privacy) and private Assouad:
-    :func:`~ldp.risk.bounds.assouad` over :func:`paninski_family` on ``u`` of the ``k`` letters,
+    :func:`~ldp.risk.assouad` over :func:`paninski_family` on ``u`` of the ``k`` letters,
     maximised over ``u`` and the perturbation ``gamma``.
 
     Parameters
