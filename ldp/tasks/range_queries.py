@@ -65,7 +65,7 @@ from ldp.mechanisms.base import (
     check_n,
 )
 from ldp.mechanisms.categorical.grr import GRR
-from ldp.mechanisms.categorical.local_hashing import BLH, OLH, LocalHashing
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH
 from ldp.mechanisms.categorical.unary import OUE, SUE
 from ldp.tasks.selection import recommend
 from ldp.tasks.tree import (
@@ -107,12 +107,14 @@ def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
         "BLH": BLH,
     }
     oracle = builders[name](size, epsilon)
-    if isinstance(oracle, LocalHashing) and oracle.g & (oracle.g - 1):
+    try:
+        oracle.pair_covariance()
+    except ValueError as error:  # local hashing whose g is not a power of two
         raise ValueError(
-            f"oracle='OLH' needs a power-of-two number of buckets for the exact range variance "
-            f"(3-wise independent hashing); epsilon={epsilon!r} gives g={oracle.g}: use "
+            f"oracle={name!r} needs a power-of-two number of buckets for the exact range "
+            f"variance (3-wise independent hashing); at epsilon={epsilon!r}, {error}: use "
             "'BLH', 'OUE' or 'auto'"
-        )
+        ) from None
     return oracle
 
 

@@ -751,5 +751,10 @@ def test_pair_covariance_of_grr_is_its_channel_enumerated():
     assert e0 == pytest.approx(float(matrix[third] @ terms), rel=1e-12)
     assert e1 == pytest.approx(float(matrix[v] @ terms), rel=1e-12)
     assert OUE(5, 1.0).pair_covariance() == (0.0, 0.0)
+    from ldp.mechanisms import OLH
+
+    assert OLH(8, 1.1).pair_covariance() == (0.0, 0.0)  # g = 4: 3-wise independent
+    with pytest.raises(ValueError, match="power-of-two g, got g=3"):
+        OLH(8, 0.5).pair_covariance()
     with pytest.raises(TypeError, match="no joint support law for HadamardResponse"):
         HadamardResponse(5, 1.0).pair_covariance()

@@ -173,8 +173,10 @@ class LocalHashing(FrequencyOracle):
         return r1, r2, (r1 - r2) * max(prime - 2, 0) * (1.0 - f), False
 
     def pair_covariance(self) -> tuple[float, float]:
-        """``(0, 0)`` for 3-wise independent hashing (``g`` a power of two; range queries
-        refuse other ``g``)."""
+        """``(0, 0)``: the family is 3-wise independent when ``g`` is a power of two; other
+        ``g`` raise ``ValueError``."""
+        if self._g & (self._g - 1):
+            raise ValueError(f"the pair covariance needs a power-of-two g, got g={self._g}")
         return 0.0, 0.0
 
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
