@@ -573,7 +573,7 @@ class FrequencyOracle(FrequencyMechanism):
     def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
         """``(r1, r2, extra, fixed)`` of the report-plausibility test: the pair support, the
         family's excess over it at ``f`` (per value), and whether every report supports the
-        same number of values (:mod:`ldp.tasks.plausibility`)."""
+        same number of values (the module notes of ``ldp.tasks.plausibility``)."""
         r1, r2 = self._pair_support()
         return r1, r2, 0.0, False
 

@@ -162,7 +162,7 @@ class HadamardResponse(FrequencyOracle):
         return self._p / 2, 0.25
 
     def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
-        """The pair support, and ``(p - q)/2`` times :func:`xor_row_sums` of ``f``."""
+        """The pair support, and ``(p - q)/2`` times ``xor_row_sums(f, K)``."""
         r1, r2 = self._pair_support()
         return r1, r2, (self.p - self.q) / 2 * xor_row_sums(f, self._K), False
 
