@@ -2,7 +2,7 @@
 
 For k = 10 letters, n users and eps-LDP, the script prints the minimax lower bound of
 ``ldp.risk.distribution_estimation`` (the van Trees or the block-Fano bound of
-``ldp.risk.minimax``, whichever is larger; proofs in docs/lower_bounds.md) beside the
+``ldp.risk.bounds.minimax``, whichever is larger; proofs in docs/lower_bounds.md) beside the
 exact risk that k-RR with the unbiased frequency estimator achieves at the uniform
 distribution (its worst case under squared l2 loss), and the ratio between the two. The
 same for l1 loss.

@@ -16,10 +16,12 @@ new layout is imported until an old path is read).
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 import warnings
 from collections.abc import Callable, Mapping
 
-__all__ = ["forward", "moved_names"]
+__all__ = ["forward", "keep_functions_over_old_modules", "moved_names"]
 
 
 def moved_names(old_module: str, moves: Mapping[str, tuple[str, str]]) -> Callable[[str], object]:
@@ -83,3 +85,42 @@ def forward(old: str, homes: Mapping[str, str]) -> Callable[[str], object]:
     ('DeprecationWarning', 'ldp.old.canonical_json moved to ldp.core.canonical_json')
     """
     return moved_names(old, {name: (home, name) for name, home in homes.items()})
+
+
+class _FunctionsFirst(types.ModuleType):
+    """A package whose functions are not replaced by an old submodule of the same name."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        current = vars(self).get(name)
+        if (
+            isinstance(value, types.ModuleType)
+            and value.__name__ == f"{self.__name__}.{name}"
+            and current is not None
+            and not isinstance(current, types.ModuleType)
+        ):
+            return
+        super().__setattr__(name, value)
+
+
+def keep_functions_over_old_modules(package: str) -> None:
+    """Keep a package's functions when a shim of the same name is imported.
+
+    Importing a submodule binds it as an attribute of its package. When an old module path
+    became a shim named like a function the package exports (``ldp.risk.fano`` and
+    :func:`ldp.risk.fano`), importing the shim would replace the function by the shim; after
+    this call the package keeps the function (the shim still imports, from
+    :data:`sys.modules`).
+
+    Parameters
+    ----------
+    package : str
+        The dotted name of an imported package (``__name__`` of its ``__init__``).
+
+    Examples
+    --------
+    >>> import importlib, ldp.risk
+    >>> old = importlib.import_module("ldp.risk.fano")
+    >>> callable(ldp.risk.fano), old is not ldp.risk.fano
+    (True, True)
+    """
+    sys.modules[package].__class__ = _FunctionsFirst

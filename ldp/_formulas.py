@@ -29,6 +29,7 @@ __all__ = [
     "subset_selection_entries",
     "subset_selection_matrix",
     "subset_selection_probabilities",
+    "support_rate_variance",
 ]
 
 
@@ -88,6 +89,18 @@ def k_rr_probabilities(k: int, epsilon: float) -> tuple[float, float, float]:
     # 1 / (e^eps + k - 1) in one division where e^eps is a finite double
     other = 1.0 / (math.exp(epsilon) + (k - 1)) if epsilon <= 700.0 else tail * keep
     return keep, other, -math.expm1(-epsilon) / scale
+
+
+def support_rate_variance(n: int, f: np.ndarray, other: float, gap: float) -> np.ndarray:
+    """``t (1 - t) / (n gap^2)``, ``t = other + f gap``: the iid variance of an oracle's
+    unbiased frequency estimate (support rate ``t`` of a value of frequency ``f``).
+
+    ``other`` and ``gap`` are the oracle's ``q`` and ``p - q`` (k-RR: from
+    :func:`k_rr_probabilities`, so any ``epsilon`` up to ``inf``); ``t`` is clipped to
+    ``[0, 1]`` against round-off. ``gap`` must be nonzero.
+    """
+    t = np.clip(other + f * gap, 0.0, 1.0)
+    return t * (1.0 - t) / (n * gap * gap)
 
 
 # ---------------------------------------------------------------- subset selection

@@ -56,6 +56,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._formulas import support_rate_variance
 from ldp._frozen import Frozen
 from ldp._validation import (
     as_real_array,
@@ -250,6 +251,11 @@ class FrequencyMechanism(Frozen, Mechanism):
     @abc.abstractmethod
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
         """``(C, n)`` of validated native reports."""
+
+    @property
+    def work_per_report(self) -> float:
+        """Elementary operations per report, device and server (a model; default ``k``)."""
+        return float(self.k)
 
     @property
     def statistic_size(self) -> int:
@@ -557,6 +563,25 @@ class FrequencyOracle(FrequencyMechanism):
             raise ValueError("cannot estimate frequencies from zero reports")
         return self._unbiased(self._support_counts_at(rows, wanted), rows.shape[0])
 
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """Support counts of users holding ``n_x`` from their exact law (``simulate_counts``)."""
+        raise NotImplementedError(
+            f"simulate_counts has no exact shortcut for {type(self).__name__}: the counts "
+            "of different values are dependent; use aggregate(privatize(values))"
+        )
+
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """``(r1, r2, extra, fixed)`` of the report-plausibility test: the pair support, the
+        family's excess over it at ``f`` (per value), and whether every report supports the
+        same number of values (the module notes of ``ldp.tasks.plausibility``)."""
+        r1, r2 = self._pair_support()
+        return r1, r2, 0.0, False
+
+    def pair_covariance(self) -> tuple[float, float]:
+        """``(e0, e1)``: ``E[(S_v - q)(S_w - q)]`` for distinct ``v, w`` when the user holds
+        neither, and ``v`` (range queries); only families where it is a constant say it."""
+        raise TypeError(f"no joint support law for {type(self).__name__}")
+
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         """``C_v`` of validated native reports for the given values (int64)."""
         raise ValueError(
@@ -611,8 +636,7 @@ class FrequencyOracle(FrequencyMechanism):
         if conv == "fixed":
             out = q * (1 - q) / (users * gap**2) + freq * (1 - p - q) / (users * gap)
         else:
-            t = q + freq * gap
-            out = t * (1 - t) / (users * gap**2)
+            out = support_rate_variance(users, freq, q, gap)
         return scalar_or_array(out, scalar)
 
 

@@ -21,7 +21,7 @@ Generic calculators (explicit finite hypotheses; a worst case over all
 * :func:`mutual_information_bound` (their Corollary 5) and :func:`mutual_information`
   (exact).
 
-Tight bounds (``ldp.risk.minimax``, proofs in ``docs/lower_bounds.md``):
+Tight bounds (``ldp.risk.bounds.minimax``, proofs in ``docs/lower_bounds.md``):
 :func:`distribution_van_trees`, :func:`distribution_fano`, :func:`mean_estimation`,
 :func:`binary_test_sample_size`; beside them the worst-case risk of the library's best
 mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`; for a frequency oracle
@@ -35,6 +35,10 @@ Achieved risk: :func:`rr_mean_risk`, :func:`krr_distribution_risk`. :func:`prese
 a problem by name (one of ``PRESETS``): its lower bound and, where there is one, the
 achieved risk.
 
+Layout, by job: ``ldp.risk.bounds`` (the lower bounds), ``ldp.risk.achieved``
+(the risk the library's estimators achieve) and ``ldp.risk.planning`` (the two side by
+side: :func:`plan`, :func:`gap`, :func:`preset`); :class:`Bound` is shared by all three.
+
 Conventions: natural logarithms (nats); ``tv`` is half the L1 distance; the squared
 Hellinger distance lies in ``[0, 2]``; ``epsilon=inf`` gives the non-private bound.
 
@@ -47,51 +51,49 @@ Examples
 True
 """
 
+from ldp._deprecation import keep_functions_over_old_modules
 from ldp.risk._common import Bound
-from ldp.risk.achievable import (
+from ldp.risk.achieved import (
     best_distribution_risk,
     best_mean_risk,
     binomial_mean_absolute_deviation,
     krr_distribution_risk,
+    projected_oracle_risk,
     rr_mean_risk,
 )
-from ldp.risk.assouad import assouad, hypercube_index
-from ldp.risk.bayes import (
+from ldp.risk.bounds import (
+    assouad,
+    ball_mean,
     bayes,
+    bernoulli_mean,
+    best_binary_test,
     beta_bernoulli_bayes,
     beta_bernoulli_e_gamma_information,
     beta_bernoulli_mutual_information,
-    e_gamma_information,
-)
-from ldp.risk.fano import family_information, fano
-from ldp.risk.information import entropy, mutual_information, mutual_information_bound
-from ldp.risk.lecam import le_cam, product_tv
-from ldp.risk.minimax import (
     binary_test_sample_size,
+    distribution_estimation,
     distribution_fano,
     distribution_lower_bound,
     distribution_van_trees,
+    e_gamma_information,
+    entropy,
+    family_information,
+    fano,
+    hypercube_index,
+    kl_ceiling,
+    le_cam,
     mean_estimation,
-)
-from ldp.risk.planner import PROBLEMS, Plan, RiskGap, gap, plan
-from ldp.risk.presets import (
-    PRESETS,
-    ball_mean,
-    bernoulli_mean,
-    distribution_estimation,
+    min_sample_size,
     moment_mean,
     moment_mean_paper_rate,
+    mutual_information,
+    mutual_information_bound,
     paninski_family,
-    preset,
-)
-from ldp.risk.projection import projected_oracle_risk
-from ldp.risk.testing import (
-    best_binary_test,
-    kl_ceiling,
-    min_sample_size,
+    product_tv,
     sample_size_lower_bound,
     stein_exponent,
 )
+from ldp.risk.planning import PRESETS, PROBLEMS, Plan, RiskGap, gap, plan, preset
 
 __all__ = [
     "PRESETS",
@@ -139,3 +141,7 @@ __all__ = [
     "sample_size_lower_bound",
     "stein_exponent",
 ]
+
+#: ``ldp.risk.fano``, ``ldp.risk.assouad`` and ``ldp.risk.bayes`` are both functions and old
+#: module paths (shims): importing a shim must not replace the function.
+keep_functions_over_old_modules(__name__)

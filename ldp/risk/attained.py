@@ -1,4 +1,4 @@
-"""Deprecated home: the risk of the best mechanism moved to :mod:`ldp.risk.achievable`.
+"""Deprecated home: the risk of the best mechanism moved to :mod:`ldp.risk.achieved.achievable`.
 
 One module holds the risk that estimators of the library achieve (the presets' estimators
 and the best mechanism of the library). The names of this module still import from here
@@ -12,7 +12,7 @@ from ldp._deprecation import moved_names
 __getattr__ = moved_names(
     __name__,
     {
-        name: ("ldp.risk.achievable", name)
+        name: ("ldp.risk.achieved.achievable", name)
         for name in ("ACHIEVED", "best_distribution_risk", "best_mean_risk", "oracle_risks")
     },
 )

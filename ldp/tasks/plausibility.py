@@ -89,7 +89,6 @@ from scipy.stats import chi2, norm
 from ldp._validation import check_scalar
 from ldp._warnings import ImplausibleReportsWarning
 from ldp.core import Ball
-from ldp.mechanisms._hashing import fwht, prime_power
 from ldp.mechanisms.base import (
     FrequencyMechanism,
     FrequencyOracle,
@@ -97,14 +96,7 @@ from ldp.mechanisms.base import (
     MeanSums,
     SupportCounts,
 )
-from ldp.mechanisms.categorical.grr import GRR
-from ldp.mechanisms.categorical.hadamard import HadamardResponse
-from ldp.mechanisms.categorical.local_hashing import LocalHashing
-from ldp.mechanisms.categorical.subset import SubsetSelection
-from ldp.mechanisms.categorical.unary import UnaryEncoding
 from ldp.mechanisms.longitudinal.dbitflip import DBitFlipPM
-from ldp.mechanisms.longitudinal.lgrr import LGRR
-from ldp.mechanisms.longitudinal.unary import LOSUE, LOUE, RAPPOR
 from ldp.tasks.consistency import project_simplex
 from ldp.tasks.decoding import ChannelOracle
 
@@ -330,10 +322,7 @@ def _variance_bound(
         return second / n, mechanism.b
     if not isinstance(mechanism, FrequencyOracle):
         return None
-    moments = _pair_moments(mechanism, f)
-    if moments is None:
-        return None
-    r1, r2, extra, fixed = moments
+    r1, r2, extra, fixed = mechanism.pair_moments(f)
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     alpha, beta, gamma = r2 - q * q, r1 - r2 - q * (p - q), (p - q) ** 2
     # the rank-two part [[alpha, beta], [beta, -gamma]] in the basis (1, f): its largest
@@ -343,44 +332,6 @@ def _variance_bound(
     diagonal = mu * (1 - mu) - alpha - 2 * beta * f + gamma * f**2 + extra
     diagonal = diagonal + (k + 1) * max(top, 0.0)
     return diagonal / (n * gamma), k - 1 if fixed else k
-
-
-def _pair_moments(
-    oracle: FrequencyOracle, f: np.ndarray
-) -> tuple[float, float, np.ndarray | float, bool] | None:
-    """``(r1, r2, extra, fixed)`` of the module notes; ``fixed``: every report supports the
-    same number of values."""
-    p, q = oracle.p, oracle.q
-    if isinstance(oracle, (GRR, LGRR)):
-        return 0.0, 0.0, 0.0, True
-    if isinstance(oracle, (UnaryEncoding, LOSUE, LOUE, RAPPOR)):
-        return p * q, q * q, 0.0, False
-    if isinstance(oracle, SubsetSelection):
-        d, others = oracle.d, oracle.k - 1
-        if d == 1:
-            return 0.0, 0.0, 0.0, True
-        return p * (d - 1) / others, (d - 1) * (d - 2 * p) / (others * (others - 1)), 0.0, True
-    if isinstance(oracle, LocalHashing):
-        g = oracle.g
-        field = prime_power(g)  # the family is linear over GF(prime) when g is a prime power
-        prime = field[0] if field is not None else 2
-        extra = (p / g - 1.0 / g**2) * max(prime - 2, 0) * (1.0 - f)
-        return p / g, 1.0 / g**2, extra, False
-    if isinstance(oracle, HadamardResponse):
-        return p / 2, 0.25, (p - q) / 2 * _xor_row_sums(f, oracle.K), False
-    return None
-
-
-def _xor_row_sums(f: np.ndarray, size: int) -> np.ndarray:
-    """``sum over v != u of f[((u + 1) XOR (v + 1)) - 1]`` (zero outside ``0 .. k - 1``) for
-    every ``u``: an XOR correlation of the indicator of the rows ``1 .. k`` with ``f``."""
-    k = f.size
-    rows = np.zeros(size)
-    rows[1 : k + 1] = 1.0
-    spread = np.zeros(size)
-    spread[1 : k + 1] = f
-    correlation = fwht(fwht(rows) * fwht(spread)) / size
-    return np.maximum(correlation[1 : k + 1], 0.0)
 
 
 def _channel_fit(oracle: ChannelOracle, counts: SupportCounts) -> ReportFit:

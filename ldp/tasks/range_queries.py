@@ -65,8 +65,8 @@ from ldp.mechanisms.base import (
     check_n,
 )
 from ldp.mechanisms.categorical.grr import GRR
-from ldp.mechanisms.categorical.local_hashing import BLH, OLH, LocalHashing
-from ldp.mechanisms.categorical.unary import OUE, SUE, UnaryEncoding
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH
+from ldp.mechanisms.categorical.unary import OUE, SUE
 from ldp.tasks.selection import recommend
 from ldp.tasks.tree import (
     b_adic_nodes,
@@ -107,24 +107,15 @@ def _level_oracle(name: str, size: int, epsilon: float) -> FrequencyOracle:
         "BLH": BLH,
     }
     oracle = builders[name](size, epsilon)
-    if isinstance(oracle, LocalHashing) and oracle.g & (oracle.g - 1):
+    try:
+        oracle.pair_covariance()
+    except ValueError as error:  # local hashing whose g is not a power of two
         raise ValueError(
-            f"oracle='OLH' needs a power-of-two number of buckets for the exact range variance "
-            f"(3-wise independent hashing); epsilon={epsilon!r} gives g={oracle.g}: use "
+            f"oracle={name!r} needs a power-of-two number of buckets for the exact range "
+            f"variance (3-wise independent hashing); at epsilon={epsilon!r}, {error}: use "
             "'BLH', 'OUE' or 'auto'"
-        )
+        ) from None
     return oracle
-
-
-def _pair_terms(oracle: FrequencyOracle) -> tuple[float, float]:
-    """``(e0, e1)``: ``E[(S_v - q)(S_w - q)]`` for two distinct values ``v, w`` when the
-    user holds neither, and when the user holds ``v``."""
-    p, q = oracle.p, oracle.q
-    if isinstance(oracle, GRR):  # one supported value per report
-        return -q * q, -p * q
-    if isinstance(oracle, (UnaryEncoding, LocalHashing)):  # independent bits; 3-wise hashing
-        return 0.0, 0.0
-    raise TypeError(f"no joint support law for {type(oracle).__name__}")
 
 
 # ----------------------------------------------------------------------------- values
@@ -544,7 +535,7 @@ class HierarchicalHistogram(Frozen):
         vp: np.ndarray | None = None
         for wu, wv, fl, oracle in zip(u, v, per_level_f, self._oracles, strict=True):
             gap2 = (oracle.p - oracle.q) ** 2
-            e0, e1 = _pair_terms(oracle)
+            e0, e1 = oracle.pair_covariance()
             alpha, beta = e0 / gap2, (e1 - e0) / gap2
             diagonal = np.asarray(oracle.variance(1, np.clip(fl, 0.0, 1.0))) + fl
             both = wu * wv

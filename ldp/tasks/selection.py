@@ -64,21 +64,7 @@ def work_per_report(mechanism: FrequencyOracle | CountMeanSketch) -> float:
     >>> work_per_report(GRR(4, 1.0)), work_per_report(CMS(1.0, width=16))
     (2.0, 35.0)
     """
-    name = mechanism.name
-    if isinstance(mechanism, CountMeanSketch):  # a row, a hash, and the bits or one sign
-        return 3.0 + (2.0 * mechanism.width if name == "cms" else 2.0)
-    k = mechanism.k
-    if name in ("GRR", "HR"):
-        return 2.0
-    if name in ("OLH", "BLH", "LH"):
-        words = len(mechanism.word_sizes)  # type: ignore[attr-defined]
-        ring = mechanism.sampler()["hash"]["family"] == "ring"
-        return 3.0 + words + (k if ring else mechanism.g)  # type: ignore[attr-defined]
-    if name in ("SUE", "OUE", "UE"):
-        return 2.0 * k
-    if name == "SS":
-        return float(mechanism.d) + 2.0 * math.ceil(k / 8)  # type: ignore[attr-defined]
-    return float(k)
+    return mechanism.work_per_report
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._validation import check_random_state
-from ldp.mechanisms._hashing import parity
-from ldp.mechanisms.base import FrequencyOracle, SupportCounts, chunk_rows
-from ldp.mechanisms.categorical.grr import GRR
-from ldp.mechanisms.categorical.hadamard import HadamardResponse
-from ldp.mechanisms.categorical.unary import UnaryEncoding
+from ldp.mechanisms.base import FrequencyOracle, SupportCounts
 
 __all__ = ["simulate_counts"]
 
@@ -34,13 +30,6 @@ def _check_true_counts(true_counts: ArrayLike, k: int) -> np.ndarray:
     if np.any(arr < 0):
         raise ValueError("true_counts must be non-negative")
     return arr.astype(np.int64)
-
-
-def _scatter_rows(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Rows of ``mask.shape`` with ``values`` (row-major) written where ``mask`` is True."""
-    full = np.zeros(mask.shape, dtype=np.int64)
-    full[mask] = values.ravel()
-    return full
 
 
 def simulate_counts(
@@ -86,34 +75,5 @@ def simulate_counts(
     n = int(n_x.sum())
     # a numpy Generator; the OS source (rng="os") refuses binomial() with a TypeError
     gen = cast(np.random.Generator, check_random_state(rng))
-    if isinstance(mechanism, UnaryEncoding):
-        counts = gen.binomial(n_x, mechanism.p) + gen.binomial(n - n_x, mechanism.q)
-    elif isinstance(mechanism, GRR):
-        kept = gen.binomial(n_x, mechanism.p)
-        counts = kept.copy()
-        moved = n_x - kept
-        others = np.full(k - 1, 1.0 / (k - 1))
-        columns = np.arange(k)
-        for rows in chunk_rows(k, k):
-            drawn = gen.multinomial(moved[rows], others)
-            mask = columns[None, :] != np.arange(rows.start, rows.stop)[:, None]
-            counts += _scatter_rows(drawn, mask).sum(axis=0)
-    elif isinstance(mechanism, HadamardResponse):
-        big = mechanism.K
-        inside = gen.binomial(n_x, mechanism.p)
-        half = np.full(big // 2, 2.0 / big)
-        histogram = np.zeros(big, dtype=np.int64)
-        outputs = np.arange(big)
-        for rows in chunk_rows(k, big):
-            x = np.arange(rows.start, rows.stop)
-            mask = parity((x[:, None] + 1) & outputs[None, :]) == 0
-            histogram += _scatter_rows(gen.multinomial(inside[rows], half), mask).sum(axis=0)
-            outside = n_x[rows] - inside[rows]
-            histogram += _scatter_rows(gen.multinomial(outside, half), ~mask).sum(axis=0)
-        counts = mechanism.histogram_counts(histogram)
-    else:
-        raise NotImplementedError(
-            f"simulate_counts has no exact shortcut for {type(mechanism).__name__}: the counts "
-            "of different values are dependent; use aggregate(privatize(values))"
-        )
+    counts = mechanism.simulate_support_counts(n_x, gen)
     return SupportCounts(np.asarray(counts, dtype=np.int64), n, mechanism.key)

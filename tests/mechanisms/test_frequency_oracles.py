@@ -704,3 +704,57 @@ def test_subset_selection_index_reports_are_checked():
     assert SubsetSelection.from_params({"k": 40, "epsilon": 3.0, "d": 2}).encoding == "bits"
     with pytest.raises(ValueError, match="encoding"):
         SubsetSelection(40, 3.0, encoding="packed")
+
+
+def test_each_family_declares_its_work_per_report():
+    """The cost model of recommend, counted by hand: GRR and HR a coin and an index; unary
+    encoding k coins and k bits; subset selection d draws and k bits (bytes of 8, counted
+    twice); local hashing the words, one evaluation and g buckets; CMS a row, a hash and
+    width bits, HCMS one sign; any other oracle k."""
+    import math
+
+    from ldp.mechanisms import BLH, CMS, GRR, HCMS, LGRR, OUE
+    from ldp.mechanisms.categorical.hadamard import HadamardResponse
+    from ldp.mechanisms.categorical.subset import SubsetSelection
+    from ldp.tasks.selection import work_per_report
+
+    ss = SubsetSelection(20, 1.0)
+    blh = BLH(50, 1.0)
+    expected = {
+        GRR(5, 1.0): 2.0,
+        HadamardResponse(9, 1.0): 2.0,
+        OUE(7, 1.0): 14.0,
+        ss: ss.d + 2.0 * math.ceil(20 / 8),
+        blh: 3.0 + len(blh.word_sizes) + 2,
+        CMS(1.0, width=16): 35.0,
+        HCMS(1.0, width=16): 5.0,
+        LGRR(5, 1.0, 2.0): 5.0,
+    }
+    for mechanism, work in expected.items():
+        assert work_per_report(mechanism) == mechanism.work_per_report == work, mechanism
+
+
+def test_pair_covariance_of_grr_is_its_channel_enumerated():
+    """E[(S_v - q)(S_w - q)] summed over GRR's outputs (S_v = [y = v]), for a user holding a
+    third value and for one holding v; families without a constant law refuse."""
+    import numpy as np
+
+    from ldp.mechanisms import GRR, OUE
+    from ldp.mechanisms.categorical.hadamard import HadamardResponse
+
+    grr = GRR(5, 1.3)
+    matrix = grr.to_channel().matrix
+    support = np.eye(5)  # S_v of output y
+    v, w, third = 0, 1, 2
+    terms = (support[:, v] - grr.q) * (support[:, w] - grr.q)
+    e0, e1 = grr.pair_covariance()
+    assert e0 == pytest.approx(float(matrix[third] @ terms), rel=1e-12)
+    assert e1 == pytest.approx(float(matrix[v] @ terms), rel=1e-12)
+    assert OUE(5, 1.0).pair_covariance() == (0.0, 0.0)
+    from ldp.mechanisms import OLH
+
+    assert OLH(8, 1.1).pair_covariance() == (0.0, 0.0)  # g = 4: 3-wise independent
+    with pytest.raises(ValueError, match="power-of-two g, got g=3"):
+        OLH(8, 0.5).pair_covariance()
+    with pytest.raises(TypeError, match="no joint support law for HadamardResponse"):
+        HadamardResponse(5, 1.0).pair_covariance()

@@ -108,6 +108,24 @@ SHIMS = frozenset(
         "ldp._mechanism",
         "ldp.blackwell",
         "ldp.risk.attained",
+    }
+    | {
+        f"ldp.risk.{name}"
+        for name in (
+            "achievable",
+            "assouad",
+            "bayes",
+            "fano",
+            "information",
+            "lecam",
+            "minimax",
+            "planner",
+            "presets",
+            "projection",
+            "testing",
+        )
+    }
+    | {
         "ldp.accounting.adaptive_clt",
         "ldp.accounting.divergences",
         "ldp.accounting.sgd",

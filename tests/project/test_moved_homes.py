@@ -91,9 +91,27 @@ MOVED = [
         for name in ("BlackwellComparison", "blackwell_compare", "is_blackwell_chain")
     ],
     *[
-        ("ldp.risk.attained", name, "ldp.risk.achievable", name)
+        ("ldp.risk.attained", name, "ldp.risk.achieved.achievable", name)
         for name in ("ACHIEVED", "best_distribution_risk", "best_mean_risk", "oracle_risks")
     ],
+    *[
+        (f"ldp.risk.{old}", name, f"ldp.risk.{home}.{old}", name)
+        for old, home, name in (
+            ("lecam", "bounds", "le_cam"),
+            ("fano", "bounds", "fano"),
+            ("assouad", "bounds", "ROUTE_NAMES"),
+            ("bayes", "bounds", "beta_bernoulli_bayes"),
+            ("testing", "bounds", "stein_exponent"),
+            ("information", "bounds", "mutual_information"),
+            ("minimax", "bounds", "distribution_van_trees"),
+            ("presets", "bounds", "paninski_family"),
+            ("achievable", "achieved", "krr_distribution_risk"),
+            ("projection", "achieved", "projected_oracle_risk"),
+            ("planner", "planning", "Plan"),
+        )
+    ],
+    ("ldp.risk.presets", "preset", "ldp.risk.planning.problems", "preset"),
+    ("ldp.risk.presets", "PRESETS", "ldp.risk.planning.problems", "PRESETS"),
     (
         "ldp.accounting.filters",
         "sg_remove_profile",
@@ -204,3 +222,14 @@ def test_one_blackwell_home():
 
     assert ldp.blackwell_dominates is blackwell.blackwell_dominates
     assert ldp.accounting.blackwell_compare is blackwell.blackwell_compare
+
+
+@pytest.mark.parametrize("name", ["fano", "assouad", "bayes"])
+def test_an_old_module_named_like_a_function_does_not_hide_the_function(name):
+    import ldp.risk
+
+    function = getattr(ldp.risk, name)
+    old = importlib.import_module(f"ldp.risk.{name}")
+    assert getattr(ldp.risk, name) is function and callable(function)
+    with pytest.warns(DeprecationWarning, match=rf"ldp\.risk\.{name}\.{name} moved to "):
+        assert getattr(old, name) is function

@@ -67,3 +67,10 @@ def unary_ratio(own: Fraction, other: Fraction) -> Fraction | None:
 def packed_bit(reports: np.ndarray, v: int) -> np.ndarray:
     """Bit ``v`` of bit-packed rows (``np.packbits`` order), as int64."""
     return ((np.asarray(reports)[:, v // 8] >> (7 - v % 8)) & 1).astype(np.int64)
+
+
+def scatter_rows(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Rows of ``mask.shape`` with ``values`` (row-major) written where ``mask`` is True."""
+    full = np.zeros(mask.shape, dtype=np.int64)
+    full[mask] = values.ravel()
+    return full

@@ -22,9 +22,10 @@ from ldp.core import ReportCodec, index_codec
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
+    chunk_rows,
     index_dtype,
 )
-from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.categorical._common import check_channel_size, scatter_rows
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["GRR"]
@@ -86,6 +87,33 @@ class GRR(FrequencyOracle):
     @property
     def report_bits(self) -> float:
         return math.log2(self._k)
+
+    @property
+    def work_per_report(self) -> float:
+        """A coin and an index."""
+        return 2.0
+
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """A report is one value: ``(0, 0, 0, True)``."""
+        return 0.0, 0.0, 0.0, True
+
+    def pair_covariance(self) -> tuple[float, float]:
+        """One supported value per report: ``(-q^2, -p q)``."""
+        return -self.q * self.q, -self.p * self.q
+
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """Kept users by a binomial per value, the others spread by a multinomial."""
+        k = self._k
+        kept = gen.binomial(n_x, self.p)
+        counts = kept.copy()
+        moved = n_x - kept
+        others = np.full(k - 1, 1.0 / (k - 1))
+        columns = np.arange(k)
+        for rows in chunk_rows(k, k):
+            drawn = gen.multinomial(moved[rows], others)
+            mask = columns[None, :] != np.arange(rows.start, rows.stop)[:, None]
+            counts += scatter_rows(drawn, mask).sum(axis=0)
+        return counts
 
     @property
     def codec(self) -> ReportCodec:

@@ -27,7 +27,7 @@ from ldp.mechanisms.base import (
     chunk_rows,
     index_dtype,
 )
-from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.categorical._common import check_channel_size, scatter_rows
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["HadamardResponse"]
@@ -95,6 +95,27 @@ class HadamardResponse(FrequencyOracle):
         return math.log2(self._K)
 
     @property
+    def work_per_report(self) -> float:
+        """A coin and an index."""
+        return 2.0
+
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The users of each value split by a binomial between the ``K/2`` outputs that
+        support it and the others, each half uniform (a multinomial)."""
+        big = self._K
+        inside = gen.binomial(n_x, self.p)
+        half = np.full(big // 2, 2.0 / big)
+        histogram = np.zeros(big, dtype=np.int64)
+        outputs = np.arange(big)
+        for rows in chunk_rows(self.k, big):
+            x = np.arange(rows.start, rows.stop)
+            mask = parity((x[:, None] + 1) & outputs[None, :]) == 0
+            histogram += scatter_rows(gen.multinomial(inside[rows], half), mask).sum(axis=0)
+            outside = n_x[rows] - inside[rows]
+            histogram += scatter_rows(gen.multinomial(outside, half), ~mask).sum(axis=0)
+        return self.histogram_counts(histogram)
+
+    @property
     def codec(self) -> ReportCodec:
         return index_codec(self._K, np.dtype(index_dtype(self._K)).name)
 
@@ -140,6 +161,11 @@ class HadamardResponse(FrequencyOracle):
         K/8`` for independent rows, so ``1/4`` otherwise (see ``_joint_support``)."""
         return self._p / 2, 0.25
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """The pair support, and ``(p - q)/2`` times ``xor_row_sums(f, K)``."""
+        r1, r2 = self._pair_support()
+        return r1, r2, (self.p - self.q) / 2 * xor_row_sums(f, self._K), False
+
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """Rows ``u + 1, v + 1`` and their XOR ``x + 1`` are dependent: ``C_u n C_v`` lies in
         ``C_x``, so ``P(S_u = S_v = 1 | x) = p/2`` there instead of ``1/4``."""
@@ -170,3 +196,15 @@ class HadamardResponse(FrequencyOracle):
         rows = np.arange(1, self._k + 1)[:, None]
         inside = parity(rows & np.arange(self._K)[None, :]) == 0
         return Channel(np.where(inside, 2 * self._p, 2 * self._outside) / self._K)
+
+
+def xor_row_sums(f: np.ndarray, size: int) -> np.ndarray:
+    """``sum over v != u of f[((u + 1) XOR (v + 1)) - 1]`` (zero outside ``0 .. k - 1``) for
+    every ``u``: an XOR correlation of the indicator of the rows ``1 .. k`` with ``f``."""
+    k = f.size
+    rows = np.zeros(size)
+    rows[1 : k + 1] = 1.0
+    spread = np.zeros(size)
+    spread[1 : k + 1] = f
+    correlation = fwht(fwht(rows) * fwht(spread)) / size
+    return np.maximum(correlation[1 : k + 1], 0.0)

@@ -20,7 +20,7 @@ from ldp._sampling import (
 from ldp._validation import check_integer, check_random_state
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms._hashing import hash_family
+from ldp.mechanisms._hashing import hash_family, prime_power
 from ldp.mechanisms.base import (
     FrequencyOracle,
     check_categories,
@@ -110,6 +110,12 @@ class LocalHashing(FrequencyOracle):
         return math.log2(self._packing.size) + math.log2(self._g)
 
     @property
+    def work_per_report(self) -> float:
+        """The hash words, one evaluation, and ``g`` buckets (``k`` values over a ring)."""
+        ring = self._family.describe()["family"] == "ring"
+        return 3.0 + len(self.word_sizes) + (self._k if ring else self._g)
+
+    @property
     def word_sizes(self) -> tuple[int, ...]:
         """Each hash word of a report is uniform on ``0 .. size - 1`` (sizes ``<= 2^53``)."""
         return tuple(self._packing.word_sizes)
@@ -156,6 +162,22 @@ class LocalHashing(FrequencyOracle):
         when ``x`` is ``u`` or ``v``; ``1/g^2`` for a third ``x`` when ``H(u), H(v), H(x)``
         collide with probability ``1/g^2`` (see ``_joint_support``)."""
         return self.p / self._g, 1.0 / self._g**2
+
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """The pair support, and on the lines of ``GF(prime)^L`` for an odd prime the excess
+        ``(p/g - 1/g^2)(prime - 2)(1 - f)`` (the family is linear when ``g`` is a prime
+        power)."""
+        r1, r2 = self._pair_support()
+        field = prime_power(self._g)
+        prime = field[0] if field is not None else 2
+        return r1, r2, (r1 - r2) * max(prime - 2, 0) * (1.0 - f), False
+
+    def pair_covariance(self) -> tuple[float, float]:
+        """``(0, 0)``: the family is 3-wise independent when ``g`` is a power of two; other
+        ``g`` raise ``ValueError``."""
+        if self._g & (self._g - 1):
+            raise ValueError(f"the pair covariance needs a power-of-two g, got g={self._g}")
+        return 0.0, 0.0
 
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """For ``x`` not ``u, v``, ``P(S_u = S_v = 1 | x) = c3 keep + (1/g - c3) other`` with

@@ -241,6 +241,11 @@ class SubsetSelection(FrequencyOracle):
         return float(log_binomial(k, d)) / math.log(2)
 
     @property
+    def work_per_report(self) -> float:
+        """``d`` members drawn, and ``k`` bits counted by the server."""
+        return float(self._d) + 2.0 * math.ceil(self._k / 8)
+
+    @property
     def codec(self) -> ReportCodec:
         if self._encoding == "indices":
             fields = tuple(Field(f"member_{i}", "int", 0, self._k - 1) for i in range(self._d))
@@ -449,6 +454,11 @@ class SubsetSelection(FrequencyOracle):
 
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
+
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """Every report supports ``d`` values: the pair support, no excess, fixed."""
+        r1, r2 = self._pair_support()
+        return r1, r2, 0.0, True
 
     def _pair_support(self) -> tuple[float, float]:
         """Both ``u, v`` in the subset: ``p (d - 1)/(k - 1)`` when ``x = u``; otherwise

@@ -156,6 +156,19 @@ class UnaryEncoding(FrequencyOracle):
         return float(self._k)
 
     @property
+    def work_per_report(self) -> float:
+        """``k`` coins drawn and ``k`` bits counted."""
+        return 2.0 * self._k
+
+    def pair_covariance(self) -> tuple[float, float]:
+        """Independent bits: ``(0, 0)``."""
+        return 0.0, 0.0
+
+    def simulate_support_counts(self, n_x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """Independent bits: a binomial of the holders and one of the others per value."""
+        return gen.binomial(n_x, self.p) + gen.binomial(int(n_x.sum()) - n_x, self.q)
+
+    @property
     def codec(self) -> ReportCodec:
         check_vector_size(self._k, f"{type(self).__name__}.codec")
         return packed_codec(self._k, check_pad_bits(self._k))

@@ -652,6 +652,10 @@ class LGRR(MemoizedMechanism, FrequencyOracle):
         """A report is one value: it never supports two."""
         return 0.0, 0.0
 
+    def pair_moments(self, f: np.ndarray) -> tuple[float, float, np.ndarray | float, bool]:
+        """A report is one value: ``(0, 0, 0, True)``."""
+        return 0.0, 0.0, 0.0, True
+
     def to_channel(self) -> Channel:
         """The ``k x k`` one-report channel (``p`` on the diagonal, ``q`` off it)."""
         if self._k * self._k > MAX_CHANNEL_ENTRIES:

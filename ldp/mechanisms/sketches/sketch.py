@@ -200,6 +200,11 @@ class CountMeanSketch(Frozen, Mechanism):
     def report_bits(self) -> float:
         """``log2`` of the number of possible reports."""
 
+    @property
+    def work_per_report(self) -> float:
+        """A row, a hash and one sign (CMS: ``width`` bits) per report, device and server."""
+        return 5.0
+
     # ----------------------------------------------------------------- server
     @property
     @abc.abstractmethod
@@ -456,6 +461,11 @@ class CMS(CountMeanSketch):
     def report_bits(self) -> float:
         """``width`` bits plus the row."""
         return self._width + math.log2(self._depth)
+
+    @property
+    def work_per_report(self) -> float:
+        """A row, a hash and ``width`` bits."""
+        return 3.0 + 2.0 * self._width
 
     @property
     def codec(self) -> ReportCodec:

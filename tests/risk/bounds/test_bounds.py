@@ -30,7 +30,6 @@ from ldp.risk import (
     beta_bernoulli_bayes,
     beta_bernoulli_e_gamma_information,
     beta_bernoulli_mutual_information,
-    binomial_mean_absolute_deviation,
     distribution_estimation,
     e_gamma_information,
     entropy,
@@ -439,7 +438,7 @@ class TestAssouad:
     def test_djw_constant_is_valid(self, rng):
         # sum_j KL(M+j || M-j) + KL(M-j || M+j) <= 2 n (e^eps - 1)^2 S, exactly computed for
         # n = 1, 2 with random families (d = 2, m = 3) and random eps-LDP channels.
-        from ldp.risk.assouad import _sup_box_quadratic
+        from ldp.risk.bounds.assouad import _sup_box_quadratic
 
         for _ in range(25):
             eps = rng.uniform(0.1, 2.0)
@@ -781,62 +780,6 @@ class TestPresetsAgainstGeneric:
         assert b.support == pytest.approx(4 * c, abs=2)
 
 
-# ------------------------------------------------------------------- achievability
-class TestAchievability:
-    def test_rr_risk_formula(self):
-        for eps, theta in [(0.5, 0.5), (1.0, 0.2), (INF, 0.3)]:
-            w = 1 / (1 + math.exp(eps)) if eps < INF else 0.0
-            t = w + theta * (1 - 2 * w)
-            expected = t * (1 - t) / (100 * (1 - 2 * w) ** 2)
-            assert rr_mean_risk(100, eps, theta=theta).value == pytest.approx(expected)
-        assert rr_mean_risk(100, 0.0).value == INF
-
-    def test_rr_monte_carlo(self):
-        rng = np.random.default_rng(7)
-        n, eps, theta, runs = 200, 1.0, 0.3, 4000
-        chan = ldp.randomized_response(eps)
-        x = (rng.random((runs, n)) < theta).astype(int)
-        z = chan.privatize(x.ravel(), rng=rng).reshape(runs, n)
-        w = 1 / (1 + math.exp(eps))
-        est = (z.mean(axis=1) - w) / (1 - 2 * w)
-        losses = (est - theta) ** 2
-        exact = rr_mean_risk(n, eps, theta=theta).value
-        # 5 standard errors: fails with probability about 6e-7 (CLT; seeded)
-        assert abs(losses.mean() - exact) <= 5 * losses.std(ddof=1) / math.sqrt(runs)
-
-    @pytest.mark.parametrize("loss", ["l2sq", "l1"])
-    def test_krr_monte_carlo(self, loss):
-        rng = np.random.default_rng(11)
-        k, n, eps, runs = 5, 300, 1.0, 3000
-        p = np.array([0.4, 0.25, 0.2, 0.1, 0.05])
-        chan = ldp.k_rr(k, eps)
-        x = rng.choice(k, size=runs * n, p=p)
-        z = chan.privatize(x, rng=rng).reshape(runs, n)
-        counts = np.stack([(z == j).sum(axis=1) for j in range(k)], axis=1)
-        keep, flip = math.exp(eps) / (math.exp(eps) + k - 1), 1 / (math.exp(eps) + k - 1)
-        est = (counts / n - flip) / (keep - flip)
-        err = est - p
-        losses = (err**2).sum(1) if loss == "l2sq" else np.abs(err).sum(1)
-        exact = krr_distribution_risk(p, n, eps, loss=loss).value
-        # 5 standard errors: fails with probability about 6e-7 (CLT; seeded)
-        assert abs(losses.mean() - exact) <= 5 * losses.std(ddof=1) / math.sqrt(runs)
-
-    def test_binomial_mad(self):
-        for n, p in [(1, 0.5), (7, 0.3), (50, 0.02), (40, 0.5), (10, 0.0), (10, 1.0)]:
-            s = np.arange(n + 1)
-            direct = np.sum(stats.binom.pmf(s, n, p) * np.abs(s - n * p))
-            assert binomial_mean_absolute_deviation(n, p) == pytest.approx(direct, abs=1e-12)
-
-    @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 3.0, 8.0])
-    @pytest.mark.parametrize("n", [10, 1000, 10**5])
-    def test_achieved_exceeds_bound(self, eps, n):
-        assert rr_mean_risk(n, eps).value >= bernoulli_mean(n, eps).value
-        for k in (2, 10):
-            for loss in ("l2sq", "l1"):
-                lower = distribution_estimation(k, n, eps, loss=loss).value
-                assert krr_distribution_risk(k, n, eps, loss=loss).value >= lower > 0
-
-
 # ---------------------------------------------------------------- monotonicity, limits
 def _decreasing(values, strict=False):
     pairs = list(itertools.pairwise(values))
@@ -1111,33 +1054,3 @@ def test_bernoulli_mean_rate_names_the_factor_its_value_uses():
         assert text in b.rate and "tanh^2(eps/2)" in b.rate
     b = bernoulli_mean(n, eps, 1e-9, method="hellinger")
     assert "23.7 n phi(eps, delta)" in b.rate
-
-
-def test_preset_dispatches_to_the_named_bound_and_estimator():
-    """ldp.risk.preset is the calculators by name: same numbers, strict options."""
-    lower, achieved = ldp.risk.preset("distribution", 500, 1.0, k=6, loss="l1", route="djw")
-    direct = ldp.risk.distribution_estimation(6, 500, 1.0, loss="l1", method="djw")
-    assert lower.value == direct.value
-    assert achieved.value == ldp.risk.krr_distribution_risk(6, 500, 1.0, loss="l1").value
-    lower, achieved = ldp.risk.preset("bernoulli-mean", 200, 0.5, 0.01, support=(-1, 1))
-    assert lower.value == ldp.risk.bernoulli_mean(200, 0.5, 0.01, support=(-1, 1)).value
-    assert achieved.value == ldp.risk.rr_mean_risk(200, 0.5, support=(-1, 1)).value
-    lower, achieved = ldp.risk.preset("moment-mean", 100, 1.0, moment=4)
-    assert achieved is None and lower.value == ldp.risk.moment_mean(100, 1.0, k=4).value
-    assert set(ldp.risk.PRESETS) == {
-        "bernoulli-mean", "moment-mean", "ball-mean", "distribution", "beta-bernoulli"
-    }  # fmt: skip
-    with pytest.raises(ValueError, match="preset must be one of"):
-        ldp.risk.preset("median", 10, 1.0)
-    with pytest.raises(TypeError, match="does not take"):
-        ldp.risk.preset("distribution", 10, 1.0, k=3, moment=2)
-    with pytest.raises(TypeError, match="needs d"):
-        ldp.risk.preset("ball-mean", 10, 1.0)
-
-
-def test_rr_mean_risk_at_a_tiny_epsilon_is_unbounded_not_a_crash():
-    # tanh(eps / 2)^2 underflows to 0 at eps = 1e-300: the risk is +inf, not a ZeroDivisionError
-    from ldp.risk import rr_mean_risk
-
-    assert rr_mean_risk(747_144_855, 1e-300).value == float("inf")
-    assert rr_mean_risk(10, 1e-150).value > 1e290

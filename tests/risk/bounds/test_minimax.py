@@ -1,4 +1,4 @@
-"""Refutation tests for the tight lower bounds of ldp.risk.minimax (docs/lower_bounds.md).
+"""Refutation tests for the tight lower bounds of ldp.risk.bounds.minimax (docs/lower_bounds.md).
 
 Every bound is checked against numbers computed independently of it: brute force over
 staircase columns, numerical integration of prior informations, exact Bayes risks over all
@@ -45,7 +45,7 @@ from ldp.risk import (
     gap,
     mean_estimation,
 )
-from ldp.risk.minimax import (
+from ldp.risk.bounds.minimax import (
     _dirichlet_fisher,
     _kl_chi2_ratio_factor,
     fisher_column_bound,

@@ -1,0 +1,463 @@
+r"""How many users (or how much epsilon) a target risk needs: achieved and provably necessary.
+
+:func:`gap` sets a problem's lower bound (``ldp.risk.bounds.minimax``) beside the worst-case
+risk of the best mechanism in the library (``ldp.risk.achieved.achievable``). :func:`plan` inverts
+both in ``n`` (or in ``epsilon``): ``n_required`` is the smallest ``n`` at which the best
+mechanism's worst-case risk is at most the target, and ``n_lower_bound`` the smallest ``n``
+at which the lower bound allows it, so that *no* protocol covered by the bound reaches the
+target with fewer users. Both risks decrease in ``n`` and in ``epsilon`` (every prior of the
+bounds gives a bound decreasing in both), so bisection finds the thresholds exactly.
+
+Problems (:data:`PROBLEMS`):
+
+* ``"distribution"``: a law on ``k`` categories, ``loss`` ``"l2sq"`` (default), ``"l1"`` or
+  ``"tv"``;
+* ``"mean"``: the mean of :math:`X\in[-r, r]`;
+* ``"mean-box"``, ``"mean-ball"``: the mean of :math:`X\in[-r, r]^d` or of the l2 ball of
+  radius ``r``, squared l2 loss;
+* ``"binary-test"``: test :math:`\mathrm{Bern}(p_0)` against :math:`\mathrm{Bern}(p_1)` at
+  type-I error ``alpha``; the target is the type-II error. Exact: ``n_required`` equals
+  ``n_lower_bound``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ldp._numerics import bisect_monotone, first_integer
+from ldp._validation import check_epsilon, check_scalar
+from ldp.risk._common import Bound, check_n
+from ldp.risk.achieved.achievable import best_distribution_risk, best_mean_risk
+from ldp.risk.bounds.minimax import (
+    binary_test_sample_size,
+    distribution_lower_bound,
+    mean_estimation,
+)
+from ldp.risk.bounds.testing import best_binary_test, sample_size_lower_bound
+
+__all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
+
+#: The problems :func:`gap` and :func:`plan` know.
+PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "binary-test")
+#: Largest ``n`` searched (``2^50``).
+MAX_USERS = 1 << 50
+#: Largest ``epsilon`` searched by the inverse question.
+MAX_EPSILON = 50.0
+
+
+@dataclass(frozen=True)
+class RiskGap:
+    """A lower bound beside the risk the library achieves, and their ratio (what
+    :func:`gap` returns).
+
+    Parameters
+    ----------
+    lower : Bound
+        The minimax lower bound.
+    achieved : Bound
+        The worst-case risk of the best mechanism (``achieved.mechanism`` names it).
+    ratio : float
+        ``achieved.value / lower.value`` (``inf`` when the bound is 0).
+
+    Examples
+    --------
+    >>> from ldp.risk import gap
+    >>> g = gap("mean", 10_000, 1.0)
+    >>> g.lower.value <= g.achieved.value, g.ratio >= 1
+    (True, True)
+    """
+
+    lower: Bound
+    achieved: Bound
+    ratio: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The answer of :func:`plan`.
+
+    Parameters
+    ----------
+    problem : str
+    target_risk : float
+    epsilon, n : float or None
+        What was given (the other one is what was asked).
+    n_required : int or None
+        Smallest ``n`` at which the best mechanism meets the target (at ``epsilon``).
+    n_lower_bound : int or None
+        Smallest ``n`` the lower bound allows: with fewer users no protocol meets the target.
+    epsilon_required, epsilon_lower_bound : float or None
+        The inverse question (given ``n``): the smallest ``epsilon`` at which the best
+        mechanism meets the target (to ``1e-6`` relative, rounded up), and the ``epsilon``
+        below which no protocol does (rounded down).
+    mechanism : str
+        The mechanism the library would use (``"uniform"`` or ``"zero"``: ignore the data).
+    gap : RiskGap
+        The bound and the achieved risk at the reported ``(n, epsilon)``.
+    protocols : str
+        Which protocols the lower bound covers.
+
+    Examples
+    --------
+    >>> from ldp.risk import plan
+    >>> p = plan("mean", 1.0, 1e-3)
+    >>> p.n_lower_bound <= p.n_required, p.gap.achieved.value <= 1e-3
+    (True, True)
+    """
+
+    problem: str
+    target_risk: float
+    epsilon: float | None
+    n: int | None
+    n_required: int | None
+    n_lower_bound: int | None
+    epsilon_required: float | None
+    epsilon_lower_bound: float | None
+    mechanism: str
+    gap: RiskGap
+    protocols: str
+
+    def __str__(self) -> str:
+        lines = [f"{self.problem}: target risk {self.target_risk:g}"]
+        if self.n_required is not None:
+            lines.append(f"  epsilon = {self.epsilon:g}")
+            lines.append(f"  users needed by {self.mechanism}: {self.n_required}")
+            lines.append(f"  users no protocol can do without: {self.n_lower_bound}")
+        else:
+            lines.append(f"  n = {self.n}")
+            lines.append(f"  epsilon needed by {self.mechanism}: {self.epsilon_required:.6g}")
+            lines.append(f"  epsilon no protocol can do without: {self.epsilon_lower_bound:.6g}")
+        lines.append(f"  lower bound covers {self.protocols} protocols")
+        return "\n".join(lines)
+
+
+def _options(problem: str, options: dict) -> dict:
+    allowed = {
+        "distribution": ("k", "loss"),
+        "mean": ("r",),
+        "mean-box": ("d", "r"),
+        "mean-ball": ("d", "r"),
+        "binary-test": ("p0", "p1", "alpha"),
+    }[problem]
+    given = {key: value for key, value in options.items() if value is not None}
+    extra = sorted(set(given) - set(allowed))
+    if extra:
+        raise TypeError(f"problem {problem!r} does not take {', '.join(extra)}")
+    needed: tuple[str, ...] = {"distribution": ("k",), "mean-box": ("d",), "mean-ball": ("d",)}.get(
+        problem, ()
+    )
+    if problem == "binary-test":
+        needed = ("p0", "p1", "alpha")
+    missing = [key for key in needed if key not in given]
+    if missing:
+        raise TypeError(f"problem {problem!r} needs {', '.join(missing)}")
+    return given
+
+
+def _check_problem(problem: object) -> str:
+    if problem not in PROBLEMS:
+        raise ValueError(f"problem must be one of {PROBLEMS}, got {problem!r}")
+    return str(problem)
+
+
+_DOMAINS = {"mean": "interval", "mean-box": "box", "mean-ball": "ball"}
+
+
+def _lower(problem: str, n: int, eps: float, opts: dict) -> Bound:
+    if problem == "distribution":
+        return distribution_lower_bound(opts["k"], n, eps, loss=opts.get("loss", "l2sq"))
+    d, r = opts.get("d", 1), opts.get("r", 1.0)
+    return mean_estimation(n, eps, d=d, domain=_DOMAINS[problem], r=r)
+
+
+def _achieved(problem: str, n: int, eps: float, opts: dict) -> Bound:
+    if problem == "distribution":
+        return best_distribution_risk(opts["k"], n, eps, loss=opts.get("loss", "l2sq"))
+    d, r = opts.get("d", 1), opts.get("r", 1.0)
+    return best_mean_risk(n, eps, d=d, domain=_DOMAINS[problem], r=r)
+
+
+def _pair(problem: str, n: int, eps: float, opts: dict) -> RiskGap:
+    lower, achieved = _lower(problem, n, eps, opts), _achieved(problem, n, eps, opts)
+    ratio = achieved.value / lower.value if lower.value > 0 else math.inf
+    return RiskGap(lower, achieved, ratio)
+
+
+def gap(problem: str, n: int, epsilon: float, **options: object) -> RiskGap:
+    """The lower bound of a problem beside the best achieved risk, and their ratio.
+
+    Parameters
+    ----------
+    problem : {"distribution", "mean", "mean-box", "mean-ball"}
+    n : int
+        Number of users.
+    epsilon : float
+        Privacy level (``> 0``, finite).
+    **options
+        ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``.
+
+    Returns
+    -------
+    RiskGap
+        The bound (``lower``), the best achieved risk (``achieved``) and their ratio.
+
+    Examples
+    --------
+    >>> from ldp.risk import gap
+    >>> g = gap("distribution", 100_000, 1.0, k=10)
+    >>> g.achieved.mechanism, round(g.ratio, 2)
+    ('SS', 1.3)
+    """
+    name = _check_problem(problem)
+    if name == "binary-test":
+        raise ValueError("binary-test is exact: use plan() or binary_test_sample_size()")
+    users = check_n(n)
+    eps = check_epsilon(epsilon, positive=True, allow_inf=False)
+    return _pair(name, users, eps, _options(name, options))
+
+
+class _Unreachable(Exception):
+    """The searched range ends before the predicate holds."""
+
+
+def _first_n(predicate) -> int:
+    """Smallest ``n >= 1`` with ``predicate(n)`` (monotone), or raise past MAX_USERS."""
+    n = first_integer(predicate, 1, MAX_USERS)
+    if n is None:
+        raise _Unreachable
+    return n
+
+
+def _first_epsilon(predicate, *, upward: bool) -> float:
+    """Smallest ``eps`` in ``(0, MAX_EPSILON]`` with ``predicate(eps)`` to 1e-6 relative;
+    returned from above (``upward``) or from below."""
+    if not predicate(MAX_EPSILON):
+        raise _Unreachable
+    # epsilon = 0 is never evaluated: it stands as the end where the predicate fails
+    return bisect_monotone(
+        predicate,
+        0.0,
+        MAX_EPSILON,
+        side="high" if upward else "low",
+        ends=(False, True),
+        rtol=1e-7,
+        scale=1e-12,
+    )
+
+
+def plan(
+    problem: str,
+    epsilon: float | None,
+    target_risk: float,
+    *,
+    n: int | None = None,
+    k: int | None = None,
+    d: int | None = None,
+    r: float | None = None,
+    loss: str | None = None,
+    p0: float | ArrayLike | None = None,
+    p1: float | ArrayLike | None = None,
+    alpha: float | None = None,
+) -> Plan:
+    r"""Users needed for a target risk at ``epsilon`` (or ``epsilon`` needed with ``n`` users).
+
+    Parameters
+    ----------
+    problem : {"distribution", "mean", "mean-box", "mean-ball", "binary-test"}
+    epsilon : float or None
+        Privacy level; ``None`` asks the inverse question (then ``n`` is required).
+    target_risk : float
+        The worst-case risk to reach (``> 0``); for ``"binary-test"`` the type-II error.
+    n : int, optional
+        Number of users, for the inverse question.
+    k, loss : optional
+        ``"distribution"``: alphabet size and loss (``"l2sq"``, ``"l1"``, ``"tv"``).
+    d, r : optional
+        Means: dimension (box, ball) and half-width or radius (default 1).
+    p0, p1, alpha : optional
+        ``"binary-test"``: the two hypotheses and the type-I error. Two success
+        probabilities (Bernoulli laws): the answer is exact, randomized response meets it
+        and no sequentially interactive protocol does better. Two pmfs on ``k`` letters:
+        ``n_required`` is randomized response on the best likelihood-ratio set
+        (:func:`~ldp.risk.best_binary_test`, exact) and ``n_lower_bound`` the KL
+        ceiling bound (:func:`~ldp.risk.sample_size_lower_bound`).
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    ValueError
+        Unknown problem, bad option, or a target no ``n`` (no ``epsilon <= 50``) reaches;
+        the message says which side cannot reach it.
+
+    Examples
+    --------
+    >>> from ldp.risk import plan
+    >>> p = plan("distribution", 1.0, 1e-3, k=10)
+    >>> p.mechanism, p.n_lower_bound <= p.n_required
+    ('SS', True)
+    >>> plan("binary-test", 1.0, 0.2, p0=0.5, p1=0.6, alpha=0.05).n_required
+    723
+    """
+    name = _check_problem(problem)
+    target = check_scalar(target_risk, "target_risk", low=0.0, low_open=True)
+    opts = _options(
+        name, {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
+    )
+    if epsilon is None:
+        if n is None:
+            raise TypeError("pass epsilon (how many users?) or n (how much epsilon?)")
+        return _plan_epsilon(name, check_n(n), target, opts)
+    if n is not None:
+        raise TypeError("pass either epsilon or n, not both: the other one is the question")
+    eps = check_epsilon(epsilon, positive=True, allow_inf=False)
+    if name == "binary-test":
+        if target >= 1.0:
+            raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
+        achieved, lower = _test_sizes(opts, eps, target)
+        assert lower is not None
+        if math.isinf(achieved.value):
+            raise ValueError("no number of users separates p0 and p1 (they are equal)")
+        pair = RiskGap(lower, achieved, achieved.value / max(lower.value, 1.0))
+        return Plan(
+            name,
+            target,
+            eps,
+            None,
+            int(achieved.value),
+            int(lower.value),
+            None,
+            None,
+            "RR",
+            pair,
+            "sequentially interactive",
+        )
+
+    def achieved_ok(m: int) -> bool:
+        return _achieved(name, m, eps, opts).value <= target
+
+    def lower_ok(m: int) -> bool:
+        return _lower(name, m, eps, opts).value <= target
+
+    try:
+        n_required = _first_n(achieved_ok)
+    except _Unreachable:
+        raise ValueError(
+            f"target_risk={target:g} is out of reach: the best mechanism's risk stays above it "
+            f"for every n <= 2^50 at epsilon={eps:g}"
+        ) from None
+    n_lower = _first_n(lower_ok)
+    pair = _pair(name, n_required, eps, opts)
+    return Plan(
+        name,
+        target,
+        eps,
+        None,
+        n_required,
+        n_lower,
+        None,
+        None,
+        str(pair.achieved.mechanism),
+        pair,
+        str(pair.lower.protocols),
+    )
+
+
+def _test_sizes(
+    opts: dict, eps: float, target: float, *, lower: bool = True, pair_ceiling: bool = True
+) -> tuple[Bound, Bound | None]:
+    """``(achieved, lower)`` sample sizes of the binary test: exact (both the same) for two
+    Bernoulli laws, randomized response on the best likelihood-ratio set against the KL
+    ceiling bound for two pmfs (``lower=False`` skips the bound)."""
+    p0, p1 = opts["p0"], opts["p1"]
+    if np.ndim(p0) == 0 and np.ndim(p1) == 0:
+        exact = binary_test_sample_size(p0, p1, eps, alpha=opts["alpha"], beta=target)
+        return exact, exact
+    if np.ndim(p0) == 0 or np.ndim(p1) == 0:
+        raise TypeError("p0 and p1 must both be probabilities or both be pmfs")
+    achieved = best_binary_test(p0, p1, eps, alpha=opts["alpha"], beta=target)
+    if not lower:
+        return achieved, None
+    bound = sample_size_lower_bound(
+        p0, p1, eps, alpha=opts["alpha"], beta=target, pair_ceiling=pair_ceiling
+    )
+    return achieved, bound
+
+
+def _test_lower(opts: dict, eps: float, target: float, *, pair_ceiling: bool = True) -> Bound:
+    p0, p1 = opts["p0"], opts["p1"]
+    if np.ndim(p0) == 0 and np.ndim(p1) == 0:
+        return binary_test_sample_size(p0, p1, eps, alpha=opts["alpha"], beta=target)
+    return sample_size_lower_bound(
+        p0, p1, eps, alpha=opts["alpha"], beta=target, pair_ceiling=pair_ceiling
+    )
+
+
+def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
+    if name == "binary-test":
+        if target >= 1.0:
+            raise ValueError(f"target_risk (the type-II error) must be < 1, got {target!r}")
+
+        def ok(eps: float) -> bool:
+            return _test_sizes(opts, eps, target, lower=False)[0].value <= users
+
+        def possible(eps: float) -> bool:  # the fast ceiling: the search evaluates it often
+            return _test_lower(opts, eps, target, pair_ceiling=False).value <= users
+
+        try:
+            up = _first_epsilon(ok, upward=True)
+        except _Unreachable:
+            raise ValueError(
+                f"target_risk={target:g} is out of reach with n={users}: not even at epsilon=50"
+            ) from None
+        down = _first_epsilon(possible, upward=False)
+        achieved, lower = _test_sizes(opts, up, target)
+        assert lower is not None
+        return Plan(
+            name,
+            target,
+            None,
+            users,
+            None,
+            None,
+            up,
+            down,
+            "RR",
+            RiskGap(lower, achieved, achieved.value / max(lower.value, 1.0)),
+            "sequentially interactive",
+        )
+
+    def achieved_ok(eps: float) -> bool:
+        return _achieved(name, users, eps, opts).value <= target
+
+    def lower_ok(eps: float) -> bool:
+        return _lower(name, users, eps, opts).value <= target
+
+    try:
+        eps_required = _first_epsilon(achieved_ok, upward=True)
+    except _Unreachable:
+        raise ValueError(
+            f"target_risk={target:g} is out of reach with n={users}: the best mechanism's risk "
+            "stays above it for every epsilon <= 50"
+        ) from None
+    eps_lower = _first_epsilon(lower_ok, upward=False)
+    pair = _pair(name, users, eps_required, opts)
+    return Plan(
+        name,
+        target,
+        None,
+        users,
+        None,
+        None,
+        eps_required,
+        eps_lower,
+        str(pair.achieved.mechanism),
+        pair,
+        str(pair.lower.protocols),
+    )
