@@ -51,7 +51,7 @@ from ldp.accounting.shuffle import (
 from ldp.channel import Channel
 from ldp.core import Mechanism
 from ldp.mechanisms import k_rr
-from ldp.mechanisms.base import MIN_EPSILON
+from ldp.mechanisms.limits import MIN_EPSILON
 
 __all__ = ["calibrate"]
 

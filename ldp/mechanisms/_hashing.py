@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ldp.mechanisms.base import CHUNK_ELEMENTS, chunk_rows
+from ldp.mechanisms.limits import CHUNK_ELEMENTS, chunk_rows
 
 #: Largest product of field sizes packed into one word: every report field stays an integer
 #: below ``2^53``, exact in a double (JSON numbers, JavaScript, float64 report tables).

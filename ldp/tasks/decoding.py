@@ -19,12 +19,8 @@ from numpy.typing import ArrayLike
 from ldp._validation import as_real_array
 from ldp.channel import Channel
 from ldp.core import ReportCodec
-from ldp.mechanisms.base import (
-    FrequencyMechanism,
-    SupportCounts,
-    check_convention,
-    check_n,
-)
+from ldp.mechanisms.base import FrequencyMechanism, SupportCounts
+from ldp.mechanisms.limits import check_convention, check_n
 
 __all__ = ["ChannelOracle", "check_decodable", "frequency_decoder"]
 

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp.mechanisms.base import (
-    check_categories,
-)
+from ldp.mechanisms.limits import check_categories
 from ldp.tasks.strings import encode_strings
 
 __all__ = ["HeavyHitterLevel", "HeavyHitters"]

@@ -58,11 +58,8 @@ from scipy.special import ndtri
 from ldp._frozen import Frozen
 from ldp._sampling import randint
 from ldp._validation import check_integer, check_random_state, check_scalar, describe
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    check_mechanism_epsilon,
-)
+from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.limits import check_categories, check_mechanism_epsilon
 from ldp.tasks.hitters import HeavyHitterLevel, HeavyHitters
 from ldp.tasks.selection import FREQUENCY_ORACLES
 from ldp.tasks.strings import PREFIX_ORACLES, check_bits, encode_strings

@@ -55,18 +55,17 @@ from numpy.typing import ArrayLike
 from ldp._frozen import Frozen, frozen_array
 from ldp._sampling import randint
 from ldp._validation import as_real_array, check_integer, check_random_state
-from ldp.mechanisms.base import (
+from ldp.mechanisms.base import FrequencyOracle, SupportCounts
+from ldp.mechanisms.categorical.grr import GRR
+from ldp.mechanisms.categorical.local_hashing import BLH, OLH
+from ldp.mechanisms.categorical.unary import OUE, SUE
+from ldp.mechanisms.limits import (
     CHUNK_ELEMENTS,
-    FrequencyOracle,
-    SupportCounts,
     check_categories,
     check_convention,
     check_mechanism_epsilon,
     check_n,
 )
-from ldp.mechanisms.categorical.grr import GRR
-from ldp.mechanisms.categorical.local_hashing import BLH, OLH
-from ldp.mechanisms.categorical.unary import OUE, SUE
 from ldp.tasks.selection import recommend
 from ldp.tasks.tree import (
     b_adic_nodes,

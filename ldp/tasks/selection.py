@@ -7,12 +7,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ldp._validation import check_epsilon, check_integer, check_scalar, describe
-from ldp.mechanisms.base import MAX_STATISTIC_ENTRIES, FrequencyOracle
+from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical.grr import GRR
 from ldp.mechanisms.categorical.hadamard import HadamardResponse
 from ldp.mechanisms.categorical.local_hashing import BLH, OLH
 from ldp.mechanisms.categorical.subset import SubsetSelection
 from ldp.mechanisms.categorical.unary import OUE, SUE
+from ldp.mechanisms.limits import MAX_STATISTIC_ENTRIES
 from ldp.mechanisms.sketches.sketch import CMS, HCMS, MAX_DEPTH, CountMeanSketch
 
 __all__ = [

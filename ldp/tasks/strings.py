@@ -9,9 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._validation import check_integer, describe
-from ldp.mechanisms.base import (
-    check_categories,
-)
+from ldp.mechanisms.limits import check_categories
 
 __all__ = ["MAX_BITS", "decode_strings", "encode_strings"]
 

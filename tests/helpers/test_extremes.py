@@ -323,7 +323,7 @@ def test_local_hashing_with_a_huge_alphabet_is_built_without_a_table():
     import tracemalloc
 
     from ldp.mechanisms import LocalHashing
-    from ldp.mechanisms.base import MAX_STATISTIC_ENTRIES
+    from ldp.mechanisms.limits import MAX_STATISTIC_ENTRIES
 
     tracemalloc.start()
     try:

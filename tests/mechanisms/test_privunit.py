@@ -393,13 +393,13 @@ def test_identity_and_parameters_round_trip():
 def test_privatize_works_in_blocks_of_users(cls, monkeypatch):
     """Working memory is bounded: users go through in blocks, in order, each block drawing
     as a batch of its own (here 3 users per block)."""
-    import ldp.mechanisms.base as base
+    import ldp.mechanisms.limits as limits
 
     mech = cls(2.0, 4)
     x = np.tile([0.0, 0.6, 0.0, 0.8], (7, 1))
-    monkeypatch.setattr(base, "CHUNK_ELEMENTS", 12)
+    monkeypatch.setattr(limits, "CHUNK_ELEMENTS", 12)
     whole = mech.privatize(x, rng=9)
-    monkeypatch.setattr(base, "CHUNK_ELEMENTS", 1 << 22)
+    monkeypatch.setattr(limits, "CHUNK_ELEMENTS", 1 << 22)
     gen = np.random.default_rng(9)
     parts = [mech.privatize(x[i : i + 3], rng=gen) for i in (0, 3, 6)]
     np.testing.assert_array_equal(whole, np.vstack(parts))

@@ -10,10 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from ldp._validation import compact
-from ldp.mechanisms.base import (
-    MAX_VECTOR_CATEGORIES,
-    check_size,
-)
+from ldp.mechanisms.limits import MAX_VECTOR_CATEGORIES, check_size
 
 #: Largest number of matrix entries ``to_channel`` builds.
 MAX_CHANNEL_ENTRIES = 1 << 24

@@ -21,13 +21,9 @@ from ldp._validation import check_random_state
 from ldp.channel import Channel
 from ldp.core import ReportCodec, index_codec
 from ldp.mechanisms._hashing import fwht, parity
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    chunk_rows,
-    index_dtype,
-)
+from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import check_channel_size, scatter_rows
+from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["HadamardResponse"]

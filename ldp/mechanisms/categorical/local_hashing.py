@@ -21,12 +21,9 @@ from ldp._validation import check_integer, check_random_state
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms._hashing import hash_family, prime_power
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    check_mechanism_epsilon,
-)
+from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import check_channel_size
+from ldp.mechanisms.limits import check_categories, check_mechanism_epsilon
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["BLH", "OLH", "LocalHashing"]

@@ -28,18 +28,14 @@ from ldp._sampling import (
 from ldp._validation import check_integer, check_random_state
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    chunk_rows,
-    index_dtype,
-)
+from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
 )
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["SubsetSelection"]

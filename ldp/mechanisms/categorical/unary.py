@@ -24,17 +24,14 @@ from ldp._sampling import (
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    chunk_rows,
-)
+from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
     unary_ratio,
 )
+from ldp.mechanisms.limits import check_categories, chunk_rows
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["OUE", "SUE", "UnaryEncoding"]

@@ -22,10 +22,9 @@ from ldp._validation import (
 )
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms.base import (
+from ldp.mechanisms.base import FrequencyMechanism, SupportCounts
+from ldp.mechanisms.limits import (
     MAX_VECTOR_CATEGORIES,
-    FrequencyMechanism,
-    SupportCounts,
     check_categories,
     check_convention,
     check_mechanism_epsilon,

@@ -65,12 +65,8 @@ from ldp._validation import (
 )
 from ldp.channel import Channel
 from ldp.core import ReportCodec, index_codec
-from ldp.mechanisms.base import (
-    FrequencyOracle,
-    check_categories,
-    check_mechanism_epsilon,
-    index_dtype,
-)
+from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.limits import check_categories, check_mechanism_epsilon, index_dtype
 from ldp.mechanisms.longitudinal.memo import Memo
 from ldp.mechanisms.worst_pair import pair_channel
 

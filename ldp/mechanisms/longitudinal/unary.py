@@ -34,16 +34,16 @@ from ldp._validation import (
 )
 from ldp.channel import Channel
 from ldp.core import ReportCodec
-from ldp.mechanisms.base import (
+from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
+from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.limits import (
     MAX_CATEGORIES,
     MAX_VECTOR_CATEGORIES,
-    FrequencyOracle,
     check_mechanism_epsilon,
     check_size,
     chunk_rows,
 )
-from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
-from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.longitudinal.lgrr import (
     MemoizedMechanism,
     lambda_ratio_gap,

@@ -59,7 +59,8 @@ from ldp._validation import (
 from ldp.channel import Channel
 from ldp.core import Estimate, Field, Items, Mechanism, ReportCodec, check_confidence
 from ldp.mechanisms._hashing import fwht, parity
-from ldp.mechanisms.base import (
+from ldp.mechanisms.categorical.unary import SUE
+from ldp.mechanisms.limits import (
     MAX_STATISTIC_ENTRIES,
     MAX_VECTOR_CATEGORIES,
     check_convention,
@@ -68,7 +69,6 @@ from ldp.mechanisms.base import (
     check_size,
     chunk_rows,
 )
-from ldp.mechanisms.categorical.unary import SUE
 from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts, is_single_item
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]

@@ -75,7 +75,7 @@ from ldp._sampling import ExactLaw, bernoulli, choose, uniform
 from ldp._validation import check_random_state, check_scalar
 from ldp.channel import Channel
 from ldp.core import Ball, Field, ReportCodec
-from ldp.mechanisms.base import MeanMechanism, chunk_rows
+from ldp.mechanisms.base import MeanMechanism
 from ldp.mechanisms.draws import (
     GAUSSIAN_REACH,
     exponential_draws,
@@ -85,6 +85,7 @@ from ldp.mechanisms.draws import (
     snap_to_grid,
     unit_rows,
 )
+from ldp.mechanisms.limits import chunk_rows
 from ldp.mechanisms.vector.privunit_design import (
     ENVELOPE_CAP,
     MIN_CAP,
