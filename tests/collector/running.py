@@ -1,5 +1,6 @@
 """A real collector for tests: ``python -m ldp serve`` in a child process on a free port."""
 
+import importlib.util
 import json
 import os
 import signal
@@ -10,6 +11,25 @@ import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
+
+import pytest
+
+#: What the HTTP service needs (the ``server`` extra, also in the ``test`` extra).
+SERVER_EXTRA = ("starlette", "uvicorn")
+NO_SERVER_EXTRA = (
+    "the collector's HTTP service needs the server extra (starlette, uvicorn): "
+    'pip install -e ".[server]"'
+)
+
+
+def require_server_extra() -> None:
+    """Skip the calling test module, saying why, when the ``server`` extra is not installed
+    (in CI, where the test extra installs it, fail instead)."""
+    if all(importlib.util.find_spec(name) is not None for name in SERVER_EXTRA):
+        return
+    if os.environ.get("CI"):
+        pytest.fail(NO_SERVER_EXTRA, pytrace=False)
+    pytest.skip(NO_SERVER_EXTRA, allow_module_level=True)
 
 
 def free_port() -> int:

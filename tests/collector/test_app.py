@@ -10,12 +10,18 @@ import secrets
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
 
 from ldp.collector import Store
-from ldp.collector.app import create_app
 from ldp.mechanisms import CMS, GRR, Laplace
 from ldp.protocol import Protocol
+
+from .running import require_server_extra
+
+require_server_extra()
+
+from starlette.testclient import TestClient  # noqa: E402 (after the extra's check)
+
+from ldp.collector.app import create_app  # noqa: E402
 
 GRR3 = Protocol.from_mechanism(GRR(3, 1.0), labels=["bus", "bike", "car"])
 LAPLACE = Protocol.from_mechanism(Laplace(1.0), bounds=(0.0, 100.0), question="Your age?")

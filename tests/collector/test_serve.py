@@ -15,9 +15,10 @@ from ldp.collector import Store
 from ldp.mechanisms import GRR
 from ldp.protocol import Protocol, read_reports
 
-from .running import request, serving
+from .running import request, require_server_extra, serving
 
 pytestmark = pytest.mark.slow
+require_server_extra()
 
 PROTOCOL = Protocol.from_mechanism(GRR(4, 1.0), labels=["a", "b", "c", "d"])
 

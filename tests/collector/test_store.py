@@ -2,6 +2,7 @@
 stored rows, whole-or-nothing batches, the schema version, time windows, and a database that
 refuses writes."""
 
+import importlib.util
 import secrets
 import sqlite3
 
@@ -233,8 +234,13 @@ def test_a_store_that_cannot_be_opened_says_why(tmp_path):
         Store(tmp_path / "no" / "such" / "dir" / "r.sqlite")
     with pytest.raises(ValueError, match="store must be"):
         Store("")
-    with pytest.raises(StoreError, match="the postgresql store could not connect"):
-        Store("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
+    unreachable = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"
+    if importlib.util.find_spec("psycopg") is None:  # without the server extra: says which
+        with pytest.raises(ImportError, match=r"needs psycopg 3: pip install 'ldpkit\[server\]'"):
+            Store(unreachable)
+    else:
+        with pytest.raises(StoreError, match="the postgresql store could not connect"):
+            Store(unreachable)
 
 
 # ----------------------------------------------------------------------------- statistics

@@ -17,9 +17,10 @@ import pytest
 from ldp.cli import main
 from ldp.protocol import load
 
-from .running import request, serving
+from .running import request, require_server_extra, serving
 
 pytestmark = pytest.mark.slow
+require_server_extra()
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "examples" / "web_survey" / "protocol.json"
