@@ -7,6 +7,7 @@ twice or half-committed), nothing unknown was stored, and the batches whose answ
 are retried on a restarted server: their reports that were stored come back as duplicates.
 On SQLite and on PostgreSQL."""
 
+import http.client
 import secrets
 import signal
 import threading
@@ -47,7 +48,7 @@ def test_a_killed_server_loses_no_acknowledged_report_and_counts_none_twice(stor
             ]
             try:
                 status, answer = request(url, batch, timeout=10)
-            except OSError:
+            except (OSError, http.client.HTTPException):  # refused, reset, or cut mid-answer
                 with lock:
                     unanswered.append(batch)
                 return
