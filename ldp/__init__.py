@@ -50,7 +50,7 @@ _LAZY_NAMES = {
     "PrivacyLeakWarning": "ldp._warnings",
     "binary_erasure": "ldp.mechanisms",
     "binary_mechanism_with_erasure": "ldp.mechanisms",
-    "blackwell_dominates": "ldp.accounting.blackwell",
+    "blackwell_dominates": "ldp.accounting.comparisons.blackwell",
     "eta_max": "ldp.mechanisms",
     "k_rr": "ldp.mechanisms",
     "randomized_response": "ldp.mechanisms",
@@ -82,7 +82,7 @@ _SUBMODULES = frozenset(
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from ldp import accounting, contraction, divergences, references, risk
     from ldp._warnings import ImplausibleReportsWarning, PrivacyLeakWarning
-    from ldp.accounting.blackwell import blackwell_dominates
+    from ldp.accounting.comparisons.blackwell import blackwell_dominates
     from ldp.channel import Channel
     from ldp.mechanisms import (
         binary_erasure,

@@ -1,7 +1,7 @@
 r"""Gaussian differential privacy: conversions between ``mu`` and ``(epsilon, delta)``.
 
 A leaf module, so that the Gaussian mechanism (:mod:`ldp.mechanisms`) and the accountant
-(:mod:`ldp.accounting.gdp` re-exports these functions) share one home for the formulas.
+(:mod:`ldp.accounting.curves.gdp` re-exports these functions) share one home for the formulas.
 
 A mechanism is ``mu``-GDP when its trade-off function is at least
 :math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)` (Dong-Roth-Su (2022), Definition 2.4).

@@ -1,4 +1,4 @@
-"""Deprecated home: the Blackwell order moved to :mod:`ldp.accounting.blackwell`.
+"""Deprecated home: the Blackwell order moved to :mod:`ldp.accounting.comparisons.blackwell`.
 
 The order of channels (``blackwell_dominates``) and of privacy curves
 (``blackwell_compare``) now share one module. ``ldp.blackwell_dominates`` is unchanged; the
@@ -13,7 +13,7 @@ from ldp._deprecation import moved_names
 __getattr__ = moved_names(
     __name__,
     {
-        name: ("ldp.accounting.blackwell", name)
+        name: ("ldp.accounting.comparisons.blackwell", name)
         for name in ("BlackwellResult", "blackwell_dominates")
     },
 )

@@ -181,7 +181,7 @@ class Progress:
 #: short files fill in around them instead of a long one running alone at the end.
 LONG_POLES = (
     "tests/project/test_docs.py",  # the documentation build, with every example
-    "tests/accounting/test_shuffle.py",
+    "tests/accounting/amplification/test_shuffle.py",
     "tests/project/test_readme.py",  # the README's command-line blocks
     "tests/clients/test_clients.py",
     "tests/project/test_install.py",  # the clean-venv install
@@ -189,7 +189,7 @@ LONG_POLES = (
     "tests/risk/test_risk_minimax.py",
     "tests/project/test_lint.py",  # mypy
     "tests/design/test_design_colgen.py",
-    "tests/accounting/test_natural_filter.py",
+    "tests/accounting/central/test_natural_filter.py",
     "tests/mechanisms/test_longitudinal.py",
     "tests/project/test_examples_telemetry.py",
 )

@@ -1,10 +1,15 @@
 """Privacy accounting for repeated reports: f-DP, GDP, composition, subsampling, filters.
 
-The LDP core is here: privacy curves (trade-off functions, privacy-loss distributions),
-their conversions, composition, shuffling and subsampling, comparison, calibration and
-filters. Central-DP machinery for DP-SGD (the Poisson-subsampled Gaussian, NoisySGD,
-individual approximate GDP accounting) lives beside it in :mod:`ldp.accounting.central`;
-its old names still import from here for one release, with a ``DeprecationWarning``.
+The LDP core is here, in subpackages by job that import one way (each only those before
+it): ``curves`` (trade-off functions, privacy-loss distributions and their conversions),
+then ``comparisons`` (the Blackwell order, approximate GDP), ``amplification`` (shuffling,
+subsampling) and ``filters`` (privacy filters, Renyi DP), then ``composition`` (exact and
+approximate composition, calibration). Every public name imports from here. The module
+paths of the last release (``ldp.accounting.pld``, ``ldp.accounting.tradeoff``, ...) still
+import for one release, with a ``DeprecationWarning`` naming the new home. Central-DP
+machinery for DP-SGD (the Poisson-subsampled Gaussian, NoisySGD, individual approximate GDP
+accounting) lives beside it in :mod:`ldp.accounting.central`; its old names still import
+from here for one release, with a ``DeprecationWarning``.
 
 Every number reported here is an upper bound on the privacy loss that holds, rounded
 outward (floating point included), unless its name and docstring say ``approx`` (CLT,
@@ -23,99 +28,89 @@ True
 """
 
 from ldp._deprecation import moved_names
-from ldp.accounting.approximations import (
-    EDGEWORTH_RELIABLE,
-    ApproximationWarning,
-    EdgeworthTradeOff,
-    berry_esseen_approx,
-    clt_mu_approx,
-    edgeworth_cumulants,
-    edgeworth_tradeoff_approx,
-    edgeworth_value_approx,
-    laplace_cumulants,
-    tradeoff_functionals,
+from ldp.accounting.amplification import (
+    ShuffleAmplification,
+    shuffle_amplification,
+    subsample_eps_delta,
+    subsample_eps_delta_eta,
+    subsample_tradeoff,
+    subsampled_eps_delta_tradeoff,
 )
-from ldp.accounting.attacks import attacker_success_rate
-from ldp.accounting.blackwell import (
-    BlackwellComparison,
-    BlackwellResult,
-    blackwell_compare,
-    blackwell_dominates,
-    is_blackwell_chain,
-)
-from ldp.accounting.calibration import calibrate
 from ldp.accounting.central.filters import (
     ApproxGDPFilter,
     NaturalFDPFilter,
     natural_filter_counterexample,
     two_step_counterexample,
 )
-from ldp.accounting.comparison import (
+from ldp.accounting.comparisons import (
+    BlackwellComparison,
+    BlackwellResult,
     approx_gdp_delta,
     approx_gdp_distance,
+    blackwell_compare,
+    blackwell_dominates,
     delta_divergence,
     is_approx_gdp,
+    is_blackwell_chain,
     worst_case_adaptive_profile,
 )
 from ldp.accounting.composition import (
+    EDGEWORTH_RELIABLE,
+    ApproximationWarning,
     Composition,
+    EdgeworthTradeOff,
     EpsDeltaEtaComposition,
+    IntersectedComposition,
+    berry_esseen_approx,
+    calibrate,
+    clt_mu_approx,
     compose,
     compose_eps_delta_eta,
-)
-from ldp.accounting.curve_divergences import (
-    get_rdp_from_gdp,
-    rr_renyi,
-    tradeoff_chi2_plus,
-    tradeoff_renyi,
-)
-from ldp.accounting.filters import (
-    FilterHaltedError,
-    InvalidFilterError,
-    PrivacyFilter,
-)
-from ldp.accounting.gdp import (
-    get_delta_from_gdp,
-    get_epsilon_from_gdp,
-    get_mu_from_epsilon_delta,
-    get_tv_from_gdp,
-)
-from ldp.accounting.group import group_privacy
-from ldp.accounting.intersection import (
-    IntersectedComposition,
     compose_eps_delta_eta_intersection,
+    edgeworth_cumulants,
+    edgeworth_tradeoff_approx,
+    edgeworth_value_approx,
+    laplace_cumulants,
+    tradeoff_functionals,
 )
-from ldp.accounting.pld import PrivacyLossDistribution
-from ldp.accounting.rdp import (
-    DEFAULT_ORDERS,
-    RDPFilter,
-    get_epsilon_from_rdp,
-    rdp_subsampled_gaussian,
-)
-from ldp.accounting.shuffle import ShuffleAmplification, shuffle_amplification
-from ldp.accounting.subsampling import (
-    SubsampledTradeOff,
-    subsample_eps_delta,
-    subsample_eps_delta_eta,
-    subsample_tradeoff,
-    subsampled_eps_delta_tradeoff,
-)
-from ldp.accounting.summary import TradeOffSummary, tradeoff_summary
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     EpsDeltaEtaTradeOff,
     EpsDeltaTradeOff,
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
+    PrivacyLossDistribution,
+    SubsampledTradeOff,
     TradeOffFunction,
+    TradeOffSummary,
+    attacker_success_rate,
     check_tradeoff,
+    get_delta_from_gdp,
     get_delta_from_tradeoff,
+    get_epsilon_from_gdp,
     get_epsilon_from_tradeoff,
+    get_mu_from_epsilon_delta,
     get_mu_from_tradeoff,
+    get_rdp_from_gdp,
     get_tradeoff_from_profile,
+    get_tv_from_gdp,
+    group_privacy,
+    rr_renyi,
     symmetrize,
+    tradeoff_chi2_plus,
     tradeoff_from_channel,
     tradeoff_from_pair,
+    tradeoff_renyi,
+    tradeoff_summary,
+)
+from ldp.accounting.filters import (
+    DEFAULT_ORDERS,
+    FilterHaltedError,
+    InvalidFilterError,
+    PrivacyFilter,
+    RDPFilter,
+    get_epsilon_from_rdp,
+    rdp_subsampled_gaussian,
 )
 from ldp.core.privacy_profile import PrivacyProfile  # noqa: F401  (documented in ldp.core)
 

@@ -7,7 +7,7 @@ import pytest
 
 import ldp
 from ldp.accounting import tradeoff_from_pair
-from ldp.accounting.blackwell import BlackwellResult, blackwell_dominates
+from ldp.accounting.comparisons.blackwell import BlackwellResult, blackwell_dominates
 
 
 def _random_channel(rng, n, m):

@@ -341,7 +341,7 @@ def test_compose_refuses_more_folds_than_its_limit_up_front():
     unrelated message); n above MAX_COMPOSE_FOLDS is refused first. Gaussian curves compose
     in closed form at any n."""
     from ldp.accounting import GaussianTradeOff, compose
-    from ldp.accounting.composition import MAX_COMPOSE_FOLDS
+    from ldp.accounting.composition.exact import MAX_COMPOSE_FOLDS
 
     with pytest.raises(ValueError, match=r"n must be <= MAX_COMPOSE_FOLDS.*got 1e\+09"):
         compose(ldp.k_rr(4, 1.0), 10**9)

@@ -29,9 +29,12 @@ No module-level alias gives a private name a public one (``name = _name`` or
 No ``_``-prefixed *name* is imported from another module (a public name from a private
 module such as ``ldp._validation`` is fine), from ``ldp``, ``estimators`` or scikit-learn.
 
-Inside ``ldp.accounting`` the central-DP machinery (``ldp.accounting.central``: the
-subsampled Gaussian, noisy SGD, its filters) sits above the LDP core: only the package
-``__init__`` and ``central`` itself import it. No module has more than ``MAX_MODULE_LINES``
+Inside ``ldp.accounting`` every module sits in a subpackage by job, ranked
+(``ACCOUNTING_RANKS``): ``curves`` <- {``comparisons``, ``amplification``, ``filters``} <-
+``composition`` <- ``central``; a module imports its own subpackage and lower ranks only. The
+central-DP machinery (``ldp.accounting.central``: the subsampled Gaussian, noisy SGD, its
+filters) sits above the LDP core: only the package ``__init__`` and ``central`` itself import
+it. No module has more than ``MAX_MODULE_LINES``
 lines (one job per module).
 """
 
@@ -132,6 +135,31 @@ SHIMS = frozenset(
         "ldp.accounting.subsampled_gaussian",
     }
     | {
+        f"ldp.accounting.{name}"
+        for name in (
+            "approximations",
+            "attacks",
+            "blackwell",
+            "blanket",
+            "calibration",
+            "comparison",
+            "curve_divergences",
+            "curve_plds",
+            "gdp",
+            "group",
+            "intersection",
+            "pld",
+            "rdp",
+            "shuffle",
+            "subsampling",
+            "summary",
+            "tradeoff",
+            "tradeoff_base",
+            "tradeoff_conversions",
+            "tradeoff_families",
+        )
+    }
+    | {
         f"ldp.mechanisms.{name}"
         for name in (
             "channels",
@@ -161,6 +189,18 @@ ALLOWED_UPWARD = {("ldp.channel", "ldp.contraction")}
 
 #: The central-DP part of accounting: above the LDP core of ``ldp.accounting``.
 CENTRAL = "ldp.accounting.central"
+
+#: Rank of each subpackage of ``ldp.accounting`` (the LDP core by job, then central DP): a
+#: module of one imports only its own subpackage and subpackages of a lower rank. Every module
+#: of ``ldp.accounting`` but the package ``__init__`` and the shims sits in one of them.
+ACCOUNTING_RANKS = {
+    "ldp.accounting.curves": 0,  # trade-off functions, privacy-loss distributions, conversions
+    "ldp.accounting.comparisons": 1,  # the Blackwell order, Delta-divergence, approximate GDP
+    "ldp.accounting.amplification": 1,  # shuffling (and the blanket), subsampling
+    "ldp.accounting.filters": 1,  # the GDP filter, Renyi DP and its filter
+    "ldp.accounting.composition": 2,  # exact and approximate composition, calibration
+    CENTRAL: 3,  # central DP: the subsampled Gaussian, noisy SGD, its filters
+}
 
 #: Most lines a module of the two packages may have.
 MAX_MODULE_LINES = 800
@@ -374,6 +414,50 @@ def central_imports(edges: list[Edge]) -> list[str]:
     return problems
 
 
+def accounting_subpackage(module: str) -> str | None:
+    """The subpackage of ``ldp.accounting`` a module sits in (``None`` outside it, for the
+    package ``__init__`` and for a module directly under ``ldp/accounting/``)."""
+    parts = module.split(".")
+    if parts[:2] != ["ldp", "accounting"] or len(parts) < 3:
+        return None
+    subpackage = ".".join(parts[:3])
+    return subpackage if subpackage in ACCOUNTING_RANKS or len(parts) > 3 else None
+
+
+def accounting_order_violations(edges: list[Edge]) -> list[str]:
+    """Imports between the subpackages of ``ldp.accounting`` that do not go down
+    ``ACCOUNTING_RANKS`` (lazy ones included; a subpackage missing from it is one too)."""
+    problems = []
+    for edge in edges:
+        source = accounting_subpackage(edge.source)
+        targets = {edge.target} | {f"{edge.target}.{n}" for n in edge.names}
+        target = next((t for t in map(accounting_subpackage, sorted(targets)) if t), None)
+        if source is None or target is None or source == target:
+            continue
+        if source not in ACCOUNTING_RANKS or target not in ACCOUNTING_RANKS:
+            missing = source if source not in ACCOUNTING_RANKS else target
+            problems.append(f"{edge.source}:{edge.line}: {missing} has no rank in ACCOUNTING_RANKS")
+        elif ACCOUNTING_RANKS[target] >= ACCOUNTING_RANKS[source]:
+            problems.append(
+                f"{edge.source}:{edge.line} imports {edge.target} (rank "
+                f"{ACCOUNTING_RANKS[target]} is not below {source}'s rank "
+                f"{ACCOUNTING_RANKS[source]})"
+            )
+    return problems
+
+
+def loose_accounting_modules(modules: frozenset[str]) -> list[str]:
+    """Modules of ``ldp.accounting`` outside its ranked subpackages: only the package
+    ``__init__`` and the shims may sit there."""
+    return sorted(
+        m
+        for m in modules
+        if m.startswith("ldp.accounting.")
+        and m not in SHIMS
+        and accounting_subpackage(m) not in ACCOUNTING_RANKS
+    )
+
+
 def oversized(path: Path, source: str | None = None) -> str | None:
     """``"module: N lines"`` when a module has more than ``MAX_MODULE_LINES`` lines."""
     text = path.read_text(encoding="utf-8") if source is None else source
@@ -548,6 +632,16 @@ def test_the_ldp_core_of_accounting_does_not_import_central_dp():
     assert not problems, "\n".join(problems)
 
 
+def test_the_subpackages_of_accounting_import_one_way():
+    problems = accounting_order_violations(all_edges())
+    assert not problems, "\n".join(problems)
+
+
+def test_every_accounting_module_sits_in_a_ranked_subpackage():
+    assert loose_accounting_modules(module_names()) == []
+    assert {accounting_subpackage(m) for m in module_names()} >= set(ACCOUNTING_RANKS)
+
+
 def test_the_central_dp_package_is_imported_by_the_accounting_package():
     """The rule above has something to guard: the package re-exports central's filters."""
     edges = parse_edges(ROOT / "ldp" / "accounting" / "__init__.py")
@@ -589,8 +683,42 @@ def test_an_upward_import_is_caught(module, statement):
     ],
 )
 def test_an_import_of_central_dp_by_the_core_is_caught(statement):
-    problems = central_imports(_edges_with(ROOT / "ldp/accounting/filters.py", statement))
-    assert problems and all(p.startswith("ldp.accounting.filters:") for p in problems)
+    path = ROOT / "ldp/accounting/filters/gdp_filter.py"
+    problems = central_imports(_edges_with(path, statement))
+    assert problems and all(p.startswith("ldp.accounting.filters.gdp_filter:") for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "statement"),
+    [
+        ("ldp/accounting/curves/pld.py", "from ldp.accounting.composition import compose"),
+        ("ldp/accounting/curves/gdp.py", "import ldp.accounting.filters.rdp"),
+        ("ldp/accounting/amplification/shuffle.py", "from ldp.accounting.filters import RDPFilter"),
+        (
+            "ldp/accounting/comparisons/blackwell.py",
+            "def f():\n    from ldp.accounting import amplification\n",
+        ),
+        ("ldp/accounting/composition/exact.py", "from ldp.accounting.central import noisy_sgd"),
+        ("ldp/accounting/curves/group.py", "from ldp.accounting.tables import X"),
+    ],
+)
+def test_an_accounting_import_against_the_ranks_is_caught(module, statement):
+    problems = accounting_order_violations(_edges_with(ROOT / module, statement))
+    assert len(problems) == 1, problems
+
+
+def test_imports_down_the_accounting_ranks_pass():
+    statement = "from ldp.accounting.curves import GaussianTradeOff"
+    path = ROOT / "ldp/accounting/composition/exact.py"
+    assert accounting_order_violations(parse_edges(path, statement)) == []
+
+
+def test_a_loose_accounting_module_is_caught():
+    modules = module_names() | {"ldp.accounting.tables", "ldp.accounting.extra.tables"}
+    assert loose_accounting_modules(modules) == [
+        "ldp.accounting.extra.tables",
+        "ldp.accounting.tables",
+    ]
 
 
 def test_a_long_module_is_caught():
@@ -600,15 +728,16 @@ def test_a_long_module_is_caught():
 
 
 def test_a_cycle_is_caught():
-    # accounting.gdp sits below accounting.tradeoff (tradeoff imports gdp)
-    edges = _edges_with(ROOT / "ldp/accounting/gdp.py", "from ldp.accounting.tradeoff import X")
+    # curves.gdp sits below curves.tradeoff_families (which imports gdp)
+    statement = "from ldp.accounting.curves.tradeoff_families import X"
+    edges = _edges_with(ROOT / "ldp/accounting/curves/gdp.py", statement)
     cycle = find_cycle(edges)
-    assert cycle is not None and "ldp.accounting.gdp" in cycle
+    assert cycle is not None and "ldp.accounting.curves.gdp" in cycle
 
 
 def test_a_lazy_cycle_is_caught():
-    statement = "def f():\n    from ldp.accounting.tradeoff import X\n"
-    edges = _edges_with(ROOT / "ldp/accounting/gdp.py", statement)
+    statement = "def f():\n    from ldp.accounting.curves.tradeoff_families import X\n"
+    edges = _edges_with(ROOT / "ldp/accounting/curves/gdp.py", statement)
     assert find_cycle(edges) is not None
 
 
@@ -616,7 +745,7 @@ def test_a_lazy_cycle_is_caught():
     "statement",
     [
         "from ldp.plotting import _helper",
-        "from ldp.accounting.pld import _something",
+        "from ldp.accounting.curves.pld import _something",
         "from sklearn.utils.validation import _check_feature_names_in",
     ],
 )
@@ -690,6 +819,34 @@ def test_the_architecture_page_states_the_layers_of_this_test():
         for name in re.findall(r"`([\w.*]+)`", cells[1]):
             stated["ldp._" if name == "ldp._*" else name] = int(cells[0])
     assert stated == LAYERS
+
+
+def _stated_accounting_ranks(text: str) -> dict[str, int]:
+    """The ranks of the ``- rank N: `ldp.accounting.x`, ...: what it holds`` list."""
+    stated: dict[str, int] = {}
+    for rank, names in re.findall(r"^- rank (\d+): ((?:`[\w.]+`,?\s*)+):", text, flags=re.M):
+        for name in re.findall(r"`([\w.]+)`", names):
+            stated[name] = int(rank)
+    return stated
+
+
+def test_the_architecture_page_states_the_accounting_ranks_of_this_test():
+    text = ARCHITECTURE_PAGE.read_text(encoding="utf-8")
+    assert _stated_accounting_ranks(text) == ACCOUNTING_RANKS
+
+
+def test_a_wrong_accounting_rank_on_the_page_is_caught():
+    text = ARCHITECTURE_PAGE.read_text(encoding="utf-8")
+    wrong = text.replace(
+        "- rank 2: `ldp.accounting.composition`", "- rank 1: `ldp.accounting.composition`"
+    )
+    assert wrong != text
+    stated = _stated_accounting_ranks(wrong)
+    assert stated["ldp.accounting.composition"] == 1 and stated != ACCOUNTING_RANKS
+    listed = "- rank 1: `ldp.accounting.filters`,\n  `ldp.accounting.composition`: filters\n"
+    assert _stated_accounting_ranks(listed) == dict.fromkeys(
+        ("ldp.accounting.filters", "ldp.accounting.composition"), 1
+    )
 
 
 def test_the_add_a_mechanism_example_runs(capsys):

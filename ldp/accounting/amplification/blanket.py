@@ -32,8 +32,8 @@ Source. The formulas are transcribed from the authors' reference implementation
 the paper's own statement (its theorem numbers and any range conditions) could not be read
 here, so none is cited. The Bennett sum over the binomial is evaluated in the closed form
 above (its probability-generating function) instead of by truncated summation. Every value is
-checked in tests/accounting/test_shuffle.py against the exact ``delta(eps)`` of shuffled
-k-RR, computed by enumerating every multinomial output for ``n <= 30``, and against the
+checked in tests/accounting/amplification/test_shuffle.py against the exact ``delta(eps)`` of
+shuffled k-RR, computed by enumerating every multinomial output for ``n <= 30``, and against the
 values of the authors' code; the bound is loose at small ``n`` and competitive with the
 clone bounds when ``k`` is large next to ``e^eps0`` (Bennett), where it can be the tightest.
 Values are rounded up by a relative ``1e-10`` (far above the rounding of the evaluation).
@@ -70,7 +70,7 @@ def blanket_probability(epsilon0: float, k: int | None = None) -> float:
 
     Examples
     --------
-    >>> from ldp.accounting.blanket import blanket_probability
+    >>> from ldp.accounting.amplification.blanket import blanket_probability
     >>> round(blanket_probability(1.0, 2), 6)   # 2 / (e + 1)
     0.537883
     """
@@ -118,7 +118,7 @@ def blanket_delta(
 
     Examples
     --------
-    >>> from ldp.accounting.blanket import blanket_delta
+    >>> from ldp.accounting.amplification.blanket import blanket_delta
     >>> d = blanket_delta(0.05, 1.0, 10_000, k=100)
     >>> bool(0.0 < d < 1e-6)
     True

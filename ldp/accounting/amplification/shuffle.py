@@ -40,9 +40,10 @@ Methods (``method=`` of :func:`shuffle_amplification`):
     8 e^eps0 / n))``; outside that range ``ValueError`` (never ``eps0``, never an
     extrapolation).
 ``"blanket"``
-    the privacy blanket of Balle-Bell-Gascón-Nissim (2019) (:mod:`ldp.accounting.blanket`):
-    the smaller of its Hoeffding and Bennett forms, with k-RR's blanket probability
-    ``k / (e^eps0 + k - 1)`` for a k-RR mechanism and ``e^{-eps0}`` otherwise. One round.
+    the privacy blanket of Balle-Bell-Gascón-Nissim (2019)
+    (:mod:`ldp.accounting.amplification.blanket`): the smaller of its Hoeffding and Bennett
+    forms, with k-RR's blanket probability ``k / (e^eps0 + k - 1)`` for a k-RR mechanism and
+    ``e^{-eps0}`` otherwise. One round.
 ``"auto"``
     the smallest of the bounds that apply: the numerical clone bound (never larger than the
     closed form where both apply in every case computed) and, for k-RR in one round, the
@@ -51,13 +52,13 @@ Methods (``method=`` of :func:`shuffle_amplification`):
 ``rounds=T`` composes ``T`` shuffled rounds (fresh reports each round, the same victim):
 the clone pair dominates every round, so by the composition theorem for trade-off curves
 (Dong-Roth-Su (2022), Theorem 3.2) ``T`` rounds are dominated by ``(P^T, Q^T)``, whose
-profile is computed from the pair's privacy-loss distribution (``ldp.accounting.pld``:
+profile is computed from the pair's privacy-loss distribution (``ldp.accounting.curves.pld``:
 losses rounded up to a lattice, masses outside a ``+-10 sigma`` window moved up to the
 largest loss ``eps0``).
 
 Every value is an upper bound that holds for the stated randomizer, floating point
-included; tests/accounting/test_shuffle.py checks each one against the exact ``delta(eps)``
-of shuffled k-RR, computed by enumerating every multinomial output for ``n <= 30``.
+included; tests/accounting/amplification/test_shuffle.py checks each one against the exact
+``delta(eps)`` of shuffled k-RR, computed by enumerating every multinomial output for ``n <= 30``.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone
 from ldp._rounding import round_up
 from ldp._validation import check_epsilon, check_integer, check_scalar, compact
-from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
-from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.amplification.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 from ldp.channel import Channel
 from ldp.core import Mechanism
 from ldp.references import cite
@@ -188,7 +189,7 @@ def clone_probability(mechanism: object = None, epsilon0: float | None = None) -
     Examples
     --------
     >>> import math, ldp
-    >>> from ldp.accounting.shuffle import clone_probability
+    >>> from ldp.accounting.amplification.shuffle import clone_probability
     >>> abs(clone_probability(ldp.k_rr(8, 2.0)) - 2 / (math.e**2 + 1)) < 1e-12
     True
     >>> clone_probability(None, 2.0) == math.exp(-2.0)
@@ -287,7 +288,7 @@ def shuffle_delta(
 
     Examples
     --------
-    >>> from ldp.accounting.shuffle import shuffle_delta
+    >>> from ldp.accounting.amplification.shuffle import shuffle_delta
     >>> round(shuffle_delta(0.03, 1.0, 10_000), 10)
     0.0001428173
     """
@@ -336,7 +337,7 @@ def krr_alphabet(mechanism: object) -> int | None:
     Examples
     --------
     >>> import ldp
-    >>> from ldp.accounting.shuffle import krr_alphabet
+    >>> from ldp.accounting.amplification.shuffle import krr_alphabet
     >>> krr_alphabet(ldp.k_rr(5, 1.0)), krr_alphabet(ldp.mechanisms.OUE(5, 1.0))
     (5, None)
     """
@@ -413,7 +414,7 @@ def clone_pair_pld(
 
     Examples
     --------
-    >>> from ldp.accounting.shuffle import clone_pair_pld, shuffle_delta
+    >>> from ldp.accounting.amplification.shuffle import clone_pair_pld, shuffle_delta
     >>> import math
     >>> pld = clone_pair_pld(2.0, 1000, math.exp(-2.0))
     >>> exact = shuffle_delta(0.5, 2.0, 1000)
@@ -482,7 +483,7 @@ def shuffle_pld(
 
     Examples
     --------
-    >>> from ldp.accounting.shuffle import shuffle_pld
+    >>> from ldp.accounting.amplification.shuffle import shuffle_pld
     >>> pld = shuffle_pld(2.0, 1000, rounds=5)
     >>> bool(0.0 < pld.delta(1.5) < 1e-7)
     True

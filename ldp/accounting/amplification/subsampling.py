@@ -9,7 +9,7 @@ r"""Privacy amplification by subsampling: the operator ``C_p`` and the (eps, del
   **corrected** intercept ``1 - p (e^eps - 1 + 2 delta)/(e^eps + 1)``: Dong-Roth-Su (2022),
   Corollary 4.3, prints ``1 - p delta - p (e^eps - 1)/(e^eps + 1)``, which is smaller when
   ``delta > 0`` (checked against the biconjugate route in
-  ``tests/accounting/test_subsampling.py``).
+  ``tests/accounting/amplification/test_subsampling.py``).
 * :func:`subsample_eps_delta` / :func:`subsample_eps_delta_eta` are the classical lemma and
   Ghazi-Issa (2023), Proposition 1 (sampling without replacement, ``p = m/n``).
 
@@ -22,11 +22,10 @@ import math
 
 import numpy as np
 
-from ldp._deprecation import moved_names
 from ldp._formulas import eta_max
 from ldp._numerics import pointwise_max
 from ldp._validation import check_epsilon, check_probability
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     EpsDeltaTradeOff,
     PiecewiseLinearTradeOff,
     SubsampledTradeOff,
@@ -196,19 +195,3 @@ def subsample_eps_delta_eta(
     """
     eps1, d1 = subsample_eps_delta(epsilon, delta, p)
     return eps1, d1, min(1.0, p * check_probability(eta, "eta") * (1.0 + 2.0 * _UNIT))
-
-
-#: Names that moved to :mod:`ldp.accounting.central` (deprecated here for one release).
-__getattr__ = moved_names(
-    __name__,
-    {
-        "PoissonSubsampledGaussian": (
-            "ldp.accounting.central.poisson_gaussian",
-            "PoissonSubsampledGaussian",
-        ),
-        "drs_sgd_mu_clt_approx": (
-            "ldp.accounting.central.poisson_gaussian",
-            "noisy_sgd_mu_clt_approx",
-        ),
-    },
-)

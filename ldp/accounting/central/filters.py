@@ -42,14 +42,14 @@ from ldp.accounting.central.subsampled_gaussian import (
     subsampled_gaussian_remove_profile,
 )
 from ldp.accounting.composition import compose
-from ldp.accounting.filters import FilterHaltedError, InvalidFilterError, PrivacyFilter
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
     TradeOffFunction,
 )
+from ldp.accounting.filters import FilterHaltedError, InvalidFilterError, PrivacyFilter
 from ldp.core import PrivacyProfile, check_privacy_profile
 
 __all__ = [

@@ -23,9 +23,9 @@ from scipy.special import ndtr
 
 from ldp._frozen import Frozen
 from ldp._validation import check_integer, check_probability, check_scalar
-from ldp.accounting._common import as_levels, out
-from ldp.accounting.gdp import get_epsilon_from_gdp
-from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.curves._common import as_levels, out
+from ldp.accounting.curves.gdp import get_epsilon_from_gdp
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 
 __all__ = ["PoissonSubsampledGaussian", "noisy_sgd_mu_clt_approx"]
 
@@ -178,7 +178,7 @@ class PoissonSubsampledGaussian(Frozen):
       the profile is convex in ``e^eps``. Bin integrals are Gauss-Legendre with an a
       posteriori error allowance; tails beyond ``|y| = 12`` go to ``+inf`` (or up to the
       first point); the ``T``-fold composition is exact on the lattice with pessimistic
-      tail truncation (``ldp.accounting.pld``). The bias is second order in
+      tail truncation (``ldp.accounting.curves.pld``). The bias is second order in
       ``interval``: at ``q = 0.01``, ``sigma = 1``, ``T = 1000``, ``delta = 1e-5`` the default
       ``interval = 5e-4`` gives 1.8284 (about 0.4 s), ``1e-4`` gives 1.82824;
     * :meth:`epsilon_clt_approx`: the CLT of Bu et al. (2019),
@@ -325,8 +325,8 @@ class PoissonSubsampledGaussian(Frozen):
         ``T = 50``, ``delta = 1e-5`` it says 16.6 against a certified 9.53.
         :meth:`epsilon_for_delta` is the certified value, and cheap.
         """
-        from ldp.accounting.approximations import edgeworth_tradeoff_approx
         from ldp.accounting.central.subsampled_gaussian import subsampled_gaussian_cumulants
+        from ldp.accounting.composition.approximations import edgeworth_tradeoff_approx
 
         kp, kq = subsampled_gaussian_cumulants(self.q, self.sigma)
         f = edgeworth_tradeoff_approx(list(kp), list(kq), self.steps)

@@ -10,11 +10,11 @@ composed Poisson-subsampled Gaussian curve.
   add-direction loss on ``(-inf, 0)`` and an atom at 0 (the slope -1 piece of eq. (14)); it
   is put on a lattice by the connect-the-dots split (both masses kept per bin, so its
   profile lies above the exact one) and composed exactly on the lattice
-  (:mod:`ldp.accounting.pld`). :meth:`NoisySGDComposition.berry_esseen` is the
+  (:mod:`ldp.accounting.curves.pld`). :meth:`NoisySGDComposition.berry_esseen` is the
   Berry-Esseen guarantee of Dong-Roth-Su (2022), §5.3, with the third-moment functional
   corrected (the paper's formula for ``kappa3_bar(C_p(G_mu))`` leaves out
   ``kl^3 (1 - p)(1 - 2 Phi(-mu/2))``, the contribution of the slope -1 piece; see
-  tests/accounting/test_noisy_sgd.py).
+  tests/accounting/central/test_noisy_sgd.py).
 * :func:`poisson_sgd_tradeoff` is the trade-off curve of ``T`` Poisson-subsampled Gaussian
   steps, ``g = (p G_{1/sigma} + (1-p) Id)^{(x)T}`` (Zheng-Dong-Long-Su (2020), §2, after Bu
   et al. (2019)), or its two-sided form ``min{g, g^{-1}}**`` (symmetrised *after*
@@ -29,18 +29,18 @@ import numpy as np
 from scipy.special import ndtr
 
 from ldp._validation import check_integer, check_probability, check_scalar
-from ldp.accounting.approximations import berry_esseen_approx
 from ldp.accounting.central.poisson_gaussian import PoissonSubsampledGaussian
 from ldp.accounting.composition import Composition
-from ldp.accounting.gdp import get_delta_from_gdp
-from ldp.accounting.pld import PrivacyLossDistribution
-from ldp.accounting.tradeoff import (
+from ldp.accounting.composition.approximations import berry_esseen_approx
+from ldp.accounting.curves import (
     GaussianTradeOff,
     PiecewiseLinearTradeOff,
     SubsampledTradeOff,
     TradeOffFunction,
     get_tradeoff_from_profile,
 )
+from ldp.accounting.curves.gdp import get_delta_from_gdp
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 
 __all__ = [
     "BerryEsseenTradeOff",

@@ -25,7 +25,7 @@ privacy loss is ``L(y) = log(1 - q + q e^{mu y - mu^2/2})``.
   corrections to the printed third-moment bounds (see the docstring).
 * :func:`subsampled_gaussian_cumulants`: the first four cumulants of ``L`` under both laws
   (Zheng-Dong-Long-Su (2020), §5), for the Edgeworth approximations of
-  :mod:`ldp.accounting.approximations`.
+  :mod:`ldp.accounting.composition.approximations`.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr
 
 from ldp._validation import check_probability, check_scalar
-from ldp.accounting._common import as_levels, cumulants_from_moments, out
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     GaussianTradeOff,
     SubsampledTradeOff,
     TradeOffFunction,
     left_inverse,
 )
+from ldp.accounting.curves._common import as_levels, cumulants_from_moments, out
 
 __all__ = [
     "SubsampledGaussianTradeOff",
@@ -366,7 +366,7 @@ def subsampled_gaussian_loss_moments_approx(
     (expanding ``E(e^X + 1)^3`` gives ``+ 4``) and a factor ``(2 - q^3)`` where
     ``(2 - q)^3 = (1 + q_hat)^3`` is meant. The approximations over-state the exact moments
     at small ``q`` (compare :func:`~ldp.accounting.central.subsampled_gaussian_loss_moments`;
-    tests/accounting/test_noisy_sgd.py).
+    tests/accounting/central/test_noisy_sgd.py).
 
     Parameters
     ----------

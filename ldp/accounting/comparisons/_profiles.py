@@ -1,7 +1,7 @@
 """Privacy profiles ``H(gamma) = D_gamma(P || Q)`` of curves, for comparing them on a grid.
 
-Shared by :mod:`ldp.accounting.comparison` (Delta-divergence, approximate GDP, Theorem B.1)
-and :mod:`ldp.accounting.blackwell` (the Blackwell order of curves).
+Shared by :mod:`ldp.accounting.comparisons.comparison` (Delta-divergence, approximate GDP,
+Theorem B.1) and :mod:`ldp.accounting.comparisons.blackwell` (the Blackwell order of curves).
 """
 
 from __future__ import annotations

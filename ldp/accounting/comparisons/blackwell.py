@@ -44,8 +44,8 @@ from scipy.optimize import brentq
 
 from ldp._quiet import quiet_stdout
 from ldp._validation import check_scalar
-from ldp.accounting._profiles import LOG_GAMMA, as_profile
-from ldp.accounting.comparison import delta_divergence
+from ldp.accounting.comparisons._profiles import LOG_GAMMA, as_profile
+from ldp.accounting.comparisons.comparison import delta_divergence
 from ldp.channel import Channel
 from ldp.core import Mechanism
 

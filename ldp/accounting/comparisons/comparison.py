@@ -14,7 +14,7 @@ enters through its profile ``H_f(gamma) = f.delta(log gamma)``.
   ``delta(eps) <= delta_mu(eps) + D (1 + e^eps)`` (from the profile form).
 * The Blackwell order of two curves and their calibration points (``blackwell_compare``,
   ``is_blackwell_chain``) live with the Blackwell order of channels in
-  :mod:`ldp.accounting.blackwell`.
+  :mod:`ldp.accounting.comparisons.blackwell`.
 * :func:`worst_case_adaptive_profile`: Theorem B.1: when the second mechanism is chosen
   from the output of a first one, every selection rule is dominated by
   ``(H_1 (x) max_k H_k)(gamma) = E_{y ~ P_1}[max_k H_k(gamma q_1(y)/p_1(y))]``, and for
@@ -33,10 +33,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
-from ldp._deprecation import moved_names
 from ldp._validation import check_scalar
-from ldp.accounting._profiles import LOG_GAMMA, Profile, as_profile
-from ldp.accounting.tradeoff import GaussianTradeOff, TradeOffFunction
+from ldp.accounting.comparisons._profiles import LOG_GAMMA, Profile, as_profile
+from ldp.accounting.curves import GaussianTradeOff, TradeOffFunction
 
 __all__ = [
     "approx_gdp_delta",
@@ -253,14 +252,3 @@ def worst_case_adaptive_profile(
     worst = np.max(np.stack([h(probe) for h in profiles]), axis=0).reshape(flat.size, y.size)
     result = np.clip(worst @ (w * p), 0.0, 1.0).reshape(g.shape)
     return float(result) if result.ndim == 0 else result
-
-
-#: The Blackwell order of curves moved to :mod:`ldp.accounting.blackwell` (deprecated here
-#: for one release; pickles of ``BlackwellComparison`` saved under this path load).
-__getattr__ = moved_names(
-    __name__,
-    {
-        name: ("ldp.accounting.blackwell", name)
-        for name in ("BlackwellComparison", "blackwell_compare", "is_blackwell_chain")
-    },
-)

@@ -32,11 +32,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ldp._deprecation import moved_names
 from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
-from ldp.accounting._common import cumulants_from_moments
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     GaussianTradeOff,
     LaplaceTradeOff,
     PiecewiseLinearTradeOff,
@@ -44,6 +42,7 @@ from ldp.accounting.tradeoff import (
     TradeOffFunction,
     tradeoff_from_channel,
 )
+from ldp.accounting.curves._common import cumulants_from_moments
 from ldp.channel import Channel
 
 __all__ = [
@@ -786,15 +785,3 @@ def edgeworth_tradeoff_approx(
         _relative_correction(h, a3, a4, degree), _relative_correction(g, b3, b4, degree)
     )
     return EdgeworthTradeOff._build(alpha, beta, correction)
-
-
-#: Names that moved to :mod:`ldp.accounting.central` (deprecated here for one release).
-__getattr__ = moved_names(
-    __name__,
-    {
-        "sg_cumulants": (
-            "ldp.accounting.central.subsampled_gaussian",
-            "subsampled_gaussian_cumulants",
-        ),
-    },
-)

@@ -6,9 +6,9 @@ per-report ``eps0`` meets it after
 * ``folds = T`` reports of one mechanism (the exact composition :func:`~ldp.accounting.
   compose`, adaptive worst case: it also covers a value that changes between reports);
 * shuffling ``n_shuffled = n`` users' single reports (the clone bound of
-  :mod:`ldp.accounting.shuffle`, with the clone probability of the mechanism's own matrix,
-  and for k-RR the smaller of it and the privacy blanket bound of Balle-Bell-Gascón-Nissim
-  (2019));
+  :mod:`ldp.accounting.amplification.shuffle`, with the clone probability of the
+  mechanism's own matrix, and for k-RR the smaller of it and the privacy blanket bound of
+  Balle-Bell-Gascón-Nissim (2019));
 * both: ``T`` shuffled rounds of ``n`` users (the clone pair's privacy-loss distribution
   composed ``T`` times).
 
@@ -21,7 +21,7 @@ meets the target, floating point included, whether or not the accountant is mono
 epsilon is k-RR at a larger one followed by a symmetric k-ary channel: post-processing),
 so there the value is also the largest one up to the bisection tolerance (``rtol``, a
 relative ``1e-6`` by default): ``eps0 * (1 + 1e-3)`` misses the target
-(tests/accounting/test_calibration.py).
+(tests/accounting/composition/test_calibration.py).
 
 A target ``mu`` (Gaussian DP, Dong-Roth-Su (2022)) is met the same way, with the test
 ``mu_upper(eps0) <= target_mu``: the GDP level of the ``T``-fold composition read from the
@@ -38,9 +38,8 @@ import numpy as np
 
 from ldp._numerics import bisect_monotone
 from ldp._validation import check_epsilon, check_integer, check_scalar
-from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
-from ldp.accounting.composition import compose
-from ldp.accounting.shuffle import (
+from ldp.accounting.amplification.blanket import BLANKET_BOUNDS, blanket_delta
+from ldp.accounting.amplification.shuffle import (
     MAX_ROUNDS,
     clone_pair_pld,
     clone_probability,
@@ -48,6 +47,7 @@ from ldp.accounting.shuffle import (
     shuffle_delta,
     shuffle_pld,
 )
+from ldp.accounting.composition.exact import compose
 from ldp.channel import Channel
 from ldp.core import Mechanism
 from ldp.mechanisms import k_rr

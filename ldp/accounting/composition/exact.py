@@ -8,12 +8,12 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     client answering the same question ``n`` times from the same input. The exact privacy
     is the maximum over ordered input pairs ``(x, x')`` of the profile of the product pair
     ``(K_x^n, K_{x'}^n)``; each pair is composed through its privacy-loss distribution
-    (``ldp.accounting.pld``), exactly when its log-ratios are commensurate and with
+    (``ldp.accounting.curves.pld``), exactly when its log-ratios are commensurate and with
     losses rounded up otherwise;
   - ``"adaptive"``: ``compose(channel, n, adaptive=True)``, and every composition of
     trade-off curves or of a list of mechanisms. A channel then enters through its
     worst-case trade-off curve (the greatest lower bound over ordered input pairs,
-    :func:`~ldp.accounting.tradeoff.tradeoff_from_channel`); by the composition theorem
+    :func:`~ldp.accounting.curves.tradeoff_from_channel`); by the composition theorem
     (Dong-Roth-Su (2022), Theorem 3.2) the result bounds every adaptive sequence of reports,
     even one whose input pair changes between reports. It equals the same-input value when
     one input pair attains the curve (randomized response, k-RR, the erasure mechanisms)
@@ -22,7 +22,7 @@ r"""Composition of repeated reports: same-input and adaptive, exact where it can
     ``G_{sqrt(sum mu_i^2)}`` (Dong-Roth-Su (2022), Corollary 3.3).
 
   Every value is an upper bound that holds, floating point included (see
-  ``ldp.accounting.pld``).
+  ``ldp.accounting.curves.pld``).
 * :func:`compose_eps_delta_eta` is the exact k-fold composition of (eps, delta)-DP,
   eta-TV mechanisms (Ghazi-Issa (2023), Theorem 2), computed in log space (the literal
   double sum overflows), with the heterogeneous extension.
@@ -41,20 +41,20 @@ from ldp._formulas import normalise_erasure
 from ldp._frozen import Frozen
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability, compact
-from ldp.accounting._common import as_levels, out
-from ldp.accounting.pld import (
-    DEFAULT_INTERVAL,
-    PrivacyLossDistribution,
-    find_lattice,
-    loss_slack,
-)
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     EpsDeltaEtaTradeOff,
     GaussianTradeOff,
     TradeOffFunction,
     get_tradeoff_from_profile,
     symmetrize,
     tradeoff_from_channel,
+)
+from ldp.accounting.curves._common import as_levels, out
+from ldp.accounting.curves.pld import (
+    DEFAULT_INTERVAL,
+    PrivacyLossDistribution,
+    find_lattice,
+    loss_slack,
 )
 from ldp.channel import Channel
 from ldp.core import Mechanism, PrivacyProfile, check_privacy_profile

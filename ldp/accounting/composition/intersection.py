@@ -17,9 +17,9 @@ from numpy.typing import ArrayLike
 
 from ldp._frozen import Frozen
 from ldp._validation import check_integer, check_probability
-from ldp.accounting._common import as_levels, out
-from ldp.accounting.composition import Composition, compose_eps_delta_eta
-from ldp.accounting.tradeoff import TradeOffFunction, get_tradeoff_from_profile
+from ldp.accounting.composition.exact import Composition, compose_eps_delta_eta
+from ldp.accounting.curves import TradeOffFunction, get_tradeoff_from_profile
+from ldp.accounting.curves._common import as_levels, out
 
 __all__ = ["IntersectedComposition", "compose_eps_delta_eta_intersection"]
 

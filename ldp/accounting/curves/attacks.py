@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 from ldp._validation import check_scalar
-from ldp.accounting.tradeoff import TradeOffFunction, tradeoff_from_channel
+from ldp.accounting.curves.tradeoff_base import TradeOffFunction
+from ldp.accounting.curves.tradeoff_families import tradeoff_from_channel
 from ldp.core import Mechanism
 
 __all__ = ["attacker_success_rate"]

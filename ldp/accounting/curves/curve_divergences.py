@@ -29,13 +29,9 @@ from numpy.typing import ArrayLike
 from scipy.special import logsumexp, ndtr
 
 from ldp._validation import check_epsilon, check_scalar
-from ldp.accounting._common import as_levels, out
-from ldp.accounting.tradeoff import (
-    GaussianTradeOff,
-    LaplaceTradeOff,
-    PiecewiseLinearTradeOff,
-    TradeOffFunction,
-)
+from ldp.accounting.curves._common import as_levels, out
+from ldp.accounting.curves.tradeoff_base import PiecewiseLinearTradeOff, TradeOffFunction
+from ldp.accounting.curves.tradeoff_families import GaussianTradeOff, LaplaceTradeOff
 
 __all__ = ["get_rdp_from_gdp", "rr_renyi", "tradeoff_chi2_plus", "tradeoff_renyi"]
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 
 __all__ = ["gaussian_pld", "laplace_pld"]
 
@@ -34,7 +34,7 @@ def gaussian_pld(mu: float, interval: float) -> PrivacyLossDistribution:
 
     Examples
     --------
-    >>> from ldp.accounting.curve_plds import gaussian_pld
+    >>> from ldp.accounting.curves.curve_plds import gaussian_pld
     >>> from ldp.accounting import GaussianTradeOff
     >>> pld = gaussian_pld(1.0, 1e-3)
     >>> bool(pld.delta(1.0) >= GaussianTradeOff(1.0).delta(1.0))
@@ -74,7 +74,7 @@ def laplace_pld(mu: float, interval: float) -> PrivacyLossDistribution:
 
     Examples
     --------
-    >>> from ldp.accounting.curve_plds import laplace_pld
+    >>> from ldp.accounting.curves.curve_plds import laplace_pld
     >>> from ldp.accounting import LaplaceTradeOff
     >>> bool(laplace_pld(1.0, 1e-3).delta(0.5) >= LaplaceTradeOff(1.0).delta(0.5))
     True

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ldp._validation import check_integer
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves.tradeoff_base import (
     PiecewiseLinearTradeOff,
     TradeOffFunction,
 )

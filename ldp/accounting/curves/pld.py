@@ -54,7 +54,7 @@ from scipy.special import ndtri
 
 from ldp._frozen import Frozen
 from ldp._validation import check_integer, check_pmf, check_scalar
-from ldp.accounting._common import as_levels, out
+from ldp.accounting.curves._common import as_levels, out
 
 __all__ = ["PrivacyLossDistribution"]
 
@@ -175,7 +175,7 @@ class PrivacyLossDistribution(Frozen):
 
     Examples
     --------
-    >>> from ldp.accounting.pld import PrivacyLossDistribution
+    >>> from ldp.accounting.curves.pld import PrivacyLossDistribution
     >>> import numpy as np
     >>> e = np.exp(1.0)
     >>> rr = PrivacyLossDistribution.from_pair([e / (1 + e), 1 / (1 + e)],
@@ -403,7 +403,7 @@ class PrivacyLossDistribution(Frozen):
             raise ValueError(
                 f"the composed privacy-loss distribution would span {size} lattice points "
                 f"(interval {self.interval:.3g}); the limit is MAX_POINTS = 2^24 "
-                "(ldp.accounting.pld): pass a coarser interval= (the bound stays an upper "
+                "(ldp.accounting.curves.pld): pass a coarser interval= (the bound stays an upper "
                 "bound, looser by about n * interval in epsilon) or fewer reports"
             )
         probs, err = _convolve(self.probs, other.probs)
@@ -499,9 +499,9 @@ class PrivacyLossDistribution(Frozen):
         if estimate > MAX_POINTS:
             raise ValueError(
                 f"{n} compositions would span about {estimate} lattice points (interval "
-                f"{self.interval:.3g}); the limit is MAX_POINTS = 2^24 (ldp.accounting.pld): "
-                "pass a coarser interval= (the bound stays an upper bound, looser by about "
-                "n * interval in epsilon) or fewer reports"
+                f"{self.interval:.3g}); the limit is MAX_POINTS = 2^24 "
+                "(ldp.accounting.curves.pld): pass a coarser interval= (the bound stays an upper "
+                "bound, looser by about n * interval in epsilon) or fewer reports"
             )
 
     # ------------------------------------------------------------------ profile
@@ -523,7 +523,7 @@ class PrivacyLossDistribution(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.accounting.pld import PrivacyLossDistribution
+        >>> from ldp.accounting.curves.pld import PrivacyLossDistribution
         >>> e = np.exp(0.9)
         >>> rr = PrivacyLossDistribution.from_pair([e / (1 + e), 1 / (1 + e)],
         ...                                        [1 / (1 + e), e / (1 + e)])
@@ -569,7 +569,7 @@ class PrivacyLossDistribution(Frozen):
         Examples
         --------
         >>> import numpy as np
-        >>> from ldp.accounting.pld import PrivacyLossDistribution
+        >>> from ldp.accounting.curves.pld import PrivacyLossDistribution
         >>> e = np.exp(1.0)
         >>> rr = PrivacyLossDistribution.from_pair([e / (1 + e), 1 / (1 + e)],
         ...                                        [1 / (1 + e), e / (1 + e)])

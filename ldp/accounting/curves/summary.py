@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from scipy.special import ndtri
 
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves.tradeoff_base import (
     TradeOffFunction,
 )
 

@@ -4,8 +4,8 @@ r"""The trade-off function base class and the generic piecewise-linear curve.
 ``delta``, ``epsilon_for_delta``, ``tv``, ``inverse``, ``symmetrize``, ``fixed_point``,
 ``pld``, ``gdp_level``, ...); :class:`PiecewiseLinearTradeOff` is the exact curve given by
 its vertices, and :func:`symmetrize` (which returns one) lives beside it. The named
-families are in :mod:`ldp.accounting.tradeoff_families`, the conversions in
-:mod:`ldp.accounting.tradeoff_conversions`; :mod:`ldp.accounting.tradeoff` gathers them
+families are in :mod:`ldp.accounting.curves.tradeoff_families`, the conversions in
+:mod:`ldp.accounting.curves.tradeoff_conversions`; :mod:`ldp.accounting.curves` gathers them
 (its docstring states the conventions).
 """
 
@@ -21,9 +21,9 @@ from scipy.special import ndtri
 
 from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
-from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
-from ldp.accounting._hull import lower_hull, upper_envelope
-from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.curves._common import SHAPE_TOLERANCE, as_levels, out
+from ldp.accounting.curves._hull import lower_hull, upper_envelope
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 
 __all__ = [
     "PiecewiseLinearTradeOff",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp.accounting._common import as_levels
-from ldp.accounting._hull import upper_envelope
-from ldp.accounting.tradeoff_base import (
+from ldp.accounting.curves._common import as_levels
+from ldp.accounting.curves._hull import upper_envelope
+from ldp.accounting.curves.tradeoff_base import (
     PiecewiseLinearTradeOff,
     TradeOffFunction,
     trusted_tradeoff,

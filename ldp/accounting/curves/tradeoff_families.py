@@ -11,11 +11,11 @@ from scipy.special import ndtr, ndtri
 
 from ldp._formulas import k_rr_probabilities, normalise_erasure
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
-from ldp.accounting._common import as_levels
-from ldp.accounting.curve_plds import gaussian_pld, laplace_pld
-from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
-from ldp.accounting.pld import PrivacyLossDistribution
-from ldp.accounting.tradeoff_base import (
+from ldp.accounting.curves._common import as_levels
+from ldp.accounting.curves.curve_plds import gaussian_pld, laplace_pld
+from ldp.accounting.curves.gdp import get_delta_from_gdp, get_epsilon_from_gdp
+from ldp.accounting.curves.pld import PrivacyLossDistribution
+from ldp.accounting.curves.tradeoff_base import (
     PiecewiseLinearTradeOff,
     TradeOffFunction,
     left_inverse,
@@ -410,8 +410,8 @@ class SubsampledTradeOff(TradeOffFunction):
     """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
 
     Built by :func:`ldp.accounting.subsample_tradeoff`; it lives here with the other curve
-    classes so that ``ldp.accounting.approximations`` can recognise it without importing
-    ``ldp.accounting.subsampling``.
+    classes so that ``ldp.accounting.composition.approximations`` can recognise it without importing
+    ``ldp.accounting.amplification.subsampling``.
 
     ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
     ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:

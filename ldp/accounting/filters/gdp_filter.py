@@ -9,13 +9,13 @@ Approximate Solutions".
   cross the budget. It is **valid under full adaptivity** (mechanisms and their ``mu_i``
   chosen from past outputs): the output is ``mu_B``-GDP. Finite channels and
   piecewise-linear curves enter through the smallest ``mu`` with ``G_mu <= f``
-  (:func:`~ldp.accounting.tradeoff.get_mu_from_tradeoff`, exact).
+  (:func:`~ldp.accounting.curves.get_mu_from_tradeoff`, exact).
 * The natural f-DP filter (:class:`~ldp.accounting.NaturalFDPFilter`), its counterexamples
   and Algorithm 2 (:class:`~ldp.accounting.ApproxGDPFilter`) certify or approximate
   Poisson-subsampled Gaussian curves, so they live with the central-DP machinery in
   :mod:`ldp.accounting.central.filters`; they import from :mod:`ldp.accounting` as before,
-  and from here through a lazy module ``__getattr__`` (with a ``DeprecationWarning``), so
-  this module imports nothing of :mod:`ldp.accounting.central`.
+  and from :mod:`ldp.accounting.filters` through a lazy module ``__getattr__`` (with a
+  ``DeprecationWarning``), so this module imports nothing of :mod:`ldp.accounting.central`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ import math
 
 import numpy as np
 
-from ldp._deprecation import moved_names
 from ldp._validation import check_scalar
-from ldp.accounting.tradeoff import (
+from ldp.accounting.curves import (
     GaussianTradeOff,
     TradeOffFunction,
     get_mu_from_tradeoff,
@@ -195,23 +194,3 @@ class InvalidFilterError(TypeError):
     >>> issubclass(InvalidFilterError, TypeError)
     True
     """
-
-
-_HOME = "ldp.accounting.central.filters"
-
-#: Names that moved to :mod:`ldp.accounting.central` (deprecated here for one release).
-__getattr__ = moved_names(
-    __name__,
-    {
-        "sg_remove_profile": (
-            "ldp.accounting.central.subsampled_gaussian",
-            "subsampled_gaussian_remove_profile",
-        ),
-        "ApproxGDPFilter": (_HOME, "ApproxGDPFilter"),
-        "MAX_SELF_COMPOSITIONS": (_HOME, "MAX_SELF_COMPOSITIONS"),
-        "NATURAL_FILTER_FAMILIES": (_HOME, "NATURAL_FILTER_FAMILIES"),
-        "NaturalFDPFilter": (_HOME, "NaturalFDPFilter"),
-        "natural_filter_counterexample": (_HOME, "natural_filter_counterexample"),
-        "two_step_counterexample": (_HOME, "two_step_counterexample"),
-    },
-)

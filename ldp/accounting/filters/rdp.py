@@ -31,9 +31,9 @@ from scipy.special import logsumexp
 
 from ldp._numerics import log_binomial
 from ldp._validation import check_probability, check_scalar
-from ldp.accounting._common import as_levels, out
-from ldp.accounting.filters import FilterHaltedError
-from ldp.accounting.tradeoff import TradeOffFunction
+from ldp.accounting.curves import TradeOffFunction
+from ldp.accounting.curves._common import as_levels, out
+from ldp.accounting.filters.gdp_filter import FilterHaltedError
 
 __all__ = [
     "DEFAULT_ORDERS",

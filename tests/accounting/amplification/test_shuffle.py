@@ -10,8 +10,8 @@ import pytest
 
 import ldp
 from ldp.accounting import shuffle_amplification
-from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
-from ldp.accounting.shuffle import clone_probability, shuffle_delta
+from ldp.accounting.amplification.blanket import BLANKET_BOUNDS, blanket_delta, blanket_probability
+from ldp.accounting.amplification.shuffle import clone_probability, shuffle_delta
 
 
 # ----------------------------------------------------------------- the exact oracle
@@ -441,7 +441,7 @@ def test_closed_form_outside_its_range_says_the_condition():
 
 @pytest.mark.parametrize("eps0,n", [(0.5, 50), (2.0, 3000), (4.0, 10**5), (30.0, 300)])
 def test_pld_of_the_clone_pair_is_above_the_direct_sum_and_close(eps0, n):
-    from ldp.accounting.shuffle import clone_pair_pld
+    from ldp.accounting.amplification.shuffle import clone_pair_pld
 
     p_c = 2 / (math.exp(eps0) + 1)
     pld = clone_pair_pld(eps0, n, p_c)

@@ -347,7 +347,7 @@ def test_clt_groups_identical_items_and_equals_the_ungrouped_sums():
 
 
 def test_clt_evaluates_each_distinct_item_once(monkeypatch):
-    import ldp.accounting.approximations as approx
+    import ldp.accounting.composition.approximations as approx
     from ldp import k_rr
 
     calls = []

@@ -10,7 +10,7 @@ from scipy.special import gammaln
 
 import ldp
 from ldp.accounting import calibrate, compose, shuffle_amplification
-from ldp.accounting.shuffle import clone_probability, shuffle_delta, shuffle_pld
+from ldp.accounting.amplification.shuffle import clone_probability, shuffle_delta, shuffle_pld
 from ldp.mechanisms import OUE
 
 
@@ -83,7 +83,7 @@ def test_shuffled_meets_target_and_is_tight(k):
 
 
 def test_shuffled_large_alphabet_uses_the_blanket_where_it_is_tighter():
-    from ldp.accounting.blanket import BLANKET_BOUNDS, blanket_delta
+    from ldp.accounting.amplification.blanket import BLANKET_BOUNDS, blanket_delta
 
     n, k, target_eps, target_delta = 10_000, 100, 0.5, 1e-6
 
@@ -250,7 +250,7 @@ def _pair_mu(p, q):
 
 
 def test_target_mu_with_shuffling_holds_for_the_shuffled_mechanism():
-    from tests.accounting.test_shuffle import exact_shuffled_krr
+    from tests.accounting.amplification.test_shuffle import exact_shuffled_krr
 
     n, k, target = 12, 2, 1.0
     eps0 = calibrate(target_mu=target, k=k, n_shuffled=n)
@@ -258,7 +258,7 @@ def test_target_mu_with_shuffling_holds_for_the_shuffled_mechanism():
     mech = ldp.k_rr(k, eps0)
     e0 = mech.epsilon
     p_c = clone_probability(mech, e0)
-    from ldp.accounting.shuffle import clone_pair_pld
+    from ldp.accounting.amplification.shuffle import clone_pair_pld
 
     assert clone_pair_pld(e0, n, p_c).gdp_mu <= target
     more = ldp.k_rr(k, eps0 * (1 + 1e-3))
@@ -270,7 +270,7 @@ def test_target_mu_with_shuffling_holds_for_the_shuffled_mechanism():
 
 
 def test_target_mu_for_shuffled_rounds_composes_as_gdp():
-    from ldp.accounting.shuffle import clone_pair_pld
+    from ldp.accounting.amplification.shuffle import clone_pair_pld
 
     n, t, target = 1000, 10, 1.0
     eps0 = calibrate(target_mu=target, k=4, n_shuffled=n, folds=t)

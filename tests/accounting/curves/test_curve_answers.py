@@ -29,7 +29,7 @@ from ldp.accounting import (
     get_epsilon_from_tradeoff,
     subsample_tradeoff,
 )
-from ldp.accounting.curve_plds import gaussian_pld, laplace_pld
+from ldp.accounting.curves.curve_plds import gaussian_pld, laplace_pld
 
 EPS_GRID = np.linspace(0.0, 6.0, 61)
 
@@ -159,7 +159,7 @@ def test_a_piecewise_linear_curve_gives_the_pld_of_its_dominating_pair(curve):
 
 
 # ------------------------------------------------------------- the docs example runs as shown
-DEVELOPER = Path(__file__).resolve().parents[2] / "docs" / "developer.md"
+DEVELOPER = Path(__file__).resolve().parents[3] / "docs" / "developer.md"
 
 
 def test_the_add_a_curve_example_of_the_docs_runs(capsys):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ldp import Channel, k_rr
-from ldp.accounting.pld import PrivacyLossDistribution
+from ldp.accounting.curves.pld import PrivacyLossDistribution
 from ldp.divergences import hockey_stick
 
 

@@ -326,7 +326,7 @@ def test_generic_fixed_point_is_the_last_double_at_or_above_the_diagonal(mu):
     scipy refuses, so every curve without a closed form raised) returns the fixed point from
     below: ``f(x) >= x`` and ``f(x') < x'`` at the next double, as evaluated."""
     from ldp.accounting import tradeoff_summary
-    from ldp.accounting.tradeoff_base import TradeOffFunction, _InverseTradeOff
+    from ldp.accounting.curves.tradeoff_base import TradeOffFunction, _InverseTradeOff
 
     for f in (GaussianTradeOff(mu), LaplaceTradeOff(mu), _InverseTradeOff(LaplaceTradeOff(mu))):
         x = TradeOffFunction.fixed_point(f)
