@@ -60,7 +60,7 @@ LAYERS = {
     "ldp.channel": 3,
     "ldp.mechanisms": 4,  # the randomizers, by family
     "ldp.contraction": 4,
-    "ldp.blackwell": 4,  # deprecated: forwards to ldp.accounting.blackwell at run time
+    "ldp.blackwell": 4,  # deprecated: forwards to ldp.accounting.comparisons.blackwell at run time
     "ldp.tasks": 5,  # what is built from randomizers: decoding, heavy hitters, ranges, ...
     "ldp.risk": 6,
     "ldp.design": 6,
