@@ -13,9 +13,9 @@ of :mod:`ldp.accounting`'s ``__all__`` from there too.
 Examples
 --------
 >>> from ldp.accounting.amplification import subsample_eps_delta
->>> eps, delta = subsample_eps_delta(1.0, 0.0, 0.1)
+>>> eps, delta = subsample_eps_delta(1.0, 0.0, 0.1)  # log(1 + 0.1 (e - 1)) = 0.158565...
 >>> round(eps, 6), delta
-(0.158004, 0.0)
+(0.158565, 0.0)
 """
 
 from __future__ import annotations

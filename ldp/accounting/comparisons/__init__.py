@@ -13,8 +13,8 @@ Examples
 --------
 >>> from ldp.accounting.comparisons import blackwell_compare
 >>> from ldp.accounting.curves import GaussianTradeOff
->>> blackwell_compare(GaussianTradeOff(1.0), GaussianTradeOff(2.0)).relation
-'f_more_private'
+>>> blackwell_compare(GaussianTradeOff(1.0), GaussianTradeOff(2.0)).order  # G_1 >= G_2
+'ge'
 """
 
 from __future__ import annotations
