@@ -23,6 +23,7 @@ from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
 from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
 from ldp.accounting._hull import lower_hull, upper_envelope
+from ldp.accounting.curve_closed_forms import pieces_chi2_plus, pieces_renyi
 from ldp.accounting.pld import PrivacyLossDistribution
 
 __all__ = [
@@ -272,6 +273,16 @@ class TradeOffFunction(Frozen, abc.ABC):
 
     def area(self) -> float | None:
         """``int_0^1 f`` in closed form, or ``None`` (the default: quadrature)."""
+        return None
+
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """The divergence ``kind`` of ``f = T(P, Q)`` in closed form, or ``None`` (the
+        default: :func:`~ldp.accounting.tradeoff_renyi` and
+        :func:`~ldp.accounting.tradeoff_chi2_plus` then sum over :meth:`dominating_pair`).
+
+        ``kind`` is ``"renyi"`` (``D_order(P || Q)``, ``order > 1`` checked by the caller)
+        or ``"chi2_plus"``; a curve answers ``None`` for a kind it has no closed form of.
+        """
         return None
 
     def fixed_point(self) -> float:
@@ -533,6 +544,20 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         """``int_0^1 f``: the trapezoid rule on the vertices (exact)."""
         a, b = self.vertices
         return float(np.sum(np.diff(a) * (b[:-1] + b[1:]) / 2.0))
+
+    def _pieces(self) -> tuple[np.ndarray, np.ndarray]:
+        """Widths and slope magnitudes of the linear pieces."""
+        width = np.diff(self._a)
+        return width, -np.diff(self._b) / width
+
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Exact sums over the linear pieces (Dong-Roth-Su (2022), Proposition B.4)."""
+        width, slope = self._pieces()
+        if kind == "renyi" and order is not None:
+            return pieces_renyi(width, slope, float(order))
+        if kind == "chi2_plus":
+            return pieces_chi2_plus(width, slope, float(self._b[0]))
+        return None
 
     def dominating_pair(self) -> tuple[np.ndarray, np.ndarray]:
         """A finite pair ``(P, Q)`` with ``T(P, Q) = f`` (one outcome per segment).

@@ -12,6 +12,7 @@ from scipy.special import ndtr, ndtri
 from ldp._formulas import k_rr_probabilities, normalise_erasure
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting._common import as_levels
+from ldp.accounting.curve_closed_forms import gaussian_chi2_plus, laplace_chi2_plus, laplace_renyi
 from ldp.accounting.curve_plds import gaussian_pld, laplace_pld
 from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
 from ldp.accounting.pld import PrivacyLossDistribution
@@ -318,6 +319,15 @@ class GaussianTradeOff(TradeOffFunction):
         """``Phi(-mu / sqrt 2)``."""
         return float(ndtr(-self.mu / math.sqrt(2.0))) if math.isfinite(self.mu) else 0.0
 
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Renyi ``a mu^2 / 2`` (Dong-Roth-Su (2022), Corollary B.6); ``chi^2_+``
+        ``e^{mu^2} Phi(3 mu / 2) - 2 Phi(mu / 2) + Phi(-mu / 2)``."""
+        if kind == "renyi" and order is not None:
+            return order * self.mu * self.mu / 2.0
+        if kind == "chi2_plus":
+            return gaussian_chi2_plus(self.mu)
+        return None
+
     def __repr__(self) -> str:
         return f"GaussianTradeOff(mu={self.mu!r})"
 
@@ -401,6 +411,15 @@ class LaplaceTradeOff(TradeOffFunction):
     def area(self) -> float:
         """``e^-mu (1/2 + mu/4)``, the sum over the three pieces of the curve."""
         return math.exp(-self.mu) * (0.5 + self.mu / 4.0) if math.isfinite(self.mu) else 0.0
+
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Renyi: the closed form of the Laplace pair; ``chi^2_+``: the flat piece exactly,
+        the rest by quadrature."""
+        if kind == "renyi" and order is not None:
+            return laplace_renyi(self.mu, order)
+        if kind == "chi2_plus":
+            return laplace_chi2_plus(self.mu)
+        return None
 
     def __repr__(self) -> str:
         return f"LaplaceTradeOff(mu={self.mu!r})"

@@ -226,3 +226,80 @@ def test_piecewise_gdp_level_against_a_grid_search(epsilon):
     alphas = np.linspace(1e-6, 1 - 1e-6, 20001)
     assert np.all(GaussianTradeOff(level)(alphas) <= curve(alphas) + 1e-12)
     assert np.any(GaussianTradeOff(level * (1 - 1e-3))(alphas) > curve(alphas))
+
+
+# ------------------------------------------------------------ divergences ask the curve
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("order", [1.5, 2.0, 8.0])
+def test_a_curve_without_closed_form_divergences_takes_its_dominating_pair(epsilon, order):
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    curve = RandomizedResponseCurve(epsilon)
+    assert curve.closed_form_divergence("renyi", order) is None
+    # by hand (Dong-Roth-Su (2022), proof of Proposition B.7): the cosh form of RR
+    renyi = math.log(math.cosh(epsilon * (order - 0.5)) / math.cosh(epsilon / 2)) / (order - 1)
+    assert tradeoff_renyi(curve, order) == pytest.approx(renyi, rel=1e-12)
+    e = math.exp(epsilon)  # slope e^eps on a piece of width 1 / (1 + e^eps)
+    assert tradeoff_chi2_plus(curve) == pytest.approx((e - 1) ** 2 / (1 + e), rel=1e-12)
+    # the same numbers as the library's piecewise-linear spelling, which answers itself
+    library = EpsDeltaTradeOff(epsilon)
+    assert library.closed_form_divergence("renyi", order) is not None
+    assert tradeoff_renyi(curve, order) == pytest.approx(tradeoff_renyi(library, order), 1e-12)
+
+
+def test_a_curve_with_its_own_closed_form_divergence_is_asked_first():
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    asked = []
+
+    class Answering(RandomizedResponseCurve):
+        def closed_form_divergence(self, kind, order=None):
+            asked.append((kind, order))
+            return 0.125 if kind == "renyi" else None  # no closed chi^2_+: the pair
+
+    curve = Answering(1.0)
+    assert tradeoff_renyi(curve, 3.0) == 0.125
+    e = math.e
+    assert tradeoff_chi2_plus(curve) == pytest.approx((e - 1) ** 2 / (1 + e), rel=1e-12)
+    assert asked == [("renyi", 3.0), ("chi2_plus", None)]
+
+
+def test_a_curve_with_neither_closed_form_nor_pair_is_one_type_error():
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    class Opaque(RandomizedResponseCurve):
+        def dominating_pair(self):  # type: ignore[override]
+            return None
+
+    with pytest.raises(TypeError, match="Opaque gives no closed-form Renyi divergence"):
+        tradeoff_renyi(Opaque(1.0), 2.0)
+    with pytest.raises(TypeError, match=r"Opaque gives no closed-form chi\^2_\+"):
+        tradeoff_chi2_plus(Opaque(1.0))
+
+
+@pytest.mark.parametrize(
+    "curve",
+    [EpsDeltaTradeOff(1.0, 0.01), PiecewiseLinearTradeOff([0, 0.1, 0.6, 1], [0.9, 0.2, 0, 0])],
+    ids=repr,
+)
+def test_the_pair_route_agrees_with_the_pieces_at_atoms_and_zero_slopes(curve):
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    class PairOnly(TradeOffFunction):
+        def __init__(self, f):
+            self.f = f
+
+        def _evaluate(self, alpha):
+            return self.f(alpha)
+
+        def _delta(self, epsilon):
+            return self.f.delta(epsilon)
+
+        def dominating_pair(self):
+            return self.f.dominating_pair()
+
+    for order in (1.5, 4.0):
+        assert tradeoff_renyi(PairOnly(curve), order) == pytest.approx(
+            tradeoff_renyi(curve, order), rel=1e-12
+        )
+    assert tradeoff_chi2_plus(PairOnly(curve)) == tradeoff_chi2_plus(curve) == math.inf
