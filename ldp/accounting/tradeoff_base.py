@@ -23,7 +23,11 @@ from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
 from ldp.accounting._common import SHAPE_TOLERANCE, as_levels, out
 from ldp.accounting._hull import lower_hull, upper_envelope
-from ldp.accounting.curve_closed_forms import pieces_chi2_plus, pieces_renyi
+from ldp.accounting.curve_closed_forms import (
+    pieces_chi2_plus,
+    pieces_functionals,
+    pieces_renyi,
+)
 from ldp.accounting.pld import PrivacyLossDistribution
 
 __all__ = [
@@ -283,6 +287,29 @@ class TradeOffFunction(Frozen, abc.ABC):
         ``kind`` is ``"renyi"`` (``D_order(P || Q)``, ``order > 1`` checked by the caller)
         or ``"chi2_plus"``; a curve answers ``None`` for a kind it has no closed form of.
         """
+        return None
+
+    def functionals(self) -> dict | None:
+        """``{"kl", "kappa2", "kappa3", "kappa3_bar"}`` of the curve in closed form, or
+        ``None`` (the default: :func:`~ldp.accounting.tradeoff_functionals` then sums over
+        :meth:`dominating_pair`)."""
+        return None
+
+    def subsampled_functionals(self, p: float) -> dict | None:
+        """The functionals of ``C_p(f)``, the curve subsampled at rate ``p``, in closed form
+        (or by a quadrature of its own), or ``None`` (the default: none known)."""
+        return None
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The first four cumulants of the privacy loss ``log(q/p)`` under ``P`` and under
+        ``Q`` for the Edgeworth expansion, or ``None`` (the default: none known; a curve with
+        a finite :meth:`dominating_pair` has lattice losses, which the expansion refuses)."""
+        return None
+
+    def identity_key(self) -> object | None:
+        """A hashable key, equal for two curves only when they are the same curve, or
+        ``None`` (the default: the object's identity). Lets the CLT functions count equal
+        curves once."""
         return None
 
     def fixed_point(self) -> float:
@@ -549,6 +576,14 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         """Widths and slope magnitudes of the linear pieces."""
         width = np.diff(self._a)
         return width, -np.diff(self._b) / width
+
+    def functionals(self) -> dict:
+        """Exact sums over the linear pieces (Dong-Roth-Su (2022), §3.2)."""
+        return pieces_functionals(*self._pieces(), float(self._b[0]))
+
+    def identity_key(self) -> tuple:
+        """The class, the flags and the vertices."""
+        return (type(self), self.approx, self.is_symmetric, self._a.tobytes(), self._b.tobytes())
 
     def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
         """Exact sums over the linear pieces (Dong-Roth-Su (2022), Proposition B.4)."""

@@ -12,7 +12,18 @@ from scipy.special import ndtr, ndtri
 from ldp._formulas import k_rr_probabilities, normalise_erasure
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting._common import as_levels
-from ldp.accounting.curve_closed_forms import gaussian_chi2_plus, laplace_chi2_plus, laplace_renyi
+from ldp.accounting.curve_closed_forms import (
+    constant_functionals,
+    gaussian_chi2_plus,
+    gaussian_cumulants,
+    gaussian_functionals,
+    laplace_chi2_plus,
+    laplace_cumulants,
+    laplace_functionals,
+    laplace_renyi,
+    subsampled_gaussian_functionals,
+    subsampled_laplace_functionals,
+)
 from ldp.accounting.curve_plds import gaussian_pld, laplace_pld
 from ldp.accounting.gdp import get_delta_from_gdp, get_epsilon_from_gdp
 from ldp.accounting.pld import PrivacyLossDistribution
@@ -328,6 +339,23 @@ class GaussianTradeOff(TradeOffFunction):
             return gaussian_chi2_plus(self.mu)
         return None
 
+    def functionals(self) -> dict:
+        """The CLT functionals: closed forms (Dong-Roth-Su (2022), §3.2 and Appendix D)."""
+        return gaussian_functionals(self.mu)
+
+    def subsampled_functionals(self, p: float) -> dict:
+        """The functionals of ``C_p``, by quadrature of the folded curve."""
+        return subsampled_gaussian_functionals(p, self.mu)
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cumulants of the privacy loss: normal, ``N(-mu^2/2, mu^2)`` under ``P`` and
+        ``N(mu^2/2, mu^2)`` under ``Q``."""
+        return gaussian_cumulants(self.mu)
+
+    def identity_key(self) -> tuple | None:
+        """``(class, mu)`` for this class exactly (a subclass may carry more than ``mu``)."""
+        return (GaussianTradeOff, self.mu) if type(self) is GaussianTradeOff else None
+
     def __repr__(self) -> str:
         return f"GaussianTradeOff(mu={self.mu!r})"
 
@@ -421,6 +449,23 @@ class LaplaceTradeOff(TradeOffFunction):
             return laplace_chi2_plus(self.mu)
         return None
 
+    def functionals(self) -> dict:
+        """The CLT functionals: ``kl`` and ``kappa2`` in closed form, the third moments by
+        quadrature (Zheng-Dong-Long-Su (2020), §5)."""
+        return laplace_functionals(self.mu)
+
+    def subsampled_functionals(self, p: float) -> dict:
+        """The functionals of ``C_p``, by quadrature of the folded curve."""
+        return subsampled_laplace_functionals(p, self.mu)
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cumulants of the privacy loss: Zheng-Dong-Long-Su (2020), §5."""
+        return laplace_cumulants(self.mu)
+
+    def identity_key(self) -> tuple | None:
+        """``(class, mu)`` for this class exactly (a subclass may carry more than ``mu``)."""
+        return (LaplaceTradeOff, self.mu) if type(self) is LaplaceTradeOff else None
+
     def __repr__(self) -> str:
         return f"LaplaceTradeOff(mu={self.mu!r})"
 
@@ -494,6 +539,13 @@ class SubsampledTradeOff(TradeOffFunction):
     def fixed_point(self) -> float:
         """``(x* + f_p(x*)) / 2``."""
         return 0.5 * (self._x + self._y)
+
+    def functionals(self) -> dict | None:
+        """What the subsampled curve ``f`` answers in
+        :meth:`~ldp.accounting.TradeOffFunction.subsampled_functionals` (0 when ``p = 0``)."""
+        if self.p == 0.0:
+            return constant_functionals(0.0)
+        return self.f.subsampled_functionals(self.p)
 
     def __repr__(self) -> str:
         return f"SubsampledTradeOff({self.f!r}, p={self.p!r})"

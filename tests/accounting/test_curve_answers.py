@@ -303,3 +303,63 @@ def test_the_pair_route_agrees_with_the_pieces_at_atoms_and_zero_slopes(curve):
             tradeoff_renyi(curve, order), rel=1e-12
         )
     assert tradeoff_chi2_plus(PairOnly(curve)) == tradeoff_chi2_plus(curve) == math.inf
+
+
+# ---------------------------------------------------- the CLT and Edgeworth ask the curve
+@pytest.mark.parametrize("epsilon", [0.2, 1.0, 3.0])
+def test_a_curve_without_functionals_is_summed_over_its_dominating_pair(epsilon):
+    from ldp.accounting import clt_mu_approx, tradeoff_functionals
+
+    curve = RandomizedResponseCurve(epsilon)
+    assert curve.functionals() is None
+    v = tradeoff_functionals(curve)
+    # by hand: the log-slope is +eps on a piece of width 1/(1 + e^eps), -eps on the rest
+    kl = epsilon * math.tanh(epsilon / 2)
+    w = 1 / (1 + math.exp(epsilon))
+    bar = w * abs(epsilon + kl) ** 3 + (1 - w) * abs(-epsilon + kl) ** 3
+    expected = {"kl": kl, "kappa2": epsilon**2, "kappa3": epsilon**3, "kappa3_bar": bar}
+    for name, value in expected.items():
+        assert v[name] == pytest.approx(value, rel=1e-12), name
+    # Dong-Roth-Su (2022), §3.2: n copies of eps-RR give mu = 2 sqrt(n) sinh(eps / 2)
+    assert clt_mu_approx([curve] * 9) == pytest.approx(6 * math.sinh(epsilon / 2), rel=1e-12)
+
+
+def test_a_curve_with_its_own_functionals_and_key_is_asked_and_counted_once():
+    from ldp.accounting import clt_mu_approx, edgeworth_cumulants, tradeoff_functionals
+
+    calls = []
+
+    class Answering(RandomizedResponseCurve):
+        def functionals(self):
+            calls.append(self.epsilon)
+            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), 0.5)
+
+        def identity_key(self):
+            return ("rr", self.epsilon)
+
+        def loss_cumulants(self):
+            return np.array([-0.5, 1.0, 0.0, 0.0]), np.array([0.5, 1.0, 0.0, 0.0])
+
+    assert tradeoff_functionals(Answering(1.0))["kappa3"] == 0.5
+    calls.clear()
+    # ten equal curves (distinct objects) are evaluated once: mu = 2 * 5 / sqrt(10 * 0.25)
+    mu = clt_mu_approx([Answering(1.0) for _ in range(10)])
+    assert calls == [1.0]
+    assert mu == pytest.approx(10 / math.sqrt(2.5), rel=1e-12)
+    kp, kq = edgeworth_cumulants(Answering(1.0))
+    assert kp.tolist() == [-0.5, 1.0, 0.0, 0.0] and kq.tolist() == [0.5, 1.0, 0.0, 0.0]
+
+
+def test_edgeworth_refuses_lattice_curves_and_curves_it_knows_nothing_of():
+    from ldp.accounting import edgeworth_cumulants, tradeoff_functionals
+
+    class Opaque(RandomizedResponseCurve):
+        def dominating_pair(self):  # type: ignore[override]
+            return None
+
+    with pytest.raises(ValueError, match="lattice"):
+        edgeworth_cumulants(RandomizedResponseCurve(1.0))
+    with pytest.raises(TypeError, match="no cumulants known for Opaque"):
+        edgeworth_cumulants(Opaque(1.0))
+    with pytest.raises(TypeError, match=r"tradeoff_functionals needs .* got Opaque"):
+        tradeoff_functionals(Opaque(1.0))
