@@ -306,6 +306,15 @@ class TradeOffFunction(Frozen, abc.ABC):
         a finite :meth:`dominating_pair` has lattice losses, which the expansion refuses)."""
         return None
 
+    def chain_family(self) -> tuple[str, float] | None:
+        """``(family, parameter)`` when the curve is a member of a one-parameter family that
+        :class:`~ldp.accounting.NaturalFDPFilter` certifies as a Blackwell chain:
+        ``("gaussian", mu)`` (the default, from :meth:`gdp_mu`), ``("pure_dp", eps)`` or
+        ``("laplace", mu)``; else ``None``. (Subsampled Gaussian curves answer
+        :meth:`subsampled_gaussian` instead: their family also fixes the sampling rate.)"""
+        mu = self.gdp_mu()
+        return None if mu is None else ("gaussian", float(mu))
+
     def identity_key(self) -> object | None:
         """A hashable key, equal for two curves only when they are the same curve, or
         ``None`` (the default: the object's identity). Lets the CLT functions count equal

@@ -206,6 +206,10 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
             b = np.array([1.0 - d, star, 0.0, 0.0])
         self._init_trusted(a, b, symmetric=True)
 
+    def chain_family(self) -> tuple[str, float] | None:
+        """``("pure_dp", epsilon)`` when ``delta = 0``, else ``None``."""
+        return ("pure_dp", float(self.epsilon_)) if self.delta_ == 0.0 else None
+
     def __repr__(self) -> str:
         return f"EpsDeltaTradeOff(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
 
@@ -465,6 +469,10 @@ class LaplaceTradeOff(TradeOffFunction):
     def identity_key(self) -> tuple | None:
         """``(class, mu)`` for this class exactly (a subclass may carry more than ``mu``)."""
         return (LaplaceTradeOff, self.mu) if type(self) is LaplaceTradeOff else None
+
+    def chain_family(self) -> tuple[str, float]:
+        """``("laplace", mu)``."""
+        return ("laplace", float(self.mu))
 
     def __repr__(self) -> str:
         return f"LaplaceTradeOff(mu={self.mu!r})"

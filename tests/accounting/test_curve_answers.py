@@ -363,3 +363,31 @@ def test_edgeworth_refuses_lattice_curves_and_curves_it_knows_nothing_of():
         edgeworth_cumulants(Opaque(1.0))
     with pytest.raises(TypeError, match=r"tradeoff_functionals needs .* got Opaque"):
         tradeoff_functionals(Opaque(1.0))
+
+
+# ------------------------------------------------- the natural filter asks the curve's family
+def test_the_natural_filter_asks_the_curve_which_family_it_belongs_to():
+    from ldp.accounting import InvalidFilterError, NaturalFDPFilter
+
+    class PureMember(RandomizedResponseCurve):
+        def chain_family(self):
+            return ("pure_dp", self.epsilon)
+
+    class ExactlyGaussian(RandomizedResponseCurve):  # a stand-in that claims G_0.6
+        def gdp_mu(self):
+            return 0.6
+
+    assert RandomizedResponseCurve(1.0).chain_family() is None
+    assert EpsDeltaTradeOff(1.0).chain_family() == ("pure_dp", 1.0)
+    assert EpsDeltaTradeOff(1.0, 1e-6).chain_family() is None
+    assert GaussianTradeOff(0.5).chain_family() == ("gaussian", 0.5)
+    assert LaplaceTradeOff(0.5).chain_family() == ("laplace", 0.5)
+    rr = NaturalFDPFilter(EpsDeltaTradeOff(2.0, 0.05), family="pure_dp", max_steps=2)
+    assert rr.request(PureMember(1.0)) and rr.history == [1.0]
+    with pytest.raises(InvalidFilterError, match="got RandomizedResponseCurve"):
+        rr.request(RandomizedResponseCurve(1.0))
+    with pytest.raises(InvalidFilterError, match="got PureMember"):
+        NaturalFDPFilter(GaussianTradeOff(1.0)).request(PureMember(1.0))
+    gdp = NaturalFDPFilter(GaussianTradeOff(1.0))  # mu budget 1: 0.6^2 + 0.6^2 < 1 < 3 * 0.36
+    assert gdp.request(ExactlyGaussian(1.0)) and gdp.request(ExactlyGaussian(1.0))
+    assert gdp.history == [0.6, 0.6] and not gdp.request(ExactlyGaussian(1.0))
