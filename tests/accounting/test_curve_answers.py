@@ -391,3 +391,55 @@ def test_the_natural_filter_asks_the_curve_which_family_it_belongs_to():
     gdp = NaturalFDPFilter(GaussianTradeOff(1.0))  # mu budget 1: 0.6^2 + 0.6^2 < 1 < 3 * 0.36
     assert gdp.request(ExactlyGaussian(1.0)) and gdp.request(ExactlyGaussian(1.0))
     assert gdp.history == [0.6, 0.6] and not gdp.request(ExactlyGaussian(1.0))
+
+
+# ------------------------------------------------- calibrate a family of one's own curves
+def _rr_level_for(target_epsilon: float, target_delta: float) -> float:
+    """By hand: RR at e0 has delta(t) = (e^e0 - e^t)/(1 + e^e0), so the largest e0 with
+    delta(t) <= d is log((e^t + d)/(1 - d))."""
+    return math.log((math.exp(target_epsilon) + target_delta) / (1 - target_delta))
+
+
+@pytest.mark.parametrize(("target_epsilon", "target_delta"), [(0.5, 0.0), (1.0, 0.05), (2.0, 0.3)])
+def test_calibrate_a_user_defined_curve_family(target_epsilon, target_delta):
+    from ldp.accounting import calibrate
+
+    exact = _rr_level_for(target_epsilon, target_delta)
+    got = calibrate(
+        target_epsilon, target_delta, family=RandomizedResponseCurve, bracket=(1e-6, 20.0)
+    )
+    assert exact * (1 - 1e-6) <= got <= exact  # rounded down: the safe side
+    assert float(RandomizedResponseCurve(got).delta(target_epsilon)) <= target_delta
+    # the same family by its flip probability q (leaks less as q grows): rounded up
+    flip = calibrate(
+        target_epsilon,
+        target_delta,
+        family=lambda q: RandomizedResponseCurve(math.log((1 - q) / q)),
+        bracket=(1e-9, 0.5 - 1e-9),
+        increasing=False,
+    )
+    exact_flip = 1 / (1 + math.exp(exact))
+    assert exact_flip <= flip <= exact_flip * (1 + 1e-6)
+
+
+def test_calibrate_a_user_defined_family_over_several_reports():
+    from ldp.accounting import calibrate
+
+    got = calibrate(1.0, 1e-3, family=RandomizedResponseCurve, bracket=(1e-6, 5.0), folds=5)
+    # by brute force (binomial losses): the result meets the target, 0.1% more does not
+    assert _rr_composed_delta(got, 5, np.array([1.0]))[0] <= 1e-3
+    assert _rr_composed_delta(got * 1.001, 5, np.array([1.0]))[0] > 1e-3
+
+
+def test_calibrate_a_user_defined_family_refuses_what_it_cannot_do():
+    from ldp.accounting import calibrate
+
+    with pytest.raises(ValueError, match="bracket"):
+        calibrate(1.0, 0.0, family=RandomizedResponseCurve)
+    with pytest.raises(ValueError, match="unreachable"):  # 1e-3-DP is not met at eps0 = 2
+        calibrate(1e-3, 0.0, family=RandomizedResponseCurve, bracket=(2.0, 5.0))
+    with pytest.raises(ValueError, match="family takes no"):
+        calibrate(1.0, 0.0, family=RandomizedResponseCurve, bracket=(0.1, 2.0), n_shuffled=10)
+    with pytest.raises(TypeError, match=r"family\(2\.0\)=.* is not a privacy profile"):
+        calibrate(1.0, 0.0, family=lambda e: "rr", bracket=(0.1, 2.0))
+    assert calibrate(5.0, 0.0, family=RandomizedResponseCurve, bracket=(0.1, 2.0)) == 2.0
