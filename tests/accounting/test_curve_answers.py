@@ -166,7 +166,9 @@ def test_the_add_a_curve_example_of_the_docs_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", DEVELOPER.read_text(), flags=re.S)
     assert len(blocks) == 1
     exec(compile(blocks[0], "docs/developer.md", "exec"), {"__name__": "developer_md"})
-    assert "10 reports of 1-RR: delta(2) = " in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "10 reports of 1-RR: delta(2) = " in printed
+    assert "the largest per-report epsilon: 1.06952" in printed  # log((e + 0.05) / 0.95)
 
 
 # ------------------------------------------------------ the privacy-profile protocol, hooks
