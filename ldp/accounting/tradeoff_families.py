@@ -481,9 +481,9 @@ class LaplaceTradeOff(TradeOffFunction):
 class SubsampledTradeOff(TradeOffFunction):
     """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
 
-    Built by :func:`ldp.accounting.subsample_tradeoff`; it lives here with the other curve
-    classes so that ``ldp.accounting.approximations`` can recognise it without importing
-    ``ldp.accounting.subsampling``.
+    Built by :func:`ldp.accounting.subsample_tradeoff`. Its CLT functionals are those the
+    subsampled curve ``f`` gives in its ``subsampled_functionals(p)`` (the Gaussian and
+    Laplace curves do).
 
     ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
     ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
