@@ -144,6 +144,13 @@ class Mechanism(abc.ABC):
     def epsilon(self) -> float:
         """An upper bound on the pure-LDP level of the mechanism as sampled (rounded up)."""
 
+    def gdp_mu(self) -> float | None:
+        """The ``mu`` when the mechanism is exactly ``mu``-GDP (its trade-off curve is
+        ``G_mu``, Dong-Roth-Su (2022)), or ``None`` (the default: no closed form; its privacy
+        is read from :meth:`privacy_channel`). :func:`~ldp.accounting.compose` composes
+        such mechanisms in closed form."""
+        return None
+
     def to_channel(self):
         """The exact finite channel (input -> report), where the mechanism has one."""
         raise NotImplementedError(f"{type(self).__name__} has no finite channel")

@@ -194,6 +194,14 @@ class FrequencyMechanism(Frozen, Mechanism):
     def estimate(self, reports_or_counts: ArrayLike | SupportCounts) -> np.ndarray:
         """Unbiased frequency estimates, one per category."""
 
+    def diagonal_moments(self, f: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """``(m, rank)`` when the per-report contributions ``Y`` to two estimates have zero
+        cross moment: ``m_j = E[Y_j^2]`` at the (estimated) frequencies ``f``, and the rank
+        of their covariance ``diag(m) - f f^T``; ``None`` (the default) otherwise. The
+        report-plausibility test then weighs each estimate by ``m_j / n`` (the module notes
+        of ``ldp.tasks.plausibility``)."""
+        return None
+
     @abc.abstractmethod
     def variance(
         self, n: int, f: ArrayLike | None = None, convention: str = "fixed"

@@ -96,7 +96,6 @@ from ldp.mechanisms.base import (
     MeanSums,
     SupportCounts,
 )
-from ldp.mechanisms.longitudinal.dbitflip import DBitFlipPM
 from ldp.tasks.consistency import project_simplex
 from ldp.tasks.decoding import ChannelOracle
 
@@ -316,10 +315,10 @@ def _variance_bound(
 ) -> tuple[np.ndarray, int] | None:
     """Per value, a variance of the estimate whose diagonal matrix dominates the exact
     covariance at the input distribution ``f``; and the rank of that covariance."""
-    if isinstance(mechanism, DBitFlipPM):
-        # E[Y_j^2] = n Var_fixed(f_j) + f_j, the cross moments are zero (module notes)
-        second = np.asarray(mechanism.variance(1, f, convention="fixed")) + f
-        return second / n, mechanism.b
+    moments = mechanism.diagonal_moments(f)
+    if moments is not None:  # zero cross moments: the second moments (module notes)
+        second, rank = moments
+        return second / n, rank
     if not isinstance(mechanism, FrequencyOracle):
         return None
     r1, r2, extra, fixed = mechanism.pair_moments(f)

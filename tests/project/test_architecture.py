@@ -34,8 +34,11 @@ Inside ``ldp.accounting`` every module sits in a subpackage by job, ranked
 ``composition`` <- ``central``; a module imports its own subpackage and lower ranks only. The
 central-DP machinery (``ldp.accounting.central``: the subsampled Gaussian, noisy SGD, its
 filters) sits above the LDP core: only the package ``__init__`` and ``central`` itself import
-it. No module has more than ``MAX_MODULE_LINES``
-lines (one job per module).
+it. Inside ``ldp.risk`` the subpackages import one way (``RISK_RANKS``): the lower
+bounds (``bounds``) and the achieved risks (``achieved``) stand side by side on the shared
+helpers and know nothing of each other, and ``planning`` (which sets one against the other)
+sits on both. No module has more than
+``MAX_MODULE_LINES`` lines (one job per module).
 """
 
 from __future__ import annotations
@@ -200,6 +203,16 @@ ACCOUNTING_RANKS = {
     "ldp.accounting.filters": 1,  # the GDP filter, Renyi DP and its filter
     "ldp.accounting.composition": 2,  # exact and approximate composition, calibration
     CENTRAL: 3,  # central DP: the subsampled Gaussian, noisy SGD, its filters
+}
+
+#: Order of the parts of ``ldp.risk``: a part imports only its own modules and parts of a
+#: lower rank (peers of one rank not each other); the package ``__init__`` re-exports all.
+RISK_RANKS = {
+    "ldp.risk._common": 0,  # Bound and the argument checks
+    "ldp.risk.bounds": 1,  # lower bounds on the minimax risk
+    "ldp.risk.achieved": 1,  # the risk achieved by given mechanisms and estimators
+    "ldp.risk.planning": 2,  # sample sizes and gaps: bounds against achieved risks
+    "ldp.risk": 3,
 }
 
 #: Most lines a module of the two packages may have.
@@ -458,6 +471,37 @@ def loose_accounting_modules(modules: frozenset[str]) -> list[str]:
     )
 
 
+def risk_part(module: str) -> str | None:
+    """The part of ``ldp.risk`` a module belongs to (``None``: outside it, or a shim)."""
+    if module in SHIMS or not (module == "ldp.risk" or module.startswith("ldp.risk.")):
+        return None
+    parts = module.split(".")
+    return "ldp.risk" if len(parts) == 2 else ".".join(parts[:3])
+
+
+def risk_violations(edges: list[Edge]) -> list[str]:
+    """Imports between the parts of ``ldp.risk`` that do not go down ``RISK_RANKS`` (lazy
+    ones included)."""
+    problems = []
+    for edge in edges:
+        source = risk_part(edge.source)
+        if source is None:
+            continue
+        for target in sorted({edge.target} | {f"{edge.target}.{n}" for n in edge.names}):
+            part = risk_part(target)
+            if part is None or part == source or target not in module_names():
+                continue
+            if source not in RISK_RANKS or part not in RISK_RANKS:
+                missing = source if source not in RISK_RANKS else part
+                problems.append(f"{edge.source}:{edge.line}: {missing} has no rank in RISK_RANKS")
+            elif RISK_RANKS[part] >= RISK_RANKS[source]:
+                problems.append(
+                    f"{edge.source}:{edge.line} imports {target} (rank {RISK_RANKS[part]} is "
+                    f"not below {source}'s rank {RISK_RANKS[source]})"
+                )
+    return problems
+
+
 def oversized(path: Path, source: str | None = None) -> str | None:
     """``"module: N lines"`` when a module has more than ``MAX_MODULE_LINES`` lines."""
     text = path.read_text(encoding="utf-8") if source is None else source
@@ -648,6 +692,19 @@ def test_the_central_dp_package_is_imported_by_the_accounting_package():
     assert any(e.target.startswith(CENTRAL) for e in edges)
 
 
+def test_the_parts_of_risk_import_one_way():
+    problems = risk_violations(all_edges())
+    assert not problems, "\n".join(problems)
+    parts = {risk_part(module_name(p)) for p in module_files()} - {None}
+    assert parts == set(RISK_RANKS), f"parts of ldp.risk without a rank: {parts}"
+    # the rule guards real edges: planning reads both sides
+    seen = {(risk_part(e.source), risk_part(e.target)) for e in all_edges()}
+    assert {
+        ("ldp.risk.planning", "ldp.risk.bounds"),
+        ("ldp.risk.planning", "ldp.risk.achieved"),
+    } <= seen
+
+
 def test_no_module_is_too_long():
     problems = [p for p in map(oversized, module_files()) if p is not None]
     assert not problems, "\n".join(problems)
@@ -719,6 +776,22 @@ def test_a_loose_accounting_module_is_caught():
         "ldp.accounting.extra.tables",
         "ldp.accounting.tables",
     ]
+
+
+@pytest.mark.parametrize(
+    ("module", "statement"),
+    [
+        ("ldp/risk/bounds/lecam.py", "from ldp.risk.planning import plan"),  # upward
+        ("ldp/risk/achieved/achievable.py", "from ldp.risk.planning.planner import gap"),
+        ("ldp/risk/bounds/fano.py", "from ldp.risk.achieved import rr_mean_risk"),  # peers
+        ("ldp/risk/achieved/projection.py", "def f():\n    import ldp.risk.bounds.lecam\n"),
+        ("ldp/risk/_common.py", "from ldp.risk.bounds.lecam import le_cam"),
+    ],
+)
+def test_a_risk_import_against_the_order_is_caught(module, statement):
+    problems = risk_violations(_edges_with(ROOT / module, statement))
+    source = module.removesuffix(".py").replace("/", ".")
+    assert problems and all(p.startswith(f"{source}:") for p in problems), problems
 
 
 def test_a_long_module_is_caught():

@@ -370,3 +370,21 @@ def test_the_result_describes_itself_in_one_line():
     line = fit.describe()
     assert "\n" not in line and "2 df" in line and "3000 reports" in line
     assert line.endswith(f"p = {fit.p_value:.3g}")
+
+
+@pytest.mark.parametrize("mech", [m for m in SMALL if isinstance(m, DBitFlipPM)], ids=repr)
+def test_the_declared_diagonal_moments_are_the_exact_second_moments(mech):
+    """The test asks the mechanism (diagonal_moments) instead of checking its class: its
+    answer is the exact second moment of one report's contribution, with zero cross moments."""
+    K, _, Y = _enumerate(mech)
+    rng = np.random.default_rng(5)
+    for pi in _populations(K.shape[0], rng):
+        mu = pi @ K
+        mean = mu @ Y
+        second = (Y * mu[:, None]).T @ Y  # E[Y_i Y_j] by enumeration of the outputs
+        mean = np.clip(mean, 0.0, 1.0)  # rounding of the enumeration
+        moments, rank = mech.diagonal_moments(mean)
+        np.testing.assert_allclose(np.diag(second), moments, atol=1e-12)
+        np.testing.assert_allclose(second - np.diag(np.diag(second)), 0.0, atol=1e-12)
+        assert rank == mech.b
+    assert GRR(5, 1.0).diagonal_moments(np.full(5, 0.2)) is None  # the default: not declared

@@ -38,7 +38,6 @@ from ldp._validation import check_integer, check_scalar
 from ldp.accounting.central.adaptive_clt import approx_gdp_charge, approx_gdp_clip
 from ldp.accounting.central.poisson_gaussian import PoissonSubsampledGaussian
 from ldp.accounting.central.subsampled_gaussian import (
-    SubsampledGaussianTradeOff,
     subsampled_gaussian_remove_profile,
 )
 from ldp.accounting.composition import compose
@@ -163,8 +162,9 @@ def _sg_dominates(sample_rate: float, mus: list[float], budget: TradeOffFunction
 def _largest_dominated_mu(budget: TradeOffFunction) -> float:
     """``max{mu : G_mu >= f_B}``: bisection on a grid of levels, confirmed by a local search
     around the closest approach and lowered until the check passes everywhere."""
-    if isinstance(budget, GaussianTradeOff):
-        return float(budget.mu)
+    exact = budget.gdp_mu()
+    if exact is not None:
+        return float(exact)
     # G_mu is symmetric, so H_mu <= H_B below gamma = 1 iff H_mu <= H_{f_B^{-1}} above it
     eps = np.linspace(0.0, 40.0, 8001)
     curves = [budget] if budget.is_symmetric else [budget, budget.inverse()]
@@ -396,42 +396,38 @@ class NaturalFDPFilter:
         number = isinstance(mechanism, (int, float, np.floating, np.integer)) and not (
             isinstance(mechanism, bool)
         )
-        if self.family == "gaussian":
-            if isinstance(mechanism, GaussianTradeOff):
-                return float(mechanism.mu)
-            if number:
-                return check_scalar(mechanism, "mu", low=0.0, allow_inf=True)
-            raise self._refuse(mechanism, "Gaussian curves or GDP mu")
+        # the curve says which family it belongs to (chain_family, subsampled_gaussian)
+        member = mechanism.chain_family() if isinstance(mechanism, TradeOffFunction) else None
         if self.family == "self_composition":
             if mechanism is self.base:
                 return 1.0
             if number:
                 return float(check_integer(mechanism, "n", low=0))
             raise self._refuse(mechanism, "the base object or a number of copies")
-        if self.family == "pure_dp":
-            if isinstance(mechanism, EpsDeltaTradeOff) and mechanism.delta_ == 0.0:
-                return float(mechanism.epsilon_)
+        if self.family == "subsampled_gaussian":
+            pair = (
+                mechanism.subsampled_gaussian() if isinstance(mechanism, TradeOffFunction) else None
+            )
+            if pair is not None and pair[0] == self.sample_rate:
+                return check_scalar(pair[1], "mu", low=0.0)
             if number:
-                return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
-            raise self._refuse(mechanism, "EpsDeltaTradeOff(eps, 0) or a number eps")
-        if self.family == "laplace":
-            if isinstance(mechanism, LaplaceTradeOff):
-                return float(mechanism.mu)
-            if number:
-                return check_scalar(mechanism, "epsilon", low=0.0, allow_inf=True)
-            raise self._refuse(mechanism, "LaplaceTradeOff or a number eps")
-        if (
-            isinstance(mechanism, SubsampledGaussianTradeOff)
-            and mechanism.direction == "remove"
-            and mechanism.sample_rate == self.sample_rate
-        ):
-            return check_scalar(mechanism.mu, "mu", low=0.0)
+                return check_scalar(mechanism, "mu", low=0.0)
+            raise self._refuse(
+                mechanism,
+                f"remove-direction SubsampledGaussianTradeOff({self.sample_rate!r}, mu) or a "
+                "number mu",
+            )
+        if member is not None and member[0] == self.family:
+            return float(member[1])
+        name = "mu" if self.family == "gaussian" else "epsilon"
         if number:
-            return check_scalar(mechanism, "mu", low=0.0)
-        raise self._refuse(
-            mechanism,
-            f"remove-direction SubsampledGaussianTradeOff({self.sample_rate!r}, mu) or a number mu",
-        )
+            return check_scalar(mechanism, name, low=0.0, allow_inf=True)
+        expected = {
+            "gaussian": "Gaussian curves or GDP mu",
+            "pure_dp": "EpsDeltaTradeOff(eps, 0) or a number eps",
+            "laplace": "LaplaceTradeOff or a number eps",
+        }[self.family]
+        raise self._refuse(mechanism, expected)
 
     def _curve(self, value: float) -> TradeOffFunction:
         return EpsDeltaTradeOff(value) if self.family == "pure_dp" else LaplaceTradeOff(value)

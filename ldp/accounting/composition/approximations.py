@@ -35,14 +35,11 @@ from scipy.special import ndtr, ndtri
 from ldp._numerics import inverse_monotone
 from ldp._validation import check_integer, check_scalar
 from ldp.accounting.curves import (
-    GaussianTradeOff,
-    LaplaceTradeOff,
     PiecewiseLinearTradeOff,
-    SubsampledTradeOff,
     TradeOffFunction,
     tradeoff_from_channel,
 )
-from ldp.accounting.curves._common import cumulants_from_moments
+from ldp.accounting.curves.curve_closed_forms import laplace_cumulants, pieces_functionals
 from ldp.channel import Channel
 
 __all__ = [
@@ -198,148 +195,6 @@ class EdgeworthTradeOff(PiecewiseLinearTradeOff):
         return f"<EdgeworthTradeOff (approximation) with {len(self._a)} vertices>"
 
 
-#: The functionals of a curve (see :func:`tradeoff_functionals`).
-FUNCTIONALS = ("kl", "kappa2", "kappa3", "kappa3_bar")
-
-
-def _constant_functionals(value: float) -> dict:
-    """All four functionals equal: 0 for the identity curve, inf where a CLT cannot apply."""
-    return dict.fromkeys(FUNCTIONALS, value)
-
-
-def _gaussian_functionals(mu: float) -> dict:
-    """Closed forms for ``G_mu``.
-
-    Under ``U[0, 1]`` the log-slope ``log|G_mu'(U)| = mu Z - mu^2/2`` with ``Z`` standard
-    normal, i.e. ``L ~ N(-mu^2/2, mu^2)`` (Dong-Roth-Su (2022), §3.2 and Appendix D). So
-    ``kl = mu^2/2``, ``kappa2 = E L^2 = mu^2 + mu^4/4``, ``kappa3_bar = mu^3 E|Z|^3 =
-    2 sqrt(2/pi) mu^3`` and, adding the two one-sided third moments of ``N(m, s^2)``
-    (``E[X^3; X > 0] = s^3 [(r^3 + 3r) Phi(r) + (r^2 + 2) phi(r)]``, ``r = m/s``),
-    ``kappa3 = E|L|^3 = mu^3 [(a^3 + 3a) erf(a/sqrt 2) + 2 (a^2 + 2) phi(a)]`` with
-    ``a = mu/2`` (checked against numerical integration in mpmath in the tests).
-    """
-    if mu == 0.0:
-        return _constant_functionals(0.0)
-    if math.isinf(mu):
-        return _constant_functionals(math.inf)
-    a = mu / 2.0
-    phi = math.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
-    return {
-        "kl": mu * mu / 2.0,
-        "kappa2": mu**2 + mu**4 / 4.0,
-        "kappa3": mu**3
-        * ((a**3 + 3.0 * a) * math.erf(a / math.sqrt(2.0)) + 2.0 * (a * a + 2.0) * phi),
-        "kappa3_bar": 2.0 * math.sqrt(2.0 / math.pi) * mu**3,
-    }
-
-
-def _quad(g, lo: float, hi: float, points=()) -> float:
-    from scipy.integrate import quad
-
-    inner = [p for p in points if lo < p < hi]
-    value, _ = quad(g, lo, hi, points=inner or None, epsabs=0.0, epsrel=1e-13, limit=200)
-    return float(value)
-
-
-def _laplace_functionals(theta: float) -> dict:
-    """``T(Lap(0,1), Lap(theta,1))``: the log-slope has the ``P``-law of ``|x| - |x - theta|``:
-    atoms ``-theta`` (mass 1/2) and ``+theta`` (``e^-theta/2``) and the density
-    ``e^{-(l + theta)/2} / 4`` on ``(-theta, theta)`` (Zheng-Dong-Long-Su (2020), §5);
-    ``kl`` and ``kappa2`` in closed form, the absolute third moments by quadrature."""
-    if theta == 0.0:
-        return _constant_functionals(0.0)
-    if math.isinf(theta):
-        return _constant_functionals(math.inf)
-    e = math.exp(-theta)
-    if theta < 0.5:  # both closed forms cancel for small theta: their Taylor series
-        powers = [(-theta) ** j / math.factorial(j) for j in range(2, 40)]
-        kl = math.fsum(powers)  # theta + e^-theta - 1
-        kappa2 = theta**2 + math.fsum((2 * j - 4) * v for j, v in enumerate(powers, 2) if j >= 3)
-    else:
-        kl = theta + math.expm1(-theta)  # KL(Lap(0,1) || Lap(theta,1))
-        kappa2 = theta**2 - 2 * theta + 4 - (2 * theta + 4) * e
-
-    def expect(g, points=()) -> float:
-        density = lambda v: g(v) * math.exp(-(v + theta) / 2.0) / 4.0  # noqa: E731
-        return 0.5 * g(-theta) + 0.5 * e * g(theta) + _quad(density, -theta, theta, points)
-
-    return {
-        "kl": kl,
-        "kappa2": kappa2,
-        "kappa3": expect(lambda v: abs(v) ** 3, (0.0,)),
-        "kappa3_bar": expect(lambda v: abs(v + kl) ** 3, (-kl,)),
-    }
-
-
-def _subsampled_functionals(f) -> dict:
-    """``C_p(f)`` for ``f = G_mu`` or Laplace, by folding the curve at its slope -1 piece.
-
-    ``C_p(f)`` is ``f_p = p f + (1 - p) Id`` on ``[0, x*]`` (``x*`` the fixed point of
-    ``f``), slope -1 on ``[x*, y*]`` (``y* = f_p(x*)``) and ``f_p^{-1}`` beyond; with
-    ``l = log|f_p'|`` and the substitution ``alpha = f_p(t)`` on the last piece,
-    ``int_0^1 g(log|C_p'|) = int_0^{x*} [g(l) + |f_p'| g(-l)] dt + (y* - x*) g(0)``
-    (Dong-Roth-Su (2022), Lemma G.2; the slope -1 piece contributes nothing to ``kl``,
-    ``kappa2``, ``kappa3`` but ``(y* - x*) kl^3`` to ``kappa3_bar``, which the paper's §5.3
-    formula leaves out).
-    """
-    p = f.p
-    base = f.f
-    if p == 0.0:
-        return _constant_functionals(0.0)
-    x_star = base.fixed_point()
-    y_star = p * x_star + (1.0 - p) * (1.0 - x_star)
-    mu = getattr(base, "mu", None)  # G_mu and Lap(mu); other curves raise below
-    if mu == 0.0:  # the identity curve
-        return _constant_functionals(0.0)
-    if mu is not None and math.isinf(mu):
-        return _constant_functionals(math.inf)
-    if isinstance(base, GaussianTradeOff):
-        mu = base.mu
-        root = math.sqrt(2.0 * math.pi)
-
-        def folded(g):  # alpha = Phi(-z), z in [mu/2, inf): |f_p'| = p e^{mu z - mu^2/2} + 1 - p
-            def integrand(z):
-                x = mu * z - mu * mu / 2.0
-                if x > 30.0:  # log(p e^x + 1 - p) without overflow
-                    loss = x + math.log(p + (1.0 - p) * math.exp(-x))
-                else:
-                    loss = math.log1p(p * math.expm1(x))
-                weight = math.exp(-0.5 * z * z) / root
-                mixed = p * math.exp(-0.5 * (z - mu) ** 2) / root + (1.0 - p) * weight
-                return g(loss) * weight + g(-loss) * mixed
-
-            return _quad(integrand, mu / 2.0, mu / 2.0 + 40.0 + mu)
-
-    elif isinstance(base, LaplaceTradeOff):
-        theta = base.mu
-        edge = math.exp(-theta) / 2.0
-
-        def folded(g):  # |f'| = e^theta below e^-theta/2, then e^-theta / (4 alpha^2)
-            flat = math.log1p(p * math.expm1(theta))
-            head = edge * (g(flat) + math.exp(flat) * g(-flat))
-
-            def integrand(t):
-                slope = p * math.exp(-theta) / (4.0 * t * t) + 1.0 - p
-                loss = math.log(slope)
-                return g(loss) + slope * g(-loss)
-
-            return head + _quad(integrand, edge, x_star)
-
-    else:
-        raise TypeError(
-            "tradeoff_functionals knows subsampled Gaussian and Laplace curves, got C_p of "
-            f"{type(base).__name__}; pass a piecewise-linear curve instead"
-        )
-    segment = y_star - x_star
-    kl = folded(lambda v: -v)
-    return {
-        "kl": kl,
-        "kappa2": folded(lambda v: v * v),
-        "kappa3": folded(lambda v: abs(v) ** 3),
-        "kappa3_bar": folded(lambda v: abs(v + kl) ** 3) + segment * kl**3,
-    }
-
-
 def tradeoff_functionals(f: TradeOffFunction) -> dict:
     """``kl``, ``kappa2``, ``kappa3``, ``kappa3_bar`` of a curve (Dong-Roth-Su (2022), §3.2).
 
@@ -348,12 +203,16 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     (sums over the linear pieces), closed forms for ``G_mu`` (all four) and
     :class:`LaplaceTradeOff` (``kl``, ``kappa2``; quadrature for the third moments), and by
     quadrature of the folded curve for :class:`SubsampledTradeOff` of either. ``f(0) < 1``
-    gives ``kl = inf`` (the CLTs do not apply). Other curves raise ``TypeError``.
+    gives ``kl = inf`` (the CLTs do not apply). Each curve answers in
+    :meth:`~ldp.accounting.TradeOffFunction.functionals`; one that answers ``None`` is
+    summed over its finite :meth:`~ldp.accounting.TradeOffFunction.dominating_pair` (a
+    piece of width ``p`` and slope ``q / p`` per outcome), and without one it is a
+    ``TypeError``.
 
     Parameters
     ----------
     f : TradeOffFunction
-        A piecewise-linear, Gaussian, Laplace or subsampled Gaussian/Laplace curve.
+        Any curve with functionals of its own or a finite dominating pair.
 
     Returns
     -------
@@ -369,48 +228,30 @@ def tradeoff_functionals(f: TradeOffFunction) -> dict:
     >>> round(tradeoff_functionals(GaussianTradeOff(1.0))["kappa3"], 6)  # E|N(-1/2, 1)|^3
     2.206547
     """
-    if isinstance(f, GaussianTradeOff):
-        return _gaussian_functionals(f.mu)
-    if isinstance(f, LaplaceTradeOff):
-        return _laplace_functionals(f.mu)
-    if isinstance(f, SubsampledTradeOff):
-        return _subsampled_functionals(f)
-    if not isinstance(f, PiecewiseLinearTradeOff):
+    if not isinstance(f, TradeOffFunction):
+        raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
+    values = f.functionals()
+    if values is not None:
+        return dict(values)
+    pair = f.dominating_pair()
+    if pair is None:
         raise TypeError(
-            "tradeoff_functionals needs a piecewise-linear, Gaussian, Laplace or subsampled "
-            f"Gaussian/Laplace curve, got {type(f).__name__}"
+            "tradeoff_functionals needs a curve that gives its functionals() (piecewise-linear, "
+            "Gaussian, Laplace, subsampled Gaussian and Laplace curves) or a finite "
+            f"dominating_pair(), got {type(f).__name__}"
         )
-    a, b = f.vertices
-    if b[0] < 1.0:
-        return _constant_functionals(math.inf)
-    width = np.diff(a)
-    slope = -np.diff(b) / width
-    if np.any(slope <= 0):  # f reaches 0 before alpha = 1: log|f'| = -inf there
-        return _constant_functionals(math.inf)
-    log_s = np.log(slope)
-    kl = float(-(width * log_s).sum())
-    return {
-        "kl": kl,
-        "kappa2": float((width * log_s**2).sum()),
-        "kappa3": float((width * np.abs(log_s) ** 3).sum()),
-        "kappa3_bar": float((width * np.abs(log_s + kl) ** 3).sum()),
-    }
+    p, q = (np.asarray(v, dtype=np.float64) for v in pair)
+    used = p > 0
+    return pieces_functionals(p[used], q[used] / p[used], 1.0 - float(np.sum(q[~used])))
 
 
 def _group_key(item: object) -> object:
-    """Items with equal keys have equal functionals: a channel by its matrix, a
-    piecewise-linear curve by its vertices, ``G_mu`` and Laplace curves by ``mu``."""
+    """Items with equal keys have equal functionals: a channel by its matrix, a curve by
+    its :meth:`~ldp.accounting.TradeOffFunction.identity_key` (else by its identity)."""
     if isinstance(item, Channel):
         return item  # hashed and compared by its matrix
-    if isinstance(item, PiecewiseLinearTradeOff):
-        a, b = item.vertices
-        return (type(item), item.approx, item.is_symmetric, a.tobytes(), b.tobytes())
-    if isinstance(item, (GaussianTradeOff, LaplaceTradeOff)) and type(item) in (
-        GaussianTradeOff,
-        LaplaceTradeOff,
-    ):  # exactly these types: a subclass may carry more than mu
-        return (type(item), item.mu)
-    return ("object", id(item))
+    key = item.identity_key() if isinstance(item, TradeOffFunction) else None
+    return ("object", id(item)) if key is None else key
 
 
 def _functionals(items: Sequence[object]) -> list[tuple[dict, int]]:
@@ -515,55 +356,19 @@ def berry_esseen_approx(mechanisms: Sequence[object]) -> tuple[float, float]:
     return float(mu), float(0.56 * k3 / var**1.5)
 
 
-def laplace_cumulants(theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulants (1..4) of ``L = log(q/p)`` for ``Lap(0,1)`` vs ``Lap(theta,1)``.
-
-    Zheng-Dong-Long-Su (2020), §5.
-
-    Returns ``(under P, under Q)``; ``kappa~_r = (-1)^r kappa_r``.
-
-    Parameters
-    ----------
-    theta : float
-        Shift ``theta >= 0`` of the second Laplace law (scale 1).
-
-    Returns
-    -------
-    under_p, under_q : ndarray
-        The first four cumulants of the privacy loss under each law.
-
-    Examples
-    --------
-    >>> from ldp.accounting import laplace_cumulants
-    >>> [round(float(v), 6) for v in laplace_cumulants(0.8)[0]]
-    [-0.249329, 0.461593, 0.2086, -0.287142]
-    """
-    t = check_scalar(theta, "theta", low=0.0, low_open=True)
-    e = math.exp(-t)
-    m = np.array(
-        [
-            1 - t - e,
-            t**2 - 2 * t + 4 - (2 * t + 4) * e,
-            -(t**3) + 3 * t**2 - 12 * t + 24 - (3 * t**2 + 12 * t + 24) * e,
-            t**4 - 4 * t**3 + 24 * t**2 - 96 * t + 192 - (4 * t**3 + 24 * t**2 + 96 * t + 192) * e,
-        ]
-    )
-    kp = cumulants_from_moments(m)
-    return kp, kp * np.array([-1.0, 1.0, -1.0, 1.0])
-
-
 def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
     """Per-step cumulants for the Edgeworth expansion, or an error saying why it does not apply.
 
-    Supported: :class:`LaplaceTradeOff` and :class:`GaussianTradeOff`. Finite channels and
-    piecewise-linear curves have lattice privacy losses (the Edgeworth series does not
+    Asks the curve (:meth:`~ldp.accounting.TradeOffFunction.loss_cumulants`: the Laplace
+    and Gaussian curves answer). Finite channels and curves with a finite dominating pair
+    (piecewise-linear curves) have lattice privacy losses (the Edgeworth series does not
     improve on the CLT there and its smooth CDF is wrong at the atoms: compose exactly);
     curves with ``f(0) < 1`` have an atom of infinite loss, for which no cumulant exists.
 
     Parameters
     ----------
-    mechanism : LaplaceTradeOff or GaussianTradeOff
-        One step of the composition.
+    mechanism : TradeOffFunction
+        One step of the composition, a curve that gives its ``loss_cumulants()``.
 
     Returns
     -------
@@ -573,7 +378,8 @@ def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        For finite channels, piecewise-linear curves and curves with ``f(0) < 1``.
+        For finite channels, curves with a finite dominating pair and curves with
+        ``f(0) < 1``.
     TypeError
         For anything else.
 
@@ -586,17 +392,19 @@ def edgeworth_cumulants(mechanism: object) -> tuple[np.ndarray, np.ndarray]:
     ...
     ValueError: Edgeworth expansion does not apply to a finite channel: its privacy loss ...
     """
-    if isinstance(mechanism, LaplaceTradeOff):
-        return laplace_cumulants(mechanism.mu)
-    if isinstance(mechanism, GaussianTradeOff):
-        m = mechanism.mu
-        return np.array([-m * m / 2, m * m, 0.0, 0.0]), np.array([m * m / 2, m * m, 0.0, 0.0])
-    if isinstance(mechanism, PiecewiseLinearTradeOff) and mechanism(0.0) < 1.0:
-        raise ValueError(
-            "Edgeworth expansion does not apply: f(0) < 1 means an atom of infinite privacy "
-            "loss (delta > 0), which has no cumulants; split off f_{0,delta} and compose exactly"
-        )
-    if isinstance(mechanism, (Channel, PiecewiseLinearTradeOff)):
+    if isinstance(mechanism, TradeOffFunction):
+        cumulants = mechanism.loss_cumulants()
+        if cumulants is not None:
+            return cumulants
+        if mechanism.dominating_pair() is not None and mechanism(0.0) < 1.0:
+            raise ValueError(
+                "Edgeworth expansion does not apply: f(0) < 1 means an atom of infinite "
+                "privacy loss (delta > 0), which has no cumulants; split off f_{0,delta} and "
+                "compose exactly"
+            )
+    if isinstance(mechanism, Channel) or (
+        isinstance(mechanism, TradeOffFunction) and mechanism.dominating_pair() is not None
+    ):
         kind = "a finite channel" if isinstance(mechanism, Channel) else "a piecewise-linear curve"
         raise ValueError(
             f"Edgeworth expansion does not apply to {kind}: its privacy loss lives on a "

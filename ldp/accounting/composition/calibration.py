@@ -23,6 +23,12 @@ so there the value is also the largest one up to the bisection tolerance (``rtol
 relative ``1e-6`` by default): ``eps0 * (1 + 1e-3)`` misses the target
 (tests/accounting/composition/test_calibration.py).
 
+A user-defined family ``parameter -> PrivacyProfile`` (``family=``, with a ``bracket`` and
+whether the family leaks more as the parameter grows) is calibrated the same way: the
+curve of one's own is asked for its ``delta`` (composed ``folds`` times by
+:func:`~ldp.accounting.compose`), and the end of the final bracket on the safe side is
+returned (the largest epsilon-like parameter, the smallest noise-like one).
+
 A target ``mu`` (Gaussian DP, Dong-Roth-Su (2022)) is met the same way, with the test
 ``mu_upper(eps0) <= target_mu``: the GDP level of the ``T``-fold composition read from the
 tails of its privacy-loss distribution (exact for k-RR), or, with a shuffler, of the clone
@@ -47,9 +53,9 @@ from ldp.accounting.amplification.shuffle import (
     shuffle_delta,
     shuffle_pld,
 )
-from ldp.accounting.composition.exact import compose
+from ldp.accounting.composition.exact import Composition, compose
 from ldp.channel import Channel
-from ldp.core import Mechanism
+from ldp.core import Mechanism, PrivacyProfile, check_privacy_profile
 from ldp.mechanisms import k_rr
 from ldp.mechanisms.limits import MIN_EPSILON
 
@@ -192,12 +198,62 @@ def _accountant(
     return rounds_delta
 
 
+def _curve_family_parameter(
+    family: Callable[[float], PrivacyProfile],
+    bracket: object,
+    increasing: bool,
+    folds: int | None,
+    meets_target: Callable[[PrivacyProfile], bool],
+    tol: float,
+    target: str,
+) -> float:
+    """The parameter in ``bracket`` whose profile meets the target, on the safe side: the
+    largest one when the family leaks more as the parameter grows, the smallest otherwise
+    (the end of the final bisection bracket at which the test was evaluated and passed)."""
+    if not callable(family):
+        raise TypeError(f"family must be a callable parameter -> PrivacyProfile, got {family!r}")
+    if not isinstance(increasing, bool):
+        raise TypeError(f"increasing must be True or False, got {increasing!r}")
+    if not isinstance(bracket, (tuple, list)) or len(bracket) != 2:
+        raise TypeError(f"bracket must be a pair (low, high), got {bracket!r}")
+    low = check_scalar(bracket[0], "bracket[0]", allow_inf=False)
+    high = check_scalar(bracket[1], "bracket[1]", allow_inf=False)
+    if not low < high:
+        raise ValueError(f"bracket must have low < high, got {bracket!r}")
+    t = 1 if folds is None else folds
+
+    def meets(x: float) -> bool:
+        profile = check_privacy_profile(family(x), f"family({x!r})")
+        return meets_target(profile if t == 1 else compose(profile, t, adaptive=True))
+
+    # the end that leaks least must meet the target, the other one is returned if it does
+    safe, risky = (low, high) if increasing else (high, low)
+    if meets(risky):
+        return risky
+    if not meets(safe):
+        raise ValueError(
+            f"{target} is unreachable: even the parameter {safe!r} (the bracket end that "
+            "leaks least) misses it"
+        )
+    return bisect_monotone(
+        meets,
+        low,
+        high,
+        side="low" if increasing else "high",
+        ends=(True, False) if increasing else (False, True),
+        rtol=tol / (1.0 + tol),
+    )
+
+
 def calibrate(
     target_epsilon: float | None = None,
     target_delta: float | None = None,
     *,
     target_mu: float | None = None,
-    mechanism: object = "k-rr",
+    mechanism: str | PrivacyProfile | Callable[[float], PrivacyProfile] = "k-rr",
+    family: Callable[[float], PrivacyProfile] | None = None,
+    bracket: tuple[float, float] | None = None,
+    increasing: bool = True,
     k: int | None = None,
     folds: int | None = None,
     n_shuffled: int | None = None,
@@ -227,6 +283,19 @@ def calibrate(
         a k-RR :class:`~ldp.Channel`, a mechanism with an ``epsilon`` parameter
         (``GRR(16, 1.0)``, ``OUE(10, 1.0)``: rebuilt at each candidate) or a callable
         ``epsilon -> Mechanism``.
+    family : callable, optional
+        A user-defined family ``parameter -> PrivacyProfile`` (a trade-off curve of one's
+        own, a mechanism, a channel: anything with ``delta``, ``epsilon_for_delta`` and
+        ``tv``) instead of ``mechanism``; needs ``bracket``. The result is then the
+        parameter in ``bracket`` whose profile (composed ``folds`` times) meets the target,
+        on the safe side. Not with a shuffler.
+    bracket : (float, float), optional
+        ``(low, high)``, finite, for ``family``: the end that leaks least must meet the
+        target (else ``ValueError``); the other is returned when it meets it too.
+    increasing : bool, default True
+        For ``family``: ``True`` when the family leaks more as the parameter grows (an
+        epsilon: the largest parameter that meets the target is returned, rounded down),
+        ``False`` when it leaks less (a noise scale: the smallest, rounded up).
     k : int, optional
         Alphabet size for ``mechanism="k-rr"``.
     folds : int, optional
@@ -246,7 +315,8 @@ def calibrate(
     Returns
     -------
     float
-        The per-report epsilon (rounded down). Re-accounting it meets the target.
+        The per-report epsilon (rounded down), or with ``family`` the parameter (rounded on
+        the safe side). Re-accounting it meets the target.
 
     Raises
     ------
@@ -284,8 +354,37 @@ def calibrate(
         d_t = check_scalar(target_delta, "target_delta", low=0.0, high=1.0, high_open=True)
     if folds is not None:
         folds = check_integer(folds, "folds", low=1)
-        if n_shuffled is not None and folds > MAX_ROUNDS:
-            raise ValueError(f"folds must be <= {MAX_ROUNDS} with n_shuffled, got {folds}")
+    if family is not None:
+        if n_shuffled is not None or k is not None or mechanism != "k-rr":
+            raise ValueError(
+                "family takes no mechanism, k or n_shuffled; got "
+                f"mechanism={mechanism!r}, k={k!r}, n_shuffled={n_shuffled!r}"
+            )
+        if bracket is None:
+            raise ValueError("family needs bracket=(low, high), got bracket=None")
+        tol = check_scalar(rtol, "rtol", low=1e-12, high=0.5)
+        if mu_t is not None:
+            level = mu_t
+
+            def mu_met(p: PrivacyProfile) -> bool:
+                composed = p if isinstance(p, Composition) else compose(p, 1, adaptive=True)
+                return composed.gdp_mu <= level
+
+            meets_target, target = mu_met, f"target_mu={mu_t!r}"
+        else:
+
+            def delta_met(p: PrivacyProfile) -> bool:
+                return float(p.delta(eps_t)) <= d_t
+
+            meets_target = delta_met
+            target = f"target_epsilon={eps_t!r}, target_delta={d_t!r}"
+        return _curve_family_parameter(
+            family, bracket, increasing, folds, meets_target, tol, target
+        )
+    if bracket is not None:
+        raise ValueError(f"bracket is for family; got bracket={bracket!r} without one")
+    if n_shuffled is not None and folds is not None and folds > MAX_ROUNDS:
+        raise ValueError(f"folds must be <= {MAX_ROUNDS} with n_shuffled, got {folds}")
     if n_shuffled is not None:
         n_shuffled = check_integer(n_shuffled, "n_shuffled", low=1)
     top = check_scalar(epsilon_max, "epsilon_max", low=MIN_EPSILON, low_open=True, high=700.0)

@@ -58,7 +58,6 @@ from ldp.accounting.curves.pld import (
 )
 from ldp.channel import Channel
 from ldp.core import Mechanism, PrivacyProfile, check_privacy_profile
-from ldp.mechanisms.numeric.gaussian import Gaussian
 
 __all__ = ["Composition", "EpsDeltaEtaComposition", "compose", "compose_eps_delta_eta"]
 
@@ -262,8 +261,9 @@ class Composition(Frozen):
 
 def _as_curve(item: object, name: str) -> TradeOffFunction:
     check_privacy_profile(item, name)
-    if isinstance(item, Gaussian):  # exactly G_mu (no finite channel has its profile)
-        return GaussianTradeOff(item.mu)
+    exact = item.gdp_mu() if isinstance(item, Mechanism) else None
+    if exact is not None:  # exactly G_mu (no finite channel has its profile)
+        return GaussianTradeOff(exact)
     if isinstance(item, Mechanism):  # a Channel, or any mechanism's privacy channel
         return tradeoff_from_channel(item.privacy_channel())
     if isinstance(item, TradeOffFunction):
@@ -348,8 +348,9 @@ def compose(
             f"composition) for a privacy-loss composition, got {compact(n)}; for more reports "
             "use a CLT approximation (clt_mu_approx) or a GDP bound"
         )
-    if isinstance(mechanisms, Gaussian):  # exactly mu-GDP: n reports are sqrt(n) mu-GDP
-        return compose(GaussianTradeOff(mechanisms.mu), n, adaptive=adaptive)
+    exact = mechanisms.gdp_mu() if isinstance(mechanisms, Mechanism) else None
+    if exact is not None:  # exactly mu-GDP: n reports are sqrt(n) mu-GDP
+        return compose(GaussianTradeOff(exact), n, adaptive=adaptive)
     if isinstance(mechanisms, Mechanism) and not isinstance(mechanisms, Channel):
         # any mechanism composes through its privacy channel (the worst input pair reduced
         # to its likelihood-ratio classes); a dominating one gives an upper bound

@@ -18,6 +18,12 @@ Closed forms: ``D_a(G_mu) = a mu^2 / 2``, hence mu-GDP implies ``(a, a mu^2/2)``
 every ``a > 1`` (Corollary B.6); for randomized response
 ``D_a = (a - 1)^{-1} log(cosh(eps (a - 1/2)) / cosh(eps / 2)) <= a eps^2 / 2`` (the proof of
 Proposition B.7).
+
+Each curve answers for itself: :func:`tradeoff_renyi` and :func:`tradeoff_chi2_plus` ask
+:meth:`~ldp.accounting.TradeOffFunction.closed_form_divergence` (the closed forms above,
+and the exact sums of piecewise-linear curves), and for a curve without one (``None``) take
+the sum over its :meth:`~ldp.accounting.TradeOffFunction.dominating_pair` (a piece of width
+``p`` and slope ``q / p`` per outcome).
 """
 
 from __future__ import annotations
@@ -26,40 +32,33 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import logsumexp, ndtr
 
 from ldp._validation import check_epsilon, check_scalar
 from ldp.accounting.curves._common import as_levels, out
-from ldp.accounting.curves.tradeoff_base import PiecewiseLinearTradeOff, TradeOffFunction
-from ldp.accounting.curves.tradeoff_families import GaussianTradeOff, LaplaceTradeOff
+from ldp.accounting.curves.curve_closed_forms import pieces_chi2_plus, pieces_renyi
+from ldp.accounting.curves.tradeoff_base import TradeOffFunction
 
 __all__ = ["get_rdp_from_gdp", "rr_renyi", "tradeoff_chi2_plus", "tradeoff_renyi"]
 
 
-def _slopes(f: PiecewiseLinearTradeOff) -> tuple[np.ndarray, np.ndarray, float]:
-    """Widths and slope magnitudes of the pieces, and ``f(0)``."""
-    a, b = f.vertices
-    width = np.diff(a)
-    return width, -np.diff(b) / width, float(b[0])
-
-
-def _check_curve(f: object) -> None:
+def _check_curve(f: object) -> TradeOffFunction:
     if not isinstance(f, TradeOffFunction):
         raise TypeError(f"f must be a TradeOffFunction, got {type(f).__name__}")
-    if not isinstance(f, (PiecewiseLinearTradeOff, GaussianTradeOff, LaplaceTradeOff)):
+    return f
+
+
+def _pair_pieces(f: TradeOffFunction, what: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """The generic route: the curve's dominating pair ``(P, Q)`` as pieces of width ``p``
+    and slope ``q / p``, and ``f(0) = 1 - Q(p = 0)``."""
+    pair = f.dominating_pair()
+    if pair is None:
         raise TypeError(
-            "the divergences of a curve are computed for piecewise-linear, Gaussian and "
-            f"Laplace curves, got {type(f).__name__}"
+            f"{type(f).__name__} gives no closed-form {what} (closed_form_divergence) and no "
+            "dominating_pair(); give the curve one of them"
         )
-
-
-def _laplace_renyi(theta: float, a: float) -> float:
-    """``D_a(Lap(0,1) || Lap(theta,1))`` (the classical closed form, in log space)."""
-    if theta == 0.0:
-        return 0.0
-    first = math.log(a / (2 * a - 1)) + (a - 1) * theta
-    second = math.log((a - 1) / (2 * a - 1)) - a * theta
-    return float(logsumexp([first, second])) / (a - 1)
+    p, q = (np.asarray(v, dtype=np.float64) for v in pair)
+    used = p > 0
+    return p[used], q[used] / p[used], 1.0 - float(np.sum(q[~used]))
 
 
 def tradeoff_renyi(f: TradeOffFunction, order: float) -> float:
@@ -73,7 +72,10 @@ def tradeoff_renyi(f: TradeOffFunction, order: float) -> float:
     Parameters
     ----------
     f : TradeOffFunction
-        A piecewise-linear, Gaussian or Laplace curve.
+        Any curve: its own :meth:`~ldp.accounting.TradeOffFunction.closed_form_divergence`,
+        else the sum over its finite
+        :meth:`~ldp.accounting.TradeOffFunction.dominating_pair` (``TypeError`` without
+        either).
     order : float
         ``a > 1`` (finite).
 
@@ -90,17 +92,13 @@ def tradeoff_renyi(f: TradeOffFunction, order: float) -> float:
     >>> round(tradeoff_renyi(EpsDeltaTradeOff(1.0), 2.0), 9), round(rr_renyi(1.0, 2.0), 9)
     (0.735325664, 0.735325664)
     """
-    _check_curve(f)
+    curve = _check_curve(f)
     a = check_scalar(order, "order", low=1.0, low_open=True)
-    if isinstance(f, GaussianTradeOff):
-        return a * f.mu * f.mu / 2.0
-    if isinstance(f, LaplaceTradeOff):
-        return math.inf if math.isinf(f.mu) else _laplace_renyi(f.mu, a)
-    width, slope, _ = _slopes(f)  # type: ignore[arg-type]
-    if np.any(slope <= 0.0):  # f = 0 before x = 1: P has mass where Q has none
-        return math.inf
-    value = float(logsumexp((1.0 - a) * np.log(slope), b=width)) / (a - 1.0)
-    return max(value, 0.0)
+    value = curve.closed_form_divergence("renyi", a)
+    if value is not None:
+        return float(value)
+    width, slope, _ = _pair_pieces(curve, "Renyi divergence")
+    return pieces_renyi(width, slope, a)
 
 
 def tradeoff_chi2_plus(f: TradeOffFunction) -> float:
@@ -114,7 +112,7 @@ def tradeoff_chi2_plus(f: TradeOffFunction) -> float:
     Parameters
     ----------
     f : TradeOffFunction
-        A piecewise-linear, Gaussian or Laplace curve.
+        Any curve, as for :func:`tradeoff_renyi`.
 
     Returns
     -------
@@ -129,43 +127,12 @@ def tradeoff_chi2_plus(f: TradeOffFunction) -> float:
     >>> round(tradeoff_chi2_plus(EpsDeltaTradeOff(1.0)), 9), round((e - 1) ** 2 / (1 + e), 9)
     (0.794047514, 0.794047514)
     """
-    _check_curve(f)
-    if isinstance(f, GaussianTradeOff):
-        mu = f.mu
-        if math.isinf(mu):
-            return math.inf
-        if mu > 37.0:  # e^{mu^2} overflows long before; the value is astronomically large
-            return math.inf
-        return max(
-            0.0,
-            math.exp(mu * mu) * float(ndtr(1.5 * mu))
-            - 2 * float(ndtr(mu / 2))
-            + float(ndtr(-mu / 2)),
-        )
-    if isinstance(f, LaplaceTradeOff):
-        theta = f.mu
-        if math.isinf(theta):
-            return math.inf
-        if theta == 0.0:
-            return 0.0
-        from scipy.integrate import quad
-
-        # |f'| = e^theta on [0, e^-theta / 2], e^-theta / (4 x^2) on [e^-theta / 2, 1/2]
-        edge = math.exp(-theta) / 2.0
-        head = edge * math.expm1(theta) ** 2
-        tail, _ = quad(
-            lambda x: max(math.exp(-theta) / (4 * x * x) - 1.0, 0.0) ** 2,
-            edge,
-            0.5,
-            epsabs=0.0,
-            epsrel=1e-12,
-            limit=200,
-        )
-        return head + float(tail)
-    width, slope, start = _slopes(f)  # type: ignore[arg-type]
-    if start < 1.0:
-        return math.inf
-    return float(np.sum(width * np.maximum(slope - 1.0, 0.0) ** 2))
+    curve = _check_curve(f)
+    value = curve.closed_form_divergence("chi2_plus")
+    if value is not None:
+        return float(value)
+    width, slope, start = _pair_pieces(curve, "chi^2_+")
+    return pieces_chi2_plus(width, slope, start)
 
 
 def get_rdp_from_gdp(mu: float, order: ArrayLike) -> float | np.ndarray:

@@ -23,6 +23,11 @@ from ldp._frozen import Frozen
 from ldp._numerics import bisect_monotone, inverse_monotone, pointwise_max
 from ldp.accounting.curves._common import SHAPE_TOLERANCE, as_levels, out
 from ldp.accounting.curves._hull import lower_hull, upper_envelope
+from ldp.accounting.curves.curve_closed_forms import (
+    pieces_chi2_plus,
+    pieces_functionals,
+    pieces_renyi,
+)
 from ldp.accounting.curves.pld import PrivacyLossDistribution
 
 __all__ = [
@@ -272,6 +277,48 @@ class TradeOffFunction(Frozen, abc.ABC):
 
     def area(self) -> float | None:
         """``int_0^1 f`` in closed form, or ``None`` (the default: quadrature)."""
+        return None
+
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """The divergence ``kind`` of ``f = T(P, Q)`` in closed form, or ``None`` (the
+        default: :func:`~ldp.accounting.tradeoff_renyi` and
+        :func:`~ldp.accounting.tradeoff_chi2_plus` then sum over :meth:`dominating_pair`).
+
+        ``kind`` is ``"renyi"`` (``D_order(P || Q)``, ``order > 1`` checked by the caller)
+        or ``"chi2_plus"``; a curve answers ``None`` for a kind it has no closed form of.
+        """
+        return None
+
+    def functionals(self) -> dict | None:
+        """``{"kl", "kappa2", "kappa3", "kappa3_bar"}`` of the curve in closed form, or
+        ``None`` (the default: :func:`~ldp.accounting.tradeoff_functionals` then sums over
+        :meth:`dominating_pair`)."""
+        return None
+
+    def subsampled_functionals(self, p: float) -> dict | None:
+        """The functionals of ``C_p(f)``, the curve subsampled at rate ``p``, in closed form
+        (or by a quadrature of its own), or ``None`` (the default: none known)."""
+        return None
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The first four cumulants of the privacy loss ``log(q/p)`` under ``P`` and under
+        ``Q`` for the Edgeworth expansion, or ``None`` (the default: none known; a curve with
+        a finite :meth:`dominating_pair` has lattice losses, which the expansion refuses)."""
+        return None
+
+    def chain_family(self) -> tuple[str, float] | None:
+        """``(family, parameter)`` when the curve is a member of a one-parameter family that
+        :class:`~ldp.accounting.NaturalFDPFilter` certifies as a Blackwell chain:
+        ``("gaussian", mu)`` (the default, from :meth:`gdp_mu`), ``("pure_dp", eps)`` or
+        ``("laplace", mu)``; else ``None``. (Subsampled Gaussian curves answer
+        :meth:`subsampled_gaussian` instead: their family also fixes the sampling rate.)"""
+        mu = self.gdp_mu()
+        return None if mu is None else ("gaussian", float(mu))
+
+    def identity_key(self) -> object | None:
+        """A hashable key, equal for two curves only when they are the same curve, or
+        ``None`` (the default: the object's identity). Lets the CLT functions count equal
+        curves once."""
         return None
 
     def fixed_point(self) -> float:
@@ -533,6 +580,28 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
         """``int_0^1 f``: the trapezoid rule on the vertices (exact)."""
         a, b = self.vertices
         return float(np.sum(np.diff(a) * (b[:-1] + b[1:]) / 2.0))
+
+    def _pieces(self) -> tuple[np.ndarray, np.ndarray]:
+        """Widths and slope magnitudes of the linear pieces."""
+        width = np.diff(self._a)
+        return width, -np.diff(self._b) / width
+
+    def functionals(self) -> dict:
+        """Exact sums over the linear pieces (Dong-Roth-Su (2022), §3.2)."""
+        return pieces_functionals(*self._pieces(), float(self._b[0]))
+
+    def identity_key(self) -> tuple:
+        """The class, the flags and the vertices."""
+        return (type(self), self.approx, self.is_symmetric, self._a.tobytes(), self._b.tobytes())
+
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Exact sums over the linear pieces (Dong-Roth-Su (2022), Proposition B.4)."""
+        width, slope = self._pieces()
+        if kind == "renyi" and order is not None:
+            return pieces_renyi(width, slope, float(order))
+        if kind == "chi2_plus":
+            return pieces_chi2_plus(width, slope, float(self._b[0]))
+        return None
 
     def dominating_pair(self) -> tuple[np.ndarray, np.ndarray]:
         """A finite pair ``(P, Q)`` with ``T(P, Q) = f`` (one outcome per segment).

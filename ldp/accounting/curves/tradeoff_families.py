@@ -12,6 +12,18 @@ from scipy.special import ndtr, ndtri
 from ldp._formulas import k_rr_probabilities, normalise_erasure
 from ldp._validation import check_epsilon, check_integer, check_pmf, check_probability
 from ldp.accounting.curves._common import as_levels
+from ldp.accounting.curves.curve_closed_forms import (
+    constant_functionals,
+    gaussian_chi2_plus,
+    gaussian_cumulants,
+    gaussian_functionals,
+    laplace_chi2_plus,
+    laplace_cumulants,
+    laplace_functionals,
+    laplace_renyi,
+    subsampled_gaussian_functionals,
+    subsampled_laplace_functionals,
+)
 from ldp.accounting.curves.curve_plds import gaussian_pld, laplace_pld
 from ldp.accounting.curves.gdp import get_delta_from_gdp, get_epsilon_from_gdp
 from ldp.accounting.curves.pld import PrivacyLossDistribution
@@ -194,6 +206,10 @@ class EpsDeltaTradeOff(PiecewiseLinearTradeOff):
             b = np.array([1.0 - d, star, 0.0, 0.0])
         self._init_trusted(a, b, symmetric=True)
 
+    def chain_family(self) -> tuple[str, float] | None:
+        """``("pure_dp", epsilon)`` when ``delta = 0``, else ``None``."""
+        return ("pure_dp", float(self.epsilon_)) if self.delta_ == 0.0 else None
+
     def __repr__(self) -> str:
         return f"EpsDeltaTradeOff(epsilon={self.epsilon_!r}, delta={self.delta_!r})"
 
@@ -318,6 +334,32 @@ class GaussianTradeOff(TradeOffFunction):
         """``Phi(-mu / sqrt 2)``."""
         return float(ndtr(-self.mu / math.sqrt(2.0))) if math.isfinite(self.mu) else 0.0
 
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Renyi ``a mu^2 / 2`` (Dong-Roth-Su (2022), Corollary B.6); ``chi^2_+``
+        ``e^{mu^2} Phi(3 mu / 2) - 2 Phi(mu / 2) + Phi(-mu / 2)``."""
+        if kind == "renyi" and order is not None:
+            return order * self.mu * self.mu / 2.0
+        if kind == "chi2_plus":
+            return gaussian_chi2_plus(self.mu)
+        return None
+
+    def functionals(self) -> dict:
+        """The CLT functionals: closed forms (Dong-Roth-Su (2022), §3.2 and Appendix D)."""
+        return gaussian_functionals(self.mu)
+
+    def subsampled_functionals(self, p: float) -> dict:
+        """The functionals of ``C_p``, by quadrature of the folded curve."""
+        return subsampled_gaussian_functionals(p, self.mu)
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cumulants of the privacy loss: normal, ``N(-mu^2/2, mu^2)`` under ``P`` and
+        ``N(mu^2/2, mu^2)`` under ``Q``."""
+        return gaussian_cumulants(self.mu)
+
+    def identity_key(self) -> tuple | None:
+        """``(class, mu)`` for this class exactly (a subclass may carry more than ``mu``)."""
+        return (GaussianTradeOff, self.mu) if type(self) is GaussianTradeOff else None
+
     def __repr__(self) -> str:
         return f"GaussianTradeOff(mu={self.mu!r})"
 
@@ -402,6 +444,36 @@ class LaplaceTradeOff(TradeOffFunction):
         """``e^-mu (1/2 + mu/4)``, the sum over the three pieces of the curve."""
         return math.exp(-self.mu) * (0.5 + self.mu / 4.0) if math.isfinite(self.mu) else 0.0
 
+    def closed_form_divergence(self, kind: str, order: float | None = None) -> float | None:
+        """Renyi: the closed form of the Laplace pair; ``chi^2_+``: the flat piece exactly,
+        the rest by quadrature."""
+        if kind == "renyi" and order is not None:
+            return laplace_renyi(self.mu, order)
+        if kind == "chi2_plus":
+            return laplace_chi2_plus(self.mu)
+        return None
+
+    def functionals(self) -> dict:
+        """The CLT functionals: ``kl`` and ``kappa2`` in closed form, the third moments by
+        quadrature (Zheng-Dong-Long-Su (2020), §5)."""
+        return laplace_functionals(self.mu)
+
+    def subsampled_functionals(self, p: float) -> dict:
+        """The functionals of ``C_p``, by quadrature of the folded curve."""
+        return subsampled_laplace_functionals(p, self.mu)
+
+    def loss_cumulants(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cumulants of the privacy loss: Zheng-Dong-Long-Su (2020), §5."""
+        return laplace_cumulants(self.mu)
+
+    def identity_key(self) -> tuple | None:
+        """``(class, mu)`` for this class exactly (a subclass may carry more than ``mu``)."""
+        return (LaplaceTradeOff, self.mu) if type(self) is LaplaceTradeOff else None
+
+    def chain_family(self) -> tuple[str, float]:
+        """``("laplace", mu)``."""
+        return ("laplace", float(self.mu))
+
     def __repr__(self) -> str:
         return f"LaplaceTradeOff(mu={self.mu!r})"
 
@@ -409,9 +481,9 @@ class LaplaceTradeOff(TradeOffFunction):
 class SubsampledTradeOff(TradeOffFunction):
     """``C_p(f)`` for a symmetric ``f`` by the closed form of Dong-Roth-Su (2022), eq. (14).
 
-    Built by :func:`ldp.accounting.subsample_tradeoff`; it lives here with the other curve
-    classes so that ``ldp.accounting.composition.approximations`` can recognise it without importing
-    ``ldp.accounting.amplification.subsampling``.
+    Built by :func:`ldp.accounting.subsample_tradeoff`. Its CLT functionals are those the
+    subsampled curve ``f`` gives in its ``subsampled_functionals(p)`` (the Gaussian and
+    Laplace curves do).
 
     ``C_p(f) = f_p`` on ``[0, x*]``, the line ``x* + f_p(x*) - x`` on ``[x*, f_p(x*)]`` and
     ``f_p^{-1}`` beyond, with ``x*`` the fixed point of ``f``. Its profile is exact:
@@ -475,6 +547,13 @@ class SubsampledTradeOff(TradeOffFunction):
     def fixed_point(self) -> float:
         """``(x* + f_p(x*)) / 2``."""
         return 0.5 * (self._x + self._y)
+
+    def functionals(self) -> dict | None:
+        """What the subsampled curve ``f`` answers in
+        :meth:`~ldp.accounting.TradeOffFunction.subsampled_functionals` (0 when ``p = 0``)."""
+        if self.p == 0.0:
+            return constant_functionals(0.0)
+        return self.f.subsampled_functionals(self.p)
 
     def __repr__(self) -> str:
         return f"SubsampledTradeOff({self.f!r}, p={self.p!r})"

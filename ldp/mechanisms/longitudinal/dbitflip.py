@@ -290,6 +290,11 @@ class DBitFlipPM(MemoizedMechanism, FrequencyMechanism):
         other = ratio * self._Q * self._Qc / gap2
         return own, other
 
+    def diagonal_moments(self, f: np.ndarray) -> tuple[np.ndarray, int]:
+        """``E[Y_j^2] = Var_fixed(f_j) + f_j`` for one report (the contributions of two
+        buckets have zero cross moment), rank ``b``."""
+        return np.asarray(self.variance(1, f, convention="fixed")) + f, self.b
+
     def variance(
         self, n: int, f: ArrayLike | None = None, convention: str = "fixed"
     ) -> float | np.ndarray:

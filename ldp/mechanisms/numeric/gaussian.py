@@ -102,6 +102,10 @@ class Gaussian(MeanMechanism):
         """The GDP level ``2 / sigma``."""
         return self._mu
 
+    def gdp_mu(self) -> float:
+        """:attr:`mu`: the mechanism is exactly ``mu``-GDP."""
+        return self._mu
+
     @property
     def epsilon(self) -> float:
         """``inf``: the Gaussian mechanism is not pure LDP (see :meth:`delta`)."""

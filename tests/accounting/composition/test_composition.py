@@ -545,3 +545,21 @@ def test_composition_too_large_for_memory_is_refused_up_front():
     for level in [0.5, 2.0, 5.0]:
         exact = _brute_force_composed_delta(channel.matrix, 50, level)
         assert exact <= coarse.delta(level) <= exact + 0.05
+
+
+def test_a_mechanism_that_declares_itself_gdp_composes_in_closed_form():
+    """compose asks the mechanism (gdp_mu) instead of checking for the Gaussian class."""
+    from ldp.accounting import GaussianTradeOff
+    from ldp.mechanisms import Gaussian, Laplace
+
+    class DeclaredGaussian(Laplace):  # a stand-in that claims to be exactly 0.5-GDP
+        def gdp_mu(self):
+            return 0.5
+
+    assert Laplace(1.0).gdp_mu() is None and Gaussian(0.3).gdp_mu() == Gaussian(0.3).mu
+    assert compose(DeclaredGaussian(1.0), 4).mu == pytest.approx(1.0, rel=1e-15)  # 0.5 sqrt 4
+    mixed = compose([DeclaredGaussian(1.0), GaussianTradeOff(1.2)])
+    assert mixed.mu == pytest.approx(1.3, rel=1e-15)  # sqrt(0.25 + 1.44)
+    assert compose(Gaussian(0.3), 4).mu == pytest.approx(2 * Gaussian(0.3).mu, rel=1e-15)
+    # an undeclared mechanism still composes through its privacy channel
+    assert compose(Laplace(1.0), 2).mu is None

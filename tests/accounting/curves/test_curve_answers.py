@@ -166,7 +166,9 @@ def test_the_add_a_curve_example_of_the_docs_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", DEVELOPER.read_text(), flags=re.S)
     assert len(blocks) == 1
     exec(compile(blocks[0], "docs/developer.md", "exec"), {"__name__": "developer_md"})
-    assert "10 reports of 1-RR: delta(2) = " in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "10 reports of 1-RR: delta(2) = " in printed
+    assert "the largest per-report epsilon: 1.06952" in printed  # log((e + 0.05) / 0.95)
 
 
 # ------------------------------------------------------ the privacy-profile protocol, hooks
@@ -226,3 +228,220 @@ def test_piecewise_gdp_level_against_a_grid_search(epsilon):
     alphas = np.linspace(1e-6, 1 - 1e-6, 20001)
     assert np.all(GaussianTradeOff(level)(alphas) <= curve(alphas) + 1e-12)
     assert np.any(GaussianTradeOff(level * (1 - 1e-3))(alphas) > curve(alphas))
+
+
+# ------------------------------------------------------------ divergences ask the curve
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("order", [1.5, 2.0, 8.0])
+def test_a_curve_without_closed_form_divergences_takes_its_dominating_pair(epsilon, order):
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    curve = RandomizedResponseCurve(epsilon)
+    assert curve.closed_form_divergence("renyi", order) is None
+    # by hand (Dong-Roth-Su (2022), proof of Proposition B.7): the cosh form of RR
+    renyi = math.log(math.cosh(epsilon * (order - 0.5)) / math.cosh(epsilon / 2)) / (order - 1)
+    assert tradeoff_renyi(curve, order) == pytest.approx(renyi, rel=1e-12)
+    e = math.exp(epsilon)  # slope e^eps on a piece of width 1 / (1 + e^eps)
+    assert tradeoff_chi2_plus(curve) == pytest.approx((e - 1) ** 2 / (1 + e), rel=1e-12)
+    # the same numbers as the library's piecewise-linear spelling, which answers itself
+    library = EpsDeltaTradeOff(epsilon)
+    assert library.closed_form_divergence("renyi", order) is not None
+    assert tradeoff_renyi(curve, order) == pytest.approx(tradeoff_renyi(library, order), 1e-12)
+
+
+def test_a_curve_with_its_own_closed_form_divergence_is_asked_first():
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    asked = []
+
+    class Answering(RandomizedResponseCurve):
+        def closed_form_divergence(self, kind, order=None):
+            asked.append((kind, order))
+            return 0.125 if kind == "renyi" else None  # no closed chi^2_+: the pair
+
+    curve = Answering(1.0)
+    assert tradeoff_renyi(curve, 3.0) == 0.125
+    e = math.e
+    assert tradeoff_chi2_plus(curve) == pytest.approx((e - 1) ** 2 / (1 + e), rel=1e-12)
+    assert asked == [("renyi", 3.0), ("chi2_plus", None)]
+
+
+def test_a_curve_with_neither_closed_form_nor_pair_is_one_type_error():
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    class Opaque(RandomizedResponseCurve):
+        def dominating_pair(self):  # type: ignore[override]
+            return None
+
+    with pytest.raises(TypeError, match="Opaque gives no closed-form Renyi divergence"):
+        tradeoff_renyi(Opaque(1.0), 2.0)
+    with pytest.raises(TypeError, match=r"Opaque gives no closed-form chi\^2_\+"):
+        tradeoff_chi2_plus(Opaque(1.0))
+
+
+@pytest.mark.parametrize(
+    "curve",
+    [EpsDeltaTradeOff(1.0, 0.01), PiecewiseLinearTradeOff([0, 0.1, 0.6, 1], [0.9, 0.2, 0, 0])],
+    ids=repr,
+)
+def test_the_pair_route_agrees_with_the_pieces_at_atoms_and_zero_slopes(curve):
+    from ldp.accounting import tradeoff_chi2_plus, tradeoff_renyi
+
+    class PairOnly(TradeOffFunction):
+        def __init__(self, f):
+            self.f = f
+
+        def _evaluate(self, alpha):
+            return self.f(alpha)
+
+        def _delta(self, epsilon):
+            return self.f.delta(epsilon)
+
+        def dominating_pair(self):
+            return self.f.dominating_pair()
+
+    for order in (1.5, 4.0):
+        assert tradeoff_renyi(PairOnly(curve), order) == pytest.approx(
+            tradeoff_renyi(curve, order), rel=1e-12
+        )
+    assert tradeoff_chi2_plus(PairOnly(curve)) == tradeoff_chi2_plus(curve) == math.inf
+
+
+# ---------------------------------------------------- the CLT and Edgeworth ask the curve
+@pytest.mark.parametrize("epsilon", [0.2, 1.0, 3.0])
+def test_a_curve_without_functionals_is_summed_over_its_dominating_pair(epsilon):
+    from ldp.accounting import clt_mu_approx, tradeoff_functionals
+
+    curve = RandomizedResponseCurve(epsilon)
+    assert curve.functionals() is None
+    v = tradeoff_functionals(curve)
+    # by hand: the log-slope is +eps on a piece of width 1/(1 + e^eps), -eps on the rest
+    kl = epsilon * math.tanh(epsilon / 2)
+    w = 1 / (1 + math.exp(epsilon))
+    bar = w * abs(epsilon + kl) ** 3 + (1 - w) * abs(-epsilon + kl) ** 3
+    expected = {"kl": kl, "kappa2": epsilon**2, "kappa3": epsilon**3, "kappa3_bar": bar}
+    for name, value in expected.items():
+        assert v[name] == pytest.approx(value, rel=1e-12), name
+    # Dong-Roth-Su (2022), §3.2: n copies of eps-RR give mu = 2 sqrt(n) sinh(eps / 2)
+    assert clt_mu_approx([curve] * 9) == pytest.approx(6 * math.sinh(epsilon / 2), rel=1e-12)
+
+
+def test_a_curve_with_its_own_functionals_and_key_is_asked_and_counted_once():
+    from ldp.accounting import clt_mu_approx, edgeworth_cumulants, tradeoff_functionals
+
+    calls = []
+
+    class Answering(RandomizedResponseCurve):
+        def functionals(self):
+            calls.append(self.epsilon)
+            return dict.fromkeys(("kl", "kappa2", "kappa3", "kappa3_bar"), 0.5)
+
+        def identity_key(self):
+            return ("rr", self.epsilon)
+
+        def loss_cumulants(self):
+            return np.array([-0.5, 1.0, 0.0, 0.0]), np.array([0.5, 1.0, 0.0, 0.0])
+
+    assert tradeoff_functionals(Answering(1.0))["kappa3"] == 0.5
+    calls.clear()
+    # ten equal curves (distinct objects) are evaluated once: mu = 2 * 5 / sqrt(10 * 0.25)
+    mu = clt_mu_approx([Answering(1.0) for _ in range(10)])
+    assert calls == [1.0]
+    assert mu == pytest.approx(10 / math.sqrt(2.5), rel=1e-12)
+    kp, kq = edgeworth_cumulants(Answering(1.0))
+    assert kp.tolist() == [-0.5, 1.0, 0.0, 0.0] and kq.tolist() == [0.5, 1.0, 0.0, 0.0]
+
+
+def test_edgeworth_refuses_lattice_curves_and_curves_it_knows_nothing_of():
+    from ldp.accounting import edgeworth_cumulants, tradeoff_functionals
+
+    class Opaque(RandomizedResponseCurve):
+        def dominating_pair(self):  # type: ignore[override]
+            return None
+
+    with pytest.raises(ValueError, match="lattice"):
+        edgeworth_cumulants(RandomizedResponseCurve(1.0))
+    with pytest.raises(TypeError, match="no cumulants known for Opaque"):
+        edgeworth_cumulants(Opaque(1.0))
+    with pytest.raises(TypeError, match=r"tradeoff_functionals needs .* got Opaque"):
+        tradeoff_functionals(Opaque(1.0))
+
+
+# ------------------------------------------------- the natural filter asks the curve's family
+def test_the_natural_filter_asks_the_curve_which_family_it_belongs_to():
+    from ldp.accounting import InvalidFilterError, NaturalFDPFilter
+
+    class PureMember(RandomizedResponseCurve):
+        def chain_family(self):
+            return ("pure_dp", self.epsilon)
+
+    class ExactlyGaussian(RandomizedResponseCurve):  # a stand-in that claims G_0.6
+        def gdp_mu(self):
+            return 0.6
+
+    assert RandomizedResponseCurve(1.0).chain_family() is None
+    assert EpsDeltaTradeOff(1.0).chain_family() == ("pure_dp", 1.0)
+    assert EpsDeltaTradeOff(1.0, 1e-6).chain_family() is None
+    assert GaussianTradeOff(0.5).chain_family() == ("gaussian", 0.5)
+    assert LaplaceTradeOff(0.5).chain_family() == ("laplace", 0.5)
+    rr = NaturalFDPFilter(EpsDeltaTradeOff(2.0, 0.05), family="pure_dp", max_steps=2)
+    assert rr.request(PureMember(1.0)) and rr.history == [1.0]
+    with pytest.raises(InvalidFilterError, match="got RandomizedResponseCurve"):
+        rr.request(RandomizedResponseCurve(1.0))
+    with pytest.raises(InvalidFilterError, match="got PureMember"):
+        NaturalFDPFilter(GaussianTradeOff(1.0)).request(PureMember(1.0))
+    gdp = NaturalFDPFilter(GaussianTradeOff(1.0))  # mu budget 1: 0.6^2 + 0.6^2 < 1 < 3 * 0.36
+    assert gdp.request(ExactlyGaussian(1.0)) and gdp.request(ExactlyGaussian(1.0))
+    assert gdp.history == [0.6, 0.6] and not gdp.request(ExactlyGaussian(1.0))
+
+
+# ------------------------------------------------- calibrate a family of one's own curves
+def _rr_level_for(target_epsilon: float, target_delta: float) -> float:
+    """By hand: RR at e0 has delta(t) = (e^e0 - e^t)/(1 + e^e0), so the largest e0 with
+    delta(t) <= d is log((e^t + d)/(1 - d))."""
+    return math.log((math.exp(target_epsilon) + target_delta) / (1 - target_delta))
+
+
+@pytest.mark.parametrize(("target_epsilon", "target_delta"), [(0.5, 0.0), (1.0, 0.05), (2.0, 0.3)])
+def test_calibrate_a_user_defined_curve_family(target_epsilon, target_delta):
+    from ldp.accounting import calibrate
+
+    exact = _rr_level_for(target_epsilon, target_delta)
+    got = calibrate(
+        target_epsilon, target_delta, family=RandomizedResponseCurve, bracket=(1e-6, 20.0)
+    )
+    assert exact * (1 - 1e-6) <= got <= exact  # rounded down: the safe side
+    assert float(RandomizedResponseCurve(got).delta(target_epsilon)) <= target_delta
+    # the same family by its flip probability q (leaks less as q grows): rounded up
+    flip = calibrate(
+        target_epsilon,
+        target_delta,
+        family=lambda q: RandomizedResponseCurve(math.log((1 - q) / q)),
+        bracket=(1e-9, 0.5 - 1e-9),
+        increasing=False,
+    )
+    exact_flip = 1 / (1 + math.exp(exact))
+    assert exact_flip <= flip <= exact_flip * (1 + 1e-6)
+
+
+def test_calibrate_a_user_defined_family_over_several_reports():
+    from ldp.accounting import calibrate
+
+    got = calibrate(1.0, 1e-3, family=RandomizedResponseCurve, bracket=(1e-6, 5.0), folds=5)
+    # by brute force (binomial losses): the result meets the target, 0.1% more does not
+    assert _rr_composed_delta(got, 5, np.array([1.0]))[0] <= 1e-3
+    assert _rr_composed_delta(got * 1.001, 5, np.array([1.0]))[0] > 1e-3
+
+
+def test_calibrate_a_user_defined_family_refuses_what_it_cannot_do():
+    from ldp.accounting import calibrate
+
+    with pytest.raises(ValueError, match="bracket"):
+        calibrate(1.0, 0.0, family=RandomizedResponseCurve)
+    with pytest.raises(ValueError, match="unreachable"):  # 1e-3-DP is not met at eps0 = 2
+        calibrate(1e-3, 0.0, family=RandomizedResponseCurve, bracket=(2.0, 5.0))
+    with pytest.raises(ValueError, match="family takes no"):
+        calibrate(1.0, 0.0, family=RandomizedResponseCurve, bracket=(0.1, 2.0), n_shuffled=10)
+    with pytest.raises(TypeError, match=r"family\(2\.0\)=.* is not a privacy profile"):
+        calibrate(1.0, 0.0, family=lambda e: "rr", bracket=(0.1, 2.0))
+    assert calibrate(5.0, 0.0, family=RandomizedResponseCurve, bracket=(0.1, 2.0)) == 2.0
