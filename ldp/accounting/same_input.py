@@ -229,7 +229,9 @@ def same_input_plds(
     best_inf = 0.0
     left = np.ones(len(bases), dtype=bool)
     composed = []
-    while True:
+    # each step refines one pair's bound or composes one pair: at most this many steps
+    steps = len(bases) * (len(COARSE_INTERVALS) + 1)
+    for _ in show_progress(range(steps), progress, desc="input pairs (bound or compose)"):
         threat = (upper[:, :-1] > best[None, 1:]).any(axis=1) | (at_inf > best_inf)
         threat &= left
         if not np.any(threat):
