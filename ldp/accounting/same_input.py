@@ -29,10 +29,13 @@ The pruning. Pairs are composed exactly one at a time, the most threatening firs
 pointwise maximum ``M`` of the composed (reported) profiles is kept on a grid
 ``g_0 < ... < g_G`` of levels. A pair is dropped once its bound ``U`` satisfies
 ``U(g_j) <= M(g_{j+1})`` for every ``j`` and ``U(inf) <= M(inf)``: on ``[g_j, g_{j+1}]``
-both are non-increasing, so ``U(eps) <= U(g_j) <= M(g_{j+1}) <= M(eps)``; the maximum of
+both are non-increasing, so ``U(eps) <= U(g_j) <= M(g_{j+1}) <= M(eps)``, and the grid
+ends past every pair's largest ``n``-fold loss, where ``U`` is ``U(inf)``; the maximum of
 the composed pairs is then at or above every dropped pair's true profile at every level,
 so the reported profile is still an upper bound on the exact same-input privacy. Every
-composed pair is composed exactly as without the pruning, so the result is the same curve
+composed pair is composed exactly as without the pruning (``prune=False``; a pair is powered
+from the top bit down, which agrees with ``PrivacyLossDistribution.self_compose`` within
+the allowances of the two), so the result is the same curve
 wherever a composed pair is the worst (elsewhere only the floating-point allowances of the
 dropped pairs' compositions, around ``1e-13``, are no longer added).
 """
