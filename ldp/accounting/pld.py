@@ -494,7 +494,7 @@ class PrivacyLossDistribution(Frozen):
         return result
 
     def check_span(self, n: int, truncation: float | None = None) -> None:
-        """Refuse up front an ``n``-fold power whose lattice would exceed :data:`MAX_POINTS`:
+        """Refuse up front an ``n``-fold power whose lattice would exceed ``MAX_POINTS``:
         without truncation the span is ``n (size - 1) + 1`` points; with it, the sum of ``n``
         losses keeps about ``20`` standard deviations, and the last squaring convolves two
         such spans: ``40 sd sqrt(n)`` points (the check in :meth:`compose` is the hard
