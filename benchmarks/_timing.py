@@ -17,6 +17,7 @@ the result row that the runner judges and the README's table shows.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -88,6 +89,29 @@ def interleaved(
             contender.run()
             mine.append(clock() - start)
     return [statistics.median(mine) for mine in seconds]
+
+
+def cpu_median(
+    fn: Callable[[], object],
+    repeat: int = REPEAT,
+    clock: Callable[[], float] = time.process_time,
+) -> tuple[float, object]:
+    """``(median CPU seconds of fn over repeat runs, its last result)``: a timing judged
+    alone, against a fixed limit rather than a contender."""
+    box: list[object] = [None]
+
+    def run() -> None:
+        box[0] = fn()
+
+    (seconds,) = interleaved([Contender("", run)], repeat, clock)
+    return seconds, box[0]
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every child process that has finished so far: a fresh
+    process is timed as the difference of two readings around it."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # microseconds, not clock ticks
+    return usage.ru_utime + usage.ru_stime
 
 
 def ratio_text(ratio: float, baseline: str) -> str:

@@ -1,32 +1,29 @@
 """Accounting speed: exact composition of 1e4 k-RR reports, Edgeworth queries, Theorem 2.
 
 Targets: the profile of 10,000 composed 5-RR reports at 100 epsilons in under 1 s; one
-Edgeworth query in under 1 ms. Run: ``python benchmarks/bench_accounting.py``.
+Edgeworth query in under 1 ms. Every time is CPU time of this process, the median of three
+runs (``benchmarks/_timing.py``); the single-run rows (Theorem 2, SGD, dp-accounting) are
+information. Run: ``python benchmarks/bench_accounting.py``.
 Optional comparison with dp-accounting (Google) when it is installed.
 """
 
 from __future__ import annotations
 
-import math
-import time
-
 import numpy as np
 
+from benchmarks._timing import REPEAT, cpu_median, pin_threads
 from ldp import k_rr
 from ldp.accounting import compose, compose_eps_delta_eta, edgeworth_value_approx, laplace_cumulants
 from ldp.accounting.central import PoissonSubsampledGaussian
 
 
-def timed(fn, repeat: int = 3) -> tuple[float, object]:
-    best, result = math.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def timed(fn, repeat: int = REPEAT) -> tuple[float, object]:
+    """``(median CPU seconds over repeat runs, the result)`` (``benchmarks/_timing.py``)."""
+    return cpu_median(fn, repeat)
 
 
 def main() -> None:
+    print(pin_threads() + "; CPU time, median of three")
     eps_grid = np.linspace(0.0, 4000.0, 100)
 
     def krr_profile():
@@ -38,10 +35,12 @@ def main() -> None:
 
     kp, kq = laplace_cumulants(0.3)
     n = 2000
-    start = time.perf_counter()
-    for _ in range(n):
-        edgeworth_value_approx(kp, kq, 100, 0.05)
-    per = (time.perf_counter() - start) / n
+
+    def queries() -> None:
+        for _ in range(n):
+            edgeworth_value_approx(kp, kq, 100, 0.05)
+
+    per = timed(queries)[0] / n
     print(f"Edgeworth query (degree 2, root):       {per * 1e3:8.3f} ms (target < 1 ms)")
 
     seconds, _ = timed(lambda: compose_eps_delta_eta(0.01, 1e-7, 0.004, 3516).delta(1.0), 1)

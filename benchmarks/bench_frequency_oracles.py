@@ -1,6 +1,7 @@
 """Frequency oracles end to end (privatize + aggregate + estimate): ldpkit against the time
 numpy needs to draw the random numbers each oracle consumes, and against the peer libraries
-pure-ldp and multi-freq-ldpy, in one process and one run.
+pure-ldp and multi-freq-ldpy, in one process: CPU time, the contenders of each ratio
+interleaved, median of three (``benchmarks/_timing.py``).
 
 The peers are found by importing their packages (``pip install ldpkit[bench]``; pure-ldp
 needs ``xxhash < 4`` and imports statsmodels without declaring it); a peer that is not
@@ -16,10 +17,8 @@ at that same n. MSE is the mean over the k values of (estimate - true frequency)
 run. pure-ldp's estimates are raw (unbiased), as are ldpkit's; multi-freq-ldpy clips
 negatives and renormalises (its default), so its rows are compared with ldpkit's estimate
 post-processed the same way (:func:`ldp.tasks.norm_mul`). Each peer is called once on
-a few users before it is timed (numba compilation is not counted); ldpkit's times are the
-median of three runs (single runs at n = 1e6 vary by up to 3x with first-touch page
-faults). Target (issue 6): >= 50x faster than pure-ldp and >= 20x faster than
-multi-freq-ldpy, at equal or lower MSE.
+a few users before it is timed (numba compilation is not counted). Target (issue 6):
+>= 50x faster than pure-ldp and >= 20x faster than multi-freq-ldpy, at equal or lower MSE.
 """
 
 from __future__ import annotations
@@ -28,10 +27,10 @@ import argparse
 import glob
 import os
 import sys
-import time
 
 import numpy as np
 
+from benchmarks._timing import Contender, interleaved, pin_threads
 from ldp.mechanisms import GRR, OLH, OUE, HadamardResponse
 from ldp.tasks import norm_mul
 
@@ -44,28 +43,37 @@ def zipf_data(n: int, k: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).choice(k, size=n, p=weights / weights.sum())
 
 
-def clock(fn):
-    wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - wall, time.process_time() - cpu
-
-
-def run_ldpkit(name: str, x: np.ndarray, k: int, seed: int):
+def ldpkit_run(name: str, x: np.ndarray, k: int, seed: int):
+    """One end-to-end run of the ldpkit oracle: a function returning its estimate."""
     mech = ORACLES[name](k, EPS)
 
     def go():
         return mech.estimate(mech.aggregate(mech.privatize(x, rng=seed)))
 
-    runs = [clock(go) for _ in range(3)]
-    walls = sorted(r[1] for r in runs)
-    return runs[0][0], walls[1], sorted(r[2] for r in runs)[1]
+    return go
 
 
-def draw_reference(name: str, n: int, k: int, seed: int) -> float:
-    """Seconds numpy needs to draw the random numbers the ldpkit oracle consumes."""
+def against_draw(name: str, x: np.ndarray, k: int, seed: int):
+    """``(estimate, ldpkit CPU s, draw CPU s)``: the two interleaved, median of three."""
+    go = ldpkit_run(name, x, k, seed)
+    box: list = [None]
+
+    def ours() -> None:
+        box[0] = go()
+
+    ours_s, draw_s = interleaved(
+        [
+            Contender("ldpkit", ours),
+            Contender("the draw", lambda: draw_reference(name, x.size, k, seed + 1)),
+        ]
+    )
+    return box[0], ours_s, draw_s
+
+
+def draw_reference(name: str, n: int, k: int, seed: int) -> None:
+    """Draw the random numbers the ldpkit oracle consumes (what the ratio is against)."""
     gen = np.random.default_rng(seed)
     mech = ORACLES[name](k, EPS)
-    start = time.perf_counter()
     if name == "GRR":
         gen.random(n)
         gen.integers(0, k - 1, size=n)
@@ -83,7 +91,6 @@ def draw_reference(name: str, n: int, k: int, seed: int) -> float:
     else:
         gen.random(n)
         gen.integers(0, mech.K, size=n)
-    return time.perf_counter() - start
 
 
 # ----------------------------------------------------------------- peers
@@ -159,35 +166,34 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
 
-    print(f"ldpkit, eps = {EPS}, {os.cpu_count()} CPUs, numpy {np.__version__}")
+    print(f"ldpkit, eps = {EPS}, {os.cpu_count()} CPUs, numpy {np.__version__}; {pin_threads()}")
+    print("CPU time of this process, contenders interleaved, median of three")
     print(
-        f"{'oracle':<5} {'k':>5} {'n':>8} {'wall s':>8} {'cpu s':>7} {'draw s':>7} "
+        f"{'oracle':<5} {'k':>5} {'n':>8} {'cpu s':>7} {'draw s':>7} "
         f"{'x draw':>6} {'MSE':>10} {'n*MSE':>8}"
     )
     for name in ORACLES:  # warm-up: first-touch page faults and imports are not timed
-        run_ldpkit(name, zipf_data(20_000, 64, seed=0), 64, seed=0)
-    ours = {}
+        ldpkit_run(name, zipf_data(20_000, 64, seed=0), 64, seed=0)()
     for k in (64, 1024):
         for n in sizes:
             x = zipf_data(n, k, seed=k + n)
             truth = np.bincount(x, minlength=k) / n
             for name in ORACLES:
-                est, wall, cpu = run_ldpkit(name, x, k, seed=1)
-                draw = draw_reference(name, n, k, seed=2)
+                est, cpu, draw = against_draw(name, x, k, seed=1)
                 mse = float(np.mean((est - truth) ** 2))
-                ours[(name, k, n)] = (wall, cpu, mse)
                 print(
-                    f"{name:<5} {k:>5} {n:>8} {wall:8.3f} {cpu:7.3f} {draw:7.3f} "
-                    f"{wall / draw:6.2f} {mse:10.3e} {n * mse:8.3f}"
+                    f"{name:<5} {k:>5} {n:>8} {cpu:7.3f} {draw:7.3f} "
+                    f"{cpu / max(draw, 1e-12):6.2f} {mse:10.3e} {n * mse:8.3f}"
                 )
 
     if args.no_peers:
         return
     if args.peers:
         add_peer_path(args.peers)
-    print("\npeers (imported by package name); ratio = peer time / ldpkit time at the same n")
+    print("\npeers (imported by package name); ratio = peer CPU time / ldpkit CPU time at the")
+    print("same n, the two interleaved, median of three")
     print(
-        f"{'library':<16} {'oracle':<5} {'k':>5} {'n':>7} {'wall s':>8} {'cpu s':>8} "
+        f"{'library':<16} {'oracle':<5} {'k':>5} {'n':>7} {'cpu s':>8} "
         f"{'MSE':>10} {'ldpkit s':>9} {'ldpkit MSE':>10} {'ratio':>7}"
     )
     for k in (64, 1024):
@@ -195,7 +201,8 @@ def main() -> None:
         x = zipf_data(n, k, seed=7 * k + n)
         truth = np.bincount(x, minlength=k) / n
         for name in ORACLES:
-            est, wall_ours, _ = run_ldpkit(name, x, k, seed=3)
+            go = ldpkit_run(name, x, k, seed=3)
+            est = go()
             mse_raw = float(np.mean((est - truth) ** 2))
             mse_mul = float(np.mean((norm_mul(est) - truth) ** 2))
             for label, factory in (
@@ -209,12 +216,17 @@ def main() -> None:
                     )
                     continue
                 runner(x[:50], k)  # warm-up (numba compilation)
-                out, wall, cpu = clock(lambda runner=runner, x=x, k=k: runner(x, k))
+                box: list = [None]
+
+                def peer(runner=runner, x=x, k=k, box=box) -> None:
+                    box[0] = runner(x, k)
+
+                cpu_ours, cpu = interleaved([Contender("ldpkit", go), Contender(label, peer)])
                 mse_ours = mse_mul if label == "multi-freq-ldpy" else mse_raw
-                mse = float(np.mean((np.asarray(out) - truth) ** 2))
+                mse = float(np.mean((np.asarray(box[0]) - truth) ** 2))
                 print(
-                    f"{label:<16} {name:<5} {k:>5} {n:>7} {wall:8.2f} {cpu:8.2f} {mse:10.3e} "
-                    f"{wall_ours:9.4f} {mse_ours:10.3e} {wall / wall_ours:7.0f}"
+                    f"{label:<16} {name:<5} {k:>5} {n:>7} {cpu:8.2f} {mse:10.3e} "
+                    f"{cpu_ours:9.4f} {mse_ours:10.3e} {cpu / max(cpu_ours, 1e-12):7.0f}"
                 )
 
 

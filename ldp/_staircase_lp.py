@@ -39,11 +39,12 @@ Two exact pricing steps give :math:`\bar r`:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.optimize import Bounds, LinearConstraint, OptimizeWarning, linprog, milp
 from scipy.special import xlogy
 
 from ldp._quiet import quiet_stdout
@@ -387,9 +388,8 @@ class ZonotopePricer:
         self.values = column_values
         self.t = math.expm1(eps)
         self.k = first.size
-        # the duals of these masters are degenerate: pruning by the master's dual lets the
-        # columns that define its face come back, so the master is pruned late and by the
-        # smoothed dual
+        # the duals of these masters are degenerate: they are solved for a central dual
+        # (``_restricted_master``) and pruned late
         self.master_limit = 64 * self.k
         self.batch = 4 * self.k
         self._cache: tuple[bytes, np.ndarray, np.ndarray] | None = None
@@ -441,19 +441,28 @@ class ZonotopePricer:
 
 
 def _restricted_master(
-    columns: np.ndarray, mu: np.ndarray, error: type[Exception]
+    columns: np.ndarray, mu: np.ndarray, error: type[Exception], central: bool = False
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Solve ``max mu.theta, columns theta = 1, theta >= 0``: ``(theta, lambda, value)``."""
+    """Solve ``max mu.theta, columns theta = 1, theta >= 0``: ``(theta, lambda, value)``.
+
+    ``central``: by HiGHS's interior-point method without crossover, whose dual is a
+    central point of the optimal dual face (a vertex of that face, what the simplex method
+    returns, is an arbitrary corner of a face that degenerate masters make large; pricing
+    at it lets the same columns come back round after round); its primal is not a vertex.
+    """
     ones = np.ones(columns.shape[0])
     unit = max(float(np.max(np.abs(mu))), 1e-300)  # solve at unit scale: tolerances are absolute
-    with quiet_stdout():
+    options = {**_LP_OPTIONS, "run_crossover": "off"} if central else _LP_OPTIONS
+    with quiet_stdout(), warnings.catch_warnings():
+        # run_crossover is a HiGHS option that scipy passes on verbatim, saying so
+        warnings.filterwarnings("ignore", "Unrecognized options", OptimizeWarning)
         res = linprog(
             -mu / unit,
             A_eq=columns,
             b_eq=ones,
             bounds=(0, None),
-            method="highs",
-            options=_LP_OPTIONS,
+            method="highs-ipm" if central else "highs",
+            options=options,
         )
     if res.status != 0:
         raise error(f"the restricted master LP failed: {res.message}")
@@ -492,13 +501,17 @@ def solve_staircase_lp(
         rounds += 1
         columns = 1.0 + (gamma - 1.0) * patterns.T
         mu = column_values(columns)
-        theta, lam, value = _restricted_master(columns, mu, error)
+        central = isinstance(pricer, ZonotopePricer)
+        theta, lam, value = _restricted_master(columns, mu, error, central)
         late = rounds >= max_rounds  # this master is the last one the budget allows
         scale = max(abs(value), 1e-300)
-        if patterns.shape[0] > pricer.master_limit:  # keep the master small: the basis and
-            # the best others (judged at the stabilised dual when there is one)
-            reduced = mu - (lam if center is None else center) @ columns
-            keep = (theta > 0) | (reduced >= np.sort(reduced)[-pricer.master_limit // 2])
+        # keep the master small: the basis and the best others; a central master keeps far
+        # more (the columns that span its optimal dual face are what keep its dual central)
+        limit = pricer.master_limit * (4 if central else 1)
+        if patterns.shape[0] > limit:
+            reduced = mu - lam @ columns
+            used = theta > (1e-9 * float(theta.max()) if central else 0.0)
+            keep = used | (reduced >= np.sort(reduced)[-limit // 2])
             keep[0] = True
             patterns, columns, mu, theta = (
                 patterns[keep],
@@ -511,6 +524,9 @@ def solve_staircase_lp(
             center, best, new = pricer.stabilised_step(lam, center, best, scale)
             bound = max(best, value)
             if best - value <= tolerance * scale or (late and give_up):
+                # the design: a vertex of the last master (few outputs), by the simplex method
+                theta, _, value = _restricted_master(columns, mu, error)
+                bound = max(best, value)
                 break
             if late:
                 raise error(

@@ -41,6 +41,7 @@ from ldp._formulas import normalise_erasure
 from ldp._frozen import Frozen
 from ldp._progress import progress as show_progress
 from ldp._validation import check_epsilon, check_integer, check_probability, compact
+from ldp.accounting.composition.same_input import same_input_plds
 from ldp.accounting.curves import (
     EpsDeltaEtaTradeOff,
     GaussianTradeOff,
@@ -420,29 +421,22 @@ def compose(
 
 
 def _compose_same_input(
-    channel: Channel, n: int, interval: float | None, progress: bool
+    channel: Channel, n: int, interval: float | None, progress: bool, prune: bool = True
 ) -> Composition:
-    """``max_{x != x'}`` of the exact composition of ``(K_x, K_x')``, ``n`` times."""
+    """``max_{x != x'}`` of the exact composition of ``(K_x, K_x')``, ``n`` times.
+
+    Only the pairs that can be the worst somewhere are composed (``prune``; see
+    ``ldp.accounting.composition.same_input``); ``prune=False`` composes every distinct pair.
+    """
     m = channel.matrix
     k = channel.n_inputs
     if n == 0 or k == 1:
         what = "nothing released" if n == 0 else "one input: nothing to tell apart"
         return Composition(mu=0.0, exact=True, kind="same-input", description=what)
     fallback = DEFAULT_INTERVAL if interval is None else interval
-    pairs: dict = {}
-    for i in range(k):
-        for j in range(k):
-            if i == j:
-                continue
-            p, q = m[i], m[j]
-            order = np.lexsort((q, p))  # the PLD depends on the multiset of (p_z, q_z)
-            key = (p[order].tobytes(), q[order].tobytes())
-            pairs.setdefault(key, (p, q))
-    plds = []
-    for p, q in show_progress(list(pairs.values()), progress, desc="input pairs"):
-        pld = PrivacyLossDistribution.from_pair(p / p.sum(), q / q.sum(), fallback=fallback)
-        tau = 1e-15 if pld.probs.size * n > _EXACT_LIMIT or not pld.exact else 0.0
-        plds.append(pld.self_compose(n, truncation=tau))
+    plds, distinct = same_input_plds(
+        np.asarray(m, dtype=np.float64), n, fallback, _EXACT_LIMIT, progress=progress, prune=prune
+    )
     exact = all(pld.exact for pld in plds)
     return Composition(
         plds=plds,
@@ -450,8 +444,8 @@ def _compose_same_input(
         kind="same-input",
         description=(
             f"same input: {n} reports of one channel, the maximum over {k * (k - 1)} ordered "
-            f"input pairs ({len(plds)} distinct) of their exact composition"
-            + ("" if exact else ", losses rounded up")
+            f"input pairs ({distinct} distinct, {len(plds)} that can be the worst) of their "
+            "exact composition" + ("" if exact else ", losses rounded up")
         ),
     )
 

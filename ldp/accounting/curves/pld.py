@@ -113,6 +113,17 @@ def find_lattice(losses: np.ndarray, slack: np.ndarray | None = None) -> tuple[f
     return h, base_slack / denominators + 2.0 * _UNIT * h
 
 
+def _tail_sums(probs: np.ndarray, tau: float) -> np.ndarray:
+    """``np.cumsum(probs)`` up to its first value above ``tau``, the same values (a prefix
+    is summed in the same order) without a pass over all of a long array."""
+    length = 4096
+    while True:
+        sums = np.cumsum(probs[:length])
+        if length >= probs.size or sums[-1] > tau:
+            return sums
+        length *= 8
+
+
 def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     """``a * b`` and an absolute L1 error bound of the computation (``0`` when the entries
     are rounded up instead)."""
@@ -122,8 +133,8 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
         c = np.convolve(a, b) * (1.0 + (min(len(a), len(b)) + 2) * _UNIT)
         return c, 0.0
     size = len(a) + len(b) - 1
-    at_a, at_b = np.flatnonzero(a), np.flatnonzero(b)
-    if at_a.size * at_b.size <= 2 * size:
+    if np.count_nonzero(a) * np.count_nonzero(b) <= 2 * size:
+        at_a, at_b = np.flatnonzero(a), np.flatnonzero(b)
         # few atoms (the first powers of a finite channel's pair): sum the products of the
         # atoms directly; at most min(nnz) non-negative terms per entry, rounded up as above
         c = np.bincount(
@@ -145,7 +156,7 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
         * math.sqrt(size)
         * float(np.linalg.norm(a) * np.linalg.norm(b))
     )
-    return np.clip(c, 0.0, None), bound
+    return np.maximum(c, 0.0, out=c), bound
 
 
 class PrivacyLossDistribution(Frozen):
@@ -427,10 +438,10 @@ class PrivacyLossDistribution(Frozen):
         shift: float,
     ) -> PrivacyLossDistribution:
         if tau > 0 and probs.size > 1:
-            left = np.cumsum(probs)
+            left = _tail_sums(probs, tau)
             cut_left = int(np.searchsorted(left, tau, side="right"))
             cut_left = min(cut_left, probs.size - 1)
-            right = np.cumsum(probs[::-1])
+            right = _tail_sums(probs[::-1], tau)
             cut_right = int(np.searchsorted(right, tau, side="right"))
             cut_right = min(cut_right, probs.size - 1 - cut_left)
             if cut_left or cut_right:
@@ -445,22 +456,26 @@ class PrivacyLossDistribution(Frozen):
             nz = np.nonzero(probs)[0]
             if nz.size:
                 probs, offset = probs[nz[0] : nz[-1] + 1], offset + int(nz[0])
-        return PrivacyLossDistribution(
-            probs,
-            offset,
-            self.interval,
-            min(inf_mass, 1.0),
-            exact=exact,
-            error=error,
-            shift=shift,
-        )
+        return self._built(probs, offset, min(inf_mass, 1.0), exact, error, shift)
+
+    def _built(self, probs, offset, inf_mass, exact, error, shift) -> PrivacyLossDistribution:
+        """A distribution on this lattice from values computed here (unchecked, unlike
+        ``__init__``, whose pass over every mass is for values from outside)."""
+        built = PrivacyLossDistribution.__new__(PrivacyLossDistribution)
+        probs.setflags(write=False)  # a float64 array of this module's own
+        fields = {"probs": probs, "offset": int(offset), "interval": self.interval, "_cache": {}}
+        fields.update(inf_mass=float(inf_mass), exact=exact, error=float(error), shift=shift)
+        for name, value in fields.items():
+            object.__setattr__(built, name, value)
+        built._freeze()
+        return built
 
     def self_compose(self, n: int, truncation: float | None = None) -> PrivacyLossDistribution:
         """The PLD of ``n`` independent copies (binary powering; ``n = 0`` is no release)."""
         n = check_integer(n, "n", low=0)
         if n == 0:
             return PrivacyLossDistribution(np.ones(1), 0, self.interval, 0.0, exact=True)
-        self._check_span(n, truncation)
+        self.check_span(n, truncation)
         result: PrivacyLossDistribution | None = None
         tau = (0.0 if self.exact else 1e-15) if truncation is None else truncation
         base = self
@@ -478,8 +493,8 @@ class PrivacyLossDistribution(Frozen):
         assert result is not None  # n >= 1 has a set bit
         return result
 
-    def _check_span(self, n: int, truncation: float | None) -> None:
-        """Refuse up front an ``n``-fold power whose lattice would exceed :data:`MAX_POINTS`:
+    def check_span(self, n: int, truncation: float | None = None) -> None:
+        """Refuse up front an ``n``-fold power whose lattice would exceed ``MAX_POINTS``:
         without truncation the span is ``n (size - 1) + 1`` points; with it, the sum of ``n``
         losses keeps about ``20`` standard deviations, and the last squaring convolves two
         such spans: ``40 sd sqrt(n)`` points (the check in :meth:`compose` is the hard
