@@ -17,7 +17,7 @@ import pytest
 
 from ldp import Channel, k_rr
 from ldp.accounting import compose
-from ldp.accounting.composition import _compose_same_input
+from ldp.accounting.composition.exact import _compose_same_input
 from ldp.accounting.composition.same_input import chernoff_profile_bound, same_input_plds
 from ldp.accounting.curves.pld import PrivacyLossDistribution
 
