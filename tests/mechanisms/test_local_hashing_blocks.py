@@ -1,0 +1,142 @@
+"""Local hashing privatized in blocks of users: the same bytes and reports as drawing every
+column whole, the binary hash against its definition, and the memory it takes."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import ldp._sampling as sampling
+from ldp._random import ByteSource
+from ldp._sampling import ExactLaw, choose, choose_streamed, randint, randint_into
+from ldp.mechanisms import BLH, OLH, LocalHashing
+
+
+def sources(seed: int):
+    """A numpy generator and a byte stream, each twice (the two runs compared)."""
+    data = np.random.default_rng(seed).bytes(1 << 23)
+    return [
+        (np.random.default_rng(seed), np.random.default_rng(seed)),
+        (ByteSource(io.BytesIO(data).read), ByteSource(io.BytesIO(data).read)),
+    ]
+
+
+@pytest.mark.parametrize("bound", [2, 3, 5, 200, 1000, 1 << 22, 3 << 40])
+@pytest.mark.parametrize("n", [1, 8, 61, 200])
+def test_randint_into_draws_what_randint_draws(bound, n, monkeypatch):
+    monkeypatch.setattr(sampling, "STREAM_DRAWS", 16)
+    for one, two in sources(bound + n):
+        whole = randint(one, bound, n)
+        out = np.full((n, 3), -1, dtype=np.int64)
+        randint_into(two, bound, out[:, 1])  # a strided column, as in a report
+        assert np.array_equal(out[:, 1], whole)
+        assert (out[:, [0, 2]] == -1).all()
+        assert np.array_equal(randint(one, 7, 5), randint(two, 7, 5))  # the same bytes read
+
+
+@pytest.mark.parametrize("weights", [[1.0, 1.0], [2.718281828459045, 3.0], [1e-300, 1.0]])
+def test_choose_streamed_draws_what_choose_draws(weights, monkeypatch):
+    monkeypatch.setattr(sampling, "STREAM_DRAWS", 24)
+    law = ExactLaw(weights)
+    for one, two in sources(len(weights)):
+        whole = choose(one, [law], np.zeros(1001, dtype=np.int64))
+        streamed = choose_streamed(two, law, 1001)
+        assert streamed.dtype == np.uint8
+        assert np.array_equal(streamed, whole)
+        assert np.array_equal(randint(one, 7, 5), randint(two, 7, 5))
+
+
+def whole_columns(mech: LocalHashing, x: np.ndarray, gen) -> np.ndarray:
+    """The reports drawn column by column, as the protocol states them: every hash word of
+    every user, every keep-or-change coin, every changed user's other bucket."""
+    words = np.column_stack([randint(gen, size, x.size) for size in mech.word_sizes])
+    hashed = mech.hash_values(words, x)
+    change = choose(gen, [ExactLaw(mech.sampler()["keep"])], np.zeros(x.size, dtype=int)) == 1
+    other = randint(gen, mech.g - 1, int(change.sum()))
+    bucket = hashed.copy()
+    bucket[change] = other + (other >= hashed[change])
+    return np.column_stack([words, bucket])
+
+
+@pytest.mark.parametrize(
+    "mech",
+    [
+        OLH(1024, 1.0),
+        BLH(1000, 0.5),
+        LocalHashing(100, 0.5, 3),
+        LocalHashing(50, 2.0, 6),
+        OLH(2**40, 3.0),
+        LocalHashing(2**40, 2.0, 16),
+    ],
+    ids=repr,
+)
+def test_privatize_in_blocks_is_privatize_whole(mech, monkeypatch):
+    monkeypatch.setattr(sampling, "STREAM_DRAWS", 64)  # the samplers' blocks
+    x = np.random.default_rng(1).integers(0, min(mech.k, 10**12), (1 << 17) + 123)
+    # three blocks of privatize's own (of 2^16 users), many of the samplers'
+    for one, two in sources(7):
+        assert np.array_equal(mech.privatize(x, rng=one), whole_columns(mech, x, two))
+
+
+def binary_hash(fields: list[int], L: int, e: int, v: int) -> int:
+    """``H(v) = A d(v) + c`` over ``GF(2)^e`` from the definition: bit ``r`` is the dot
+    product of row ``r`` of ``A`` (an ``L``-bit integer) with the bits of ``v``, plus bit
+    ``r`` of ``c``."""
+    out = 0
+    for r in range(e):
+        dot = sum(((fields[r] >> j) & 1) * ((v >> j) & 1) for j in range(L)) % 2
+        out |= (dot ^ ((fields[e] >> r) & 1)) << r
+    return out
+
+
+@pytest.mark.parametrize(
+    "mech",
+    [
+        BLH(1024, 1.0),
+        OLH(1024, 1.0),
+        LocalHashing(1000, 2.0, 8),
+        LocalHashing(2**40, 2.0, 16),
+        LocalHashing(2**20, 1.0, 512),
+    ],
+    ids=repr,
+)
+def test_the_binary_hash_is_its_definition(mech):
+    family = mech.sampler()["hash"]
+    L, e = family["digits"], family["fields"].count(family["fields"][0])
+    reports = mech.privatize(np.arange(40) % mech.k, rng=3)
+    values = np.random.default_rng(4).integers(0, min(mech.k, 10**12), 40)
+    got = mech.hash_values(reports[:, :-1], values)
+    for words, v, h in zip(reports[:, :-1].tolist(), values.tolist(), got.tolist()):
+        fields = []
+        for word, members in zip(words, family["words"]):
+            for i in members:
+                word, field = divmod(word, family["fields"][i])
+                fields.append(field)
+        assert h == binary_hash(fields, L, e, v)
+
+
+@pytest.mark.parametrize("g", [2, 4, 8, 16])
+def test_binary_support_counts_over_several_blocks_are_brute_force(g):
+    k = 29
+    mech = LocalHashing(k, 1.0, g)
+    reports = mech.privatize(np.random.default_rng(g).integers(0, k, 70_000), rng=g)
+    brute = [int(np.sum(mech.hash_values(reports[:, :-1], v) == reports[:, -1])) for v in range(k)]
+    assert mech.aggregate(reports).counts.tolist() == brute
+
+
+@pytest.mark.parametrize("cls", [OLH, BLH])
+def test_privatize_takes_little_more_than_its_report(cls):
+    mech = cls(1024, 1.0)
+    x = np.random.default_rng(0).integers(0, 1024, 400_000)
+    mech.privatize(x[:10], rng=0)
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        report = mech.privatize(x, rng=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (peak - before) / report.nbytes < 2.0
