@@ -123,7 +123,15 @@ class BucketCache:
         """
         rows = np.asarray(rows, dtype=np.int64)
         inverse = np.asarray(inverse, dtype=np.int64)
-        count = len(unique)
-        if count * self.depth <= max(rows.size, 1) and count <= self.capacity:
-            return self.table(unique)[inverse, rows]
+        table = self.tabulated(unique, rows.size)
+        if table is not None:
+            return table[inverse, rows]
         return sketch_hashes(self._salt_bytes, rows, unique, inverse, self.width)
+
+    def tabulated(self, unique: Sequence[bytes], users: int) -> np.ndarray | None:
+        """:meth:`table` of ``unique`` when ``users`` reports are worth it (the table costs
+        no more hashes than one per user and fits in the cache), else ``None``."""
+        count = len(unique)
+        if count * self.depth <= max(users, 1) and count <= self.capacity:
+            return self.table(unique)
+        return None

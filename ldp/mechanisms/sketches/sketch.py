@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike
 from ldp._exact import certified_epsilon, exp_down
 from ldp._frozen import Frozen
 from ldp._items import unique_items
-from ldp._sampling import ExactLaw, choose, randint
+from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint, randint_into
 from ldp._validation import (
     as_real_array,
     check_integer,
@@ -614,12 +614,22 @@ class HCMS(CountMeanSketch):
         unique, inverse = unique_items(values)
         gen = check_random_state(rng)
         n = inverse.size
-        rows = randint(gen, self._depth, n)
-        cols = randint(gen, self._width, n)
-        flip = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 1
-        buckets = self._buckets.buckets(rows, unique, inverse)
-        plus = (parity(cols & buckets) == 0) != flip
-        return np.column_stack([rows, cols, plus.astype(np.int64)])
+        out = np.empty((n, 3), dtype=np.int64)  # written in place, signs in blocks of users
+        randint_into(gen, self._depth, out[:, 0])
+        randint_into(gen, self._width, out[:, 1])
+        flip = choose_streamed(gen, self._law, n)  # 1: flip the sign
+        table = self._buckets.tabulated(unique, n)
+        whole = (
+            self._buckets.buckets(out[:, 0], unique, inverse)
+            if table is None
+            else np.empty(0, dtype=np.int64)
+        )
+        for start in range(0, n, STREAM_DRAWS):
+            block = slice(start, min(start + STREAM_DRAWS, n))
+            rows, cols = out[block, 0], out[block, 1]
+            buckets = whole[block] if table is None else table[inverse[block], rows]
+            out[block, 2] = parity(cols & buckets) == flip[block]  # +1 kept, or -1 flipped
+        return out
 
     def _sums(self, reports: np.ndarray) -> np.ndarray:
         # count the reports of each (row, coefficient, bit) in one integer bincount

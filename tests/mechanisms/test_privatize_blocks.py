@@ -1,8 +1,10 @@
-"""Local hashing privatized in blocks of users: the same bytes and reports as drawing every
-column whole, the binary hash against its definition, and the memory it takes."""
+"""Privatize in blocks of users (local hashing, Hadamard response, HCMS): the same bytes and
+reports as drawing every column whole, the binary hash against its definition, and the
+memory it takes."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import tracemalloc
 
@@ -12,7 +14,8 @@ import pytest
 import ldp._sampling as sampling
 from ldp._random import ByteSource
 from ldp._sampling import ExactLaw, choose, choose_streamed, randint, randint_into
-from ldp.mechanisms import BLH, OLH, LocalHashing
+from ldp.mechanisms import BLH, HCMS, OLH, HadamardResponse, LocalHashing
+from ldp.mechanisms._hashing import parity
 
 
 def sources(seed: int):
@@ -140,3 +143,58 @@ def test_privatize_takes_little_more_than_its_report(cls):
     finally:
         tracemalloc.stop()
     assert (peak - before) / report.nbytes < 2.0
+
+
+def reference_bucket(salt: str, row: int, item: bytes, width: int) -> int:
+    key = salt.encode("utf-8")
+    message = (
+        b"ldpkit/sketch-hash/v1\x00"
+        + len(key).to_bytes(4, "big")
+        + key
+        + row.to_bytes(4, "big")
+        + item
+    )
+    return int.from_bytes(hashlib.sha256(message).digest()[:8], "big") % width
+
+
+@pytest.mark.parametrize(("width", "depth", "items"), [(64, 4, 30), (8, 2, 3000), (2, 1, 2)])
+def test_hcms_in_blocks_is_hcms_whole(width, depth, items, monkeypatch):
+    """Rows, then coefficients, then coins of every user; the bit says whether the kept or
+    flipped sign ``(-1)^popcount(coefficient & bucket)`` is +1 (hashes by hashlib)."""
+    monkeypatch.setattr(sampling, "STREAM_DRAWS", 40)
+    mech = HCMS(1.5, width=width, depth=depth, salt="b")
+    x = np.array([f"i{v}" for v in np.random.default_rng(2).integers(0, items, (1 << 17) + 9)])
+    law = ExactLaw(mech.sampler()["keep"])
+    for one, two in sources(3):
+        got = mech.privatize(x, rng=one)
+        rows, cols = randint(two, depth, x.size), randint(two, width, x.size)
+        flip = choose(two, [law], np.zeros(x.size, dtype=int))
+        names, inverse = np.unique(x, return_inverse=True)
+        table = np.array(
+            [
+                [reference_bucket("b", r, name.encode(), width) for r in range(depth)]
+                for name in names
+            ]
+        )
+        buckets = table[inverse, rows]
+        plus = (parity(cols & buckets) == 0) != (flip == 1)
+        assert np.array_equal(got, np.column_stack([rows, cols, plus.astype(np.int64)]))
+
+
+@pytest.mark.parametrize("k", [5, 100, 1000])
+def test_hadamard_response_in_blocks_is_whole(k, monkeypatch):
+    """The coin of every user, then ``randint(K)`` of every user; ``y`` lands in
+    ``C_x = {y : popcount((x + 1) & y) even}`` when the coin says inside (by flipping the
+    lowest set bit of ``x + 1``), else in its complement."""
+    monkeypatch.setattr(sampling, "STREAM_DRAWS", 32)
+    mech = HadamardResponse(k, 1.0)
+    x = np.random.default_rng(k).integers(0, k, (1 << 17) + 5)
+    law = ExactLaw(mech.sampler()["keep"])
+    for one, two in sources(k):
+        got = mech.privatize(x, rng=one)
+        inside = choose(two, [law], np.zeros(x.size, dtype=int)) == 0
+        y = randint(two, mech.K, x.size)
+        row = x + 1
+        y = np.where((parity(row & y) == 0) != inside, y ^ (row & -row), y)
+        assert np.array_equal(got, y)
+        assert ((parity((x + 1) & got) == 0) == inside).all()
