@@ -147,10 +147,13 @@ class LocalHashing(FrequencyOracle):
         for start in range(0, n, STREAM_DRAWS):
             rows = slice(start, min(start + STREAM_DRAWS, n))
             hashed = self._family.evaluate(out[rows, :words], x[rows])
-            moved = change[rows]
-            drawn = other[used : used + int(np.count_nonzero(moved))]
-            used += drawn.size
-            hashed[moved] = drawn + (drawn >= hashed[moved])
+            if self._g == 2:  # the other bucket is the one not hashed to
+                hashed ^= change[rows]
+            else:
+                moved = np.flatnonzero(change[rows])
+                drawn = other[used : used + moved.size]
+                used += moved.size
+                hashed[moved] = drawn + (drawn >= hashed[moved])
             out[rows, words] = hashed
         return out
 
