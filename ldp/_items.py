@@ -270,7 +270,7 @@ def sketch_hash(salt: bytes, row: int, item: bytes, width: int) -> int:
 
 def _hash_column(head: bytes, items: Sequence[bytes], width: int) -> np.ndarray:
     """``int.from_bytes(SHA-256(head || item)[:8], "big") mod width`` for every item (int64):
-    one SHA-256 per item, the first 8 bytes of each digest read as big-endian ``uint64``."""
+    one SHA-256 per item, the first 8 bytes of each hash read as big-endian ``uint64``."""
     sha = hashlib.sha256
     packed = b"".join([sha(head + item).digest()[:8] for item in items])
     return (np.frombuffer(packed, dtype=">u8") % np.uint64(width)).astype(np.int64)
