@@ -44,16 +44,26 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "DENSE_PAIRS",
     "HASH_PREFIX",
     "check_items",
     "item_bytes",
     "sketch_hash",
+    "sketch_hash_table",
     "sketch_hashes",
     "unique_items",
 ]
 
 #: Domain separation of the sketch hash (version 1 of the layout).
 HASH_PREFIX = b"ldpkit/sketch-hash/v1\x00"
+#: Most ``(row, item)`` codes that :func:`sketch_hashes` marks in a dense table (one byte and
+#: one int64 each) to find the distinct pairs without sorting; more are sorted.
+DENSE_PAIRS = 1 << 22
+#: Fewest values of a numpy array that :func:`unique_items` groups by a fingerprint table
+#: before sorting the distinct ones (below it ``np.unique`` sorts them all).
+_GROUPED_VALUES = 1 << 12
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
 def item_bytes(value: object, name: str = "values") -> bytes:
@@ -124,9 +134,9 @@ def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.
         if values.ndim != 1:
             raise ValueError(f"{name} must be 1-D (one item per user), got shape {values.shape}")
         if values.dtype.kind in "iuUS":
-            uniq, back = np.unique(values, return_inverse=True)
+            uniq, back = _sorted_unique(values)
             distinct = [item_bytes(v, name) for v in uniq.tolist()]
-            return distinct, np.asarray(back, dtype=np.int64).reshape(-1)
+            return distinct, back
         if values.dtype.kind != "O":
             raise TypeError(
                 f"{name} must be strings, bytes or integers (items), got dtype {values.dtype}"
@@ -158,6 +168,65 @@ def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.
             index[key] = j
         inverse[i] = j
     return unique, inverse
+
+
+def _byte_columns(values: np.ndarray) -> np.ndarray:
+    """The bytes of each entry of a 1-D array as columns of unsigned words, one contiguous
+    row per word position (equal entries, equal columns: numpy pads strings with zeros)."""
+    values = np.ascontiguousarray(values)
+    size = values.dtype.itemsize
+    word = next(w for w in (8, 4, 2, 1) if size % w == 0)
+    words = values.view(np.dtype(f"u{word}")).reshape(values.size, size // word)
+    return np.ascontiguousarray(words.T)
+
+
+def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, group)``: one index per distinct value (each value's representative) and
+    each entry's group, ``values[i] == values[first[group[i]]]``, without sorting ``values``.
+
+    Each entry's fingerprint (a multiplicative hash of its bytes) picks a slot of a table
+    of about ``4 n`` slots; the last entry written to a slot represents it. An entry is
+    grouped with its slot's representative only when their bytes are equal (checked, so
+    that the grouping is exact whatever the fingerprints do); the entries of values that
+    lost their slot to another value are grouped by ``np.unique``.
+    """
+    columns = _byte_columns(values)
+    n = values.size
+    mixed = np.full(n, _GOLDEN, dtype=np.uint64)
+    for column in columns:
+        mixed ^= column
+        mixed *= _MIX
+    bits = min(24, n.bit_length() + 2)
+    index = np.int32 if n < 1 << 31 else np.int64
+    slot = (mixed >> np.uint64(64 - bits)).astype(index)
+    del mixed
+    owner = np.empty(1 << bits, dtype=index)  # only written slots are read
+    everyone = np.arange(n, dtype=index)
+    owner[slot] = everyone
+    representative = owner[slot]
+    same = columns[0][representative] == columns[0]
+    for column in columns[1:]:
+        same &= column[representative] == column
+    first = np.flatnonzero(representative == everyone)
+    owner[slot[first]] = np.arange(first.size, dtype=index)  # slot -> group
+    group = owner[slot].astype(np.int64)
+    rest = np.flatnonzero(~same)
+    if rest.size:
+        _, where, back = np.unique(values[rest], return_index=True, return_inverse=True)
+        group[rest] = first.size + np.asarray(back, dtype=np.int64).reshape(-1)
+        first = np.concatenate([first, rest[where]])
+    return first, group
+
+
+def _sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` (the inverse as int64): large arrays are
+    grouped by :func:`_groups` first, so that only their distinct values are sorted."""
+    if values.size < _GROUPED_VALUES:
+        uniq, back = np.unique(values, return_inverse=True)
+        return uniq, np.asarray(back, dtype=np.int64).reshape(-1)
+    first, group = _groups(values)
+    uniq, rank = np.unique(values[first], return_inverse=True)
+    return uniq, np.asarray(rank, dtype=np.int64).reshape(-1)[group]
 
 
 def check_items(values: object, name: str = "values") -> list[bytes]:
@@ -199,10 +268,53 @@ def sketch_hash(salt: bytes, row: int, item: bytes, width: int) -> int:
     return int.from_bytes(value[:8], "big") % width
 
 
+def _hash_column(head: bytes, items: Sequence[bytes], width: int) -> np.ndarray:
+    """``int.from_bytes(SHA-256(head || item)[:8], "big") mod width`` for every item (int64):
+    one SHA-256 per item, the first 8 bytes of each hash read as big-endian ``uint64``."""
+    sha = hashlib.sha256
+    packed = b"".join([sha(head + item).digest()[:8] for item in items])
+    return (np.frombuffer(packed, dtype=">u8") % np.uint64(width)).astype(np.int64)
+
+
+def sketch_hash_table(salt: bytes, unique: Sequence[bytes], depth: int, width: int) -> np.ndarray:
+    """``h_j(unique[i])`` for every item ``i`` and row ``j < depth``: a ``(len(unique), depth)``
+    int64 table (one SHA-256 per item and row).
+
+    Parameters
+    ----------
+    salt : bytes
+        The public salt's UTF-8 bytes.
+    unique : sequence of bytes
+        The items' byte strings (:func:`item_bytes`).
+    depth : int
+        Number of rows (hash functions), ``depth <= 2^32``.
+    width : int
+        Number of buckets.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Examples
+    --------
+    >>> from ldp._items import sketch_hash_table
+    >>> sketch_hash_table(b"2026", [b"apple", b"pear"], 4, 16)[0].tolist()
+    [10, 15, 5, 12]
+    """
+    out = np.empty((len(unique), depth), dtype=np.int64)
+    for row in range(depth):
+        out[:, row] = _hash_column(_message_head(salt, row), unique, width)
+    return out
+
+
 def sketch_hashes(
     salt: bytes, rows: np.ndarray, unique: Sequence[bytes], inverse: np.ndarray, width: int
 ) -> np.ndarray:
     """``h_{rows[i]}(unique[inverse[i]])`` for every ``i`` (each distinct pair hashed once).
+
+    The distinct ``(row, item)`` pairs are found by marking a dense table of every code
+    ``row * len(unique) + item`` when it has at most :data:`DENSE_PAIRS` entries (no sort),
+    else by sorting the codes.
 
     Parameters
     ----------
@@ -232,15 +344,26 @@ def sketch_hashes(
     inverse = np.asarray(inverse, dtype=np.int64)
     if rows.size == 0:
         return np.empty(0, dtype=np.int64)
-    span = int(rows.max()) + 1
-    pairs, back = np.unique(inverse * span + rows, return_inverse=True)
-    heads: dict[int, bytes] = {}
+    items = len(unique)
+    size = (int(rows.max()) + 1) * items
+    codes = rows * items + inverse
+    if size <= DENSE_PAIRS:
+        seen = np.zeros(size, dtype=bool)
+        seen[codes] = True
+        pairs = np.flatnonzero(seen)
+        del seen
+        back = None
+    else:
+        pairs, back = np.unique(codes, return_inverse=True)
     values = np.empty(pairs.size, dtype=np.int64)
-    sha = hashlib.sha256
-    for position, code in enumerate(pairs.tolist()):
-        item, row = divmod(code, span)
-        head = heads.get(row)
-        if head is None:
-            head = heads[row] = _message_head(salt, row)
-        values[position] = int.from_bytes(sha(head + unique[item]).digest()[:8], "big") % width
-    return values[np.asarray(back).reshape(-1)]
+    pair_rows = pairs // items
+    starts = np.flatnonzero(np.r_[True, pair_rows[1:] != pair_rows[:-1]])
+    for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), pairs.size]):
+        members = (pairs[start:stop] - pair_rows[start] * items).tolist()
+        head = _message_head(salt, int(pair_rows[start]))
+        values[start:stop] = _hash_column(head, [unique[i] for i in members], width)
+    if back is not None:
+        return values[np.asarray(back).reshape(-1)]
+    lookup = np.empty(size, dtype=np.int64)  # only the marked pairs are read
+    lookup[pairs] = values
+    return lookup[codes]

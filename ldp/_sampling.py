@@ -43,10 +43,13 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "STREAM_DRAWS",
     "ExactLaw",
     "bernoulli",
     "choose",
+    "choose_streamed",
     "randint",
+    "randint_into",
     "random_bytes",
     "uniform",
     "zero_bits",
@@ -57,6 +60,9 @@ __all__ = [
 _TABLE_ROUNDS = 7
 #: Largest bound of :func:`randint` (every report field is an integer below ``2^53``).
 MAX_RANDINT = 1 << 53
+#: Draws per block of the first round of :func:`randint_into` and :func:`choose_streamed`
+#: (a multiple of 8: every block but the last reads a whole number of 8-byte words).
+STREAM_DRAWS = 1 << 16
 
 
 def random_bytes(gen: object, count: int) -> np.ndarray:
@@ -323,6 +329,66 @@ def randint(gen: object, bound: int, n: int) -> np.ndarray:
             out[pending[accepted]] = value[accepted]
             pending = pending[~accepted]
         count = pending.size
+    return out
+
+
+def randint_into(gen: object, bound: int, out: np.ndarray) -> None:
+    """:func:`randint` of ``out.size`` draws written into ``out`` (a writable 1-D integer
+    array or view, e.g. a column of a report): the same bytes in the same order, the same
+    values, with temporaries of :data:`STREAM_DRAWS` draws at a time.
+
+    The first round reads its bytes block by block (a numpy ``Generator`` gives the same
+    bytes for blocks of whole 8-byte words as at once; a byte source is a stream); the
+    rejected draws are redrawn in later rounds, as :func:`randint` does.
+    """
+    bound = int(bound)
+    if not 1 <= bound <= MAX_RANDINT:
+        raise ValueError(f"randint needs 1 <= bound <= 2^53, got {bound}")
+    n = out.size
+    if bound == 1 or n == 0:
+        out[...] = 0
+        return
+    bits = (bound - 1).bit_length()
+    width = (bits + 7) // 8
+    mask = (1 << bits) - 1
+    rejected = []
+    for start in range(0, n, STREAM_DRAWS):
+        stop = min(start + STREAM_DRAWS, n)
+        value = _big_endian_words(random_bytes(gen, (stop - start) * width), width) & mask
+        out[start:stop] = value
+        if bound <= mask:  # a power-of-two bound rejects nothing
+            bad = np.flatnonzero(value >= bound)
+            if bad.size:
+                rejected.append(bad + start)
+    pending = np.concatenate(rejected) if rejected else np.empty(0, dtype=np.int64)
+    while pending.size:
+        value = _big_endian_words(random_bytes(gen, pending.size * width), width) & mask
+        accepted = value < bound
+        out[pending[accepted]] = value[accepted]
+        pending = pending[~accepted]
+
+
+def choose_streamed(gen: object, law: ExactLaw, n: int) -> np.ndarray:
+    """``choose(gen, [law], zeros(n))`` (the same bytes, the same draws) as the smallest
+    unsigned integer type that holds the outcomes, with temporaries of
+    :data:`STREAM_DRAWS` draws at a time in the first round."""
+    dtype = np.uint8 if law.size <= 1 << 8 else np.int64
+    out = np.empty(n, dtype=dtype)
+    picks, dones = _first_byte_tables([law])
+    small = picks.astype(dtype)
+    undecided, firsts = [], []
+    for start in range(0, n, STREAM_DRAWS):
+        stop = min(start + STREAM_DRAWS, n)
+        first = random_bytes(gen, stop - start)
+        out[start:stop] = small[first]
+        open_ = np.flatnonzero(~dones[first])
+        if open_.size:
+            undecided.append(open_ + start)
+            firsts.append(first[open_])
+    if undecided:
+        pending = np.concatenate(undecided)
+        which = np.zeros(pending.size, dtype=np.int64)
+        out[pending] = choose_after_first_byte(gen, [law], which, np.concatenate(firsts))
     return out
 
 

@@ -163,7 +163,7 @@ class ReportCodec:
                         block != np.floor(block), where, "is not a whole number", chunk
                     )
         if arr.size and not _dtype_within(arr.dtype, lows, highs):
-            mins, maxs = arr.min(axis=0), arr.max(axis=0)
+            mins, maxs = _column_extremes(arr)
             if np.any(mins < lows) or np.any(maxs > highs):
                 for chunk in _row_chunks(arr):
                     block = arr[chunk]
@@ -210,6 +210,16 @@ def _dtype_within(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> bool:
         return False
     info = np.iinfo(dtype)
     return bool(info.min >= lows.max() and info.max <= highs.min())
+
+
+def _column_extremes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the greatest entry of every column of a non-empty 2-D array: column by
+    column when there are a few (numpy reduces a narrow array along its rows slowly), else
+    along the rows."""
+    if arr.shape[1] > 8:
+        return arr.min(axis=0), arr.max(axis=0)
+    columns = [arr[:, j] for j in range(arr.shape[1])]
+    return np.array([c.min() for c in columns]), np.array([c.max() for c in columns])
 
 
 def _row_chunks(arr: np.ndarray, elements: int = 1 << 22) -> Iterator[slice]:

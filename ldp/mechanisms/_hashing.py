@@ -203,24 +203,59 @@ class FieldHash:
         return fields[: self.e], fields[self.e]
 
     def evaluate(self, words: np.ndarray, x: np.ndarray) -> np.ndarray:
-        rows, c = self.split(words)
         p = self.p
+        if p == 2:  # bit r of H is the parity of row r and x, xor bit r of c
+            dtype = np.dtype(np.uint8 if self.e <= 8 else np.int64)
+            bits = np.zeros(x.shape, dtype=dtype)
+            single = self.packing.n_words == 1  # then row r is bits rL .. rL + L - 1
+            if single:
+                word, c = words[:, 0], words[:, 0] >> (self.e * self.L)
+            else:
+                rows, c = self.split(words)
+            for r in range(self.e):
+                masked = word & (x << (r * self.L)) if single else rows[r] & x
+                bits |= parity_bits(masked).astype(dtype) << dtype.type(r)
+            return c ^ bits
+        rows, c = self.split(words)
         out = np.zeros(x.shape, dtype=np.int64)
         weight = 1
         for r in range(self.e):
-            if p == 2:
-                h = parity(rows[r] & x)
-                cr = (c >> r) & 1
-                out += ((h ^ cr) << r).astype(np.int64)
-            else:
-                h = (self._digits(rows[r]) * self._digits(x)).sum(axis=-1) % p
-                cr = (c // weight) % p
-                out += ((h + cr) % p) * weight
+            h = (self._digits(rows[r]) * self._digits(x)).sum(axis=-1) % p
+            cr = (c // weight) % p
+            out += ((h + cr) % p) * weight
             weight *= p
         return out
 
+    def _binary_table(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2`` and a few
+        buckets: for each ``u != 0`` in Gray-code order (``A^T u`` changes by one row of
+        ``A``), one integer bincount of ``2 t + u.w`` over a block of users; ``u = 0`` adds
+        every user to ``T[0]``."""
+        g, size = self.g, self.rows
+        # the parity of u & w for every u and w < g
+        signs = [np.array([bin(u & w).count("1") & 1 for w in range(g)]) for u in range(g)]
+        tally = np.zeros(2 * size, dtype=np.int64)
+        step = min(max(1 << 16, 4 * size), 1 << 20)
+        for start in range(0, y.size, step):
+            rows, c = self.split(words[start : start + step])
+            w = y[start : start + step] ^ c  # A d(v) must equal w
+            t = np.zeros(w.size, dtype=np.int64)
+            for i in range(1, g):
+                t ^= rows[(i & -i).bit_length() - 1]
+                code = t << 1
+                code |= signs[i ^ (i >> 1)][w]
+                tally += np.bincount(code, minlength=2 * size)
+        table = tally[0::2] - tally[1::2]
+        table[0] += y.size
+        return table
+
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         p, e, g = self.p, self.e, self.g
+        if p == 2 and g <= 1 << 4:
+            counts, rem = np.divmod(fwht(self._binary_table(words, y))[: self.k], 1 << e)
+            if np.any(rem):  # pragma: no cover - an exact integer identity
+                raise RuntimeError("local hashing decode: non-integer support count")
+            return counts
         table = np.zeros(self.rows * p, dtype=np.int64)
         step = max(1, CHUNK_ELEMENTS // (g * (self.L if p != 2 else 1) * 4))
         u = np.arange(g, dtype=np.int64)

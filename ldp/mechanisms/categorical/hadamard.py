@@ -12,11 +12,7 @@ from ldp._exact import (
     certified_epsilon,
     exp_down,
 )
-from ldp._sampling import (
-    ExactLaw,
-    choose,
-    randint,
-)
+from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint_into
 from ldp._validation import check_random_state
 from ldp.channel import Channel
 from ldp.core import ReportCodec, index_codec
@@ -122,14 +118,19 @@ class HadamardResponse(FrequencyOracle):
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        row = x + 1
-        inside = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 0
-        y = randint(gen, self._K, x.size)
+        n = x.size
+        outside = choose_streamed(gen, self._law, n)  # 0: inside C_x, 1: outside
+        y = np.empty(n, dtype=index_dtype(self._K))
+        randint_into(gen, self._K, y)
         # y is uniform on [K]; flipping the lowest set bit of row maps C_x onto its
-        # complement, so conditioning on the wanted half keeps y uniform on it
-        wrong = parity(row & y) == inside
-        y ^= np.where(wrong, row & -row, 0)
-        return y.astype(index_dtype(self._K))
+        # complement, so conditioning on the wanted half keeps y uniform on it (in blocks
+        # of users, in place: the temporaries stay a fraction of the report)
+        for start in range(0, n, STREAM_DRAWS):
+            block = slice(start, min(start + STREAM_DRAWS, n))
+            row = x[block] + 1
+            wrong = parity(row & y[block]) != outside[block]
+            y[block] ^= np.where(wrong, row & -row, 0).astype(y.dtype)
+        return y
 
     def histogram_counts(self, histogram: np.ndarray) -> np.ndarray:
         """Support counts ``C_x = (n + (H_K h)[x + 1]) / 2`` from the output histogram."""

@@ -12,11 +12,7 @@ from ldp._exact import (
     certified_epsilon,
     exp_down,
 )
-from ldp._sampling import (
-    ExactLaw,
-    choose,
-    randint,
-)
+from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint_into
 from ldp._validation import check_integer, check_random_state
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
@@ -130,15 +126,36 @@ class LocalHashing(FrequencyOracle):
         return {"keep": list(self._law.weights), "g": self._g, "hash": self._family.describe()}
 
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
+        """One report per user: ``randint(size)`` of every user for each hash word in turn,
+        then the keep-or-change coin of every user, then ``randint(g - 1)`` of every user
+        who changes (in user order); the bucket is ``H(x)`` or the other bucket drawn.
+
+        The report is written in place and the hash evaluated in blocks of users, so the
+        temporaries stay a fraction of the report (the same bytes and reports as drawing
+        every column whole)."""
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
-        words = np.column_stack([randint(gen, size, x.size) for size in self.word_sizes])
-        hashed = self._family.evaluate(words, x)
-        change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
-        other = randint(gen, self._g - 1, int(change.sum()))
-        bucket = hashed.copy()
-        bucket[change] = other + (other >= hashed[change])
-        return np.column_stack([words, bucket])
+        n = x.size
+        words = len(self.word_sizes)
+        out = np.empty((n, words + 1), dtype=np.int64)
+        for j, size in enumerate(self.word_sizes):
+            randint_into(gen, size, out[:, j])
+        change = choose_streamed(gen, self._law, n).view(bool)  # outcome 1: change
+        other = np.empty(int(np.count_nonzero(change)), dtype=np.int64)
+        randint_into(gen, self._g - 1, other)
+        used = 0
+        for start in range(0, n, STREAM_DRAWS):
+            rows = slice(start, min(start + STREAM_DRAWS, n))
+            hashed = self._family.evaluate(out[rows, :words], x[rows])
+            if self._g == 2:  # the other bucket is the one not hashed to
+                hashed ^= change[rows]
+            else:
+                moved = np.flatnonzero(change[rows])
+                drawn = other[used : used + moved.size]
+                used += moved.size
+                hashed[moved] = drawn + (drawn >= hashed[moved])
+            out[rows, words] = hashed
+        return out
 
     @property
     def statistic_entries(self) -> int:

@@ -46,8 +46,8 @@ from numpy.typing import ArrayLike
 
 from ldp._exact import certified_epsilon, exp_down
 from ldp._frozen import Frozen
-from ldp._items import sketch_hashes, unique_items
-from ldp._sampling import ExactLaw, choose, randint
+from ldp._items import unique_items
+from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint, randint_into
 from ldp._validation import (
     as_real_array,
     check_integer,
@@ -69,6 +69,7 @@ from ldp.mechanisms.limits import (
     check_size,
     chunk_rows,
 )
+from ldp.mechanisms.sketches.buckets import BucketCache
 from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts, is_single_item
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
@@ -125,6 +126,8 @@ class CountMeanSketch(Frozen, Mechanism):
         if self._depth > MAX_DEPTH:
             raise ValueError(f"depth must be <= {MAX_DEPTH}, got {compact(self._depth)}")
         self._salt = _check_salt(salt)
+        # the items' buckets, kept between privatize and the queries (bounded; buckets.py)
+        self._buckets = BucketCache(self._salt, self._width, self._depth)
         check_size(
             self._depth * self._width,
             MAX_STATISTIC_ENTRIES,
@@ -186,10 +189,7 @@ class CountMeanSketch(Frozen, Mechanism):
         [[10, 15, 5, 12]]
         """
         unique, inverse = unique_items(items, "items")
-        rows = np.tile(np.arange(self._depth, dtype=np.int64), inverse.size)
-        repeated = np.repeat(inverse, self._depth)
-        out = sketch_hashes(self._salt.encode("utf-8"), rows, unique, repeated, self._width)
-        return out.reshape(inverse.size, self._depth)
+        return self._buckets.table(unique)[inverse]
 
     def _pair_buckets(self, x0: Any, x1: Any) -> tuple[np.ndarray, np.ndarray]:
         both = self.buckets([x0, x1])
@@ -489,7 +489,7 @@ class CMS(CountMeanSketch):
         unique, inverse = unique_items(values)
         gen = check_random_state(rng)
         rows = randint(gen, self._depth, inverse.size)
-        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
+        buckets = self._buckets.buckets(rows, unique, inverse)
         bits = self._sue.privatize(buckets, rng=gen)
         dtype = self.codec.native_dtype
         return np.column_stack([rows.astype(dtype), bits.astype(dtype)])
@@ -614,19 +614,29 @@ class HCMS(CountMeanSketch):
         unique, inverse = unique_items(values)
         gen = check_random_state(rng)
         n = inverse.size
-        rows = randint(gen, self._depth, n)
-        cols = randint(gen, self._width, n)
-        flip = choose(gen, [self._law], np.zeros(n, dtype=np.int64)) == 1
-        buckets = sketch_hashes(self._salt.encode("utf-8"), rows, unique, inverse, self._width)
-        plus = (parity(cols & buckets) == 0) != flip
-        return np.column_stack([rows, cols, plus.astype(np.int64)])
+        out = np.empty((n, 3), dtype=np.int64)  # written in place, signs in blocks of users
+        randint_into(gen, self._depth, out[:, 0])
+        randint_into(gen, self._width, out[:, 1])
+        flip = choose_streamed(gen, self._law, n)  # 1: flip the sign
+        table = self._buckets.tabulated(unique, n)
+        whole = (
+            self._buckets.buckets(out[:, 0], unique, inverse)
+            if table is None
+            else np.empty(0, dtype=np.int64)
+        )
+        for start in range(0, n, STREAM_DRAWS):
+            block = slice(start, min(start + STREAM_DRAWS, n))
+            rows, cols = out[block, 0], out[block, 1]
+            buckets = whole[block] if table is None else table[inverse[block], rows]
+            out[block, 2] = parity(cols & buckets) == flip[block]  # +1 kept, or -1 flipped
+        return out
 
     def _sums(self, reports: np.ndarray) -> np.ndarray:
-        index = reports[:, 0] * self._width + reports[:, 1]
-        signs = 2 * reports[:, 2] - 1
+        # count the reports of each (row, coefficient, bit) in one integer bincount
+        index = (reports[:, 0] * self._width + reports[:, 1]) * 2 + reports[:, 2]
         size = self._depth * self._width
-        sums = np.bincount(index, weights=signs, minlength=size)
-        return np.rint(sums).astype(np.int64).reshape(self._depth, self._width)
+        tally = np.bincount(index, minlength=2 * size).reshape(size, 2)
+        return (tally[:, 1] - tally[:, 0]).reshape(self._depth, self._width)
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
         transformed = fwht(counts.counts)  # exact integers: |entries| <= n width < 2^53

@@ -1,0 +1,153 @@
+"""The sketch's tabulated and cached hashes against SHA-256 computed directly, and the
+grouping of items against ``np.unique``."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import pickle
+import struct
+
+import numpy as np
+import pytest
+
+import ldp._items as items_module
+from ldp._items import sketch_hash_table, sketch_hashes, unique_items
+from ldp.mechanisms import CMS, HCMS
+from ldp.mechanisms.sketches.buckets import BucketCache
+
+
+def reference_hash(salt: str, row: int, item: bytes, width: int) -> int:
+    """The documented hash, spelled out with hashlib (independent of ``ldp._items``)."""
+    key = salt.encode("utf-8")
+    message = (
+        b"ldpkit/sketch-hash/v1\x00"
+        + struct.pack(">I", len(key))
+        + key
+        + struct.pack(">I", row)
+        + item
+    )
+    return int.from_bytes(hashlib.sha256(message).digest()[:8], "big") % width
+
+
+def random_items(seed: int, count: int) -> list[bytes]:
+    gen = np.random.default_rng(seed)
+    sizes = gen.integers(0, 12, size=count)
+    return [gen.bytes(int(s)) for s in sizes]
+
+
+@pytest.mark.parametrize("width", [2, 1000, 1024, 1 << 22])
+def test_the_table_is_the_hash_of_every_item_and_row(width):
+    unique = random_items(width, 40)
+    table = sketch_hash_table("sält".encode(), unique, 5, width)
+    expected = [[reference_hash("sält", j, item, width) for j in range(5)] for item in unique]
+    assert table.tolist() == expected
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_per_user_hashes_match_the_reference_by_marking_or_sorting(dense, monkeypatch):
+    if not dense:
+        monkeypatch.setattr(items_module, "DENSE_PAIRS", 0)
+    gen = np.random.default_rng(7)
+    unique = random_items(8, 30)
+    inverse = gen.integers(0, len(unique), size=500)
+    rows = gen.integers(0, 9, size=500)
+    got = sketch_hashes(b"s", rows, unique, inverse, 64)
+    expected = [reference_hash("s", int(r), unique[i], 64) for r, i in zip(rows, inverse)]
+    assert got.tolist() == expected
+
+
+def test_the_cache_keeps_recent_items_within_its_limit():
+    cache = BucketCache("x", width=256, depth=4, limit=4 * 10)
+    first = random_items(1, 10)
+    assert cache.table(first).tolist() == [
+        [reference_hash("x", j, item, 256) for j in range(4)] for item in first
+    ]
+    assert len(cache) == 10
+    more = random_items(2, 3)
+    cache.table(more)
+    assert len(cache) == 10  # the three least recently used items left
+    kept = set(cache._items)
+    assert set(more) <= kept and not set(first[:3]) & kept
+    # a request larger than the cache is answered but not kept
+    many = random_items(3, 25)
+    table = cache.table(many)
+    assert table[:, 2].tolist() == [reference_hash("x", 2, item, 256) for item in many]
+    assert set(cache._items) == kept
+
+
+def test_a_cache_pickles_and_copies_empty():
+    cache = BucketCache("x", width=16, depth=2)
+    cache.table([b"a", b"b"])
+    for twin in (pickle.loads(pickle.dumps(cache)), copy.deepcopy(cache)):
+        assert len(twin) == 0
+        assert (twin.salt, twin.width, twin.depth) == ("x", 16, 2)
+        assert twin.table([b"a"]).tolist() == cache.table([b"a"]).tolist()
+    mech = HCMS(1.0, width=16, depth=2)
+    mech.privatize(["a"] * 50, rng=0)
+    assert pickle.loads(pickle.dumps(mech)) == mech
+
+
+@pytest.mark.parametrize("users", [3, 400])  # per pair (few users), tabulated (many)
+def test_privatize_hashes_each_user_as_the_reference(users):
+    """At epsilon = 700 CMS keeps every bit (a flip has probability below 1e-150): each
+    report's only set bit is its user's bucket in the report's row."""
+    mech = CMS(700.0, width=32, depth=6, salt="q")
+    gen = np.random.default_rng(users)
+    values = np.array([f"v{i}" for i in gen.integers(0, 50, size=users)])
+    reports = mech.privatize(values, rng=1)
+    bits = np.unpackbits(reports[:, 1:].astype(np.uint8), axis=1, count=32)
+    assert (bits.sum(axis=1) == 1).all()
+    expected = [
+        reference_hash("q", int(row), str(v).encode(), 32) for row, v in zip(reports[:, 0], values)
+    ]
+    assert bits.argmax(axis=1).tolist() == expected
+
+
+def test_queries_reuse_the_hashes_of_privatize():
+    mech = HCMS(2.0, width=64, depth=8, salt="z")
+    data = np.array([f"item-{i % 20}" for i in range(1000)])
+    sketch = mech.estimate(mech.privatize(data, rng=3))
+    assert len(mech._buckets) == 20
+    cached = {item: row.copy() for item, row in mech._buckets._items.items()}
+    names = [f"item-{i}" for i in range(20)]
+    assert mech.buckets(names).tolist() == [
+        [reference_hash("z", j, name.encode(), 64) for j in range(8)] for name in names
+    ]
+    assert all(np.array_equal(cached[k], v) for k, v in mech._buckets._items.items())
+    matrix = np.asarray(sketch)
+    expected = [
+        64
+        / 63
+        * (
+            np.mean([matrix[j, reference_hash("z", j, n.encode(), 64)] for j in range(8)])
+            - 1000 / 64
+        )
+        for n in names
+    ]
+    assert np.allclose(sketch.count(names), expected, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([f"item-{i}" for i in np.random.default_rng(0).integers(0, 900, 9000)]),
+        np.array([f"é{i}" for i in np.random.default_rng(1).integers(0, 5, 5000)]),
+        np.random.default_rng(2).integers(-(2**40), 2**40, 6000),
+        np.random.default_rng(3).integers(0, 30, 5000).astype(np.int8),
+        np.array([b"a", b"a\x00b", b"", b"ab"] * 1500),
+        np.random.default_rng(4).integers(0, 7000, 7000).astype(">u4"),
+    ],
+    ids=["strings", "unicode", "int64", "int8", "bytes", "big-endian"],
+)
+@pytest.mark.parametrize("collide", [False, True])
+def test_grouping_is_np_unique(values, collide, monkeypatch):
+    """The fingerprint table gives ``np.unique``'s answer exactly, also when every
+    fingerprint is equal (then one value keeps the slot, the rest are sorted)."""
+    if collide:
+        monkeypatch.setattr(items_module, "_MIX", np.uint64(0))
+    uniq, back = np.unique(values, return_inverse=True)
+    distinct, inverse = unique_items(values)
+    assert distinct == [items_module.item_bytes(v) for v in uniq.tolist()]
+    assert inverse.dtype == np.int64
+    assert np.array_equal(inverse, np.asarray(back).reshape(-1))
