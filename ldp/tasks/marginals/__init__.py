@@ -23,7 +23,6 @@ from ldp.tasks.marginals.designs import (
     MarginalDesign,
     best_oracle,
     build_design,
-    sum_variance,
 )
 from ldp.tasks.marginals.synthesis import (
     MAX_IPF_CELLS,
@@ -55,5 +54,4 @@ __all__ = [
     "marginalize",
     "overlap_gap",
     "shared_columns",
-    "sum_variance",
 ]
