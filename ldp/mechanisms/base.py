@@ -491,7 +491,7 @@ class FrequencyOracle(FrequencyMechanism):
         it depends on the ``m`` values only through their total frequency ``total``, for every
         oracle whose pair support is constant (:attr:`constant_pair_support`); the closed form
         from the support probabilities ``p, q`` and the pair support ``(a, b)`` is
-        :func:`ldp._formulas.support_sum_variance`. ``fixed`` removes the sampling of the
+        ``ldp._formulas.support_sum_variance``. ``fixed`` removes the sampling of the
         users, ``total (1 - total) / n``. For ``m = 1`` this is :meth:`variance`.
 
         Parameters

@@ -23,6 +23,9 @@ from ldp.tasks.marginals.designs import (
     MarginalDesign,
     best_oracle,
     build_design,
+    candidate_designs,
+    check_task,
+    requested_tables,
 )
 from ldp.tasks.marginals.synthesis import (
     MAX_IPF_CELLS,
@@ -43,15 +46,18 @@ __all__ = [
     "TreeModel",
     "best_oracle",
     "build_design",
+    "candidate_designs",
     "cell_index",
     "cell_values",
     "check_cells",
     "check_sizes",
+    "check_task",
     "consistent_marginals",
     "fit_ipf",
     "fit_tree",
     "marginal_matrix",
     "marginalize",
     "overlap_gap",
+    "requested_tables",
     "shared_columns",
 ]

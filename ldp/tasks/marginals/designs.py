@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp._random import ByteSource
-from ldp._validation import check_epsilon, describe
+from ldp._validation import check_epsilon, check_integer, describe
 from ldp.mechanisms.base import FrequencyOracle, SupportCounts
 from ldp.mechanisms.categorical.grr import GRR
 from ldp.tasks.marginals.cells import (
@@ -61,6 +61,9 @@ __all__ = [
     "MarginalDesign",
     "best_oracle",
     "build_design",
+    "candidate_designs",
+    "check_task",
+    "requested_tables",
 ]
 
 #: The designs, by name.
@@ -84,7 +87,7 @@ def best_oracle(
     :meth:`~ldp.mechanisms.FrequencyOracle.sum_variance` is exact (``None`` for a single
     cell, which needs no report).
 
-    ``candidates`` are names of :data:`ldp.tasks.FREQUENCY_ORACLES`; ``ValueError`` for an
+    ``candidates`` are names of ``ldp.tasks.FREQUENCY_ORACLES``; ``ValueError`` for an
     unknown name, or when no candidate has a constant pair support at ``(k, epsilon)``.
 
     Examples
@@ -315,7 +318,16 @@ class MarginalDesign:
     def planned_variance(self, n: int, columns: Sequence[int]) -> float:
         """The total ``iid`` variance over the cells of ``columns`` at the uniform table,
         with ``n`` users split evenly over the groups (the data-free criterion of
-        ``method="auto"``)."""
+        ``method="auto"``).
+
+        It is the largest expected squared l2 error of the unbiased marginal over all tables
+        (for the group of smallest variance): a cell's variance is a linear function of its
+        total ``F`` minus ``(q m + (p - q) F)^2 / (n (p - q)^2)`` (the oracle's
+        :meth:`~ldp.mechanisms.FrequencyOracle.sum_variance`), so the sum over the cells,
+        whose totals add up to 1, is largest when they are equal; a Fourier coefficient's
+        variance is largest at ``c = 0``. The uniform table is the worst case of every
+        marginal at once.
+        """
         cols = tuple(columns)
         per_group = max(1, n // len(self.groups))
         uniform = 1.0 / self.cells(cols)
@@ -355,6 +367,79 @@ def _check_tables(tables: Sequence[Sequence[int]], d: int) -> tuple[tuple[int, .
     return tuple(out)
 
 
+def requested_tables(d: int, marginals: object) -> tuple[tuple[int, ...], ...]:
+    """The marginals ``marginals`` of ``d`` columns as column tuples: an int ``k`` is every
+    k-way marginal (``1 <= k <= d``), else a non-empty list of tuples of distinct columns.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import requested_tables
+    >>> requested_tables(3, 2)
+    ((0, 1), (0, 2), (1, 2))
+    """
+    dims = check_integer(d, "d", low=1)
+    if isinstance(marginals, (int, np.integer)) and not isinstance(marginals, bool):
+        way = int(marginals)
+        if not 1 <= way <= dims:
+            raise ValueError(f"marginals must be a width in 1 .. {dims}, got {way}")
+        return tuple(combinations(range(dims), way))
+    if isinstance(marginals, (str, bytes)) or not isinstance(marginals, Sequence):
+        raise TypeError(
+            "marginals must be an int k (every k-way marginal) or a list of column tuples, "
+            f"got {describe(marginals)}"
+        )
+    if not all(isinstance(t, Sequence) and not isinstance(t, (str, bytes)) for t in marginals):
+        raise TypeError(f"marginals must be a list of column tuples, got {describe(marginals)}")
+    return _check_tables(marginals, dims)
+
+
+def check_task(
+    sizes: object, marginals: object
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """``(sizes, tables)``: the columns' category counts (at least one column) and the
+    :func:`requested_tables` of ``marginals``.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import check_task
+    >>> check_task([2, 3], 2)
+    ((2, 3), ((0, 1),))
+    """
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not sizes:
+        raise TypeError(
+            f"sizes must be a non-empty sequence of category counts, got {describe(sizes)}"
+        )
+    dims = check_sizes(sizes)
+    return dims, requested_tables(len(dims), marginals)
+
+
+def candidate_designs(
+    sizes: Sequence[int],
+    tables: Sequence[Sequence[int]],
+    epsilon: float,
+    candidates: Sequence[str] = ORACLES,
+) -> tuple[MarginalDesign, ...]:
+    """Every design that applies to the marginals ``tables``: ``"groups"``, ``"joint"`` when
+    the joint of their columns has at most ``MAX_JOINT_CELLS`` cells, ``"fourier"`` when
+    those columns are binary (the choices of ``method="auto"``).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import candidate_designs
+    >>> [d.method for d in candidate_designs((2, 2, 3), [(0, 1), (1, 2)], 1.0)]
+    ['groups', 'joint']
+    """
+    dims = check_sizes(sizes)
+    wanted = _check_tables(tables, len(dims))
+    used = sorted({c for t in wanted for c in t})
+    out = [build_design("groups", dims, wanted, epsilon, candidates)]
+    if math.prod(dims[c] for c in used) <= MAX_JOINT_CELLS:
+        out.append(build_design("joint", dims, wanted, epsilon, candidates))
+    if all(dims[c] == 2 for c in used):
+        out.append(build_design("fourier", dims, wanted, epsilon, candidates))
+    return tuple(out)
+
+
 def build_design(
     method: str,
     sizes: Sequence[int],
@@ -365,7 +450,7 @@ def build_design(
     """The design ``method`` for the marginals ``tables`` of columns with ``sizes`` categories.
 
     Each ``"joint"`` / ``"groups"`` group privatizes its cell with :func:`best_oracle` among
-    ``candidates`` (names of :data:`ldp.tasks.FREQUENCY_ORACLES`); ``"fourier"`` always uses
+    ``candidates`` (names of ``ldp.tasks.FREQUENCY_ORACLES``); ``"fourier"`` always uses
     binary randomized response.
 
     Raises ``ValueError`` for a marginal above ``MAX_TABLE_CELLS``,
