@@ -589,8 +589,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             n,
             covariance,
             tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
-            f"marginals:{design.method}:{names}",
+            f"marginals:{design.method}:{names} ({self._oracle_keys()})",
         )
+
+    def _oracle_keys(self) -> str:
+        """The design's oracles (with their epsilon and size): two samples of one protocol
+        have the same ones."""
+        keys = sorted({repr(o) for o in self.design_.oracles if o is not None})
+        return ", ".join(keys) or "no reports"
 
     def sample(self, n: int, random_state: object = None) -> pd.DataFrame:
         """``n`` synthetic rows whose low-order marginals match the consistent estimates.
