@@ -38,9 +38,9 @@ from ldp.core import check_confidence, normal_z
 from ldp.inference import CellEstimate
 from ldp.tasks.marginals import (
     MAX_IPF_CELLS,
-    MAX_JOINT_CELLS,
     MarginalDesign,
     build_design,
+    candidate_designs,
     consistent_marginals,
     fit_ipf,
     fit_tree,
@@ -113,6 +113,11 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     distributions (``consistency``: mutual consistency alternated with Norm-Sub, CALM
     Section 4.4); :meth:`sample` draws synthetic rows from a maximum-entropy model of them.
     Both are post-processing and cost no privacy.
+
+    How many users: ``ldp.risk.plan("marginals", epsilon, target, sizes=..., marginals=2)``
+    answers the users the best design needs for a worst-case expected squared l2 error of
+    ``target`` per marginal, beside a lower bound that no protocol beats
+    (:func:`ldp.risk.marginals_risk`, :func:`ldp.risk.marginals_lower_bound`).
 
     Parameters
     ----------
@@ -286,12 +291,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         eps = float(self.epsilon)
         if self.method != "auto":
             return build_design(self.method, sizes, tables, eps)
-        used = sorted({c for t in tables for c in t})
-        candidates = [build_design("groups", sizes, tables, eps)]
-        if math.prod(sizes[c] for c in used) <= MAX_JOINT_CELLS:
-            candidates.append(build_design("joint", sizes, tables, eps))
-        if all(sizes[c] == 2 for c in used):
-            candidates.append(build_design("fourier", sizes, tables, eps))
+        candidates = candidate_designs(sizes, tables, eps)
 
         def total(design: MarginalDesign) -> float:
             return sum(design.planned_variance(PLANNING_USERS, t) for t in tables)
@@ -589,8 +589,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             n,
             covariance,
             tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
-            f"marginals:{design.method}:{names}",
+            f"marginals:{design.method}:{names} ({self._oracle_keys()})",
         )
+
+    def _oracle_keys(self) -> str:
+        """The design's oracles (with their epsilon and size): two samples of one protocol
+        have the same ones."""
+        keys = sorted({repr(o) for o in self.design_.oracles if o is not None})
+        return ", ".join(keys) or "no reports"
 
     def sample(self, n: int, random_state: object = None) -> pd.DataFrame:
         """``n`` synthetic rows whose low-order marginals match the consistent estimates.

@@ -30,6 +30,7 @@ __all__ = [
     "subset_selection_matrix",
     "subset_selection_probabilities",
     "support_rate_variance",
+    "support_sum_variance",
 ]
 
 
@@ -101,6 +102,35 @@ def support_rate_variance(n: int, f: np.ndarray, other: float, gap: float) -> np
     """
     t = np.clip(other + f * gap, 0.0, 1.0)
     return t * (1.0 - t) / (n * gap * gap)
+
+
+def support_sum_variance(
+    n: int, total: np.ndarray, m: int, p: float, q: float, own_pair: float, other_pair: float
+) -> np.ndarray:
+    r"""The iid variance of the sum of ``m`` cells' unbiased estimates ``(C_v / n - q)/(p - q)``
+    of a support-set oracle whose pair support is the same for every pair of values.
+
+    One report supports value ``v`` with probability ``p`` if the user holds ``v`` and ``q``
+    otherwise, and two distinct values ``u, v`` together with probability ``own_pair`` if the
+    user holds one of them and ``other_pair`` if neither. For a set ``A`` of ``m`` values of
+    total frequency ``F`` (``total``), the report's count ``T`` of supported values of ``A``
+    has, for a user drawn from the population (the ``iid`` convention),
+
+    .. math::
+
+        E[T] = m q + (p - q) F, \qquad
+        E[T^2] = E[T] + (m - 1)\,(2 F\,\mathrm{own} + (m - 2F)\,\mathrm{other}),
+
+    because over the ``m (m - 1)`` ordered pairs ``(u, v)`` of ``A`` the chance that the user
+    holds ``u`` or ``v`` adds up to ``2 (m - 1) F``, and the chance of neither to
+    ``m (m - 1) - 2 (m - 1) F``. The sum of the
+    estimates is ``(mean T - m q)/(p - q)``, so its variance is
+    ``(E[T^2] - E[T]^2) / (n (p - q)^2)``; ``m = 1`` is :func:`support_rate_variance`. Clipped
+    at 0 against round-off (the sum of all ``k`` cells of GRR is exactly 1).
+    """
+    mean = m * q + (p - q) * total
+    second = mean + (m - 1) * (2.0 * total * own_pair + (m - 2.0 * total) * other_pair)
+    return np.maximum(second - mean * mean, 0.0) / (n * (p - q) ** 2)
 
 
 # ---------------------------------------------------------------- subset selection

@@ -10,7 +10,7 @@ from ldp.cli._common import row as _row
 
 __all__ = ["add_parser", "run"]
 
-_PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "binary-test")
+_PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "marginals", "binary-test")
 
 
 def add_parser(commands) -> None:
@@ -43,6 +43,17 @@ def add_parser(commands) -> None:
         help="binary-test: success probability under H1, or a comma-separated pmf",
     )
     parser.add_argument("--alpha", type=float, help="binary-test: type-I error")
+    parser.add_argument(
+        "--sizes", type=_sizes, help="marginals: the columns' category counts, e.g. 2,3,4"
+    )
+    parser.add_argument(
+        "--way", type=count, help="marginals: every k-way marginal of the columns (default 2)"
+    )
+    parser.add_argument(
+        "--method",
+        choices=("auto", "joint", "groups", "fourier"),
+        help="marginals: the collection design (default: the best)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -58,6 +69,16 @@ def _probabilities(text: str) -> float | tuple[float, ...]:
     return values[0] if len(values) == 1 else values
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """Category counts written ``2,3,4``."""
+    try:
+        return tuple(int(part.strip()) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected integers separated by commas, got {text!r}"
+        ) from None
+
+
 def row(label: str, value: object) -> str:
     return _row(label, value, width=40)
 
@@ -69,7 +90,9 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         raise UserError(
             "give exactly one of --epsilon (how many users?) and --n (how much epsilon?)"
         )
-    options = {name: getattr(args, name) for name in ("k", "loss", "d", "r", "p0", "p1", "alpha")}
+    names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method")
+    options = {name: getattr(args, name) for name in names}
+    options["marginals"] = args.way
     result = plan(args.problem, args.epsilon, args.target, n=args.n, **options)
     pair = result.gap
     data = {

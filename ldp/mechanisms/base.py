@@ -55,7 +55,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._formulas import support_rate_variance
+from ldp._formulas import support_rate_variance, support_sum_variance
 from ldp._frozen import Frozen
 from ldp._validation import (
     as_real_array,
@@ -481,6 +481,78 @@ class FrequencyOracle(FrequencyMechanism):
             f"{type(self).__name__} cannot estimate single values; use an oracle whose "
             "reports name the supported values (GRR, OLH, BLH, HR, OUE, SUE, SS)"
         )
+
+    @property
+    def constant_pair_support(self) -> bool:
+        """Whether ``P(S_u = S_v = 1 | x)`` is the pair support ``(a, b)`` of every pair, ``a``
+        when ``x`` is ``u`` or ``v`` and ``b`` otherwise, whatever the third value ``x``: then
+        :meth:`sum_variance` is exact. ``False`` for families with exceptional triples
+        (Hadamard response; local hashing over an odd prime field)."""
+        return True
+
+    def sum_variance(
+        self, n: int, total: ArrayLike, m: int, convention: str = "iid"
+    ) -> float | np.ndarray:
+        """Exact variance of the sum of ``m`` values' unbiased estimates over ``n`` users.
+
+        The variance of a marginal cell estimated by summing the cells of a finer table:
+        it depends on the ``m`` values only through their total frequency ``total``, for every
+        oracle whose pair support is constant (:attr:`constant_pair_support`); the closed form
+        from the support probabilities ``p, q`` and the pair support ``(a, b)`` is
+        ``ldp._formulas.support_sum_variance``. ``fixed`` removes the sampling of the
+        users, ``total (1 - total) / n``. For ``m = 1`` this is :meth:`variance`.
+
+        Parameters
+        ----------
+        n : int
+            Number of users.
+        total : float or array_like
+            The true total frequency of the ``m`` values (in ``[0, 1]``).
+        m : int
+            How many values are summed, ``1 <= m <= k``.
+        convention : {"iid", "fixed"}, default "iid"
+            As in :meth:`variance`.
+
+        Returns
+        -------
+        float or ndarray
+
+        Raises
+        ------
+        ValueError
+            For an oracle whose pair support depends on the third value (the variance then
+            depends on which values are summed: use :meth:`covariance`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import GRR, OUE
+        >>> grr, oue = GRR(4, 1.0), OUE(4, 1.0)
+        >>> bool(np.isclose(grr.sum_variance(100, 0.3, 1), grr.variance(100, 0.3, "iid")))
+        True
+        >>> float(grr.sum_variance(100, 1.0, 4))   # all values: the sum is the constant 1
+        0.0
+        >>> f = np.array([0.1, 0.2, 0.3, 0.4])
+        >>> cov = oue.covariance(100, f)
+        >>> bool(np.isclose(oue.sum_variance(100, 0.3, 2), cov[:2, :2].sum()))
+        True
+        """
+        users = check_n(n)
+        freq, scalar = _broadcast_f(total, "total")
+        cells = check_integer(m, "m", low=1)
+        if cells > self.k:
+            raise ValueError(f"m must be at most k = {self.k}, got {cells}")
+        conv = check_convention(convention)
+        if not self.constant_pair_support:
+            raise ValueError(
+                f"{self.key} has no sum_variance: its pair support depends on the third "
+                "value, so the variance depends on which values are summed (use covariance)"
+            )
+        own, other = self._pair_support()
+        out = support_sum_variance(users, freq, cells, self.p, self.q, own, other)
+        if conv == "fixed":
+            out = np.maximum(out - freq * (1.0 - freq) / users, 0.0)
+        return scalar_or_array(out, scalar)
 
     @abc.abstractmethod
     def _pair_support(self) -> tuple[float, float]:

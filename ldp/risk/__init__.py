@@ -23,10 +23,13 @@ Generic calculators (explicit finite hypotheses; a worst case over all
 
 Tight bounds (``ldp.risk.bounds.minimax``, proofs in ``docs/lower_bounds.md``):
 :func:`distribution_van_trees`, :func:`distribution_fano`, :func:`mean_estimation`,
-:func:`binary_test_sample_size`; beside them the worst-case risk of the library's best
-mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`; for a frequency oracle
-followed by simplex projection, the certified :func:`projected_oracle_risk`), and the
-sample-size planner :func:`plan` with :func:`gap` (bound, achieved risk, ratio).
+:func:`binary_test_sample_size`, and for a table's marginals :func:`marginals_lower_bound`
+(the one-column bound of the largest marginal); beside them the worst-case risk of the
+library's best mechanism (:func:`best_distribution_risk`, :func:`best_mean_risk`; for a
+frequency oracle followed by simplex projection, the certified
+:func:`projected_oracle_risk`; for marginals, :func:`marginals_risk` of the collection
+designs), and the sample-size planner :func:`plan` with :func:`gap` (bound, achieved risk,
+ratio).
 
 Presets: :func:`bernoulli_mean`, :func:`moment_mean` (Corollary 1, with the proof's choice of
 ``omega`` repaired), :func:`ball_mean` (Corollary 2, with the constants of its corrected
@@ -58,6 +61,7 @@ from ldp.risk.achieved import (
     best_mean_risk,
     binomial_mean_absolute_deviation,
     krr_distribution_risk,
+    marginals_risk,
     projected_oracle_risk,
     rr_mean_risk,
 )
@@ -82,6 +86,7 @@ from ldp.risk.bounds import (
     hypercube_index,
     kl_ceiling,
     le_cam,
+    marginals_lower_bound,
     mean_estimation,
     min_sample_size,
     moment_mean,
@@ -126,6 +131,8 @@ __all__ = [
     "kl_ceiling",
     "krr_distribution_risk",
     "le_cam",
+    "marginals_lower_bound",
+    "marginals_risk",
     "mean_estimation",
     "min_sample_size",
     "moment_mean",

@@ -233,3 +233,30 @@ def test_cell_estimate_feeds_the_independence_test():
     assert independence(est, ("c0", "c1")).pvalue > 1e-4  # independent columns
     with pytest.raises(ValueError, match="one or two columns"):
         est.cell_estimate(["c0", "c1", "c2"])
+
+
+def test_two_samples_of_different_protocols_are_refused_in_one_line():
+    from ldp.inference import two_sample
+
+    rng = np.random.default_rng(31)
+    X, cats, joint = _table((2, 3, 2), 8_000, rng)
+    Y, _, _ = _table((2, 3, 2), 8_000, rng, joint)
+    fit = lambda eps, data, **kw: MarginalEstimator(  # noqa: E731
+        eps, categories=cats, random_state=3, **kw
+    ).fit(data)
+    same = two_sample(fit(1.0, X), fit(1.0, Y), column=["c0", "c1"])
+    assert 0.0 < same.pvalue <= 1.0 and same.df == 5
+    cases = [
+        (fit(1.0, X), fit(2.0, Y)),  # another epsilon
+        (fit(1.0, X, method="groups"), fit(1.0, Y, method="joint")),  # another design
+    ]
+    for a, b in cases:
+        with _one_line(ValueError, match="collected by different protocols"):
+            two_sample(a, b, column=["c0", "c1"])
+
+
+def test_a_joint_too_large_for_memory_is_refused_with_the_limit_named():
+    cats = {f"c{j}": list(range(10)) for j in range(6)}
+    tiny = pd.DataFrame({c: [0, 1] for c in cats})
+    with _one_line(ValueError, match=r"MAX_JOINT_CELLS"):
+        MarginalEstimator(categories=cats, method="joint").fit(tiny)

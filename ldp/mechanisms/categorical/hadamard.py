@@ -163,6 +163,11 @@ class HadamardResponse(FrequencyOracle):
         r1, r2 = self._pair_support()
         return r1, r2, (self.p - self.q) / 2 * xor_row_sums(f, self._K), False
 
+    @property
+    def constant_pair_support(self) -> bool:
+        """``False``: ``u, v`` and the value of row ``(u + 1) ^ (v + 1)`` are dependent."""
+        return False
+
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """Rows ``u + 1, v + 1`` and their XOR ``x + 1`` are dependent: ``C_u n C_v`` lies in
         ``C_x``, so ``P(S_u = S_v = 1 | x) = p/2`` there instead of ``1/4``."""

@@ -193,6 +193,13 @@ class LocalHashing(FrequencyOracle):
             raise ValueError(f"the pair covariance needs a power-of-two g, got g={self._g}")
         return 0.0, 0.0
 
+    @property
+    def constant_pair_support(self) -> bool:
+        """``False`` on the field family of an odd prime, whose collinear triples collide
+        together (see ``_joint_support``); ``True`` otherwise (3-wise independent)."""
+        field = prime_power(self._g)
+        return field is None or field[0] == 2
+
     def _joint_support(self, f: np.ndarray) -> np.ndarray:
         """For ``x`` not ``u, v``, ``P(S_u = S_v = 1 | x) = c3 keep + (1/g - c3) other`` with
         ``c3`` the triple collision probability of the family: ``1/g^2``, except on the

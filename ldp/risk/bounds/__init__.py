@@ -4,7 +4,8 @@ The generic calculators over explicit finite hypotheses (:mod:`~ldp.risk.bounds.
 :mod:`~ldp.risk.bounds.fano`, :mod:`~ldp.risk.bounds.assouad`,
 :mod:`~ldp.risk.bounds.bayes`, :mod:`~ldp.risk.bounds.testing`,
 :mod:`~ldp.risk.bounds.information`), the tight bounds of :mod:`~ldp.risk.bounds.minimax`
-and their closed-form specialisations to standard problems
+(with :mod:`~ldp.risk.bounds.marginals`, their use for a table's marginals) and their
+closed-form specialisations to standard problems
 (:mod:`~ldp.risk.bounds.presets`). Nothing here computes the risk an estimator achieves
 (that is :mod:`ldp.risk.achieved`); every public name is re-exported by :mod:`ldp.risk`.
 
@@ -26,6 +27,7 @@ from ldp.risk.bounds.bayes import (
 from ldp.risk.bounds.fano import family_information, fano
 from ldp.risk.bounds.information import entropy, mutual_information, mutual_information_bound
 from ldp.risk.bounds.lecam import le_cam, product_tv
+from ldp.risk.bounds.marginals import marginals_lower_bound
 from ldp.risk.bounds.minimax import (
     binary_test_sample_size,
     distribution_fano,
@@ -70,6 +72,7 @@ __all__ = [
     "hypercube_index",
     "kl_ceiling",
     "le_cam",
+    "marginals_lower_bound",
     "mean_estimation",
     "min_sample_size",
     "moment_mean",

@@ -15,6 +15,12 @@ Problems (:data:`PROBLEMS`):
 * ``"mean"``: the mean of :math:`X\in[-r, r]`;
 * ``"mean-box"``, ``"mean-ball"``: the mean of :math:`X\in[-r, r]^d` or of the l2 ball of
   radius ``r``, squared l2 loss;
+* ``"marginals"``: the ``marginals`` (default every 2-way marginal) of a table whose columns
+  have ``sizes`` categories, collected by one of the designs of :mod:`ldp.tasks.marginals`
+  (``method``, default the best): the risk is the largest, over the marginals, of the
+  worst-case expected squared l2 error of a marginal (:func:`~ldp.risk.marginals_risk`; the
+  ``"distribution"`` loss, per marginal), beside :func:`~ldp.risk.marginals_lower_bound`
+  (the one-column bound for the marginal of most cells with all ``n`` users);
 * ``"binary-test"``: test :math:`\mathrm{Bern}(p_0)` against :math:`\mathrm{Bern}(p_1)` at
   type-I error ``alpha``; the target is the type-II error. Exact: ``n_required`` equals
   ``n_lower_bound``.
@@ -23,6 +29,7 @@ Problems (:data:`PROBLEMS`):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +39,8 @@ from ldp._numerics import bisect_monotone, first_integer
 from ldp._validation import check_epsilon, check_scalar
 from ldp.risk._common import Bound, check_n
 from ldp.risk.achieved.achievable import best_distribution_risk, best_mean_risk
+from ldp.risk.achieved.marginals import marginals_risk
+from ldp.risk.bounds.marginals import marginals_lower_bound
 from ldp.risk.bounds.minimax import (
     binary_test_sample_size,
     distribution_lower_bound,
@@ -42,7 +51,7 @@ from ldp.risk.bounds.testing import best_binary_test, sample_size_lower_bound
 __all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
 
 #: The problems :func:`gap` and :func:`plan` know.
-PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "binary-test")
+PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "marginals", "binary-test")
 #: Largest ``n`` searched (``2^50``).
 MAX_USERS = 1 << 50
 #: Largest ``epsilon`` searched by the inverse question.
@@ -141,15 +150,19 @@ def _options(problem: str, options: dict) -> dict:
         "mean": ("r",),
         "mean-box": ("d", "r"),
         "mean-ball": ("d", "r"),
+        "marginals": ("sizes", "marginals", "method"),
         "binary-test": ("p0", "p1", "alpha"),
     }[problem]
     given = {key: value for key, value in options.items() if value is not None}
     extra = sorted(set(given) - set(allowed))
     if extra:
         raise TypeError(f"problem {problem!r} does not take {', '.join(extra)}")
-    needed: tuple[str, ...] = {"distribution": ("k",), "mean-box": ("d",), "mean-ball": ("d",)}.get(
-        problem, ()
-    )
+    needed: tuple[str, ...] = {
+        "distribution": ("k",),
+        "mean-box": ("d",),
+        "mean-ball": ("d",),
+        "marginals": ("sizes",),
+    }.get(problem, ())
     if problem == "binary-test":
         needed = ("p0", "p1", "alpha")
     missing = [key for key in needed if key not in given]
@@ -170,6 +183,8 @@ _DOMAINS = {"mean": "interval", "mean-box": "box", "mean-ball": "ball"}
 def _lower(problem: str, n: int, eps: float, opts: dict) -> Bound:
     if problem == "distribution":
         return distribution_lower_bound(opts["k"], n, eps, loss=opts.get("loss", "l2sq"))
+    if problem == "marginals":
+        return marginals_lower_bound(opts["sizes"], n, eps, marginals=opts.get("marginals", 2))
     d, r = opts.get("d", 1), opts.get("r", 1.0)
     return mean_estimation(n, eps, d=d, domain=_DOMAINS[problem], r=r)
 
@@ -177,6 +192,9 @@ def _lower(problem: str, n: int, eps: float, opts: dict) -> Bound:
 def _achieved(problem: str, n: int, eps: float, opts: dict) -> Bound:
     if problem == "distribution":
         return best_distribution_risk(opts["k"], n, eps, loss=opts.get("loss", "l2sq"))
+    if problem == "marginals":
+        way, design = opts.get("marginals", 2), opts.get("method", "auto")
+        return marginals_risk(opts["sizes"], n, eps, marginals=way, method=design)
     d, r = opts.get("d", 1), opts.get("r", 1.0)
     return best_mean_risk(n, eps, d=d, domain=_DOMAINS[problem], r=r)
 
@@ -192,13 +210,14 @@ def gap(problem: str, n: int, epsilon: float, **options: object) -> RiskGap:
 
     Parameters
     ----------
-    problem : {"distribution", "mean", "mean-box", "mean-ball"}
+    problem : {"distribution", "mean", "mean-box", "mean-ball", "marginals"}
     n : int
         Number of users.
     epsilon : float
         Privacy level (``> 0``, finite).
     **options
-        ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``.
+        ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``; ``sizes``,
+        ``marginals`` and ``method`` (marginals).
 
     Returns
     -------
@@ -262,12 +281,15 @@ def plan(
     p0: float | ArrayLike | None = None,
     p1: float | ArrayLike | None = None,
     alpha: float | None = None,
+    sizes: Sequence[int] | None = None,
+    marginals: int | Sequence[Sequence[int]] | None = None,
+    method: str | None = None,
 ) -> Plan:
     r"""Users needed for a target risk at ``epsilon`` (or ``epsilon`` needed with ``n`` users).
 
     Parameters
     ----------
-    problem : {"distribution", "mean", "mean-box", "mean-ball", "binary-test"}
+    problem : {"distribution", "mean", "mean-box", "mean-ball", "marginals", "binary-test"}
     epsilon : float or None
         Privacy level; ``None`` asks the inverse question (then ``n`` is required).
     target_risk : float
@@ -278,6 +300,11 @@ def plan(
         ``"distribution"``: alphabet size and loss (``"l2sq"``, ``"l1"``, ``"tv"``).
     d, r : optional
         Means: dimension (box, ball) and half-width or radius (default 1).
+    sizes, marginals, method : optional
+        ``"marginals"``: the columns' category counts, the marginals (an int ``k`` for every
+        k-way marginal, default 2, or column tuples) and the design (``"auto"``, default,
+        ``"joint"``, ``"groups"``, ``"fourier"``). The risk is the largest expected squared
+        l2 error of a marginal; ``mechanism`` names the design and its oracles.
     p0, p1, alpha : optional
         ``"binary-test"``: the two hypotheses and the type-I error. Two success
         probabilities (Bernoulli laws): the answer is exact, randomized response meets it
@@ -304,12 +331,15 @@ def plan(
     ('SS', True)
     >>> plan("binary-test", 1.0, 0.2, p0=0.5, p1=0.6, alpha=0.05).n_required
     723
+    >>> p = plan("marginals", 1.0, 1e-3, sizes=(2, 3, 4, 5))
+    >>> p.mechanism, p.n_lower_bound <= p.n_required
+    ('joint:OUE', True)
     """
     name = _check_problem(problem)
     target = check_scalar(target_risk, "target_risk", low=0.0, low_open=True)
-    opts = _options(
-        name, {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
-    )
+    given = {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
+    given.update({"sizes": sizes, "marginals": marginals, "method": method})
+    opts = _options(name, given)
     if epsilon is None:
         if n is None:
             raise TypeError("pass epsilon (how many users?) or n (how much epsilon?)")

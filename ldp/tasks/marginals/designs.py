@@ -18,12 +18,14 @@ Section 4; Zhang et al. (2018), Section 4):
   (GRR with ``k = 2``); a marginal is the inverse transform of its coefficients (Cormode,
   Kulkarni, Srivastava 2018, Section 4.3, InpHT).
 
-The oracles are GRR and OUE, chosen by exact variance (:func:`ldp.tasks.recommend`): for
-both, the covariance of the estimates of different cells is known in closed form (zero for
-OUE, whose bits are independent; ``-P(v) P(v')`` per report for GRR), so the variance of a
-sum of cells, hence of any marginal of a group's table, is exact. Variances here are under
-the ``iid`` convention (users drawn from the population whose marginals are estimated), in
-which the users of a group are an iid sample of their ``n_g``.
+A group's oracle is the one of smallest exact variance among the candidates (``ORACLES`` by
+default, any registered frequency oracle on request). A marginal cell sums cells of its
+group's table; its exact variance is the oracle's
+:meth:`~ldp.mechanisms.FrequencyOracle.sum_variance`, one formula for every oracle whose
+pair support is constant (a candidate whose pair support depends on the third value, such
+as Hadamard response, is passed over). Variances here are under the ``iid`` convention
+(users drawn from the population whose marginals are estimated), in which the users of a
+group are an iid sample of their ``n_g``.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from ldp.tasks.marginals.cells import (
     marginal_matrix,
     marginalize,
 )
-from ldp.tasks.selection import recommend
+from ldp.tasks.selection import FREQUENCY_ORACLES
 
 __all__ = [
     "MAX_COVARIANCE_CELLS",
@@ -59,13 +61,15 @@ __all__ = [
     "MarginalDesign",
     "best_oracle",
     "build_design",
-    "sum_variance",
+    "candidate_designs",
+    "check_task",
+    "requested_tables",
 ]
 
 #: The designs, by name.
 METHODS = ("joint", "groups", "fourier")
 
-#: The oracles the designs choose from: those whose cross-cell covariance is closed-form.
+#: The oracles the designs choose from by default (reports every device client sends).
 ORACLES = ("GRR", "OUE")
 
 #: The largest group table whose covariance matrix :meth:`MarginalDesign.covariance` builds.
@@ -75,57 +79,51 @@ MAX_COVARIANCE_CELLS = 1 << 11
 MAX_JOINT_CELLS = 1 << 16
 
 
-def best_oracle(k: int, epsilon: float) -> FrequencyOracle | None:
-    """The oracle of smallest exact variance among ``ORACLES`` for ``k`` cells (``None``
-    for a single cell, which needs no report).
+def best_oracle(
+    k: int, epsilon: float, candidates: Sequence[str] = ORACLES
+) -> FrequencyOracle | None:
+    """The oracle of smallest exact variance (at a rare cell; then the smaller report) among
+    ``candidates`` for ``k`` cells, of those whose
+    :meth:`~ldp.mechanisms.FrequencyOracle.sum_variance` is exact (``None`` for a single
+    cell, which needs no report).
+
+    ``candidates`` are names of ``ldp.tasks.FREQUENCY_ORACLES``; ``ValueError`` for an
+    unknown name, or when no candidate has a constant pair support at ``(k, epsilon)``.
 
     Examples
     --------
     >>> from ldp.tasks.marginals import best_oracle
     >>> best_oracle(4, 1.0), best_oracle(64, 1.0)
     (GRR(k=4, epsilon=1.0), OUE(k=64, epsilon=1.0))
+    >>> best_oracle(64, 1.0, candidates=("GRR", "OUE", "SS")).name
+    'SS'
     """
+    names = _check_candidates(candidates)
     if k == 1:
         return None
-    chosen = recommend(k, epsilon, candidates=ORACLES, tolerance=0.0).mechanism
-    assert isinstance(chosen, FrequencyOracle)  # k is below the sketches' threshold
-    return chosen
+    built = [FREQUENCY_ORACLES[name](k, epsilon) for name in names]
+    exact = [o for o in built if o.constant_pair_support]
+    if not exact:
+        raise ValueError(
+            f"candidates {names} have no oracle with an exact sum variance for k={k}, "
+            f"epsilon={epsilon:g}; add GRR or OUE"
+        )
+    return min(exact, key=lambda o: (float(o.variance(1)), o.report_bits))
 
 
-def sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> np.ndarray:
-    """Exact ``iid`` variance of the sum of ``m`` cells' unbiased estimates from ``n`` reports.
-
-    ``total`` is the true frequency of the ``m`` cells together. The oracle's per-cell
-    variance (:meth:`~ldp.mechanisms.FrequencyOracle.variance`, ``fixed``) is linear in the
-    frequency, so the ``m`` variances add to ``(m - 1) V(0) + V(total)``; GRR's supports of
-    two cells exclude each other in a report, which adds the covariance
-    ``-(m - 1) (2 total q (p - q) + m q^2) / (n (p - q)^2)``; unary encoding's bits are
-    independent (no covariance). The sampling of the users adds ``total (1 - total) / n``.
-    For ``m = 1`` this is the oracle's own ``iid`` variance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp.mechanisms import GRR
-    >>> from ldp.tasks.marginals import sum_variance
-    >>> grr = GRR(4, 1.0)
-    >>> bool(np.isclose(sum_variance(grr, 100, 0.3, 1), grr.variance(100, 0.3, "iid")))
-    True
-    >>> float(sum_variance(grr, 100, 1.0, 4))   # all cells: the sum is the constant 1
-    0.0
-    """
-    if oracle.name not in (*ORACLES, "SUE"):
-        raise ValueError(f"oracle must be one of {(*ORACLES, 'SUE')}, got {oracle.name}")
-    users = check_integer(n, "n", low=1)
-    cells = check_integer(m, "m", low=1)
-    f = np.clip(np.asarray(total, dtype=np.float64), 0.0, 1.0)
-    out = (cells - 1) * oracle.variance(users, 0.0, "fixed") + oracle.variance(users, f, "fixed")
-    if oracle.name == "GRR":
-        p, q = oracle.p, oracle.q
-        gap = p - q
-        out = out - (cells - 1) * (2 * f * q * gap + cells * q * q) / (users * gap**2)
-    out = np.maximum(out, 0.0) + f * (1 - f) / users  # the GRR sum of all cells is exact
-    return np.asarray(out, dtype=np.float64)
+def _check_candidates(candidates: object) -> tuple[str, ...]:
+    """The oracle names ``candidates`` as a tuple, each a key of ``FREQUENCY_ORACLES``."""
+    if isinstance(candidates, str) or not isinstance(candidates, Sequence):
+        raise TypeError(
+            f"candidates must be a sequence of oracle names, got {describe(candidates)}"
+        )
+    names = tuple(candidates)
+    bad = [c for c in names if c not in FREQUENCY_ORACLES]
+    if bad or not names:
+        raise ValueError(
+            f"candidates must be names among {tuple(FREQUENCY_ORACLES)}, got {describe(candidates)}"
+        )
+    return names
 
 
 @dataclass(frozen=True)
@@ -232,10 +230,10 @@ class MarginalDesign:
 
         ``"joint"`` / ``"groups"``: ``A S A^T``, with ``S`` the group oracle's covariance
         (:meth:`~ldp.mechanisms.FrequencyMechanism.covariance`) at any group table whose
-        marginal is ``f`` (for GRR and unary encoding the covariance of sums of cells depends
-        on the marginal only; ``f`` spread evenly is used), and ``A`` the marginal map;
-        refused above ``MAX_COVARIANCE_CELLS`` group cells. ``"fourier"``: the coefficients
-        are independent, so ``4^-k sum_alpha Var(c_alpha) s_alpha s_alpha^T`` with
+        marginal is ``f`` (for an oracle of constant pair support the covariance of sums of
+        cells depends on the marginal only; ``f`` spread evenly is used), and ``A`` the
+        marginal map; refused above ``MAX_COVARIANCE_CELLS`` group cells. ``"fourier"``: the
+        coefficients are independent, so ``4^-k sum_alpha Var(c_alpha) s_alpha s_alpha^T`` with
         ``s_alpha(y) = (-1)^(alpha . y)``.
         """
         cols = tuple(columns)
@@ -284,7 +282,7 @@ class MarginalDesign:
         table = oracle.estimate(stat)
         est = marginalize(table, group_sizes, keep)
         m = self.cells(group) // self.cells(cols)
-        return est, sum_variance(oracle, n, np.clip(est, 0.0, 1.0), m)
+        return est, _sum_variance(oracle, n, est, m)
 
     def coefficients(self, stats: Sequence[SupportCounts | int]) -> dict[tuple[int, ...], float]:
         """``"fourier"``: the unbiased coefficient ``c_alpha`` of each group's columns."""
@@ -320,7 +318,16 @@ class MarginalDesign:
     def planned_variance(self, n: int, columns: Sequence[int]) -> float:
         """The total ``iid`` variance over the cells of ``columns`` at the uniform table,
         with ``n`` users split evenly over the groups (the data-free criterion of
-        ``method="auto"``)."""
+        ``method="auto"``).
+
+        It is the largest expected squared l2 error of the unbiased marginal over all tables
+        (for the group of smallest variance): a cell's variance is a linear function of its
+        total ``F`` minus ``(q m + (p - q) F)^2 / (n (p - q)^2)`` (the oracle's
+        :meth:`~ldp.mechanisms.FrequencyOracle.sum_variance`), so the sum over the cells,
+        whose totals add up to 1, is largest when they are equal; a Fourier coefficient's
+        variance is largest at ``c = 0``. The uniform table is the worst case of every
+        marginal at once.
+        """
         cols = tuple(columns)
         per_group = max(1, n // len(self.groups))
         uniform = 1.0 / self.cells(cols)
@@ -336,9 +343,16 @@ class MarginalDesign:
             if oracle is None:
                 return 0.0
             m = self.cells(group) // self.cells(cols)
-            total = float(sum_variance(oracle, per_group, uniform, m)) * self.cells(cols)
+            total = float(_sum_variance(oracle, per_group, uniform, m)) * self.cells(cols)
             best = min(best, total)
         return best
+
+
+def _sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> np.ndarray:
+    """The ``iid`` variance of a marginal cell of total ``total`` (a plug-in estimate, so
+    clipped into ``[0, 1]``) summing ``m`` cells of the group's table."""
+    f = np.clip(np.asarray(total, dtype=np.float64), 0.0, 1.0)
+    return np.asarray(oracle.sum_variance(n, f, m, "iid"), dtype=np.float64)
 
 
 def _check_tables(tables: Sequence[Sequence[int]], d: int) -> tuple[tuple[int, ...], ...]:
@@ -353,13 +367,91 @@ def _check_tables(tables: Sequence[Sequence[int]], d: int) -> tuple[tuple[int, .
     return tuple(out)
 
 
+def requested_tables(d: int, marginals: object) -> tuple[tuple[int, ...], ...]:
+    """The marginals ``marginals`` of ``d`` columns as column tuples: an int ``k`` is every
+    k-way marginal (``1 <= k <= d``), else a non-empty list of tuples of distinct columns.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import requested_tables
+    >>> requested_tables(3, 2)
+    ((0, 1), (0, 2), (1, 2))
+    """
+    dims = check_integer(d, "d", low=1)
+    if isinstance(marginals, (int, np.integer)) and not isinstance(marginals, bool):
+        way = int(marginals)
+        if not 1 <= way <= dims:
+            raise ValueError(f"marginals must be a width in 1 .. {dims}, got {way}")
+        return tuple(combinations(range(dims), way))
+    if isinstance(marginals, (str, bytes)) or not isinstance(marginals, Sequence):
+        raise TypeError(
+            "marginals must be an int k (every k-way marginal) or a list of column tuples, "
+            f"got {describe(marginals)}"
+        )
+    if not all(isinstance(t, Sequence) and not isinstance(t, (str, bytes)) for t in marginals):
+        raise TypeError(f"marginals must be a list of column tuples, got {describe(marginals)}")
+    return _check_tables(marginals, dims)
+
+
+def check_task(
+    sizes: object, marginals: object
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """``(sizes, tables)``: the columns' category counts (at least one column) and the
+    :func:`requested_tables` of ``marginals``.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import check_task
+    >>> check_task([2, 3], 2)
+    ((2, 3), ((0, 1),))
+    """
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not sizes:
+        raise TypeError(
+            f"sizes must be a non-empty sequence of category counts, got {describe(sizes)}"
+        )
+    dims = check_sizes(sizes)
+    return dims, requested_tables(len(dims), marginals)
+
+
+def candidate_designs(
+    sizes: Sequence[int],
+    tables: Sequence[Sequence[int]],
+    epsilon: float,
+    candidates: Sequence[str] = ORACLES,
+) -> tuple[MarginalDesign, ...]:
+    """Every design that applies to the marginals ``tables``: ``"groups"``, ``"joint"`` when
+    the joint of their columns has at most ``MAX_JOINT_CELLS`` cells, ``"fourier"`` when
+    those columns are binary (the choices of ``method="auto"``).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import candidate_designs
+    >>> [d.method for d in candidate_designs((2, 2, 3), [(0, 1), (1, 2)], 1.0)]
+    ['groups', 'joint']
+    """
+    dims = check_sizes(sizes)
+    wanted = _check_tables(tables, len(dims))
+    used = sorted({c for t in wanted for c in t})
+    out = [build_design("groups", dims, wanted, epsilon, candidates)]
+    if math.prod(dims[c] for c in used) <= MAX_JOINT_CELLS:
+        out.append(build_design("joint", dims, wanted, epsilon, candidates))
+    if all(dims[c] == 2 for c in used):
+        out.append(build_design("fourier", dims, wanted, epsilon, candidates))
+    return tuple(out)
+
+
 def build_design(
     method: str,
     sizes: Sequence[int],
     tables: Sequence[Sequence[int]],
     epsilon: float,
+    candidates: Sequence[str] = ORACLES,
 ) -> MarginalDesign:
     """The design ``method`` for the marginals ``tables`` of columns with ``sizes`` categories.
+
+    Each ``"joint"`` / ``"groups"`` group privatizes its cell with :func:`best_oracle` among
+    ``candidates`` (names of ``ldp.tasks.FREQUENCY_ORACLES``); ``"fourier"`` always uses
+    binary randomized response.
 
     Raises ``ValueError`` for a marginal above ``MAX_TABLE_CELLS``,
     a ``"joint"`` above ``MAX_JOINT_CELLS``, and ``"fourier"`` with a non-binary column.
@@ -378,6 +470,7 @@ def build_design(
     dims = check_sizes(sizes)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     wanted = _check_tables(tables, len(dims))
+    names = _check_candidates(candidates)
     for t in wanted:
         check_cells([dims[c] for c in t], f"the marginal of columns {t}", MAX_TABLE_CELLS)
     if method == "joint":
@@ -405,5 +498,5 @@ def build_design(
         groups = tuple(sorted(subsets, key=lambda s: (len(s), s)))
         grr = GRR(2, eps)
         return MarginalDesign(method, dims, wanted, groups, (grr,) * len(groups), eps)
-    oracles = tuple(best_oracle(math.prod(dims[c] for c in g), eps) for g in groups)
+    oracles = tuple(best_oracle(math.prod(dims[c] for c in g), eps, names) for g in groups)
     return MarginalDesign(method, dims, wanted, groups, oracles, eps)

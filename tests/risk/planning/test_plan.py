@@ -79,7 +79,14 @@ def test_gap_and_plan_are_frozen():
         p.n_required = 3
     with pytest.raises(dataclasses.FrozenInstanceError):
         g.ratio = 1.0
-    assert set(PROBLEMS) == {"distribution", "mean", "mean-box", "mean-ball", "binary-test"}
+    assert set(PROBLEMS) == {
+        "distribution",
+        "mean",
+        "mean-box",
+        "mean-ball",
+        "marginals",
+        "binary-test",
+    }
 
 
 @pytest.mark.parametrize(
@@ -121,6 +128,18 @@ def test_cli_plan_users(capsys):
     assert "users needed (privunit)" in text and "no protocol can do without" in text
 
 
+def test_cli_plan_marginals(capsys):
+    argv = ["plan", "marginals", "--sizes", "2,3,4", "--way", "2", "--epsilon", "1"]
+    assert main([*argv, "--target", "1e-3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    p = plan("marginals", 1.0, 1e-3, sizes=(2, 3, 4), marginals=2)
+    assert data["n_required"] == p.n_required and data["n_lower_bound"] == p.n_lower_bound
+    assert data["mechanism"] == p.mechanism
+    assert main([*argv, "--target", "1e-3", "--method", "groups"]) == 0
+    text = capsys.readouterr().out
+    assert "users needed (groups:GRR/OUE)" in text and "sizes = (2, 3, 4)" in text
+
+
 def test_cli_plan_epsilon(capsys):
     assert (
         main(
@@ -157,10 +176,13 @@ def test_cli_plan_epsilon(capsys):
         ["plan", "mean", "--epsilon", "1", "--target", "0.1", "--k", "3"],
         ["plan", "nope", "--epsilon", "1", "--target", "0.1"],
         ["plan", "distribution", "--k", "10", "--n", "5", "--target", "1e-9"],
+        ["plan", "marginals", "--sizes", "2,x", "--epsilon", "1", "--target", "0.1"],
+        ["plan", "marginals", "--sizes", "2,3", "--way", "3", "--epsilon", "1", "--target", "0.1"],
     ],
 )
 def test_cli_plan_errors(argv, capsys):
-    with pytest.raises(SystemExit) if argv[1] == "nope" else _no_exit():
+    parse_error = argv[1] == "nope" or "2,x" in argv  # argparse exits on its own
+    with pytest.raises(SystemExit) if parse_error else _no_exit():
         code = main(argv)
         assert code == 2
     err = capsys.readouterr().err
