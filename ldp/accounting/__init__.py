@@ -27,6 +27,8 @@ Examples
 True
 """
 
+import importlib
+
 from ldp._deprecation import moved_names
 from ldp.accounting.amplification import (
     ShuffleAmplification,
@@ -202,7 +204,7 @@ _CENTRAL = "ldp.accounting.central"
 
 #: Old names of the central-DP machinery: importable from here for one release, with a
 #: ``DeprecationWarning`` naming the new name and home.
-__getattr__ = moved_names(
+_moved_name = moved_names(
     __name__,
     {
         "AdaptiveCLTParams": (_CENTRAL, "AdaptiveCLTParams"),
@@ -223,3 +225,41 @@ __getattr__ = moved_names(
         "sg_remove_profile": (_CENTRAL, "subsampled_gaussian_remove_profile"),
     },
 )
+
+#: The module paths of the last release, now shims that forward to the subpackages: reachable
+#: as attributes after ``import ldp.accounting``, as they were, imported on first use.
+_OLD_MODULES = frozenset(
+    {
+        "adaptive_clt",
+        "approximations",
+        "attacks",
+        "blackwell",
+        "blanket",
+        "calibration",
+        "comparison",
+        "curve_divergences",
+        "curve_plds",
+        "divergences",
+        "gdp",
+        "group",
+        "intersection",
+        "pld",
+        "rdp",
+        "sgd",
+        "shuffle",
+        "subsampled_gaussian",
+        "subsampling",
+        "summary",
+        "tradeoff",
+        "tradeoff_base",
+        "tradeoff_conversions",
+        "tradeoff_families",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    """An old module path (imported on first use) or a moved central-DP name (warned)."""
+    if name in _OLD_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    return _moved_name(name)
