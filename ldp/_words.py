@@ -20,10 +20,18 @@ and each half decides one draw against an integer threshold computed once per me
   ``0 .. m - 1`` once the halves with ``(h m mod 2^b) < (2^b mod m)`` are rejected
   (Lemire's multiply-shift): each output ``r`` is then hit by exactly
   ``floor(2^b / m)`` halves. A rejected draw is redrawn from fresh words.
+* :func:`coin_lanes` draws 64 coins ``U < p`` per word, one per bit *lane*, bit-sliced: the
+  ``j``-th random word of a lane group holds the ``j``-th binary digit of 64 independent
+  uniforms ``U``, compared at once with the ``j``-th digit ``t_j`` of ``p``. A lane is decided
+  at its first digit that differs from ``p``'s (``U < p`` exactly when that digit of ``U`` is
+  0 and ``t_j`` is 1), so a lane reads about two digits; words are read eight digits at a
+  time, and the rare words with a lane still undecided read more.
 
-Both are written for any half width ``b`` up to 32, so that the tests can enumerate every
-half of a tiny width; the privatizers use ``b = 16`` when the bounds they need fit (a tie or
-a rejection then costs a redraw for one user in about ``2^16 / m``) and ``b = 32`` otherwise.
+The coin and the index draws are written for any half width ``b`` up to 32, so that the
+tests can enumerate every half of a tiny width; the privatizers use ``b = 16`` when the
+bounds they need fit (a tie or a rejection then costs a redraw for one user in about
+``2^16 / m``) and ``b = 32`` otherwise. The unary encodings take their bits from
+:func:`coin_lanes` (the own bit from a separate lane), the same independent coins.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ __all__ = [
     "WORD_CHUNK",
     "WordCoin",
     "below",
+    "coin_lanes",
     "draw_below",
     "half_bits",
     "halves",
@@ -191,3 +200,53 @@ def draw_below(gen: np.random.Generator, bound: int, count: int, bits: int) -> n
         out[pending[~rejected]] = r[~rejected]
         pending = pending[rejected]
     return out
+
+
+def _digits(p: Fraction):
+    """The binary digits of ``p`` in ``[0, 1)``, first after the point first."""
+    remainder, denominator = p.numerator, p.denominator
+    while True:
+        remainder <<= 1
+        digit = remainder >= denominator
+        if digit:
+            remainder -= denominator
+        yield digit
+
+
+def coin_lanes(gen: np.random.Generator, p: Fraction, count: int, planes: int = 8) -> np.ndarray:
+    """``count`` words of 64 independent coins ``U < p`` each (bit lanes), bit-sliced (module
+    notes): eight digits of every lane first, then more digits for the words with a lane
+    still tied with ``p`` (``planes`` digits at a time)."""
+    if not isinstance(p, Fraction) or not 0 <= p <= 1:
+        raise ValueError(f"p must be a Fraction in [0, 1], got {p!r}")
+    count = int(count)
+    if p == 0 or p == 1:
+        return np.full(count, np.uint64(0xFFFFFFFFFFFFFFFF) if p == 1 else 0, dtype=np.uint64)
+    digits = _digits(p)
+    drawn = words(gen, count * planes).reshape(planes, count)
+    first = drawn[0]  # the tied lanes are every lane: lt = eq & ~u, eq & u become ~u, u
+    if next(digits):
+        lt, eq = np.invert(first), first  # a 0 against p's 1: U < p; a 1: still tied
+    else:
+        lt, eq = np.zeros(count, dtype=np.uint64), np.invert(first, out=first)
+    lt, eq = _compare_digits(drawn[1:], lt, eq, digits)
+    pending = np.flatnonzero(eq)  # words with a lane still tied with p
+    while pending.size:
+        drawn = words(gen, pending.size * planes).reshape(planes, pending.size)
+        more_lt, more_eq = _compare_digits(drawn, lt[pending], eq[pending], digits)
+        lt[pending], eq[pending] = more_lt, more_eq
+        pending = pending[more_eq != 0]
+    return lt
+
+
+def _compare_digits(drawn: np.ndarray, lt: np.ndarray, eq: np.ndarray, digits) -> tuple:
+    """The lanes ``lt`` (decided ``U < p``) and ``eq`` (tied) after the digit planes
+    ``drawn`` (one row per digit, compared with ``next(digits)``; ``drawn`` is overwritten)."""
+    for u in drawn:
+        np.bitwise_and(u, eq, out=u)  # tied lanes whose digit is 1
+        np.bitwise_xor(eq, u, out=eq)  # tied lanes whose digit is 0
+        if next(digits):
+            np.bitwise_or(lt, eq, out=lt)  # a 0 against p's 1: U < p, decided
+            eq = u  # a 1 against p's 1: still tied
+        # a 1 against p's 0: U > p, decided (it leaves eq, and lt stays 0)
+    return lt, eq

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp._words import WordCoin, below, draw_below, half_bits, halves, words
+from ldp._words import WordCoin, below, coin_lanes, draw_below, half_bits, halves, words
 
 PROBABILITIES = [
     Fraction(0),
@@ -143,3 +143,41 @@ def test_bad_arguments_are_named():
         below(np.zeros(2, np.uint16), 2**16 + 1, 16)
     with pytest.raises(ValueError, match="bits must be 16 or 32"):
         halves(np.random.default_rng(0), 2, 8)
+
+
+class _Planes:
+    """Gives the digit planes first, then words of a seeded generator."""
+
+    def __init__(self, planes):
+        self._planes = np.asarray(planes, dtype=np.uint64)
+        self._rest = np.random.default_rng(0)
+
+    def integers(self, low, high, size=None, dtype=None):
+        if self._planes is not None:
+            assert size == self._planes.size
+            planes, self._planes = self._planes, None
+            return planes
+        return self._rest.integers(low, high, size=size, dtype=dtype)
+
+
+@pytest.mark.parametrize("p", PROBABILITIES[2:], ids=str)
+def test_coin_lanes_compare_every_digit_sequence(p):
+    """One word, six digit planes: lane l carries the six digits of l, so the 64 lanes are
+    every sequence of six digits; exactly the lanes below floor(64 p) are decided U < p,
+    those above it U > p, and the lane equal to p's digits goes on reading."""
+    planes = [sum(((lane >> (5 - j)) & 1) << lane for lane in range(64)) for j in range(6)]
+    lanes = coin_lanes(_Planes(planes), p, 1, planes=6)
+    heads = np.unpackbits(lanes.view("<u8").view(np.uint8), bitorder="little")
+    threshold = int(p * 64)
+    np.testing.assert_array_equal(heads[:threshold], 1)
+    np.testing.assert_array_equal(heads[threshold + 1 :], 0)
+
+
+@pytest.mark.parametrize("p", [Fraction(0), Fraction(1), *PROBABILITIES[2:]], ids=str)
+def test_coin_lanes_goodness_of_fit(p):
+    lanes = coin_lanes(np.random.default_rng(7), p, 2000)
+    heads = int(np.unpackbits(lanes.view(np.uint8)).sum())
+    if p in (0, 1):
+        assert heads == p * 128_000
+    else:
+        assert stats.binomtest(heads, 128_000, float(p)).pvalue > 1e-4

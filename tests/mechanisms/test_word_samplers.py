@@ -43,3 +43,21 @@ def test_grr_tie_and_rejection_paths_keep_the_law():
             edges = [-(-j * (k - 1) // 8) for j in range(9)]
             expected = np.diff(edges) / (k - 1) * others.size
             assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+def test_unary_bits_are_independent_with_their_probabilities():
+    """Bit-sliced coins: every bit's frequency (the own bit p, the others q; k = 70 leaves
+    pad bits, which stay 0), and two bits' joint frequency, seeded."""
+    from ldp.mechanisms import OUE, SUE
+
+    n, x = 40_000, 66
+    for mech in (SUE(70, 1.0), OUE(70, 0.5)):
+        reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(8))
+        assert np.all(reports[:, -1] & 0b11 == 0)
+        bits = np.unpackbits(reports, axis=1, count=70).astype(np.int64)
+        expected = np.full(70, mech.q)
+        expected[x] = mech.p
+        z = (bits.sum(axis=0) - n * expected) / np.sqrt(n * expected * (1 - expected))
+        assert np.abs(z).max() < 4.5  # 70 bits: a correct sampler fails with probability 5e-4
+        both = int(np.sum(bits[:, x] & bits[:, 3]))
+        assert stats.binomtest(both, n, mech.p * mech.q).pvalue > 1e-4
