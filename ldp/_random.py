@@ -50,10 +50,11 @@ def _count(size: Any) -> tuple[int, tuple[int, ...] | None]:
 class ByteSource:
     """A source of randomness that is a function returning bytes.
 
-    Every privatizer in ldp draws only whole bytes (``bytes(n)``; see ``ldp._sampling``),
-    so any function ``randbytes(n) -> bytes`` can drive it: :func:`os.urandom` on a device,
-    or a fixed byte string to check that two implementations of the protocol produce the same
-    report from the same bytes (the test vectors in ``clients/``).
+    Every privatizer in ldp draws only whole bytes from it (``bytes(n)``; see
+    ``ldp._sampling``), so any function ``randbytes(n) -> bytes`` can drive it:
+    :func:`os.urandom` on a device, or a fixed byte string to check that two implementations
+    of the protocol produce the same report from the same bytes (the test vectors in
+    ``clients/``).
 
     Parameters
     ----------

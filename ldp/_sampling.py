@@ -31,6 +31,11 @@ rounded to zero (an infinite privacy loss) or inflated.
 proceeds in *rounds*: in round one each draw reads its first bytes, in order; in each later
 round every draw still undecided (or rejected) reads its next bytes, in order. A batch of one
 draw is the sequential algorithm. The clients implement exactly this order.
+
+**Simulations.** With a numpy ``Generator`` (a seeded simulation, which no device replays) the
+categorical frequency oracles draw the same laws from 64-bit words in another order
+(:mod:`ldp._words`); a :class:`~ldp._random.ByteSource` and ``rng="os"`` always read the bytes
+as above.
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ def check_categories(values: ArrayLike, k: int, name: str = "values") -> np.ndar
             )
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must contain integer categories, got dtype {arr.dtype}")
-    if arr.size:
+    if arr.size and (arr.min() < 0 or arr.max() >= k):  # no temporaries on the way
         outside = (arr < 0) | (arr >= k)
         if np.any(outside):
             raise ValueError(

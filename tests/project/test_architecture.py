@@ -98,6 +98,7 @@ LEAF_RANKS = {
     "ldp._rounding": 0,
     "ldp._sampling": 0,
     "ldp._warnings": 0,
+    "ldp._words": 0,
     "ldp._formulas": 1,  # closed forms (_numerics: log_binomial)
     "ldp._exact": 1,  # exact arithmetic, on the device clients' constants (_device)
     "ldp._validation": 1,  # argument checks, on the random sources (_random)

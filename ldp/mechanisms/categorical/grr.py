@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,6 +18,7 @@ from ldp._sampling import (
     randint,
 )
 from ldp._validation import check_random_state
+from ldp._words import WORD_CHUNK, WordCoin, below, draw_below, half_bits, halves
 from ldp.channel import Channel
 from ldp.core import ReportCodec, index_codec
 from ldp.mechanisms.base import FrequencyOracle
@@ -67,6 +69,9 @@ class GRR(FrequencyOracle):
         self._law = ExactLaw([self._odds, float(self._k - 1)])  # keep : change
         total = self._odds + (self._k - 1)
         self._p, self._q = self._odds / total, 1.0 / total
+        odds = Fraction(self._odds)
+        self._bits = half_bits(self._k - 1)
+        self._keep_coin = WordCoin(odds / (odds + (self._k - 1)), self._bits)  # P(keep)
 
     @property
     def p(self) -> float:
@@ -122,11 +127,36 @@ class GRR(FrequencyOracle):
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
+        if isinstance(gen, np.random.Generator) and self._k - 1 <= 1 << 32:
+            return self._privatize_words(x, gen)
         change = choose(gen, [self._law], np.zeros(x.size, dtype=np.int64)) == 1
         out = x.astype(index_dtype(self._k))
         moved = x[change]
         other = randint(gen, self._k - 1, moved.size)
         out[change] = other + (other >= moved)
+        return out
+
+    def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The simulation path (``ldp._words``): one word per user, its halves deciding the
+        coin (``P(keep)`` exactly, as ``choose`` of the law) and the other value (uniform on
+        the ``k - 1`` others, as ``randint``), chunk by chunk; the same law as the byte
+        protocol, drawn in another order."""
+        out = np.empty(x.size, dtype=index_dtype(self._k))
+        bound, bits = self._k - 1, self._bits
+        for start in range(0, x.size, WORD_CHUNK):
+            xs = x[start : start + WORD_CHUNK]
+            coin_half, index_half = halves(gen, xs.size, bits)
+            keep, tied = self._keep_coin.decide(coin_half)
+            other, rejected = below(index_half, bound, bits)
+            if tied.any():
+                at = np.flatnonzero(tied)
+                keep[at] = self._keep_coin.resolve(gen, at.size)
+            if rejected.any():
+                at = np.flatnonzero(rejected)
+                other[at] = draw_below(gen, bound, at.size, bits)
+            other += other >= xs
+            np.copyto(other, xs, where=keep, casting="unsafe")
+            out[start : start + xs.size] = other
         return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -22,6 +23,7 @@ from ldp._sampling import (
     random_bytes,
 )
 from ldp._validation import check_random_state, check_scalar
+from ldp._words import coin_lanes
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
@@ -41,9 +43,13 @@ __all__ = ["OUE", "SUE", "UnaryEncoding"]
 def packed_codec(k: int, check=None) -> ReportCodec:
     """``ceil(k / 8)`` byte fields of a bit-packed vector (bit ``v`` is bit ``7 - v % 8`` of
     byte ``v // 8``; the pad bits beyond ``k`` are zero)."""
-    width = (k + 7) // 8
-    fields = tuple(Field(f"byte_{i}", "int", 0, 255) for i in range(width))
-    return ReportCodec(fields, "uint8", vector=True, check=check)
+    return ReportCodec(byte_fields((k + 7) // 8), "uint8", vector=True, check=check)
+
+
+@functools.lru_cache(maxsize=64)
+def byte_fields(width: int) -> tuple[Field, ...]:
+    """The ``width`` byte fields of a packed report (built once per width: they are frozen)."""
+    return tuple(Field(f"byte_{i}", "int", 0, 255) for i in range(width))
 
 
 def check_pad_bits(k: int):
@@ -60,20 +66,44 @@ def check_pad_bits(k: int):
     return check
 
 
-#: ``_BYTE_BITS[b, i]``: bit ``i`` of byte value ``b`` in ``np.packbits`` order (MSB first).
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int64)
+#: Rows summed at once by :func:`bit_counts` (a byte lane holds up to 255).
+_LANE_ROWS = 255
+_ONES = np.uint64(0x0101010101010101)
 
 
 def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
-    """Column sums of bit-packed rows: a histogram of the byte values of each byte column
-    (one pass over the bytes, chunked), times the bits of each byte value."""
-    width = packed.shape[1]
-    histogram = np.zeros(256 * width, dtype=np.int64)
-    offsets = (256 * np.arange(width, dtype=np.intp))[None, :]
-    for rows in chunk_rows(packed.shape[0], 8 * width):
-        codes = packed[rows].astype(np.intp) + offsets
-        histogram += np.bincount(codes.ravel(), minlength=256 * width)
-    return (histogram.reshape(width, 256) @ _BYTE_BITS).reshape(-1)[:k]
+    """Column sums of bit-packed rows, 64 bits at a time: the rows viewed as little-endian
+    64-bit words, bit ``j`` of every byte moved to the byte's lowest bit
+    (``(w >> j) & 0x0101010101010101``) and the words summed over at most 255 rows at once,
+    each byte lane counting one column (no carry crosses a lane); bit ``v`` is bit
+    ``7 - v % 8`` of byte ``v // 8``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms.categorical.unary import bit_counts
+    >>> rows = np.packbits([[1, 0, 1], [1, 1, 0]], axis=1)
+    >>> bit_counts(rows, 3).tolist()
+    [2, 1, 1]
+    """
+    rows, width = packed.shape
+    per_row = -(-width // 8)
+    totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [bit from the lowest, byte column]
+    shifts = np.arange(8, dtype=np.uint64)[:, None, None]
+    step = max(1, min(_LANE_ROWS, (1 << 15) // per_row))  # small blocks stay in cache
+    for start in range(0, rows, step):
+        stop = min(start + step, rows)
+        if width % 8:
+            block = np.zeros((stop - start, 8 * per_row), dtype=np.uint8)
+            block[:, :width] = packed[start:stop]
+        else:
+            block = np.ascontiguousarray(packed[start:stop])
+        spread = block.view("<u8")[None, :, :] >> shifts  # (8, rows, words)
+        spread &= _ONES
+        sums = spread.sum(axis=1, dtype=np.uint64).astype("<u8", copy=False)
+        totals += sums.view(np.uint8).reshape(8, -1)
+    v = np.arange(k)
+    return totals[7 - v % 8, v // 8]
 
 
 class UnaryEncoding(FrequencyOracle):
@@ -178,6 +208,8 @@ class UnaryEncoding(FrequencyOracle):
         check_vector_size(self._k, f"{type(self).__name__}.privatize")
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
+        if isinstance(gen, np.random.Generator):
+            return self._privatize_words(x, gen)
         out = np.empty((x.size, (self._k + 7) // 8), dtype=np.uint8)
         laws = [self._other, self._own]  # law 1 for the bit of x
         (t_other, open_other), (t_own, open_own) = map(first_byte_thresholds, laws)
@@ -200,6 +232,35 @@ class UnaryEncoding(FrequencyOracle):
                 outcome = choose_after_first_byte(gen, laws, which, first.ravel()[where])
                 bits.ravel()[where] = outcome == 0
             out[rows] = np.packbits(bits, axis=1)
+        return out
+
+    def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The simulation path (``ldp._words``): every bit a lane of bit-sliced coins with the
+        other bits' probability, then the bit of ``x`` replaced by an independent coin with its
+        own; rows in chunks of about ``2^20`` coins. The bits are independent with the law's
+        probabilities, as in the byte protocol, drawn in another order."""
+        k, width = self._k, (self._k + 7) // 8
+        per_row = -(-width // 8)  # 64-bit words of coins per row
+        own_p, other_p = (
+            Fraction(law.weights[0]) / sum(map(Fraction, law.weights))
+            for law in (self._own, self._other)
+        )
+        out = np.empty((x.size, width), dtype=np.uint8)
+        step = max(1, (1 << 14) // per_row)
+        pad = (0xFF << (8 - k % 8)) & 0xFF if k % 8 else 0xFF
+        owns = np.unpackbits(coin_lanes(gen, own_p, -(-x.size // 64)).view(np.uint8))
+        for start in range(0, x.size, step):
+            xs = x[start : start + step]
+            m = xs.size
+            lanes = coin_lanes(gen, other_p, m * per_row).view(np.uint8).reshape(m, -1)
+            block = out[start : start + m]
+            block[:] = lanes[:, :width]
+            own = owns[start : start + m]
+            rows, column = np.arange(m), xs >> 3
+            shift = (7 - (xs & 7)).astype(np.uint8)
+            kept = block[rows, column] & ~(np.uint8(1) << shift)
+            block[rows, column] = kept | (own << shift)
+            block[:, -1] &= np.uint8(pad)
         return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:

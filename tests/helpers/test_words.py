@@ -1,0 +1,183 @@
+"""The word samplers of simulations (ldp._words): every half of a tiny width enumerated, the
+tie resolution enumerated over its first steps, and the sampled laws by seeded tests."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp._words import WordCoin, below, coin_lanes, draw_below, half_bits, halves, words
+
+PROBABILITIES = [
+    Fraction(0),
+    Fraction(1),
+    Fraction(1, 3),
+    Fraction(5, 16),
+    Fraction(15, 16),
+    Fraction(1, 1000),
+    Fraction(999, 1000),
+    Fraction(2**60 + 1, 2**61 + 7),
+]
+
+
+@pytest.mark.parametrize("p", PROBABILITIES, ids=str)
+@pytest.mark.parametrize("bits", [1, 3, 4])
+def test_coin_decides_every_half_with_the_exact_probability(p, bits):
+    """Over all 2^bits halves: the heads, plus the ties weighted by the probability of heads
+    on a tie, are exactly p 2^bits (the tie is the only half left undecided)."""
+    coin = WordCoin(p, bits)
+    every = np.arange(1 << bits, dtype=np.uint16)
+    heads, tied = coin.decide(every)
+    assert not np.any(heads & tied)
+    assert int(tied.sum()) <= 1
+    assert int(heads.sum()) + int(tied.sum()) * coin.rest == p * (1 << bits)
+    # a half above the threshold is tails, below it heads
+    assert np.all(heads == (every < coin.threshold))
+
+
+class _Replay:
+    """A generator whose ``integers`` returns given words, then runs out (raises)."""
+
+    def __init__(self, drawn):
+        self._drawn = list(drawn)
+
+    def integers(self, low, high, dtype=None):
+        if not self._drawn:
+            raise LookupError("out of words")
+        return self._drawn.pop(0)
+
+
+@pytest.mark.parametrize(
+    "rest", [Fraction(1, 3), Fraction(5, 7), Fraction(1, 4), Fraction(1, 2**9)]
+)
+def test_tie_resolution_enumerated_over_its_first_steps(rest):
+    """Every sequence of three 2-bit steps: the sequences decided heads carry probability at
+    most ``rest``, and with the undecided ones at least ``rest`` (so the coin's probability
+    is ``rest`` exactly, as the undecided mass goes to zero)."""
+    p = rest / 2  # a one-bit half below the threshold 0: a tie with rest p * 2 - 0
+    coin = WordCoin(p, 1)
+    assert coin.threshold == 0 and coin.rest == rest
+    heads = undecided = 0
+    steps = 3
+    for sequence in itertools.product(range(4), repeat=steps):
+        try:
+            heads += bool(coin.resolve(_Replay(sequence), 1, step_bits=2)[0])
+        except LookupError:
+            undecided += 1
+    total = 4**steps
+    assert Fraction(heads, total) <= rest <= Fraction(heads + undecided, total)
+    assert undecided <= 1  # at most one prefix of each length straddles rest
+
+
+def test_tie_resolution_goodness_of_fit():
+    coin = WordCoin(Fraction(1, 3) / 2**16, 16)  # threshold 0, rest 1/3
+    drawn = coin.resolve(np.random.default_rng(4), 3000, step_bits=3)
+    assert stats.binomtest(int(drawn.sum()), 3000, 1 / 3).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("bits", [4, 16])
+@pytest.mark.parametrize("bound", [1, 2, 3, 5, 7, 10, 16, 1023, 12345, 65535, 65536])
+def test_below_maps_every_half_evenly(bits, bound):
+    """Over all 2^bits halves: each output 0 .. bound - 1 is accepted from exactly
+    floor(2^bits / bound) of them (the law is uniform), and every output is below bound."""
+    if bound > 1 << bits:
+        pytest.skip("bound above the half's range")
+    every = np.arange(1 << bits, dtype=np.uint16 if bits <= 16 else np.uint32)
+    r, rejected = below(every, bound, bits)
+    accepted = r[~rejected].astype(np.int64)
+    assert accepted.max() < bound
+    counts = np.bincount(accepted, minlength=bound)
+    np.testing.assert_array_equal(counts, np.full(bound, (1 << bits) // bound))
+    # multiply-shift, checked against Python integers
+    for h in (0, 1, (1 << bits) - 1, (1 << bits) // 3):
+        assert int(r[h]) == h * bound >> bits
+        assert bool(rejected[h]) == ((h * bound) % (1 << bits) < (1 << bits) % bound)
+
+
+def test_below_on_32_bit_halves_agrees_with_integer_arithmetic():
+    h = np.random.default_rng(2).integers(0, 1 << 32, size=5000, dtype=np.uint64)
+    h = np.concatenate([h, [0, 1, (1 << 32) - 1]]).astype(np.uint32)
+    for bound in (3, 1023, 65537, 2**31 + 11, 2**32):
+        r, rejected = below(h, bound, 32)
+        for value, got, rej in zip(h.tolist(), r.tolist(), rejected.tolist()):
+            assert got == value * bound >> 32
+            assert rej == ((value * bound) % 2**32 < 2**32 % bound)
+
+
+def test_draw_below_goodness_of_fit():
+    gen = np.random.default_rng(3)
+    for bound, bits in ((7, 16), (65537 * 3, 32)):
+        drawn = draw_below(gen, bound, 70_000, bits)
+        assert drawn.min() >= 0 and drawn.max() < bound
+        observed = np.bincount(drawn * 7 // bound, minlength=7)  # 7 near-equal bins
+        edges = [(-(-j * bound // 7)) for j in range(8)]
+        expected = np.diff(edges) / bound * drawn.size
+        assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+def test_halves_are_independent_uniform_parts():
+    gen = np.random.default_rng(9)
+    for bits in (16, 32):
+        first, second = halves(gen, 40_001, bits)
+        assert first.size == second.size == 40_001
+        assert first.dtype == np.dtype(f"uint{bits}")
+        # top four bits of the pair: 256 equally likely cells
+        top = (first >> (bits - 4)).astype(np.int64) * 16 + (second >> (bits - 4))
+        assert stats.chisquare(np.bincount(top, minlength=256)).pvalue > 1e-4
+    assert half_bits(2**16) == 16 and half_bits(2**16 + 1) == 32
+    assert words(gen, 3).dtype == np.uint64
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="p must be"):
+        WordCoin(Fraction(3, 2))
+    with pytest.raises(ValueError, match="p must be"):
+        WordCoin(0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="bits must be"):
+        WordCoin(Fraction(1, 2), 33)
+    with pytest.raises(ValueError, match="bound must"):
+        below(np.zeros(2, np.uint16), 2**16 + 1, 16)
+    with pytest.raises(ValueError, match="bits must be 16 or 32"):
+        halves(np.random.default_rng(0), 2, 8)
+
+
+class _Planes:
+    """Gives the digit planes first, then words of a seeded generator."""
+
+    def __init__(self, planes):
+        self._planes = np.asarray(planes, dtype=np.uint64)
+        self._rest = np.random.default_rng(0)
+
+    def integers(self, low, high, size=None, dtype=None):
+        if self._planes is not None:
+            assert size == self._planes.size
+            planes, self._planes = self._planes, None
+            return planes
+        return self._rest.integers(low, high, size=size, dtype=dtype)
+
+
+@pytest.mark.parametrize("p", PROBABILITIES[2:], ids=str)
+def test_coin_lanes_compare_every_digit_sequence(p):
+    """One word, six digit planes: lane l carries the six digits of l, so the 64 lanes are
+    every sequence of six digits; exactly the lanes below floor(64 p) are decided U < p,
+    those above it U > p, and the lane equal to p's digits goes on reading."""
+    planes = [sum(((lane >> (5 - j)) & 1) << lane for lane in range(64)) for j in range(6)]
+    lanes = coin_lanes(_Planes(planes), p, 1, planes=6)
+    heads = np.unpackbits(lanes.view("<u8").view(np.uint8), bitorder="little")
+    threshold = int(p * 64)
+    np.testing.assert_array_equal(heads[:threshold], 1)
+    np.testing.assert_array_equal(heads[threshold + 1 :], 0)
+
+
+@pytest.mark.parametrize("p", [Fraction(0), Fraction(1), *PROBABILITIES[2:]], ids=str)
+def test_coin_lanes_goodness_of_fit(p):
+    lanes = coin_lanes(np.random.default_rng(7), p, 2000)
+    heads = int(np.unpackbits(lanes.view(np.uint8)).sum())
+    if p in (0, 1):
+        assert heads == p * 128_000
+    else:
+        assert stats.binomtest(heads, 128_000, float(p)).pvalue > 1e-4
