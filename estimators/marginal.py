@@ -181,6 +181,21 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     True
     >>> est.sample(5, random_state=0).shape
     (5, 3)
+
+    Deployed: publish :meth:`device_protocol` (a protocol file the clients in ``clients/``
+    verify and run, each device drawing its group), then decode the records they return.
+
+    >>> server = MarginalEstimator(2.0, categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    >>> protocol = server.device_protocol(question="a, b and c?")
+    >>> protocol.design.method, round(protocol.epsilon, 12)
+    ('joint', 2.0)
+    >>> records = protocol.records(
+    ...     [X["a"].to_numpy(), X["b"].to_numpy(), X["c"].to_numpy()], rng=2)  # simulated
+    >>> records[0]["fingerprint"] == protocol.fingerprint
+    True
+    >>> bool(abs(server.fit_reports(records, protocol).marginal(["a", "b"]).estimate.iloc[0]
+    ...          - 0.4) < 0.03)
+    True
     """
 
     #: The fits the statistics come from (a merge refuses to count one twice).
@@ -438,7 +453,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         system's CSPRNG and an exact integer draw), privatizes that group's cell (or parity
         bit, ``method="fourier"``) with the group's oracle and sends one record whose
         report is the group index followed by the oracle's fields: one ``epsilon``-LDP
-        report per device (:mod:`ldp.protocol.marginals`). A binned column's answer is its
+        report per device (:class:`ldp.protocol.MarginalProtocol`). A binned column's answer is its
         bin's label (the device bins its number). Decode the records with
         :meth:`fit_reports`.
 
