@@ -2369,7 +2369,9 @@ export function verify(protocol, policy) {
  * @param protocol the protocol's JSON text, its parsed object, or `loadProtocol(...)`.
  * @param value the answer: one of the protocol's labels (categorical; the index 0 .. k-1
  *   when its labels are null), a number within its bounds (interval), an array of numbers
- *   (vectors), or an item (a string, bytes or an integer) for the sketches `cms` and `hcms`.
+ *   (vectors), an item (a string, bytes or an integer) for the sketches `cms` and `hcms`,
+ *   or a row for a `marginals` protocol (an object by column name, or an array in column
+ *   order): the report is then the group drawn on this device followed by the group's fields.
  * @param options.policy the app's policy (see `verify`). The policy itself may be passed as
  *   `options` (as the Python client takes it); any key that is neither an option nor a
  *   policy key is refused with a TypeError, so a misspelt option never drops the policy.

@@ -1528,8 +1528,10 @@ def privatize(protocol, value, policy=None, randbytes=os.urandom):
         The protocol file's JSON text or its parsed dict.
     value
         The answer: one of the protocol's labels (categorical), a number within its bounds
-        (interval), a list of numbers (vectors), or an item (a string, bytes or an integer)
-        for the sketches ``cms`` and ``hcms``.
+        (interval), a list of numbers (vectors), an item (a string, bytes or an integer)
+        for the sketches ``cms`` and ``hcms``, or a row for a ``marginals`` protocol (a dict
+        by column name, or a list in column order): the report is then the group drawn on
+        this device followed by the group's fields.
     policy : dict, optional
         The app's policy (see :func:`verify`).
     randbytes : callable
