@@ -443,6 +443,16 @@ def _device_check(document: dict[str, Any]) -> dict[str, Any]:
 def load_marginals(path: str | os.PathLike[str]) -> MarginalProtocol:
     """Read a marginals protocol file (checks of :meth:`MarginalProtocol.from_dict`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A UTF-8 JSON marginals protocol file.
+
+    Returns
+    -------
+    MarginalProtocol
+        The checked protocol.
+
     Examples
     --------
     >>> import os, tempfile
