@@ -52,8 +52,9 @@ from ldp.mechanisms import (
     Staircase,
     SubsetSelection,
 )
-from ldp.protocol import Protocol
+from ldp.protocol import MarginalProtocol, Protocol
 from ldp.protocol.canonical import jcs
+from ldp.tasks.marginals import build_design
 
 OUTPUT = Path(__file__).with_name("hostile_protocols.json")
 
@@ -64,7 +65,7 @@ def refingerprint(document: dict[str, Any]) -> dict[str, Any]:
     return {**body, "fingerprint": hashlib.sha256(jcs(body).encode()).hexdigest()[:16]}
 
 
-def edited(protocol: Protocol, edit) -> dict[str, Any]:
+def edited(protocol: Protocol | MarginalProtocol, edit) -> dict[str, Any]:
     """An honest protocol's document, edited in place by ``edit``, then re-fingerprinted."""
     document = copy.deepcopy(protocol.to_dict())
     edit(document)
@@ -78,8 +79,11 @@ def _set(path: str, value: Any):
     def edit(document: dict[str, Any]) -> None:
         node = document
         for key in keys[:-1]:
-            node = node[key]
-        node[keys[-1]] = value
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(keys[-1])] = value
+        else:
+            node[keys[-1]] = value
 
     return edit
 
@@ -101,6 +105,57 @@ def _deeply_nested(protocol: Protocol, depth: int) -> str:
     honest["question"] = "__NEST__"
     text = json.dumps(refingerprint(honest), sort_keys=True)
     return text.replace('"__NEST__"', "[" * depth + "]" * depth, 1)
+
+
+def _group_edited(protocol: MarginalProtocol, g: int, edit) -> dict[str, Any]:
+    """A marginals document whose group ``g``'s protocol is edited by ``edit`` and
+    re-fingerprinted, the whole file then re-fingerprinted."""
+    document = copy.deepcopy(protocol.to_dict())
+    group = document["sampler"]["groups"][g]
+    edit(group["protocol"])
+    group["protocol"] = refingerprint(group["protocol"])
+    return refingerprint(document)
+
+
+def marginal_entries() -> list[tuple[str, Any, Any]]:
+    """Marginals files (a table's groups, one drawn on the device) edited to leak."""
+    columns = [("smoker", ["no", "yes"]), ("region", ["N", "S", "W"]), ("car", [False, True])]
+    groups = MarginalProtocol.from_design(
+        build_design("groups", (2, 3, 2), [(0, 1), (1, 2)], 1.0), columns
+    )
+    row = {"smoker": "yes", "region": "S", "car": True}
+    e50 = math.exp(50.0)
+
+    def leak_stated(document: dict[str, Any]) -> None:
+        document["sampler"]["keep"] = [e50, 5.0]
+        document["privacy"]["epsilon"] = 51.0
+
+    def memoized(document: dict[str, Any]) -> None:
+        document.clear()
+        document.update(Protocol.from_mechanism(LGRR(6, 0.5, 1.0)).to_dict())
+
+    return [
+        ("marginals: a group's oracle constants send the true cell (keep = [1, 0])",
+         _group_edited(groups, 0, _set("sampler.keep", [1.0, 0.0])), row),
+        ("marginals: a group's oracle at epsilon 50, stated so in the group, 1 in the file",
+         _group_edited(groups, 0, leak_stated), row),
+        ("marginals: an epsilon stated 100 times below the groups'",
+         edited(groups, _set("privacy.epsilon", 0.01)), row),
+        ("marginals: a group reading a column outside the table",
+         edited(groups, _set("sampler.groups.1.columns", [1, 7])), row),
+        ("marginals: a group reading one column twice",
+         edited(groups, _set("sampler.groups.1.columns", [1, 1])), row),
+        ("marginals: a group whose protocol has fewer inputs than the group's cells",
+         edited(groups, _set("sampler.groups.0.columns", [0, 1, 2])), row),
+        ("marginals: the parity of a column with three categories",
+         edited(groups, _set("sampler.groups.0.input", "parity")), row),
+        ("marginals: a memoized group (a permanent answer per cell)",
+         _group_edited(groups, 1, memoized), row),
+        ("marginals: a report group field that does not cover the groups",
+         edited(groups, _set("report.fields.0.max", 0)), row),
+        ("marginals: a group drawn otherwise than uniformly",
+         edited(groups, _set("sampler.draw", "first")), row),
+    ]  # fmt: skip
 
 
 def entries() -> list[dict[str, Any]]:
@@ -206,6 +261,7 @@ def entries() -> list[dict[str, Any]]:
         ("privunit: a cap gamma = 1.5 that no draw can reach (a sampler that never ends)",
          edited(privunit, _set("sampler.gamma", 1.5)), [0.1, 0.2, 0.3]),
     ]  # fmt: skip
+    out += marginal_entries()
     return [{"name": name, "protocol": protocol, "value": value} for name, protocol, value in out]
 
 

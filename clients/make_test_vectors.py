@@ -55,7 +55,8 @@ from ldp.mechanisms import (
     UnaryEncoding,
     bloom_positions,
 )
-from ldp.protocol import Protocol
+from ldp.protocol import MarginalProtocol, Protocol
+from ldp.tasks.marginals import build_design
 
 OUTPUT = Path(__file__).with_name("test_vectors.json")
 #: Seeds tried per case; the vectors keep seeds 0 and 1 and the seed that read the most bytes
@@ -282,6 +283,60 @@ def bloom_vectors() -> list[dict]:
     return out
 
 
+#: Marginals protocols (a table's groups, one drawn on the device): rows of a table.
+MARGINAL_SEEDS = 40
+
+
+def marginal_cases() -> list[tuple[str, MarginalProtocol, list[dict]]]:
+    columns = [("smoker", ["no", "yes"]), ("region", ["N", "S", "W", "E"]), ("car", [0, 1])]
+    binary = [("a", [False, True]), ("b", ["x", "y"]), ("c", [0, 1])]
+    row = {"smoker": "yes", "region": "W", "car": 1}
+    wide = [("x", list(range(12))), ("y", ["p", "q", "r", "s", "t"])]
+
+    def design(method: str, sizes: tuple, tables: list, epsilon: float):
+        return build_design(method, sizes, tables, epsilon)
+
+    return [
+        ("groups (GRR cells), 3 groups", MarginalProtocol.from_design(
+            design("groups", (2, 4, 2), [(0, 1), (1, 2), (0, 2)], 1.0), columns,
+            question="Smoker? Region? Car?"), [row, {"smoker": "no", "region": "N", "car": 0}]),
+        ("joint (OUE over 16 cells)", MarginalProtocol.from_design(
+            design("joint", (2, 4, 2), [(0, 1), (1, 2)], 1.0), columns), [row]),
+        ("fourier (parity bits), 5 groups", MarginalProtocol.from_design(
+            design("fourier", (2, 2, 2), [(0, 1), (1, 2)], 2.0), binary),
+         [{"a": True, "b": "y", "c": 1}, {"a": False, "b": "x", "c": 1}]),
+        ("groups (OUE over 60 cells), one group", MarginalProtocol.from_design(
+            design("groups", (12, 5), [(0, 1)], 0.5), wide), [{"x": 11, "y": "t"}]),
+    ]  # fmt: skip
+
+
+def marginal_vectors() -> list[dict]:
+    out = []
+    for name, protocol, rows in marginal_cases():
+        labels = [list(c[1]) for c in protocol.columns]
+        names = [c[0] for c in protocol.columns]
+        for row in rows:
+            codes = [labels[j].index(row[n]) for j, n in enumerate(names)]
+            tried = {}
+            for seed in range(MARGINAL_SEEDS):
+                stream = byte_stream(f"{name}|{row!r}|{seed}")
+                report = protocol.privatize_row(codes, rng=ByteSource(stream.read))
+                tried[seed] = (report, stream.getvalue()[: stream.tell()])
+            longest = max(tried, key=lambda s: (len(tried[s][1]), -s))
+            for seed in sorted({0, 1, longest}):
+                report, data = tried[seed]
+                out.append(
+                    {
+                        "name": f"{name}, row {row!r}, seed {seed}",
+                        "protocol": protocol.to_dict(),
+                        "value": row,
+                        "bytes": data.hex(),
+                        "report": report,
+                    }
+                )
+    return out
+
+
 def document() -> dict:
     return {
         "format": "ldp-test-vectors",
@@ -299,6 +354,13 @@ def document() -> dict:
             "keeping its memo between rounds (starting from none). Fed exactly these bytes in "
             "order, it must read all of them, return these reports and end with this memo "
             "(entries and sampled buckets). Its first round is also what privatize returns."
+        ),
+        "marginals": marginal_vectors(),
+        "marginals_description": (
+            "Marginals protocols: a row (an object by column name) is privatized by drawing "
+            "its group (a uniform integer, the first bytes) and then its group's report from "
+            "the same bytes; the report is the group index followed by the group's fields. "
+            "Fed exactly these bytes a client must read all of them and return this report."
         ),
         "bloom_rappor": bloom_vectors(),
         "bloom_rappor_description": (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -36,6 +37,7 @@ from estimators.privatizer import (
 from ldp._validation import check_integer, check_random_state, describe
 from ldp.core import check_confidence, normal_z
 from ldp.inference import CellEstimate
+from ldp.protocol.marginals import MarginalProtocol, load_marginals
 from ldp.tasks.marginals import (
     MAX_IPF_CELLS,
     MarginalDesign,
@@ -184,6 +186,21 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     True
     >>> est.sample(5, random_state=0).shape
     (5, 3)
+
+    Deployed: publish :meth:`device_protocol` (a protocol file the clients in ``clients/``
+    verify and run, each device drawing its group), then decode the records they return.
+
+    >>> server = MarginalEstimator(2.0, categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
+    >>> protocol = server.device_protocol(question="a, b and c?")
+    >>> protocol.design.method, round(protocol.epsilon, 12)
+    ('joint', 2.0)
+    >>> records = protocol.records(
+    ...     [X["a"].to_numpy(), X["b"].to_numpy(), X["c"].to_numpy()], rng=2)  # simulated
+    >>> records[0]["fingerprint"] == protocol.fingerprint
+    True
+    >>> bool(abs(server.fit_reports(records, protocol).marginal(["a", "b"]).estimate.iloc[0]
+    ...          - 0.4) < 0.03)
+    True
     """
 
     #: The fits the statistics come from (a merge refuses to count one twice).
@@ -371,8 +388,9 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self._add(self.design_.aggregate(reports))
         return self
 
-    def partial_fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
-        """Add reports bucketed by group (the first call is :meth:`fit_reports`).
+    def partial_fit_reports(self, reports: object, protocol: object = None) -> MarginalEstimator:
+        """Add client records or reports bucketed by group, as for :meth:`fit_reports` (the
+        first call is :meth:`fit_reports`).
 
         Returns
         -------
@@ -380,9 +398,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         """
         with atomic(self):
             if not hasattr(self, "design_"):
-                return self.fit_reports(reports)
-            self._check_buckets(reports)
-            self._add(self.design_.aggregate([np.asarray(r) for r in reports]))
+                return self.fit_reports(reports, protocol)
+            if protocol is not None or _are_records(reports):
+                buckets = self._deployed(protocol).read_records(reports)
+            else:
+                self._check_buckets(reports)  # type: ignore[arg-type]
+                buckets = [np.asarray(r) for r in reports]  # type: ignore[attr-defined]
+            self._add(self.design_.aggregate(buckets))
         return self
 
     def merge(self, other: MarginalEstimator) -> MarginalEstimator:
@@ -422,8 +444,57 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     def _add(self, stats: Sequence[Any]) -> None:
         self._set_statistics([a + b for a, b in zip(self.statistics_, stats, strict=True)])
 
-    def fit_reports(self, reports: Sequence[ArrayLike]) -> MarginalEstimator:
-        """Estimate from the devices' reports, bucketed by group.
+    def device_protocol(self, *, question: str | None = None) -> MarginalProtocol:
+        """The protocol devices run: the design built from the declared domains, as a file.
+
+        ``categories`` and ``bins`` must declare every column (in the devices' column
+        order); no data is read. Each device draws one group of the design uniformly at
+        random from its own randomness (the clients in ``clients/`` use the operating
+        system's CSPRNG and an exact integer draw), privatizes that group's cell (or parity
+        bit, ``method="fourier"``) with the group's oracle and sends one record whose
+        report is the group index followed by the oracle's fields: one ``epsilon``-LDP
+        report per device (:class:`ldp.protocol.MarginalProtocol`). A binned column's answer is its
+        bin's label (the device bins its number). Decode the records with
+        :meth:`fit_reports`.
+
+        Parameters
+        ----------
+        question : str, optional
+            Text shown by the clients (it is part of the fingerprint).
+
+        Returns
+        -------
+        ldp.protocol.MarginalProtocol
+            Save it (``.save(path)``) and publish it to the devices.
+        """
+        self._validate_params()
+        columns, _ = self._declared_schema()
+        names = [c.name for c in columns]
+        design = self._design(tuple(c.k for c in columns), self._tables(names))
+        described = [(c.name, list(np.asarray(c.categories).tolist())) for c in columns]
+        return MarginalProtocol.from_design(design, described, question=question)
+
+    def _deployed(self, protocol: object) -> MarginalProtocol:
+        """The published protocol of records: ``protocol`` (or a path to it), which must be
+        this estimator's (the same design and columns), else the one it would publish."""
+        if protocol is None:
+            return self.device_protocol()
+        if isinstance(protocol, (str, os.PathLike)):
+            protocol = load_marginals(protocol)
+        if not isinstance(protocol, MarginalProtocol):
+            raise TypeError(
+                f"protocol must be a MarginalProtocol or its file, got {describe(protocol)}"
+            )
+        mine = self.device_protocol(question=protocol.question)
+        if mine != protocol:
+            raise ValueError(
+                f"protocol {protocol.fingerprint} is not this estimator's (declared columns, "
+                f"epsilon, marginals and method give protocol {mine.fingerprint})"
+            )
+        return protocol
+
+    def fit_reports(self, reports: object, protocol: object = None) -> MarginalEstimator:
+        """Estimate from the devices' reports: client records, or reports bucketed by group.
 
         The design is rebuilt from the declared domains (``categories`` and ``bins`` must
         declare every column, in the devices' column order) and ``epsilon``,
@@ -431,20 +502,43 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
 
         Parameters
         ----------
-        reports : sequence of array_like
-            One entry per group of ``design_`` (in its order): the reports of the devices
-            that drew that group, as its oracle emits them.
+        reports : list of records, path, or sequence of array_like
+            The records the clients return for :meth:`device_protocol` (a list of
+            ``{"fingerprint", "report"}`` objects or a JSON-lines file of them: each record
+            carries the protocol's fingerprint and its group); or one array per group of
+            ``design_`` (in its order) holding the reports of the devices that drew that
+            group, as its oracle emits them.
+        protocol : MarginalProtocol or path, optional
+            The published protocol of the records (it must be this estimator's); default
+            the one :meth:`device_protocol` gives without a question.
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from estimators import MarginalEstimator
+        >>> est = MarginalEstimator(1.0, categories={"a": [0, 1], "b": ["x", "y", "z"]},
+        ...                         method="groups", marginals=[("a", "b")])
+        >>> protocol = est.device_protocol(question="Smoker? Region?")
+        >>> rng = np.random.default_rng(0)
+        >>> records = protocol.records([rng.integers(0, 2, 2000), rng.integers(0, 3, 2000)],
+        ...                            rng=1)
+        >>> est.fit_reports(records, protocol).n_rows_
+        2000
         """
         with atomic(self):
             self._validate_params()
             columns, edges = self._declared_schema()
             self._install(columns, edges)
-            self._check_buckets(reports)
-            self._set_statistics(self.design_.aggregate([np.asarray(r) for r in reports]))
+            if protocol is not None or _are_records(reports):
+                buckets = self._deployed(protocol).read_records(reports)
+            else:
+                self._check_buckets(reports)  # type: ignore[arg-type]
+                buckets = [np.asarray(r) for r in reports]  # type: ignore[attr-defined]
+            self._set_statistics(self.design_.aggregate(buckets))
             self.n_features_in_ = len(columns)
             self.feature_names_in_ = np.asarray([c.name for c in columns], dtype=object)
             self._rng = check_random_state(self.random_state)
@@ -619,6 +713,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         return pd.DataFrame(
             {c.name: np.asarray(c.categories)[k] for c, k in zip(self.columns_, codes)}
         )
+
+
+def _are_records(reports: object) -> bool:
+    """Whether ``reports`` are client records (a list of objects, or a file of them)."""
+    if isinstance(reports, (str, os.PathLike)):
+        return True
+    return isinstance(reports, list) and bool(reports) and isinstance(reports[0], Mapping)
 
 
 class _WithoutBinned:

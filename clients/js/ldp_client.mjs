@@ -1917,11 +1917,13 @@ const ID = Symbol("mechanism id");
 const PIN = Symbol("pin");
 const PRIVACY = Symbol("device privacy");
 const CACHE = Symbol("laws");
+const GROUPS = Symbol("marginal groups");
 
 // A checked protocol: the document's fields (frozen), and under symbols its canonical
 // mechanism id, its pin (64 hex digits) and the privacy this client computed.
 class LoadedProtocol {
-  constructor(document, id, pin) {
+  // `marginals` (a marginals protocol): its checked groups and the privacy computed of them.
+  constructor(document, id, pin, marginals = null) {
     for (const [key, value] of Object.entries(document)) {
       Object.defineProperty(this, key, { value, enumerable: true });
     }
@@ -1930,8 +1932,13 @@ class LoadedProtocol {
     Object.defineProperty(this, ID, { value: id });
     Object.defineProperty(this, PIN, { value: pin });
     Object.defineProperty(this, CACHE, { value: new Map() });
-    Object.defineProperty(this, PRIVACY, { value: Object.freeze(devicePrivacy(this)) });
-    checkAnswers(this);
+    if (marginals === null) {
+      Object.defineProperty(this, PRIVACY, { value: Object.freeze(devicePrivacy(this)) });
+      checkAnswers(this);
+    } else {
+      Object.defineProperty(this, PRIVACY, { value: Object.freeze(marginals.privacy) });
+      Object.defineProperty(this, GROUPS, { value: Object.freeze(marginals.groups) });
+    }
     Object.freeze(this);
   }
 }
@@ -1965,6 +1972,10 @@ function law(proto, key, weightList) {
 export function loadProtocol(protocol) {
   if (protocol instanceof LoadedProtocol) return protocol;
   const { document, fromText } = parse(protocol);
+  return loadDocument(document, fromText);
+}
+
+function loadDocument(document, fromText) {
   if (own(document, "format") !== FORMAT) {
     throw new RangeError("not an ldp protocol file (its format is not 'ldp-protocol')");
   }
@@ -1989,12 +2000,226 @@ export function loadProtocol(protocol) {
   if (Array.isArray(name) || isDict(name)) {
     throw new TypeError(`unhashable type: '${Array.isArray(name) ? "list" : "dict"}'`);
   }
+  if (name === MARGINALS && version === 2) return loadMarginals(document, fromText, contentHash);
   const canonical = version === 1 ? (typeof name === "string" ? V1.get(name) : undefined) : name;
   if (typeof canonical !== "string" || !CHECKS.has(canonical)) {
     const text = pyPrefix(pyStr(name, kindOf(document.mechanism, "name")), 40);
     throw new RangeError(`unknown mechanism ${pyRepr(text)}`);
   }
   return new LoadedProtocol(document, canonical, contentHash);
+}
+
+// ---------------------------------------------------------------------------- marginals
+// A marginals protocol: a row of a table; one group of its columns drawn uniformly on the
+// device; that group's cell (or the parity of its binary columns) through the group's own
+// protocol. The report is the group index followed by the group's fields.
+export const MARGINALS = "marginals";
+export const MAX_COLUMNS = 256;
+export const MAX_GROUPS = 4096;
+const MARGINAL_METHODS = ["joint", "groups", "fourier"];
+const DOCUMENT_KEYS = [
+  "format", "version", "question", "domain", "mechanism", "sampler", "report", "privacy", "fingerprint",
+];
+
+function sameKeys(value, keys) {
+  const mine = Object.keys(value);
+  return mine.length === keys.length && keys.every((key) => Object.hasOwn(value, key));
+}
+
+function tableColumns(domain) {
+  const columns = own(domain, "type") === "table" ? own(domain, "columns") : undefined;
+  if (!sameKeys(domain, ["type", "columns"]) || !Array.isArray(columns)) {
+    throw new RangeError("a marginals protocol's domain must be {'type': 'table', 'columns': [...]}");
+  }
+  if (!(columns.length >= 1 && columns.length <= MAX_COLUMNS)) {
+    throw new RangeError(`a marginals protocol must have 1 .. ${MAX_COLUMNS} columns`);
+  }
+  const names = new Set();
+  columns.forEach((column, j) => {
+    if (!isDict(column) || !sameKeys(column, ["name", "k", "labels"])) {
+      throw new RangeError(`the protocol's domain.columns[${j}] must have name, k and labels`);
+    }
+    if (typeof column.name !== "string" || names.has(column.name)) {
+      throw new RangeError(`the protocol's domain.columns[${j}].name must be a new string`);
+    }
+    names.add(column.name);
+    const k = integer(column, "k", `domain.columns[${j}].k`, 1);
+    const labels = column.labels;
+    if (
+      labels !== null &&
+      !(
+        Array.isArray(labels) &&
+        labels.length === k &&
+        labels.every((label) => labelKey(label) !== null) &&
+        new Set(labels.map((label) => `${labelKey(label)}:${String(label)}`)).size === k
+      )
+    ) {
+      throw new RangeError(
+        `the protocol's domain.columns[${j}].labels must be null or a list of ${k} distinct labels ` +
+          "(strings, finite numbers or booleans)",
+      );
+    }
+  });
+  return columns;
+}
+
+function columnIndices(value, count, name) {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new RangeError(`the protocol's ${name} must be a non-empty list of column indices`);
+  }
+  for (let i = 0; i < value.length; i++) {
+    if (!isInt(value, i) || !(value[i] >= 0 && value[i] < count)) {
+      throw new RangeError(`the protocol's ${name} names a column outside 0 .. ${count - 1}`);
+    }
+  }
+  if (new Set(value).size !== value.length) throw new RangeError(`the protocol's ${name} repeats a column`);
+  return value;
+}
+
+// Every group's protocol is checked as a protocol of its own (fingerprint and privacy,
+// computed here); the file's stated privacy must be at least the largest group's (the group
+// is drawn independently of the row, so it adds nothing).
+function loadMarginals(document, fromText, contentHash) {
+  if (!sameKeys(document, DOCUMENT_KEYS)) {
+    throw new RangeError("a marginals protocol has exactly the fields of a protocol file");
+  }
+  const columns = tableColumns(document.domain);
+  const params = own(document.mechanism, "params");
+  if (!sameKeys(document.mechanism, ["name", "params"]) || !isDict(params)) {
+    throw new RangeError("the protocol's mechanism must be {'name': 'marginals', 'params': ...}");
+  }
+  if (!sameKeys(params, ["method", "tables", "epsilon"]) || !MARGINAL_METHODS.includes(params.method)) {
+    throw new RangeError(
+      "the protocol's mechanism.params must be a method ('joint', 'groups' or 'fourier'), tables and epsilon",
+    );
+  }
+  if (!Array.isArray(params.tables) || params.tables.length === 0) {
+    throw new RangeError("the protocol's mechanism.params.tables must be a non-empty list");
+  }
+  params.tables.forEach((table, t) => columnIndices(table, columns.length, `mechanism.params.tables[${t}]`));
+  const sampler = document.sampler;
+  if (!isDict(sampler) || !sameKeys(sampler, ["draw", "groups"])) {
+    throw new RangeError("the protocol's sampler must be {'draw': 'uniform', 'groups': [...]}");
+  }
+  if (sampler.draw !== "uniform") throw new RangeError("the protocol's sampler.draw must be 'uniform'");
+  const groups = sampler.groups;
+  if (!Array.isArray(groups) || !(groups.length >= 1 && groups.length <= MAX_GROUPS)) {
+    throw new RangeError(`the protocol's sampler.groups must be a list of 1 .. ${MAX_GROUPS}`);
+  }
+  const field = { name: "group", type: "int", min: 0, max: groups.length - 1 };
+  if (!sameCanonical(document.report, { fields: [field] })) {
+    throw new RangeError("the protocol's report must be {'fields': [the group field, 0 .. groups - 1]}");
+  }
+  const [epsilon, delta] = stated(document);
+  const loaded = [];
+  let largest = ZERO;
+  groups.forEach((group, g) => {
+    const where = `sampler.groups[${g}]`;
+    if (!isDict(group) || !sameKeys(group, ["columns", "input", "protocol"])) {
+      throw new RangeError(`the protocol's ${where} must have columns, input and protocol`);
+    }
+    const cols = columnIndices(group.columns, columns.length, `${where}.columns`);
+    const inner = group.protocol;
+    if (!isDict(inner) || own(inner, "version") !== 2) {
+      throw new RangeError(`the protocol's ${where}.protocol must be a version-2 protocol object`);
+    }
+    let sub;
+    try {
+      if (valueDepth(inner) > MAX_DEPTH) throw tooDeep();
+      sub = loadDocument(inner, fromText);
+    } catch (error) {
+      if (!(error instanceof RangeError || error instanceof TypeError)) throw error;
+      throw new RangeError(`${where}.protocol: ${error.message}`);
+    }
+    const domain = sub.domain;
+    if (own(domain, "type") !== "categorical" || own(domain, "labels") !== null) {
+      throw new RangeError(`${where}.protocol must be categorical without labels (cells)`);
+    }
+    const kind = group.input;
+    let cells;
+    if (kind === "cell") {
+      cells = cols.reduce((product, c) => product * BigInt(columns[c].k), 1n);
+    } else if (kind === "parity" && cols.every((c) => columns[c].k === 2)) {
+      cells = 2n;
+    } else {
+      throw new RangeError(`the protocol's ${where}.input must be 'cell', or 'parity' of binary columns`);
+    }
+    const k = typeof kindOf(domain, "k") === "bigint" ? kindOf(domain, "k") : BigInt(domain.k);
+    if (k !== cells) throw new RangeError(`${where}.protocol has ${k} inputs, not the group's ${cells}`);
+    const privacy = sub[PRIVACY];
+    if (MEMOIZED.has(sub[ID]) || !privacy.certified || privacy.delta !== 0) {
+      throw new RangeError(`${where}.protocol: a group's protocol must be pure and certified, not memoized`);
+    }
+    largest = max(largest, fromDouble(privacy.epsilon));
+    loaded.push([cols, kind, sub]);
+  });
+  if (sign(delta) !== 0) throw new RangeError("a marginals protocol states delta = 0 (its groups are pure)");
+  if (cmp(largest, epsilon) > 0) {
+    throw new RangeError(
+      `marginals: the groups' constants give epsilon = ${pyFloat(toDouble(largest))} (computed on ` +
+        `this device), above the epsilon = ${pyFloat(toDouble(epsilon))} the protocol states: refused`,
+    );
+  }
+  const privacy = {
+    mechanism: MARGINALS,
+    delta: 0,
+    certified: true,
+    epsilon: toDouble(largest),
+    groups: groups.length,
+  };
+  return new LoadedProtocol(document, MARGINALS, contentHash, { privacy, groups: loaded });
+}
+
+function sameCanonical(a, b) {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
+}
+
+// The codes of a row (an object by column name, or an array in column order), every column
+// checked before anything is drawn, so that an error never depends on the group.
+function encodeRow(proto, row) {
+  const columns = proto.domain.columns;
+  let values;
+  if (isDict(row)) {
+    const keys = Object.keys(row);
+    if (keys.length !== columns.length || !columns.every((column) => Object.hasOwn(row, column.name))) {
+      throw new RangeError(`the answer must give exactly the protocol's ${columns.length} columns`);
+    }
+    values = columns.map((column) => row[column.name]);
+  } else if (Array.isArray(row) && row.length === columns.length) {
+    values = row;
+  } else {
+    throw new RangeError(`the answer must be a dict or list of ${columns.length} column values`);
+  }
+  return columns.map((column, j) => {
+    const domain = { type: "categorical", k: column.k, labels: column.labels };
+    try {
+      return encode({ domain }, values[j]);
+    } catch {
+      throw new RangeError(
+        `the answer of column ${pyRepr(pyPrefix(column.name, 40))} is not one of its ${column.k} categories`,
+      );
+    }
+  });
+}
+
+// Draw the group uniformly, then privatize its cell (row-major over its columns, the first
+// column slowest) or the parity of its binary columns with its protocol.
+function marginals(proto, codes, stream) {
+  const groups = proto[GROUPS];
+  const g = randint(stream, groups.length, 1)[0];
+  const [cols, kind, sub] = groups[g];
+  const columns = proto.domain.columns;
+  let x = 0;
+  if (kind === "parity") {
+    for (const c of cols) x ^= codes[c];
+  } else {
+    for (const c of cols) x = x * columns[c].k + codes[c];
+  }
+  return [g, ...MECHANISMS.get(sub[ID])(sub, x, stream)];
 }
 
 const POLICY_KEYS = ["budget", "max_delta", "max_epsilon", "pinned_fingerprints"];
@@ -2144,7 +2369,9 @@ export function verify(protocol, policy) {
  * @param protocol the protocol's JSON text, its parsed object, or `loadProtocol(...)`.
  * @param value the answer: one of the protocol's labels (categorical; the index 0 .. k-1
  *   when its labels are null), a number within its bounds (interval), an array of numbers
- *   (vectors), or an item (a string, bytes or an integer) for the sketches `cms` and `hcms`.
+ *   (vectors), an item (a string, bytes or an integer) for the sketches `cms` and `hcms`,
+ *   or a row for a `marginals` protocol (an object by column name, or an array in column
+ *   order): the report is then the group drawn on this device followed by the group's fields.
  * @param options.policy the app's policy (see `verify`). The policy itself may be passed as
  *   `options` (as the Python client takes it); any key that is neither an option nor a
  *   policy key is refused with a TypeError, so a misspelt option never drops the policy.
@@ -2433,6 +2660,7 @@ function itemBytes(value) {
 function encode(proto, value) {
   const domain = proto.domain;
   if (domain.type === "items") return itemBytes(value);
+  if (domain.type === "table") return encodeRow(proto, value);
   if (domain.type === "categorical") {
     const k = domain.k;
     if (domain.labels === null) {
@@ -3291,6 +3519,7 @@ const MECHANISMS = new Map([
 for (const [name, round] of MEMOIZED) {
   MECHANISMS.set(name, (proto, x, stream) => round(proto, x, stream, { entries: new Map(), sampled: [] }));
 }
+MECHANISMS.set(MARGINALS, marginals);
 
 // ---------------------------------------------------------------------------- Bloom RAPPOR
 const BLOOM_LIMITS = [["num_bits", 1 << 16], ["num_hashes", 8], ["num_cohorts", 1 << 16]];

@@ -206,6 +206,54 @@ for (const vector of VECTORS) {
   });
 }
 
+// Marginals protocols: the group is drawn first (a uniform integer), then the group's report.
+const MARGINALS = DOCUMENT.marginals;
+
+for (const vector of MARGINALS) {
+  test(`marginals vector: ${vector.name}`, () => {
+    const data = fromHex(vector.bytes);
+    for (const protocol of [textOf(vector.protocol), vector.protocol]) {
+      const source = replay(data);
+      const record = privatize(protocol, vector.value, { randbytes: source.randbytes });
+      assert.equal(record.fingerprint, vector.protocol.fingerprint);
+      assert.deepEqual(record.report, vector.report);
+      assert.equal(source.used(), data.length, "every byte of the vector is read, no more");
+    }
+    const columns = vector.protocol.domain.columns;
+    const inOrder = columns.map((column) => vector.value[column.name]);
+    const again = privatize(vector.protocol, inOrder, { randbytes: replay(data).randbytes });
+    assert.deepEqual(again.report, vector.report);
+  });
+}
+
+test("a marginals protocol's privacy is its largest group's; bad rows are refused before drawing", () => {
+  const protocol = MARGINALS[0].protocol;
+  const privacy = verify(textOf(protocol));
+  const groups = protocol.sampler.groups.map((group) => verify(group.protocol).epsilon);
+  assert.equal(privacy.mechanism, "marginals");
+  assert.equal(privacy.groups, groups.length);
+  assert.equal(privacy.epsilon, Math.max(...groups));
+  let drawn = 0;
+  const randbytes = (n) => {
+    drawn += n;
+    return new Uint8Array(n);
+  };
+  const names = protocol.domain.columns.map((column) => column.name);
+  throwsWith(
+    () => privatize(protocol, { [names[0]]: "yes" }, { randbytes }),
+    RangeError,
+    `the answer must give exactly the protocol's ${names.length} columns`,
+  );
+  throwsWith(
+    () => privatize(protocol, Object.fromEntries(names.map((n) => [n, "secret-value"])), { randbytes }),
+    RangeError,
+    /^the answer of column 'smoker' is not one of its 2 categories$/,
+    "secret-value",
+  );
+  throwsWith(() => privatize(protocol, "yes", { randbytes }), RangeError, /dict or list of 3 column values/);
+  assert.equal(drawn, 0);
+});
+
 test("version-1 files of the last release are read from their text; Piecewise is refused", () => {
   let read = 0;
   for (const { name, protocol } of V1_PROTOCOLS) {

@@ -49,6 +49,7 @@ import time
 from fractions import Fraction
 
 __all__ = [
+    "MARGINALS",
     "MAX_DEPTH",
     "MAX_PROTOCOL_BYTES",
     "PROTOCOL_VERSION",
@@ -1184,6 +1185,8 @@ def load_protocol(protocol):
     if not isinstance(document["mechanism"], dict) or not isinstance(document["domain"], dict):
         raise ValueError("the protocol's mechanism and domain must be objects")
     name = document["mechanism"].get("name")
+    if name == MARGINALS and version == 2:
+        return _load_marginals(document, content_hash)
     canonical = V1_NAMES.get(name) if version == 1 else name
     if canonical not in _CHECKS or (version == 2 and name not in V1_NAMES.values()):
         raise ValueError(f"unknown mechanism {str(name)[:40]!r}")
@@ -1219,6 +1222,179 @@ def _check_answers(proto):
 
 
 _MISSING = object()
+
+# ----------------------------------------------------------------------------- marginals
+#: The mechanism id of a marginals protocol: a row of a table, one group of its columns drawn
+#: uniformly on the device, that group's cell (or parity bit) through the group's protocol.
+MARGINALS = "marginals"
+#: Most columns and groups a marginals protocol may have.
+MAX_COLUMNS = 256
+MAX_GROUPS = 4096
+_MARGINAL_METHODS = ("joint", "groups", "fourier")
+
+
+def _table_columns(domain):
+    columns = domain.get("columns") if domain.get("type") == "table" else None
+    if set(domain) != {"type", "columns"} or not isinstance(columns, list):
+        raise ValueError("a marginals protocol's domain must be {'type': 'table', 'columns': "
+                         "[...]}")  # fmt: skip
+    if not 1 <= len(columns) <= MAX_COLUMNS:
+        raise ValueError(f"a marginals protocol must have 1 .. {MAX_COLUMNS} columns")
+    names = set()
+    for j, column in enumerate(columns):
+        if not isinstance(column, dict) or set(column) != {"name", "k", "labels"}:
+            raise ValueError(f"the protocol's domain.columns[{j}] must have name, k and labels")
+        if not isinstance(column["name"], str) or column["name"] in names:
+            raise ValueError(f"the protocol's domain.columns[{j}].name must be a new string")
+        names.add(column["name"])
+        k = _integer(column["k"], f"domain.columns[{j}].k", 1)
+        labels = column["labels"]
+        if labels is not None and not (
+            isinstance(labels, list)
+            and len(labels) == k
+            and all(_label_key(label) is not None for label in labels)
+            and len({_label_key(label) for label in labels}) == k
+        ):
+            raise ValueError(
+                f"the protocol's domain.columns[{j}].labels must be null or a list of {k} "
+                "distinct labels (strings, finite numbers or booleans)"
+            )
+    return columns
+
+
+def _column_indices(value, count, name):
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"the protocol's {name} must be a non-empty list of column indices")
+    for index in value:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            raise ValueError(f"the protocol's {name} names a column outside 0 .. {count - 1}")
+    if len(set(value)) != len(value):
+        raise ValueError(f"the protocol's {name} repeats a column")
+    return value
+
+
+def _load_marginals(document, content_hash):
+    """A marginals protocol, checked: every group's protocol as a protocol of its own (its
+    fingerprint and privacy, computed here), the group's cells, and the stated privacy, at
+    least the largest group's (a group drawn independently of the row adds nothing)."""
+    extra = sorted(set(document) - {"format", "version", "question", "domain", "mechanism",
+                                     "sampler", "report", "privacy", "fingerprint"})  # fmt: skip
+    if extra or "question" not in document:
+        raise ValueError("a marginals protocol has exactly the fields of a protocol file")
+    columns = _table_columns(document["domain"])
+    params = document["mechanism"].get("params")
+    if set(document["mechanism"]) != {"name", "params"} or not isinstance(params, dict):
+        raise ValueError("the protocol's mechanism must be {'name': 'marginals', 'params': ...}")
+    if set(params) != {"method", "tables", "epsilon"} or not any(
+        params["method"] == method for method in _MARGINAL_METHODS
+    ):
+        raise ValueError("the protocol's mechanism.params must be a method ('joint', 'groups' "
+                         "or 'fourier'), tables and epsilon")  # fmt: skip
+    if not isinstance(params["tables"], list) or not params["tables"]:
+        raise ValueError("the protocol's mechanism.params.tables must be a non-empty list")
+    for t, table in enumerate(params["tables"]):
+        _column_indices(table, len(columns), f"mechanism.params.tables[{t}]")
+    sampler = document["sampler"]
+    if not isinstance(sampler, dict) or set(sampler) != {"draw", "groups"}:
+        raise ValueError("the protocol's sampler must be {'draw': 'uniform', 'groups': [...]}")
+    if not (isinstance(sampler["draw"], str) and sampler["draw"] == "uniform"):
+        raise ValueError("the protocol's sampler.draw must be 'uniform'")
+    groups = sampler["groups"]
+    if not isinstance(groups, list) or not 1 <= len(groups) <= MAX_GROUPS:
+        raise ValueError(f"the protocol's sampler.groups must be a list of 1 .. {MAX_GROUPS}")
+    report = document["report"]
+    field = {"name": "group", "type": "int", "min": 0, "max": len(groups) - 1}
+    if canonical_json(report) != canonical_json({"fields": [field]}):
+        raise ValueError(
+            "the protocol's report must be {'fields': [the group field, 0 .. groups - 1]}"
+        )
+    epsilon, delta = _stated(document)
+    loaded, largest = [], Fraction(0)
+    for g, group in enumerate(groups):
+        where = f"sampler.groups[{g}]"
+        if not isinstance(group, dict) or set(group) != {"columns", "input", "protocol"}:
+            raise ValueError(f"the protocol's {where} must have columns, input and protocol")
+        cols = _column_indices(group["columns"], len(columns), f"{where}.columns")
+        inner = group["protocol"]
+        if not isinstance(inner, dict) or inner.get("version") != 2:
+            raise ValueError(f"the protocol's {where}.protocol must be a version-2 protocol object")
+        try:
+            sub = load_protocol(inner)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}.protocol: {exc}") from None
+        domain = sub["domain"]
+        if domain.get("type") != "categorical" or domain.get("labels") is not None:
+            raise ValueError(f"{where}.protocol must be categorical without labels (cells)")
+        kind = group["input"]
+        if isinstance(kind, str) and kind == "cell":
+            cells = math.prod(columns[c]["k"] for c in cols)
+        elif isinstance(kind, str) and kind == "parity" and all(columns[c]["k"] == 2 for c in cols):
+            cells = 2
+        else:
+            raise ValueError(
+                f"the protocol's {where}.input must be 'cell', or 'parity' of binary columns"
+            )
+        if domain["k"] != cells:
+            raise ValueError(f"{where}.protocol has {domain['k']} inputs, not the group's {cells}")
+        own = sub.privacy
+        if sub.mechanism_id in _MEMOIZED or not own["certified"] or own["delta"] != 0:
+            raise ValueError(
+                f"{where}.protocol: a group's protocol must be pure and certified, not memoized"
+            )
+        largest = max(largest, Fraction(own["epsilon"]))
+        loaded.append((cols, kind, sub))
+    if delta != 0:
+        raise ValueError("a marginals protocol states delta = 0 (its groups are pure)")
+    if largest > epsilon:
+        raise ValueError(
+            f"marginals: the groups' constants give epsilon = {float(largest)!r} (computed on "
+            f"this device), above the epsilon = {float(epsilon)!r} the protocol states: refused"
+        )
+    proto = Protocol(document)
+    proto.mechanism_id = MARGINALS
+    proto.pin = content_hash
+    proto.privacy = {"mechanism": MARGINALS, "delta": 0.0, "certified": True,
+                     "epsilon": float(largest), "groups": len(groups)}  # fmt: skip
+    proto.groups = loaded
+    return proto
+
+
+def _encode_row(proto, row):
+    """The codes of a row (a dict by column name, or a list in column order), every column
+    checked before anything is drawn (so that an error never depends on the group)."""
+    columns = proto["domain"]["columns"]
+    if isinstance(row, dict):
+        if set(row) != {column["name"] for column in columns}:
+            raise ValueError(f"the answer must give exactly the protocol's {len(columns)} columns")
+        values = [row[column["name"]] for column in columns]
+    elif isinstance(row, list) and len(row) == len(columns):
+        values = row
+    else:
+        raise ValueError(f"the answer must be a dict or list of {len(columns)} column values")
+    codes = []
+    for column, value in zip(columns, values):
+        domain = {"type": "categorical", "k": column["k"], "labels": column["labels"]}
+        try:
+            codes.append(_encode({"domain": domain}, value))
+        except (TypeError, ValueError):
+            raise ValueError(f"the answer of column {column['name'][:40]!r} is not one of its "
+                             f"{column['k']} categories") from None  # fmt: skip
+    return codes
+
+
+def _marginals(proto, codes, stream):
+    """Draw the group uniformly, then privatize its cell (row-major over its columns, the
+    first column slowest) or the parity of its binary columns with its protocol."""
+    g = _randint(stream, len(proto.groups), 1)[0]
+    cols, kind, sub = proto.groups[g]
+    columns = proto["domain"]["columns"]
+    if kind == "parity":
+        x = sum(codes[c] for c in cols) % 2
+    else:
+        x = 0
+        for c in cols:
+            x = x * columns[c]["k"] + codes[c]
+    return [g, *_MECHANISMS[sub.mechanism_id](sub, x, stream)]
 
 
 def _is_number(value):
@@ -1352,8 +1528,10 @@ def privatize(protocol, value, policy=None, randbytes=os.urandom):
         The protocol file's JSON text or its parsed dict.
     value
         The answer: one of the protocol's labels (categorical), a number within its bounds
-        (interval), a list of numbers (vectors), or an item (a string, bytes or an integer)
-        for the sketches ``cms`` and ``hcms``.
+        (interval), a list of numbers (vectors), an item (a string, bytes or an integer)
+        for the sketches ``cms`` and ``hcms``, or a row for a ``marginals`` protocol (a dict
+        by column name, or a list in column order): the report is then the group drawn on
+        this device followed by the group's fields.
     policy : dict, optional
         The app's policy (see :func:`verify`).
     randbytes : callable
@@ -1660,6 +1838,8 @@ def _encode(proto, value):
         return out[0] if dimension == 1 else out
     if kind == "items":
         return _item_bytes(value)
+    if kind == "table":
+        return _encode_row(proto, value)
     if kind == "ball":
         dimension, radius = domain["dimension"], domain["radius"]
         if not isinstance(value, list) or len(value) != dimension:
@@ -2321,6 +2501,7 @@ _MEMOIZED = {
     "dbitflip-pm": _memo_dbitflip,
 }
 _MECHANISMS.update({name: _first_round(function) for name, function in _MEMOIZED.items()})
+_MECHANISMS[MARGINALS] = _marginals
 
 
 # ----------------------------------------------------------------------------- Bloom RAPPOR

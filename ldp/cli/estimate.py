@@ -193,7 +193,9 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} applies to a simulation; the protocol file fixes the rest")
     check_confidence(args.confidence)
-    protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
+    if _is_marginals(input_file(args.protocol, "protocol file", "--protocol")):
+        return _server_marginals(args, path)
+    protocol = load(args.protocol)
     if protocol.kind == "categorical":
         _check_table_size(protocol.k or 0, f"the protocol {args.protocol}")
     decoder = protocol.decoder
@@ -261,6 +263,76 @@ def _server(args: argparse.Namespace, path: str) -> tuple[dict, str]:
         data["mean"] = {"estimate": mean, "half_width": half_width, "bounds": [low, high]}
         lines.append(row("mean", mean))
         lines.append(row(f"+/- {args.confidence:.0%} (worst-case variance)", half_width))
+    return data, "\n".join(lines)
+
+
+def _is_marginals(path: str) -> bool:
+    """Whether the protocol file is a marginals protocol (a table's groups)."""
+    import json
+
+    with reading(path, "protocol file", "--protocol"), open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        mechanism = json.loads(text).get("mechanism")
+    except (ValueError, AttributeError):
+        return False  # the protocol reader says what is wrong
+    return isinstance(mechanism, dict) and mechanism.get("name") == "marginals"
+
+
+def _server_marginals(args: argparse.Namespace, path: str) -> tuple[dict, str]:
+    """The requested marginals of a marginals protocol from its client records (JSON lines):
+    each table's unbiased cells with their exact ``iid`` intervals."""
+    import itertools
+
+    import numpy as np
+
+    from ldp.core import normal_z
+    from ldp.protocol import load_marginals
+
+    if args.items is not None or args.consistency != "none":
+        raise UserError("--items and --consistency do not apply to a marginals protocol")
+    protocol = load_marginals(args.protocol)
+    design = protocol.design
+    with reading(input_file(path, "reports file"), "reports file"):
+        buckets = protocol.read_records(path)
+    stats = design.aggregate(buckets)
+    n = sum(len(b) for b in buckets)
+    if n == 0:
+        raise UserError(f"{path} holds no reports")
+    empty = [g for g, b in enumerate(buckets) if len(b) == 0]
+    if empty:
+        raise UserError(f"groups {empty[:10]} of the protocol have no reports in {path}")
+    z = normal_z(args.confidence)
+    columns = protocol.columns
+    data: dict = {
+        "source": path,
+        "protocol": protocol.fingerprint,
+        "mechanism": "marginals",
+        "method": design.method,
+        "epsilon": protocol.epsilon,
+        "n": n,
+        "confidence": args.confidence,
+        "marginals": [],
+    }
+    lines = [
+        f"marginals ({design.method}, {len(protocol.groups)} groups; protocol "
+        f"{protocol.fingerprint}) on {path}",
+        row("reports", n),
+        row("epsilon (stated)", protocol.epsilon),
+    ]
+    for table in design.tables:
+        estimate, variance, _ = design.estimate(stats, table)
+        half = z * np.sqrt(variance)
+        names = [columns[c][0] for c in table]
+        cells = list(itertools.product(*[columns[c][1] for c in table]))
+        rows = _frequency_rows(
+            [", ".join(f"{a}={v}" for a, v in zip(names, cell)) for cell in cells],
+            estimate,
+            half,
+        )
+        data["marginals"].append({"columns": names, "frequencies": rows})
+        lines.append(f"  marginal of {', '.join(names)}")
+        lines += _frequency_table(rows, args.confidence)
     return data, "\n".join(lines)
 
 

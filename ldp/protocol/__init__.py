@@ -11,6 +11,7 @@ decoding. The file format and the exact sampling algorithm are specified in
 
 from ldp.protocol.clients import client_source
 from ldp.protocol.document import FORMAT, VERSION, Protocol, fingerprint_of, load
+from ldp.protocol.marginals import MarginalProtocol, load_marginals
 from ldp.protocol.reports import (
     FINGERPRINT_COLUMN,
     ReportWriter,
@@ -25,12 +26,14 @@ __all__ = [
     "FINGERPRINT_COLUMN",
     "FORMAT",
     "VERSION",
+    "MarginalProtocol",
     "Protocol",
     "ReportWriter",
     "client_source",
     "fingerprint_of",
     "iter_reports",
     "load",
+    "load_marginals",
     "read_reports",
     "records_frame",
     "report_frame",

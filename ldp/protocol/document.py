@@ -335,6 +335,12 @@ class Protocol:
         extra = sorted(set(document) - {*_KEYS, "fingerprint"})
         if extra:
             raise ValueError(f"the protocol file has unknown field(s) {extra}")
+        mechanism = document.get("mechanism")
+        if isinstance(mechanism, Mapping) and mechanism.get("name") == "marginals":
+            raise ValueError(
+                "a marginals protocol (a table's groups): read it with "
+                "ldp.protocol.load_marginals or MarginalProtocol.from_json"
+            )
         stated = document["fingerprint"]
         try:
             actual = fingerprint_of(document)

@@ -539,6 +539,63 @@ def test_the_shipped_hostile_suite_is_refused_alike():
     assert all("error" in result for result in _js(jobs))
 
 
+def test_marginals_files_are_verified_privatized_and_refused_alike():
+    """Marginals protocols (a table's groups): the vectors, and edits of their content."""
+    vectors = json.loads((ROOT / "clients" / "test_vectors.json").read_text())["marginals"]
+    jobs, names = [], []
+    for vector in vectors[::3]:
+        jobs.append({"call": "verify", "protocol": json.dumps(vector["protocol"])})
+        jobs.append(
+            {
+                "call": "privatize",
+                "protocol": vector["protocol"],
+                "value": vector["value"],
+                "bytes": vector["bytes"],
+            }
+        )
+        names += [f"{vector['name']} (verify)", f"{vector['name']} (privatize)"]
+    honest = vectors[0]["protocol"]
+    row = vectors[0]["value"]
+
+    def edited(change):
+        document = copy.deepcopy(honest)
+        change(document)
+        body = {k: v for k, v in document.items() if k != "fingerprint"}
+        return {**body, "fingerprint": ldp_client._hash_hex(body)[:16]}
+
+    edits = {
+        "a float column index": lambda d: d["sampler"]["groups"][0].update(columns=[0, 1.0]),
+        "a label repeated": lambda d: d["domain"]["columns"][0].update(labels=["no", "no"]),
+        "labels 1 and 1.0": lambda d: d["domain"]["columns"][2].update(labels=[1, 1.0]),
+        "no groups": lambda d: d["sampler"].update(groups=[]),
+        "a stated delta": lambda d: d["privacy"].update(delta=0.1),
+        "an unknown method": lambda d: d["mechanism"]["params"].update(method="magic"),
+        "a group's protocol as text": lambda d: d["sampler"]["groups"][0].update(
+            protocol=json.dumps(d["sampler"]["groups"][0]["protocol"])
+        ),
+        "a group's protocol of version 1": lambda d: d["sampler"]["groups"][0]["protocol"].update(
+            version=1
+        ),
+        "an extra field": lambda d: d.update(extra=1),
+        "a column k of 0": lambda d: d["domain"]["columns"][0].update(k=0, labels=[]),
+    }
+    for name, change in edits.items():
+        document = edited(change)
+        jobs.append({"call": "verify", "protocol": json.dumps(document)})
+        names.append(name)
+    for name, value in [
+        ("a row missing a column", {"smoker": "yes"}),
+        ("a row with an unknown category", {**row, "region": "Mars"}),
+        ("a row as a string", "yes"),
+    ]:
+        jobs.append({"call": "privatize", "protocol": honest, "value": value, "bytes": "00" * 64})
+        names.append(name)
+    _assert_same(jobs, names)
+    results = _js(jobs)
+    assert all("ok" in r for r in results[: 2 * len(vectors[::3])])
+    assert all("error" in r for r in results[2 * len(vectors[::3]) :])
+
+
 def test_the_edge_cases_both_clients_once_disagreed_on():
     hostile = dict(_hostile())
     names = ["GRR with an extra label", "Laplace scale = 5e-324", "gaussian epsilon 1e9"]

@@ -299,8 +299,9 @@ def test_the_survey_refuses_the_report_over_its_daily_budget(page, tmp_path):
     assert len(charges) == allowed and all(Fraction(c[1]) == each for c in charges)
 
 
-#: Runs in the page: every test vector (reports from their bytes) and every hostile file
-#: (refused before a byte is drawn) through the client module; returns what failed.
+#: Runs in the page: every test vector (reports from their bytes; the marginals vectors too)
+#: and every hostile file (refused before a byte is drawn) through the client module; returns
+#: what failed.
 CONFORMANCE = """async () => {
   const client = await import("/clients/js/ldp_client.mjs");
   const vectors = await (await fetch("/clients/test_vectors.json")).json();
@@ -319,7 +320,7 @@ CONFORMANCE = """async () => {
   const close = (a, b, rtol) =>
     rtol === 0 ? Object.is(a, b) : Math.abs(a - b) <= rtol * Math.abs(b);
   let ran = 0;
-  for (const v of vectors.vectors) {
+  for (const v of [...vectors.vectors, ...vectors.marginals.map((m) => ({ ...m, rtol: 0 }))]) {
     const source = replay(v.bytes);
     const pin = { pinned_fingerprints: [v.protocol.fingerprint] };
     const policy = v.protocol.mechanism.name.startsWith("privunit") ? pin : undefined;
@@ -358,6 +359,7 @@ CONFORMANCE = """async () => {
 
 def test_the_vectors_and_the_hostile_suite_pass_in_the_browser(page):
     result = page.evaluate(CONFORMANCE)
-    vectors = json.loads((ROOT / "clients" / "test_vectors.json").read_text())["vectors"]
+    document = json.loads((ROOT / "clients" / "test_vectors.json").read_text())
+    vectors = document["vectors"] + document["marginals"]  # marginals: a row, group first
     assert result["ran"] == len(vectors) + len(HOSTILE)
     assert result["failures"] == []
