@@ -10,7 +10,8 @@ decoding. The file format and the exact sampling algorithm are specified in
 """
 
 from ldp.protocol.clients import client_source
-from ldp.protocol.document import FORMAT, VERSION, Protocol, fingerprint_of, load
+from ldp.protocol.document import FORMAT, VERSION, Protocol, load
+from ldp.protocol.file import ProtocolFile, fingerprint_of
 from ldp.protocol.marginals import MarginalProtocol, load_marginals
 from ldp.protocol.reports import (
     FINGERPRINT_COLUMN,
@@ -28,6 +29,7 @@ __all__ = [
     "VERSION",
     "MarginalProtocol",
     "Protocol",
+    "ProtocolFile",
     "ReportWriter",
     "client_source",
     "fingerprint_of",

@@ -26,7 +26,6 @@ own check on it (:mod:`ldp.protocol.device`).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -48,6 +47,7 @@ from ldp.protocol.domain import (
     domain_document,
     encode_values,
 )
+from ldp.protocol.file import ProtocolFile, fingerprint_of
 from ldp.tasks.decoding import ChannelOracle, check_decodable
 
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "Protocol", "fingerprint_of", "load"]
@@ -63,38 +63,9 @@ VERSIONS = (1, 2)
 #: privacy since, by a few ulps (by up to 1e-7 for piecewise windows at epsilon near 45, whose
 #: width is now exactly C - 1). The person's guarantee is the device's exact check.
 _V1_CONSTANT_RTOL = 1e-6
-#: Hex digits of the SHA-256 kept as the fingerprint.
-FINGERPRINT_DIGITS = 16
 #: Largest channel (entries) whose eta-TV a protocol computes (pairwise: k^2 m work).
 _TV_WORK = 1 << 26
 _KEYS = ("format", "version", "question", "domain", "mechanism", "sampler", "report", "privacy")
-
-
-def fingerprint_of(content: Mapping[str, Any]) -> str:
-    """The fingerprint of a protocol document (its ``fingerprint`` field excluded).
-
-    Parameters
-    ----------
-    content : mapping
-        A protocol document (JSON-like); a ``fingerprint`` key is ignored.
-
-    Returns
-    -------
-    str
-        The first 16 hex digits of the SHA-256 of the document's canonical JSON (RFC 8785 in
-        version 2; version-1 documents as version 1 hashed them).
-
-    Examples
-    --------
-    >>> from ldp.protocol import fingerprint_of
-    >>> len(fingerprint_of({"format": "ldp-protocol"}))
-    16
-
-    >>> fingerprint_of({"format": "ldp-protocol", "fingerprint": "x"}) == fingerprint_of(
-    ...     {"format": "ldp-protocol"})
-    True
-    """
-    return content_hash(content)[:FINGERPRINT_DIGITS]
 
 
 def _as_mechanism(mechanism: object) -> Mechanism:
@@ -161,7 +132,7 @@ def _privacy(mechanism: Mechanism, delta: float) -> dict[str, float | None]:
 
 
 # ----------------------------------------------------------------------------- the protocol
-class Protocol:
+class Protocol(ProtocolFile):
     """A deployable description of a local randomizer: mechanism, domain, privacy, reports.
 
     Build one with :meth:`from_mechanism`, read one with :func:`load` or :meth:`from_json`.
@@ -192,30 +163,15 @@ class Protocol:
     ['fingerprint', 'report']
     """
 
-    __slots__ = ("_document", "_fingerprint", "_mechanism")
-    _document: dict[str, Any]
-    _fingerprint: str
+    __slots__ = ("_mechanism",)
     _mechanism: Mechanism
 
     def __init__(self, document: Mapping[str, Any], mechanism: Mechanism) -> None:
-        body = {key: value for key, value in document.items() if key != "fingerprint"}
-        object.__setattr__(self, "_document", json.loads(canonical_json(body)))
+        self._set_document(document)
         object.__setattr__(self, "_mechanism", mechanism)
-        object.__setattr__(self, "_fingerprint", fingerprint_of(self._document))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"Protocol is immutable; cannot set {name!r}")
 
     def __reduce__(self):
         return (Protocol.from_dict, (self.to_dict(),))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Protocol):
-            return NotImplemented
-        return self._fingerprint == other._fingerprint and self._document == other._document
-
-    def __hash__(self) -> int:
-        return hash(self._fingerprint)
 
     def __repr__(self) -> str:
         return (
@@ -377,7 +333,7 @@ class Protocol:
             delta=_stated_delta(document["privacy"]),
             version=version,
         )
-        mine = rebuilt._document
+        mine = rebuilt.to_dict()
         same_report = (
             canonical_json(document["report"]) == canonical_json(mine["report"])
             if version == VERSION
@@ -423,28 +379,7 @@ class Protocol:
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         return cls.from_dict(parse_document(text))
 
-    # ----------------------------------------------------------------- writing
-    def to_dict(self) -> dict[str, Any]:
-        """The document, with its ``fingerprint`` (a fresh copy)."""
-        out = json.loads(canonical_json(self._document))
-        out["fingerprint"] = self._fingerprint
-        return out
-
-    def to_json(self, *, indent: int | None = 2) -> str:
-        """The protocol file's text (keys sorted, so equal protocols give equal text)."""
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, allow_nan=False) + "\n"
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` to ``path`` (UTF-8)."""
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(self.to_json())
-
     # ----------------------------------------------------------------- what it is
-    @property
-    def fingerprint(self) -> str:
-        """16 hex digits identifying the protocol (module notes)."""
-        return self._fingerprint
-
     @property
     def pin(self) -> str:
         """The full SHA-256 (64 hex digits) of the canonical text: what an app ships in its

@@ -35,9 +35,10 @@ import numpy as np
 from ldp._sampling import randint
 from ldp._validation import check_random_state
 from ldp.core import canonical_json
-from ldp.protocol.canonical import MAX_DEPTH, content_hash, nesting_depth, parse_document
+from ldp.protocol.canonical import MAX_DEPTH, nesting_depth, parse_document
 from ldp.protocol.device import device_client
-from ldp.protocol.document import FINGERPRINT_DIGITS, FORMAT, VERSION, Protocol
+from ldp.protocol.document import FORMAT, VERSION, Protocol
+from ldp.protocol.file import ProtocolFile, fingerprint_of
 from ldp.protocol.reports import read_reports
 from ldp.tasks.marginals import MarginalDesign, build_design
 
@@ -63,7 +64,7 @@ def _label(value: object, name: str) -> object:
     )
 
 
-class MarginalProtocol:
+class MarginalProtocol(ProtocolFile):
     """A deployable marginals design: the groups a device draws from and their protocols.
 
     Build one with :meth:`from_design` (or ``MarginalEstimator.device_protocol``), read one
@@ -97,34 +98,19 @@ class MarginalProtocol:
     True
     """
 
-    __slots__ = ("_design", "_document", "_fingerprint", "_groups")
-    _document: dict[str, Any]
-    _fingerprint: str
+    __slots__ = ("_design", "_groups")
     _design: MarginalDesign
     _groups: tuple[Protocol, ...]
 
     def __init__(
         self, document: Mapping[str, Any], design: MarginalDesign, groups: Sequence[Protocol]
     ) -> None:
-        body = {key: value for key, value in document.items() if key != "fingerprint"}
-        object.__setattr__(self, "_document", json.loads(canonical_json(body)))
+        self._set_document(document)
         object.__setattr__(self, "_design", design)
         object.__setattr__(self, "_groups", tuple(groups))
-        object.__setattr__(self, "_fingerprint", content_hash(self._document)[:FINGERPRINT_DIGITS])
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"MarginalProtocol is immutable; cannot set {name!r}")
 
     def __reduce__(self):
         return (MarginalProtocol.from_dict, (self.to_dict(),))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MarginalProtocol):
-            return NotImplemented
-        return self._fingerprint == other._fingerprint and self._document == other._document
-
-    def __hash__(self) -> int:
-        return hash(self._fingerprint)
 
     def __repr__(self) -> str:
         return (
@@ -242,7 +228,7 @@ class MarginalProtocol:
         if set(document) != {*_KEYS, "fingerprint"}:
             raise ValueError(f"the protocol file must have exactly the fields {sorted(_KEYS)}")
         body = {key: document[key] for key in _KEYS}
-        if content_hash(body)[:FINGERPRINT_DIGITS] != document["fingerprint"]:
+        if fingerprint_of(body) != document["fingerprint"]:
             raise ValueError("the protocol's fingerprint does not match its content")
         mechanism = document["mechanism"]
         if not isinstance(mechanism, Mapping) or mechanism.get("name") != MARGINALS:
@@ -257,7 +243,8 @@ class MarginalProtocol:
             mine = cls.from_design(design, columns, question=document["question"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"the marginals protocol is malformed: {exc}") from None
-        if canonical_json(body) != canonical_json(mine._document):
+        rebuilt = {key: value for key, value in mine.to_dict().items() if key != "fingerprint"}
+        if canonical_json(body) != canonical_json(rebuilt):
             raise ValueError(
                 "the marginals protocol is not the one its design gives (a group, constant, "
                 "column or privacy statement was edited): refused"
@@ -272,28 +259,7 @@ class MarginalProtocol:
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         return cls.from_dict(parse_document(text))
 
-    # ----------------------------------------------------------------- writing
-    def to_dict(self) -> dict[str, Any]:
-        """The document, with its ``fingerprint`` (a fresh copy)."""
-        out = json.loads(canonical_json(self._document))
-        out["fingerprint"] = self._fingerprint
-        return out
-
-    def to_json(self, *, indent: int | None = 2) -> str:
-        """The protocol file's text (keys sorted)."""
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, allow_nan=False) + "\n"
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` to ``path`` (UTF-8)."""
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(self.to_json())
-
     # ----------------------------------------------------------------- what it is
-    @property
-    def fingerprint(self) -> str:
-        """16 hex digits identifying the protocol; every record carries it."""
-        return self._fingerprint
-
     @property
     def design(self) -> MarginalDesign:
         """The design deployed (groups, oracles, requested tables)."""
