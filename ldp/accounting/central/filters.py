@@ -45,7 +45,6 @@ from ldp.accounting.curves import (
     EpsDeltaTradeOff,
     GaussianTradeOff,
     LaplaceTradeOff,
-    PiecewiseLinearTradeOff,
     TradeOffFunction,
 )
 from ldp.accounting.filters import FilterHaltedError, InvalidFilterError, PrivacyFilter
@@ -95,25 +94,11 @@ def _budget_floor(budget: TradeOffFunction):
     return floor
 
 
-def _budget_kinks(budget: TradeOffFunction) -> np.ndarray:
-    """The levels where a piecewise-linear budget's profile bends (``log`` of minus the
-    slopes of its segments, both directions); empty for a smooth budget."""
-    if not isinstance(budget, PiecewiseLinearTradeOff):
-        return np.zeros(0)
-    a, b = budget.vertices
-    da, db = np.diff(a), np.diff(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = -db[da > 0] / da[da > 0]
-        levels = np.log(slope[slope > 0])
-    levels = np.concatenate([levels, -levels])
-    return levels[np.isfinite(levels) & (levels >= 0.0)]
-
-
 def _dominates(delta: object, kinks: np.ndarray, budget: TradeOffFunction) -> bool:
     """Whether a symmetric composition with profile ``delta(eps)`` (an upper bound) lies
     above the budget curve: ``delta <= min(delta_B, delta_{B^-1})`` (see
     :func:`_below_profile`)."""
-    return _below_profile(delta, kinks, _budget_floor(budget), _budget_kinks(budget))
+    return _below_profile(delta, kinks, _budget_floor(budget), budget.profile_kinks())
 
 
 def _below_profile(delta: object, kinks: np.ndarray, bound: object, more: np.ndarray) -> bool:
@@ -152,7 +137,7 @@ def _sg_dominates(sample_rate: float, mus: list[float], budget: TradeOffFunction
     for mu in mus[1:]:
         r, a = PoissonSubsampledGaussian(sample_rate, 1.0 / mu, 1).step_plds()
         remove, add = remove.compose(r), add.compose(a)
-    kinks = _budget_kinks(budget)
+    kinks = budget.profile_kinks()
     inverse = budget if budget.is_symmetric else budget.inverse()
     return _below_profile(
         remove.delta, remove.levels, lambda e: np.asarray(budget.delta(e)), kinks

@@ -315,6 +315,12 @@ class TradeOffFunction(Frozen, abc.ABC):
         mu = self.gdp_mu()
         return None if mu is None else ("gaussian", float(mu))
 
+    def profile_kinks(self) -> np.ndarray:
+        """The levels ``eps >= 0`` where the curve's privacy profile bends (``log`` of minus
+        the slopes of its linear pieces, both directions), which a search over ``eps`` must
+        visit; empty (the default) for a smooth curve."""
+        return np.zeros(0)
+
     def identity_key(self) -> object | None:
         """A hashable key, equal for two curves only when they are the same curve, or
         ``None`` (the default: the object's identity). Lets the CLT functions count equal
@@ -589,6 +595,15 @@ class PiecewiseLinearTradeOff(TradeOffFunction):
     def functionals(self) -> dict:
         """Exact sums over the linear pieces (Dong-Roth-Su (2022), §3.2)."""
         return pieces_functionals(*self._pieces(), float(self._b[0]))
+
+    def profile_kinks(self) -> np.ndarray:
+        """``log`` of minus the slopes of the pieces, both signs, the finite ones ``>= 0``."""
+        da, db = np.diff(self._a), np.diff(self._b)
+        slope = -db[da > 0] / da[da > 0]
+        with np.errstate(divide="ignore"):
+            levels = np.log(slope[slope > 0])
+        levels = np.concatenate([levels, -levels])
+        return levels[np.isfinite(levels) & (levels >= 0.0)]
 
     def identity_key(self) -> tuple:
         """The class, the flags and the vertices."""

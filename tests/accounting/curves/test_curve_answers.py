@@ -445,3 +445,24 @@ def test_calibrate_a_user_defined_family_refuses_what_it_cannot_do():
     with pytest.raises(TypeError, match=r"family\(2\.0\)=.* is not a privacy profile"):
         calibrate(1.0, 0.0, family=lambda e: "rr", bracket=(0.1, 2.0))
     assert calibrate(5.0, 0.0, family=RandomizedResponseCurve, bracket=(0.1, 2.0)) == 2.0
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_profile_kinks_are_where_the_profile_bends(eps):
+    """A piecewise-linear curve's profile bends at log of its slopes: (eps, delta)-DP at eps,
+    k-RR at its epsilon (and 0, the flat middle piece); a smooth curve has none."""
+    from ldp import k_rr
+    from ldp.accounting import EpsDeltaTradeOff, GaussianTradeOff, tradeoff_from_channel
+
+    assert set(np.round(EpsDeltaTradeOff(eps, 0.01).profile_kinks(), 12)) == {eps}
+    kinks = tradeoff_from_channel(k_rr(4, eps)).profile_kinks()
+    assert set(np.round(kinks, 12)) == {0.0, eps}
+    profile = tradeoff_from_channel(k_rr(4, eps))
+    # between its bends delta(eps) is linear in e^eps: find them on a grid uniform in e^eps
+    x = np.linspace(1.0, math.exp(2 * eps + 1), 4001)
+    second = np.diff(np.asarray(profile.delta(np.log(x))), 2)
+    bends = x[1:-1][np.abs(second) > 1e-9]
+    assert bends.size > 0
+    distance = np.min(np.abs(bends[:, None] - np.exp(kinks)[None, :]), axis=1)
+    assert np.all(distance <= 1.5 * (x[1] - x[0]))
+    assert GaussianTradeOff(1.0).profile_kinks().size == 0
