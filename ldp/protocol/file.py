@@ -52,7 +52,7 @@ def fingerprint_of(content: Mapping[str, Any]) -> str:
 class ProtocolFile:
     """Base of the protocol files: the canonical document, its fingerprint, writing.
 
-    Subclasses call :meth:`_set_document` once in ``__init__`` and define ``from_dict``.
+    Subclasses call ``_set_document`` once in ``__init__`` and define ``from_dict``.
 
     Examples
     --------
