@@ -1,4 +1,4 @@
-"""Privatize in blocks of users (local hashing, Hadamard response, HCMS): the same bytes and
+"""Privatize in blocks of users (local hashing, Hadamard response, CMS, HCMS): the same bytes and
 reports as drawing every column whole, the binary hash against its definition, and the
 memory it takes."""
 
@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 import ldp._sampling as sampling
+import ldp.mechanisms.limits as limits
+import ldp.mechanisms.sketches.sketch as sketch_module
 from ldp._random import ByteSource
 from ldp._sampling import ExactLaw, choose, choose_streamed, randint, randint_into
-from ldp.mechanisms import BLH, HCMS, OLH, HadamardResponse, LocalHashing
+from ldp.mechanisms import BLH, CMS, HCMS, OLH, SUE, HadamardResponse, LocalHashing
 from ldp.mechanisms._hashing import parity
 
 
@@ -199,3 +201,35 @@ def test_hadamard_response_in_blocks_is_whole(k, monkeypatch):
         y = np.where((parity(row & y) == 0) != inside, y ^ (row & -row), y)
         assert np.array_equal(got, y)
         assert ((parity((x + 1) & got) == 0) == inside).all()
+
+
+@pytest.mark.parametrize(("width", "depth"), [(64, 4), (13, 300)])
+def test_cms_in_blocks_is_the_rows_then_sue_of_every_user(width, depth, monkeypatch):
+    """A byte stream: ``randint(depth)`` of every user, then the :class:`SUE` report of
+    every user's bucket (hashes by hashlib) read as one call would, also when the bits are
+    written in many blocks."""
+    monkeypatch.setattr(limits, "CHUNK_ELEMENTS", 5 * width)
+    monkeypatch.setattr(sketch_module, "CHUNK_ELEMENTS", 5 * width)
+    mech = CMS(1.5, width=width, depth=depth, salt="c")
+    x = np.array([f"i{v}" for v in np.random.default_rng(4).integers(0, 40, 203)])
+    data = np.random.default_rng(5).bytes(1 << 16)
+    got = mech.privatize(x, rng=ByteSource(io.BytesIO(data).read))
+    two = ByteSource(io.BytesIO(data).read)
+    rows = randint(two, depth, x.size)
+    buckets = [reference_bucket("c", int(r), str(v).encode(), width) for r, v in zip(rows, x)]
+    bits = SUE(width, 1.5).privatize(np.array(buckets), rng=two)
+    assert np.array_equal(got, np.column_stack([rows, bits]).astype(got.dtype))
+
+
+def test_cms_privatize_takes_little_more_than_its_report():
+    mech = CMS(1.0, width=1024, depth=16)
+    x = np.array([f"item-{v}" for v in np.random.default_rng(0).integers(0, 500, 50_000)])
+    mech.privatize(x[:10], rng=0)
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        report = mech.privatize(x, rng=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (peak - before) / report.nbytes < 1.5

@@ -326,6 +326,28 @@ def test_the_privacy_channel_is_the_worst_pair():
 
 
 # ----------------------------------------------------------------------------- server
+@pytest.mark.parametrize(
+    ("width", "depth", "users"), [(1024, 16, 3000), (13, 5, 700), (64, 300, 90)]
+)
+def test_cms_aggregate_is_the_sum_of_the_unpacked_bits_of_each_row(width, depth, users):
+    """Random reports (some rows empty when there are more rows than users): the counts are
+    the per-row sums of ``np.unpackbits``, the row tallies a loop over the reports."""
+    mech = CMS(1.0, width=width, depth=depth)
+    gen = np.random.default_rng(width + depth)
+    rows = gen.integers(0, depth, users)
+    bits = gen.integers(0, 2, (users, width))
+    reports = np.column_stack([rows, np.packbits(bits, axis=1)])
+    counts = mech.aggregate(reports)
+    expected = np.zeros((depth, width), dtype=np.int64)
+    tally = np.zeros(depth, dtype=np.int64)
+    for row, vector in zip(rows.tolist(), bits):
+        expected[row] += vector
+        tally[row] += 1
+    assert np.array_equal(counts.counts, expected)
+    assert np.array_equal(counts.rows, tally)
+    assert counts.n == users
+
+
 def test_collect_first_query_any_item_after():
     cms = CMS(3.0, width=512, depth=8, salt="survey-2026")
     rng = np.random.default_rng(3)

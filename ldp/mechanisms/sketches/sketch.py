@@ -37,7 +37,6 @@ checked by simulation in the tests.
 from __future__ import annotations
 
 import abc
-import itertools
 import math
 from typing import Any, cast
 
@@ -47,7 +46,7 @@ from numpy.typing import ArrayLike
 from ldp._exact import certified_epsilon, exp_down
 from ldp._frozen import Frozen
 from ldp._items import unique_items
-from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint, randint_into
+from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint_into
 from ldp._validation import (
     as_real_array,
     check_integer,
@@ -59,15 +58,15 @@ from ldp._validation import (
 from ldp.channel import Channel
 from ldp.core import Estimate, Field, Items, Mechanism, ReportCodec, check_confidence
 from ldp.mechanisms._hashing import fwht, parity
-from ldp.mechanisms.categorical.unary import SUE
+from ldp.mechanisms.categorical.unary import SUE, bit_counts
 from ldp.mechanisms.limits import (
+    CHUNK_ELEMENTS,
     MAX_STATISTIC_ENTRIES,
     MAX_VECTOR_CATEGORIES,
     check_convention,
     check_mechanism_epsilon,
     check_n,
     check_size,
-    chunk_rows,
 )
 from ldp.mechanisms.sketches.buckets import BucketCache
 from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts, is_single_item
@@ -485,32 +484,50 @@ class CMS(CountMeanSketch):
 
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """``(row, packed bits)`` per user: the row by ``randint(depth)`` for every user,
-        then the :class:`SUE` report of each user's bucket."""
+        then the :class:`SUE` report of each user's bucket.
+
+        The reports are written in place, the :class:`SUE` bits in blocks of
+        ``CHUNK_ELEMENTS // width`` users (the blocks :class:`SUE` itself reads a byte
+        stream in, so the bytes and the reports are those of one call for every user), so
+        that the temporaries are a fixed size besides the report.
+        """
         unique, inverse = unique_items(values)
         gen = check_random_state(rng)
-        rows = randint(gen, self._depth, inverse.size)
-        buckets = self._buckets.buckets(rows, unique, inverse)
-        bits = self._sue.privatize(buckets, rng=gen)
-        dtype = self.codec.native_dtype
-        return np.column_stack([rows.astype(dtype), bits.astype(dtype)])
+        n = inverse.size
+        out = np.empty((n, 1 + (self._width + 7) // 8), dtype=self.codec.native_dtype)
+        randint_into(gen, self._depth, out[:, 0])
+        table = self._buckets.tabulated(unique, n)
+        whole = (
+            self._buckets.buckets(out[:, 0], unique, inverse)
+            if table is None
+            else np.empty(0, dtype=np.int64)
+        )
+        step = max(1, CHUNK_ELEMENTS // self._width)
+        for start in range(0, n, step):
+            block = slice(start, min(start + step, n))
+            if table is None:
+                buckets = whole[block]
+            else:
+                buckets = table[inverse[block], out[block, 0]]
+            out[block, 1:] = self._sue.privatize(buckets, rng=gen)
+        return out
 
     def _sums(self, reports: np.ndarray) -> np.ndarray:
         rows = reports[:, 0].astype(np.int64)
-        bits = np.ascontiguousarray(reports[:, 1:]).astype(np.uint8)
         out = np.zeros((self._depth, self._width), dtype=np.int64)
-        order = np.argsort(rows, kind="stable")
-        rows, bits = rows[order], bits[order]
-        # the reports of each row are contiguous now: sum each block's bits (a column sum of
-        # contiguous rows is fast; at most depth blocks, each unpacked in bounded chunks)
-        bounds = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1], True])
         if not rows.size:
             return out
-        for first, stop in itertools.pairwise(bounds):
-            total = out[rows[first]]
-            for sl in chunk_rows(int(stop - first), self._width):
-                block = bits[first + sl.start : first + sl.stop]
-                unpacked = np.unpackbits(block, axis=1, count=self._width)
-                total += unpacked.sum(axis=0, dtype=np.int64)
+        # the reports of each row made contiguous (a stable sort of the rows), then each
+        # row's block summed by column 64 bits at a time (bit_counts), never unpacked
+        order = np.argsort(rows, kind="stable")
+        bits = reports[order, 1:]
+        if bits.dtype != np.uint8:
+            bits = bits.astype(np.uint8)
+        sizes = np.bincount(rows, minlength=self._depth)
+        stops = np.cumsum(sizes)
+        for row in np.flatnonzero(sizes).tolist():
+            stop = int(stops[row])
+            out[row] = bit_counts(bits[stop - int(sizes[row]) : stop], self._width)
         return out
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
