@@ -62,8 +62,12 @@ DENSE_PAIRS = 1 << 22
 #: Fewest values of a numpy array that :func:`unique_items` groups by a fingerprint table
 #: before sorting the distinct ones (below it ``np.unique`` sorts them all).
 _GROUPED_VALUES = 1 << 12
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
+#: Slot bits of the first round of :func:`_groups` (a table that stays in cache), and the
+#: rounds before the entries left over are sorted.
+_FIRST_BITS = 16
+_ROUNDS = 4
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SPREADS = tuple(np.uint64(c) for c in (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93))
 
 
 def item_bytes(value: object, name: str = "values") -> bytes:
@@ -102,12 +106,15 @@ def item_bytes(value: object, name: str = "values") -> bytes:
     )
 
 
-def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.ndarray]:
+def unique_items(
+    values: object, name: str = "values", *, sort: bool = True
+) -> tuple[list[bytes], np.ndarray]:
     """The distinct items of a 1-D collection (byte strings) and each user's index into them.
 
-    A numpy array of strings, byte strings or integers is deduplicated by ``np.unique``
-    (vectorised); any other sequence by a dictionary. A single string or byte string is
-    refused (it is one item, not a list of them). Messages never echo an item.
+    A numpy array of strings, byte strings or integers is grouped exactly and vectorised
+    (a checked fingerprint table for large arrays, then ``np.unique`` of the distinct
+    values); any other sequence by a dictionary. A single string or byte string is refused
+    (it is one item, not a list of them). Messages never echo an item.
 
     Parameters
     ----------
@@ -115,6 +122,9 @@ def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.
         One item per user.
     name : str
         The argument's name in error messages.
+    sort : bool, default True
+        Whether the distinct items of a numpy array come in ``np.unique``'s order (else in
+        an unspecified order, which saves a pass over the users; the groups are the same).
 
     Returns
     -------
@@ -134,7 +144,7 @@ def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.
         if values.ndim != 1:
             raise ValueError(f"{name} must be 1-D (one item per user), got shape {values.shape}")
         if values.dtype.kind in "iuUS":
-            uniq, back = _sorted_unique(values)
+            uniq, back = _distinct(values, sort)
             distinct = [item_bytes(v, name) for v in uniq.tolist()]
             return distinct, back
         if values.dtype.kind != "O":
@@ -170,63 +180,129 @@ def unique_items(values: object, name: str = "values") -> tuple[list[bytes], np.
     return unique, inverse
 
 
-def _byte_columns(values: np.ndarray) -> np.ndarray:
-    """The bytes of each entry of a 1-D array as columns of unsigned words, one contiguous
-    row per word position (equal entries, equal columns: numpy pads strings with zeros)."""
+def _key_words(values: np.ndarray) -> np.ndarray:
+    """Each entry of a 1-D integer, ``U`` or ``S`` array as a row of ``uint64`` words, without
+    loss: two rows are equal exactly when ``np.unique`` finds the two entries equal.
+
+    An integer is its value as ``int64`` or ``uint64`` (one word). A string is its stored
+    bytes, zero-padded to whole words: numpy pads every entry with zeros to the itemsize
+    and strips trailing zeros from what it returns, so equal bytes are equal strings. A
+    ``U`` array whose characters are all below 256 (text that is mostly ASCII) keeps one
+    byte per character instead of four, still without loss.
+    """
+    n = values.size
+    if values.dtype.kind in "iu":
+        wide = values.astype(np.int64 if values.dtype.kind == "i" else np.uint64, copy=False)
+        return wide.view(np.uint64).reshape(n, 1)
     values = np.ascontiguousarray(values)
     size = values.dtype.itemsize
-    word = next(w for w in (8, 4, 2, 1) if size % w == 0)
-    words = values.view(np.dtype(f"u{word}")).reshape(values.size, size // word)
-    return np.ascontiguousarray(words.T)
+    raw: np.ndarray = values.view(np.uint8).reshape(n, size)
+    if values.dtype.kind == "U" and size and n:
+        chars = raw.view(np.uint32)  # the characters (a swapped byte order is not narrowed)
+        if int(chars.max()) < 256:  # one byte per character holds every one of them
+            raw, size = chars, size // 4
+    padded = -(-max(size, 1) // 8) * 8
+    if raw.dtype == np.uint8 and padded == size:
+        return raw.view(np.uint64)
+    words = np.zeros((n, padded), dtype=np.uint8)
+    words[:, :size] = raw  # narrows the characters when raw holds them
+    return words.view(np.uint64)
+
+
+def _fingerprint(words: np.ndarray) -> np.ndarray:
+    """One ``uint64`` per row of key words (a polynomial in ``_MIX`` modulo ``2^64``): equal
+    rows, equal fingerprints; unequal rows rarely (the grouping checks every row anyway)."""
+    out = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        out *= _MIX
+        out += words[:, j]
+    return out
+
+
+def _slots(fingerprint: np.ndarray, salt: int, bits: int) -> np.ndarray:
+    """A slot in ``0 .. 2^bits - 1`` for every fingerprint: the top bits of a multiplicative
+    hash after an xor-shift, a different multiplier for every ``salt``."""
+    mixed = fingerprint ^ (fingerprint >> np.uint64(29))
+    mixed *= _SPREADS[salt % len(_SPREADS)]
+    mixed >>= np.uint64(64 - bits)
+    return mixed.astype(np.intp)
 
 
 def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(first, group)``: one index per distinct value (each value's representative) and
     each entry's group, ``values[i] == values[first[group[i]]]``, without sorting ``values``.
 
-    Each entry's fingerprint (a multiplicative hash of its bytes) picks a slot of a table
-    of about ``4 n`` slots; the last entry written to a slot represents it. An entry is
-    grouped with its slot's representative only when their bytes are equal (checked, so
-    that the grouping is exact whatever the fingerprints do); the entries of values that
-    lost their slot to another value are grouped by ``np.unique``.
+    Every entry's key words (:func:`_key_words`, lossless) are fingerprinted and the
+    fingerprint picks a slot of a table (``2^16`` slots at first, so that it stays in
+    cache); one entry written to each slot represents it. An entry joins its slot's group
+    only when its key words equal the representative's, every word checked, so the
+    grouping is exact whatever the fingerprints do. A value whose slot went to another
+    value has none of its entries grouped (the slot is a function of the value), so the
+    entries left over are grouped again, apart, with another slot hash and a table sized
+    to them; after a few rounds ``np.unique`` sorts whatever is left.
     """
-    columns = _byte_columns(values)
+    words = _key_words(values)
     n = values.size
-    mixed = np.full(n, _GOLDEN, dtype=np.uint64)
-    for column in columns:
-        mixed ^= column
-        mixed *= _MIX
-    bits = min(24, n.bit_length() + 2)
-    index = np.int32 if n < 1 << 31 else np.int64
-    slot = (mixed >> np.uint64(64 - bits)).astype(index)
-    del mixed
-    owner = np.empty(1 << bits, dtype=index)  # only written slots are read
-    everyone = np.arange(n, dtype=index)
-    owner[slot] = everyone
-    representative = owner[slot]
-    same = columns[0][representative] == columns[0]
-    for column in columns[1:]:
-        same &= column[representative] == column
-    first = np.flatnonzero(representative == everyone)
-    owner[slot[first]] = np.arange(first.size, dtype=index)  # slot -> group
-    group = owner[slot].astype(np.int64)
-    rest = np.flatnonzero(~same)
-    if rest.size:
-        _, where, back = np.unique(values[rest], return_index=True, return_inverse=True)
-        group[rest] = first.size + np.asarray(back, dtype=np.int64).reshape(-1)
-        first = np.concatenate([first, rest[where]])
-    return first, group
+    fingerprint = _fingerprint(words)
+    group = np.empty(0, dtype=np.int64)
+    firsts: list[np.ndarray] = []
+    count = 0
+    pending: np.ndarray | None = None  # None: every entry
+    for round_ in range(_ROUNDS):
+        size = n if pending is None else pending.size
+        if not size:
+            break
+        bits = _FIRST_BITS if round_ == 0 else min(24, max(_FIRST_BITS, size.bit_length() + 2))
+        prints = fingerprint if pending is None else fingerprint[pending]
+        keys = words if pending is None else words[pending]
+        slot = _slots(prints, round_, bits)
+        owner = np.full(1 << bits, -1, dtype=np.intp)
+        owner[slot] = np.arange(size, dtype=np.intp)  # some entry of each slot is left
+        used = np.flatnonzero(owner >= 0)
+        first = owner[used]
+        table = np.empty(1 << bits, dtype=np.uint64)  # only the used slots are read
+        same = np.ones(size, dtype=bool)
+        for j in range(keys.shape[1]):
+            column = keys[:, j]
+            table[used] = column[first]
+            if j:
+                same &= np.take(table, slot) == column
+            else:
+                same = np.take(table, slot) == column
+        number = np.empty(1 << bits, dtype=np.int64)
+        number[used] = np.arange(count, count + used.size)
+        local = np.take(number, slot)
+        count += used.size
+        if pending is None:  # the first round: every entry, in order
+            firsts.append(first)
+            group = local
+            if same.all():
+                return first, group
+            pending = np.flatnonzero(~same)
+            continue
+        firsts.append(pending[first])
+        group[pending[same]] = local[same]
+        pending = pending[~same]
+    if pending is not None and pending.size:
+        _, where, back = np.unique(values[pending], return_index=True, return_inverse=True)
+        group[pending] = count + np.asarray(back, dtype=np.int64).reshape(-1)
+        firsts.append(pending[where])
+    return np.concatenate(firsts), group
 
 
-def _sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` (the inverse as int64): large arrays are
-    grouped by :func:`_groups` first, so that only their distinct values are sorted."""
+def _distinct(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an integer or string array and each entry's index into them
+    (int64): ``np.unique(values, return_inverse=True)`` when ``sort``, else the same groups
+    in an unspecified order. Large arrays are grouped by :func:`_groups` first, so that
+    only their distinct values are sorted."""
     if values.size < _GROUPED_VALUES:
         uniq, back = np.unique(values, return_inverse=True)
         return uniq, np.asarray(back, dtype=np.int64).reshape(-1)
     first, group = _groups(values)
+    if not sort:
+        return values[first], group
     uniq, rank = np.unique(values[first], return_inverse=True)
-    return uniq, np.asarray(rank, dtype=np.int64).reshape(-1)[group]
+    return uniq, np.take(np.asarray(rank, dtype=np.int64).reshape(-1), group)
 
 
 def check_items(values: object, name: str = "values") -> list[bytes]:

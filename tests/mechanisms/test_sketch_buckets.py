@@ -128,26 +128,62 @@ def test_queries_reuse_the_hashes_of_privatize():
     assert np.allclose(sketch.count(names), expected, rtol=1e-12, atol=1e-9)
 
 
+def _strings(seed: int, count: int, alphabet: str, longest: int) -> np.ndarray:
+    gen = np.random.default_rng(seed)
+    letters = np.array(list(alphabet))
+    return np.array(
+        ["".join(gen.choice(letters, size=int(s))) for s in gen.integers(0, longest + 1, count)]
+    )
+
+
 @pytest.mark.parametrize(
     "values",
     [
         np.array([f"item-{i}" for i in np.random.default_rng(0).integers(0, 900, 9000)]),
         np.array([f"é{i}" for i in np.random.default_rng(1).integers(0, 5, 5000)]),
+        _strings(7, 6000, "ab\x00", 5),  # empty strings, inner and trailing NULs
+        _strings(8, 6000, "aé€😀\x00", 3),  # characters of 1 to 4 UTF-8 bytes
+        _strings(9, 5000, "xy", 17).astype(">U17"),  # swapped byte order
+        np.array([f"k{i}" for i in range(80_000)] * 2),  # more values than the first table
         np.random.default_rng(2).integers(-(2**40), 2**40, 6000),
         np.random.default_rng(3).integers(0, 30, 5000).astype(np.int8),
-        np.array([b"a", b"a\x00b", b"", b"ab"] * 1500),
+        np.random.default_rng(5).integers(0, 2**64, 6000, dtype=np.uint64) | (1 << 63),
+        np.array([b"a", b"a\x00b", b"", b"ab", b"a\x00", b"\x00"] * 1500),
         np.random.default_rng(4).integers(0, 7000, 7000).astype(">u4"),
     ],
-    ids=["strings", "unicode", "int64", "int8", "bytes", "big-endian"],
+    ids=[
+        "strings",
+        "unicode",
+        "nuls",
+        "utf8-widths",
+        "big-endian-text",
+        "many",
+        "int64",
+        "int8",
+        "uint64-high",
+        "bytes",
+        "big-endian",
+    ],
 )
-@pytest.mark.parametrize("collide", [False, True])
+@pytest.mark.parametrize("collide", ["none", "all", "some"])
 def test_grouping_is_np_unique(values, collide, monkeypatch):
-    """The fingerprint table gives ``np.unique``'s answer exactly, also when every
-    fingerprint is equal (then one value keeps the slot, the rest are sorted)."""
-    if collide:
-        monkeypatch.setattr(items_module, "_MIX", np.uint64(0))
+    """The fingerprint table gives ``np.unique``'s answer exactly (numpy's equality: a
+    trailing NUL is no character of a numpy string), also when every fingerprint is equal
+    (then each round groups one value per table and the rest are sorted) or takes one of
+    seven values (some values share a slot in every round); unsorted, the same groups."""
+    if collide == "all":
+        monkeypatch.setattr(
+            items_module, "_fingerprint", lambda words: np.zeros(words.shape[0], np.uint64)
+        )
+    elif collide == "some":
+        monkeypatch.setattr(items_module, "_fingerprint", lambda words: words[:, 0] % np.uint64(7))
     uniq, back = np.unique(values, return_inverse=True)
+    back = np.asarray(back).reshape(-1)
     distinct, inverse = unique_items(values)
     assert distinct == [items_module.item_bytes(v) for v in uniq.tolist()]
     assert inverse.dtype == np.int64
-    assert np.array_equal(inverse, np.asarray(back).reshape(-1))
+    assert np.array_equal(inverse, back)
+    loose, index = unique_items(values, sort=False)
+    assert sorted(loose) == sorted(distinct)
+    assert index.dtype == np.int64
+    assert [loose[i] for i in index.tolist()] == [distinct[i] for i in back.tolist()]

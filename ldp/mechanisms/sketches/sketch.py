@@ -491,7 +491,7 @@ class CMS(CountMeanSketch):
         stream in, so the bytes and the reports are those of one call for every user), so
         that the temporaries are a fixed size besides the report.
         """
-        unique, inverse = unique_items(values)
+        unique, inverse = unique_items(values, sort=False)
         gen = check_random_state(rng)
         n = inverse.size
         out = np.empty((n, 1 + (self._width + 7) // 8), dtype=self.codec.native_dtype)
@@ -628,7 +628,7 @@ class HCMS(CountMeanSketch):
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """``(row, coefficient, bit)`` per user: ``randint(depth)`` for every user, then
         ``randint(width)`` for every user, then the keep-or-flip coin of every user."""
-        unique, inverse = unique_items(values)
+        unique, inverse = unique_items(values, sort=False)
         gen = check_random_state(rng)
         n = inverse.size
         out = np.empty((n, 3), dtype=np.int64)  # written in place, signs in blocks of users
