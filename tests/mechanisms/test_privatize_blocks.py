@@ -162,13 +162,14 @@ def reference_bucket(salt: str, row: int, item: bytes, width: int) -> int:
 
 @pytest.mark.parametrize(("width", "depth", "items"), [(64, 4, 30), (8, 2, 3000), (2, 1, 2)])
 def test_hcms_in_blocks_is_hcms_whole(width, depth, items, monkeypatch):
-    """Rows, then coefficients, then coins of every user; the bit says whether the kept or
-    flipped sign ``(-1)^popcount(coefficient & bucket)`` is +1 (hashes by hashlib)."""
+    """From a byte stream: rows, then coefficients, then coins of every user; the bit says
+    whether the kept or flipped sign ``(-1)^popcount(coefficient & bucket)`` is +1 (hashes
+    by hashlib)."""
     monkeypatch.setattr(sampling, "STREAM_DRAWS", 40)
     mech = HCMS(1.5, width=width, depth=depth, salt="b")
     x = np.array([f"i{v}" for v in np.random.default_rng(2).integers(0, items, (1 << 17) + 9)])
     law = ExactLaw(mech.sampler()["keep"])
-    for one, two in sources(3):
+    for one, two in sources(3)[1:]:  # a byte stream (a Generator takes the word path)
         got = mech.privatize(x, rng=one)
         rows, cols = randint(two, depth, x.size), randint(two, width, x.size)
         flip = choose(two, [law], np.zeros(x.size, dtype=int))

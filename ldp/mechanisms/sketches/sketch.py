@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import abc
 import math
+from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
@@ -55,6 +56,7 @@ from ldp._validation import (
     describe,
     scalar_or_array,
 )
+from ldp._words import WordCoin
 from ldp.channel import Channel
 from ldp.core import Estimate, Field, Items, Mechanism, ReportCodec, check_confidence
 from ldp.mechanisms._hashing import fwht, parity
@@ -70,6 +72,7 @@ from ldp.mechanisms.limits import (
 )
 from ldp.mechanisms.sketches.buckets import BucketCache
 from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts, is_single_item
+from ldp.mechanisms.sketches.words import INDEX_BITS, privatize_words
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
 
@@ -211,8 +214,9 @@ class CountMeanSketch(Frozen, Mechanism):
         """Apple's ``c_eps``: the scale that makes a report's indicator unbiased."""
 
     @abc.abstractmethod
-    def _sums(self, reports: np.ndarray) -> np.ndarray:
-        """The ``(depth, width)`` integer sums of validated native reports."""
+    def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(depth, width)`` integer sums of validated native reports, and the number of
+        reports of each row."""
 
     @abc.abstractmethod
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
@@ -221,8 +225,8 @@ class CountMeanSketch(Frozen, Mechanism):
     def aggregate(self, reports: ArrayLike) -> SketchCounts:
         """The statistic of ``reports`` (checked by the :attr:`codec`; add chunks with ``+``)."""
         native = self.codec.from_rows(reports)
-        rows = np.bincount(native[:, 0].astype(np.int64), minlength=self._depth)
-        return SketchCounts(self._sums(native), rows, int(native.shape[0]), self.key)
+        sums, rows = self._sums(native)
+        return SketchCounts(sums, rows, int(native.shape[0]), self.key)
 
     def empty_statistic(self) -> SketchCounts:
         """The statistic of zero reports (the neutral element of ``+``)."""
@@ -512,23 +516,23 @@ class CMS(CountMeanSketch):
             out[block, 1:] = self._sue.privatize(buckets, rng=gen)
         return out
 
-    def _sums(self, reports: np.ndarray) -> np.ndarray:
+    def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = reports[:, 0].astype(np.int64)
         out = np.zeros((self._depth, self._width), dtype=np.int64)
+        sizes = np.bincount(rows, minlength=self._depth)
         if not rows.size:
-            return out
+            return out, sizes
         # the reports of each row made contiguous (a stable sort of the rows), then each
         # row's block summed by column 64 bits at a time (bit_counts), never unpacked
         order = np.argsort(rows, kind="stable")
         bits = reports[order, 1:]
         if bits.dtype != np.uint8:
             bits = bits.astype(np.uint8)
-        sizes = np.bincount(rows, minlength=self._depth)
         stops = np.cumsum(sizes)
         for row in np.flatnonzero(sizes).tolist():
             stop = int(stops[row])
             out[row] = bit_counts(bits[stop - int(sizes[row]) : stop], self._width)
-        return out
+        return out, sizes
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
         ones = counts.counts.astype(np.float64)
@@ -595,6 +599,7 @@ class HCMS(CountMeanSketch):
         self._odds = exp_down(self._eps_budget)
         self._law = ExactLaw([self._odds, 1.0])  # keep the sign : flip it
         keep, flip = self._law.weights
+        self._coin = WordCoin(Fraction(keep) / (Fraction(keep) + Fraction(flip)))  # P(keep)
         self._c = (keep + flip) / (keep - flip)
 
     @property
@@ -627,15 +632,22 @@ class HCMS(CountMeanSketch):
 
     def privatize(self, values: ArrayLike, *, rng: object = None) -> np.ndarray:
         """``(row, coefficient, bit)`` per user: ``randint(depth)`` for every user, then
-        ``randint(width)`` for every user, then the keep-or-flip coin of every user."""
+        ``randint(width)`` for every user, then the keep-or-flip coin of every user.
+
+        A numpy ``Generator`` (a simulation) draws the same law from one word per user
+        instead (``ldp.mechanisms.sketches.words``) when ``width <= 2^16``.
+        """
         unique, inverse = unique_items(values, sort=False)
         gen = check_random_state(rng)
         n = inverse.size
         out = np.empty((n, 3), dtype=np.int64)  # written in place, signs in blocks of users
+        table = self._buckets.tabulated(unique, n)
+        if isinstance(gen, np.random.Generator) and self._width <= 1 << INDEX_BITS:
+            self._privatize_words(gen, unique, inverse, table, out)
+            return out
         randint_into(gen, self._depth, out[:, 0])
         randint_into(gen, self._width, out[:, 1])
         flip = choose_streamed(gen, self._law, n)  # 1: flip the sign
-        table = self._buckets.tabulated(unique, n)
         whole = (
             self._buckets.buckets(out[:, 0], unique, inverse)
             if table is None
@@ -648,12 +660,47 @@ class HCMS(CountMeanSketch):
             out[block, 2] = parity(cols & buckets) == flip[block]  # +1 kept, or -1 flipped
         return out
 
-    def _sums(self, reports: np.ndarray) -> np.ndarray:
-        # count the reports of each (row, coefficient, bit) in one integer bincount
-        index = (reports[:, 0] * self._width + reports[:, 1]) * 2 + reports[:, 2]
+    def _privatize_words(
+        self,
+        gen: np.random.Generator,
+        unique: list[bytes],
+        inverse: np.ndarray,
+        table: np.ndarray | None,
+        out: np.ndarray,
+    ) -> None:
+        """The simulation path: the draws of one word per user, and each user's bucket
+        read from the items' table in the same pass (or, without a table, hashed per pair
+        once every row is drawn)."""
+        depth = self._depth
+        if table is not None:
+            flat = table.astype(np.uint16).ravel()  # buckets below width <= 2^16
+
+            def buckets(block: slice, rows: np.ndarray) -> np.ndarray:
+                at = inverse[block] * depth
+                at += rows
+                return np.take(flat, at)
+
+            privatize_words(gen, self._coin, depth, self._width, out, buckets)
+            return
+        privatize_words(gen, self._coin, depth, self._width, out)  # out[:, 2]: keep
+        whole = self._buckets.buckets(out[:, 0], unique, inverse)
+        for start in range(0, out.shape[0], STREAM_DRAWS):
+            block = slice(start, start + STREAM_DRAWS)
+            out[block, 2] ^= parity(out[block, 1] & whole[block])
+
+    def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # count the reports of each (row, coefficient, bit) by integer bincounts, a block of
+        # reports at a time (the index temporaries stay in cache)
         size = self._depth * self._width
-        tally = np.bincount(index, minlength=2 * size).reshape(size, 2)
-        return (tally[:, 1] - tally[:, 0]).reshape(self._depth, self._width)
+        tally = np.zeros(2 * size, dtype=np.int64)
+        for start in range(0, reports.shape[0], STREAM_DRAWS):
+            block = reports[start : start + STREAM_DRAWS]
+            index = block[:, 0] * (2 * self._width)
+            index += block[:, 1] * 2
+            index += block[:, 2]
+            tally += np.bincount(index, minlength=2 * size)
+        pairs = tally.reshape(self._depth, self._width, 2)
+        return pairs[:, :, 1] - pairs[:, :, 0], pairs.sum(axis=(1, 2))
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
         transformed = fwht(counts.counts)  # exact integers: |entries| <= n width < 2^53
