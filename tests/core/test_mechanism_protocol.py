@@ -100,6 +100,25 @@ def test_codec_round_trips_and_refuses_what_cannot_be_output(mechanism):
         codec.from_rows(np.zeros((2, codec.width + 1)))
 
 
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.random.default_rng(0).integers(-(2**40), 2**40, (1000, 3)),
+        np.random.default_rng(1).integers(0, 2**64, (999, 2), dtype=np.uint64),
+        np.random.default_rng(2).normal(size=(1001, 5)),
+        np.random.default_rng(3).integers(0, 9, (7, 12)).astype(np.uint8),
+    ],
+)
+def test_the_codecs_column_extremes_in_blocks_are_the_column_min_and_max(arr):
+    from ldp.core.codec import _column_extremes
+
+    for step in (1, 10, 256, 1 << 14):
+        low, high = _column_extremes(arr, step)
+        assert np.array_equal(low, arr.min(axis=0))
+        assert np.array_equal(high, arr.max(axis=0))
+        assert low.dtype == arr.dtype
+
+
 def test_the_same_bytes_give_the_same_reports(mechanism):
     values = valid_values(mechanism, 5, np.random.default_rng(2))
     data = np.random.default_rng(3).bytes(1 << 16)
