@@ -225,7 +225,7 @@ def _slots(fingerprint: np.ndarray, salt: int, bits: int) -> np.ndarray:
     mixed = fingerprint ^ (fingerprint >> np.uint64(29))
     mixed *= _SPREADS[salt % len(_SPREADS)]
     mixed >>= np.uint64(64 - bits)
-    return mixed.astype(np.intp)
+    return mixed.view(np.int64)  # below 2^bits: the same values, without a copy
 
 
 def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
