@@ -163,8 +163,10 @@ class ReportCodec:
                         block != np.floor(block), where, "is not a whole number", chunk
                     )
         if arr.size and not _dtype_within(arr.dtype, lows, highs):
-            mins, maxs = _column_extremes(arr)
-            if np.any(mins < lows) or np.any(maxs > highs):
+            # only the columns whose dtype can hold a value outside their range are read
+            need = ~_dtype_within_each(arr.dtype, lows, highs)
+            mins, maxs = _column_extremes(arr[:, need] if not need.all() else arr)
+            if np.any(mins < lows[need]) or np.any(maxs > highs[need]):
                 for chunk in _row_chunks(arr):
                     block = arr[chunk]
                     bad = (block < lows) | (block > highs)
@@ -210,6 +212,15 @@ def _dtype_within(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> bool:
         return False
     info = np.iinfo(dtype)
     return bool(info.min >= lows.max() and info.max <= highs.min())
+
+
+def _dtype_within_each(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """For every field, whether every value of ``dtype`` lies in its range (always ``False``
+    for a float dtype)."""
+    if dtype.kind not in "iu":
+        return np.zeros(lows.shape, dtype=bool)
+    info = np.iinfo(dtype)
+    return (lows <= info.min) & (highs >= info.max)
 
 
 def _column_extremes(arr: np.ndarray, step: int = 1 << 14) -> tuple[np.ndarray, np.ndarray]:

@@ -326,6 +326,24 @@ def test_the_privacy_channel_is_the_worst_pair():
 
 
 # ----------------------------------------------------------------------------- server
+def test_cms_reports_out_of_range_are_refused_in_their_own_dtype():
+    """Bytes of uint8 reports cannot leave their range, the row can; wider reports are
+    checked in every column."""
+    mech = CMS(1.0, width=64, depth=4)
+    reports = mech.privatize(np.array(["a", "b"] * 50), rng=0)
+    assert reports.dtype == np.uint8
+    bad = reports.copy()
+    bad[7, 0] = 4
+    with pytest.raises(ValueError, match=r"row 7\b.*row outside 0\.\.3"):
+        mech.aggregate(bad)
+    wide = reports.astype(np.int64)
+    wide[9, 3] = 256
+    with pytest.raises(ValueError, match=r"row 9\b"):
+        mech.aggregate(wide)
+    same, narrow = mech.aggregate(reports.astype(np.int64)), mech.aggregate(reports)
+    assert np.array_equal(same.counts, narrow.counts) and same.n == narrow.n == 100
+
+
 @pytest.mark.parametrize(
     ("width", "depth", "users"), [(1024, 16, 3000), (13, 5, 700), (64, 300, 90)]
 )

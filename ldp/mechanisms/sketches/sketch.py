@@ -522,10 +522,11 @@ class CMS(CountMeanSketch):
         sizes = np.bincount(rows, minlength=self._depth)
         if not rows.size:
             return out, sizes
-        # the reports of each row made contiguous (a stable sort of the rows), then each
-        # row's block summed by column 64 bits at a time (bit_counts), never unpacked
-        order = np.argsort(rows, kind="stable")
-        bits = reports[order, 1:]
+        # the reports of each row made contiguous (a stable sort of the narrow row column,
+        # a radix sort, and whole reports taken in that order), then each row's block summed
+        # by column 64 bits at a time (bit_counts), never unpacked
+        order = np.argsort(reports[:, 0], kind="stable")
+        bits = np.take(reports, order, axis=0)[:, 1:]
         if bits.dtype != np.uint8:
             bits = bits.astype(np.uint8)
         stops = np.cumsum(sizes)
