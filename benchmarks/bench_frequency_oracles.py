@@ -65,12 +65,9 @@ def draw_reference(name: str, n: int, k: int, seed: int) -> None:
     if name == "GRR":
         gen.random(n)
         gen.integers(0, k - 1, size=n)
-    elif name == "OUE":  # one byte per bit, 1/256 of them refined, one float per user
-        step = max(1, (1 << 22) // k)
-        for s in range(0, n, step):
-            gen.bytes(min(step, n - s) * k)
-        gen.random(n * k // 256)
-        gen.random(n)
+    elif name == "OUE":  # 16 bits per byte of eight coins, eight digit planes of own bits
+        gen.integers(0, 1 << 64, size=-(-n * ((k + 7) // 8) // 4), dtype=np.uint64)
+        gen.integers(0, 1 << 64, size=8 * -(-n // 64), dtype=np.uint64)
     elif name == "OLH":
         for top in mech._packing.word_sizes:
             gen.integers(0, top, size=n)
