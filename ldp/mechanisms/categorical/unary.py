@@ -77,6 +77,8 @@ def coin_bytes(p: Fraction) -> CoinBytes:
 #: three widening steps of :func:`bit_counts`.
 _LANE_ROWS = 255
 _GROUPS = (3, 5, 17)
+#: 64-bit words of packed rows counted at once (the temporaries stay in cache)
+_BLOCK_WORDS = 1 << 16
 #: the even lanes of width 1, 2 and 4 bits
 _MASKS = tuple(np.uint64(m) for m in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F))
 #: the bit of each byte (from the lowest) that the widening steps leave in each part
@@ -124,24 +126,31 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     rows, width = packed.shape
     per_row = -(-width // 8)
     totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [bit from the lowest, byte column]
-    step = _LANE_ROWS * max(1, (1 << 16) // (_LANE_ROWS * per_row))  # words per block
-    bulk = rows - rows % _LANE_ROWS if width % 8 == 0 else 0  # read in place
+    # blocks of about 2^16 words: whole lane blocks of rows, and of words when rows are wide
+    chunk = min(per_row, max(1, _BLOCK_WORDS // _LANE_ROWS))  # words of a block's rows
+    step = _LANE_ROWS * max(1, _BLOCK_WORDS // (_LANE_ROWS * chunk))
+    whole = chunk == per_row and width % 8 == 0
+    bulk = rows - rows % _LANE_ROWS if whole else 0  # read in place
     blocks = [(start, min(start + step, bulk)) for start in range(0, bulk, step)]
     blocks += [(start, min(start + step, rows)) for start in range(bulk, rows, step)]
     for start, stop in blocks:
         m = stop - start
-        owned = bool(width % 8 or m % _LANE_ROWS)
-        if owned:  # zero rows and columns up to whole blocks and words
-            block = np.zeros((-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * per_row), dtype=np.uint8)
-            block[:m, :width] = packed[start:stop]
-        else:
-            block = np.ascontiguousarray(packed[start:stop])
-            owned = not np.shares_memory(block, packed)
-        parts = [block.view("<u8")]
-        for level in range(len(_GROUPS)):
-            parts = _widen(parts, level, owned or level > 0)
-        for bit, counts in zip(_ORDER, parts):
-            totals[bit] += counts.view(np.uint8).sum(axis=0, dtype=np.int64)
+        for first in range(0, per_row, chunk):
+            columns = slice(8 * first, min(8 * (first + chunk), width))
+            owned = not whole or m % _LANE_ROWS != 0
+            if owned:  # zero rows and columns up to whole blocks and words
+                size = min(chunk, per_row - first)
+                block = np.zeros((-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * size), dtype=np.uint8)
+                block[:m, : columns.stop - columns.start] = packed[start:stop, columns]
+            else:
+                block = np.ascontiguousarray(packed[start:stop])
+                owned = not np.shares_memory(block, packed)
+            parts = [block.view("<u8")]
+            for level in range(len(_GROUPS)):
+                parts = _widen(parts, level, owned or level > 0)
+            for bit, counts in zip(_ORDER, parts):
+                sums = counts.view(np.uint8).sum(axis=0, dtype=np.int64)
+                totals[bit, 8 * first : 8 * first + sums.size] += sums
     v = np.arange(k)
     return totals[7 - v % 8, v // 8]
 
@@ -277,7 +286,7 @@ class UnaryEncoding(FrequencyOracle):
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """The simulation path: every byte of the report a pattern of eight independent
         coins with the other bits' probability, drawn by table from 16 random bits
-        (:class:`ldp._coin_bytes.CoinBytes`; rows in chunks of about ``2^16`` bytes, the
+        (:class:`ldp._coin_bytes.CoinBytes`; rows in chunks of about ``2^17`` bytes, the
         rare split cells refined at the end), then the bit of ``x`` replaced by an
         independent coin with its own (bit-sliced, :func:`ldp._words.coin_lanes`) and the
         pad bits cleared. The bits are independent with the law's probabilities, as in the
@@ -290,7 +299,7 @@ class UnaryEncoding(FrequencyOracle):
         sampler = coin_bytes(other_p)
         out = np.empty((x.size, width), dtype=np.uint8)
         flat = out.reshape(-1)
-        step = max(1, (1 << 16) // width) * width
+        step = max(1, (1 << 17) // width) * width
         where, halves = [], []
         for start in range(0, flat.size, step):
             split, half = sampler.fill(gen, flat[start : start + step])
