@@ -3,7 +3,9 @@ numpy needs to draw the random numbers each oracle consumes, and against the pee
 pure-ldp and multi-freq-ldpy, in one process: CPU time, the contenders of each ratio
 interleaved, median of three (``benchmarks/_timing.py``).
 
-The peers are found by importing their packages (``pip install ldpkit[bench]``; pure-ldp
+What each side of a peer ratio times is defined once, in ``benchmarks/_peers.py`` (the
+same runners serve ``bench_targets``, whose rows carry the verdicts). The peers are found by
+importing their packages (``pip install ldpkit[bench]``; pure-ldp
 needs ``xxhash < 4`` and imports statsmodels without declaring it); a peer that is not
 installed gives a "skipped" row. ``--peers PREFIX`` also appends a separate environment's
 site-packages to ``sys.path`` *after* the project's, so both sides use the same numpy::
@@ -30,32 +32,18 @@ import sys
 
 import numpy as np
 
+from benchmarks._peers import EPS, ORACLES, PEERS, ldpkit_run, peer_runner
+from benchmarks._peers import zipf as zipf_data
 from benchmarks._timing import Contender, interleaved, pin_threads
-from ldp.mechanisms import GRR, OLH, OUE, HadamardResponse
 from ldp.tasks import norm_mul
 
-EPS = 1.0
-ORACLES = {"GRR": GRR, "OUE": OUE, "OLH": OLH, "HR": HadamardResponse}
-
-
-def zipf_data(n: int, k: int, seed: int) -> np.ndarray:
-    weights = 1.0 / np.arange(1, k + 1) ** 1.1
-    return np.random.default_rng(seed).choice(k, size=n, p=weights / weights.sum())
-
-
-def ldpkit_run(name: str, x: np.ndarray, k: int, seed: int):
-    """One end-to-end run of the ldpkit oracle: a function returning its estimate."""
-    mech = ORACLES[name](k, EPS)
-
-    def go():
-        return mech.estimate(mech.aggregate(mech.privatize(x, rng=seed)))
-
-    return go
+#: the oracles of the table against the draw (each with its draw in :func:`draw_reference`)
+DRAWN = ("GRR", "OUE", "OLH", "HR")
 
 
 def against_draw(name: str, x: np.ndarray, k: int, seed: int):
     """``(estimate, ldpkit CPU s, draw CPU s)``: the two interleaved, median of three."""
-    go = ldpkit_run(name, x, k, seed)
+    go = ldpkit_run(name, x, k, rng=seed)
     box: list = [None]
 
     def ours() -> None:
@@ -77,12 +65,9 @@ def draw_reference(name: str, n: int, k: int, seed: int) -> None:
     if name == "GRR":
         gen.random(n)
         gen.integers(0, k - 1, size=n)
-    elif name == "OUE":  # one byte per bit, 1/256 of them refined, one float per user
-        step = max(1, (1 << 22) // k)
-        for s in range(0, n, step):
-            gen.bytes(min(step, n - s) * k)
-        gen.random(n * k // 256)
-        gen.random(n)
+    elif name == "OUE":  # 16 bits per byte of eight coins, eight digit planes of own bits
+        gen.integers(0, 1 << 64, size=-(-n * ((k + 7) // 8) // 4), dtype=np.uint64)
+        gen.integers(0, 1 << 64, size=8 * -(-n // 64), dtype=np.uint64)
     elif name == "OLH":
         for top in mech._packing.word_sizes:
             gen.integers(0, top, size=n)
@@ -98,62 +83,6 @@ def add_peer_path(prefix: str) -> None:
     for site in glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")):
         if site not in sys.path:
             sys.path.append(site)
-
-
-def pure_ldp_runner(name: str):
-    try:
-        from pure_ldp.frequency_oracles.direct_encoding import DEClient, DEServer
-        from pure_ldp.frequency_oracles.hadamard_response import (
-            HadamardResponseClient,
-            HadamardResponseServer,
-        )
-        from pure_ldp.frequency_oracles.local_hashing import LHClient, LHServer
-        from pure_ldp.frequency_oracles.unary_encoding import UEClient, UEServer
-    except ImportError:
-        return None
-
-    def ident(v):
-        return v
-
-    def run(x: np.ndarray, k: int) -> np.ndarray:
-        if name == "GRR":
-            client, server = DEClient(EPS, k, ident), DEServer(EPS, k, ident)
-        elif name == "OUE":
-            client = UEClient(EPS, k, use_oue=True, index_mapper=ident)
-            server = UEServer(EPS, k, use_oue=True, index_mapper=ident)
-        elif name == "OLH":
-            client = LHClient(EPS, k, use_olh=True, index_mapper=ident)
-            server = LHServer(EPS, k, use_olh=True, index_mapper=ident)
-        else:
-            server = HadamardResponseServer(EPS, k, index_mapper=ident)
-            client = HadamardResponseClient(EPS, k, server.get_hash_funcs(), index_mapper=ident)
-        for v in x.tolist():
-            server.aggregate(client.privatise(v))
-        counts = server.estimate_all(range(k), suppress_warnings=True)
-        return np.asarray(counts, dtype=float) / x.size
-
-    return run
-
-
-def multi_freq_runner(name: str):
-    try:
-        from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Aggregator_MI, GRR_Client
-        from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
-        from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Aggregator_MI, UE_Client
-    except ImportError:
-        return None
-    if name == "HR":
-        return None  # not provided by multi-freq-ldpy
-
-    def run(x: np.ndarray, k: int) -> np.ndarray:
-        values = x.tolist()
-        if name == "GRR":
-            return GRR_Aggregator_MI([GRR_Client(v, k, EPS) for v in values], k, EPS)
-        if name == "OUE":
-            return UE_Aggregator_MI([UE_Client(v, k, EPS, True) for v in values], EPS, True)
-        return LH_Aggregator_MI([LH_Client(v, k, EPS, True) for v in values], k, EPS, True)
-
-    return run
 
 
 # ----------------------------------------------------------------- main
@@ -172,13 +101,13 @@ def main() -> None:
         f"{'oracle':<5} {'k':>5} {'n':>8} {'cpu s':>7} {'draw s':>7} "
         f"{'x draw':>6} {'MSE':>10} {'n*MSE':>8}"
     )
-    for name in ORACLES:  # warm-up: first-touch page faults and imports are not timed
-        ldpkit_run(name, zipf_data(20_000, 64, seed=0), 64, seed=0)()
+    for name in DRAWN:  # warm-up: first-touch page faults and imports are not timed
+        ldpkit_run(name, zipf_data(20_000, 64, seed=0), 64, rng=0)()
     for k in (64, 1024):
         for n in sizes:
             x = zipf_data(n, k, seed=k + n)
             truth = np.bincount(x, minlength=k) / n
-            for name in ORACLES:
+            for name in DRAWN:
                 est, cpu, draw = against_draw(name, x, k, seed=1)
                 mse = float(np.mean((est - truth) ** 2))
                 print(
@@ -201,28 +130,25 @@ def main() -> None:
         x = zipf_data(n, k, seed=7 * k + n)
         truth = np.bincount(x, minlength=k) / n
         for name in ORACLES:
-            go = ldpkit_run(name, x, k, seed=3)
+            go = ldpkit_run(name, x, k)
             est = go()
             mse_raw = float(np.mean((est - truth) ** 2))
             mse_mul = float(np.mean((norm_mul(est) - truth) ** 2))
-            for label, factory in (
-                ("pure-ldp", pure_ldp_runner),
-                ("multi-freq-ldpy", multi_freq_runner),
-            ):
-                runner = factory(name)
-                if runner is None:
+            for label, _, _ in PEERS:
+                peer = peer_runner(label, name)
+                if peer is None:
                     print(
                         f"{label:<16} {name:<5} {k:>5} {n:>7}  skipped (not installed or no {name})"
                     )
                     continue
-                runner(x[:50], k)  # warm-up (numba compilation)
+                peer.run(x[:50], k)  # warm-up (numba compilation)
                 box: list = [None]
 
-                def peer(runner=runner, x=x, k=k, box=box) -> None:
-                    box[0] = runner(x, k)
+                def run_peer(run=peer.run, x=x, k=k, box=box) -> None:
+                    box[0] = run(x, k)
 
-                cpu_ours, cpu = interleaved([Contender("ldpkit", go), Contender(label, peer)])
-                mse_ours = mse_mul if label == "multi-freq-ldpy" else mse_raw
+                cpu_ours, cpu = interleaved([Contender("ldpkit", go), Contender(label, run_peer)])
+                mse_ours = mse_mul if peer.normalised else mse_raw
                 mse = float(np.mean((np.asarray(box[0]) - truth) ** 2))
                 print(
                     f"{label:<16} {name:<5} {k:>5} {n:>7} {cpu:8.2f} {mse:10.3e} "

@@ -8,8 +8,8 @@ median of three (``benchmarks/_timing.py``), with the baseline of every ratio na
   (width 1024, end to end with a query of every item, within 3x), OLH and BLH (k = 1024,
   within 3x; the peak of ``privatize`` over the report's size is recorded), subset
   selection (k = 64 and 1024, within 2x);
-* **SUE and OUE against multi-freq-ldpy** (end to end, its numba client one user at a time;
-  k = 1024 and k = 65536): at least 20x faster; skipped when it is not installed;
+* the peer libraries (every oracle end to end against pure-ldp and multi-freq-ldpy) are
+  compared in ``bench_targets``, by the one definition in ``benchmarks/_peers.py``;
 * **same-input composition** ``compose(channel, 20).delta(1)`` of a random 8 x 8 channel
   (compose and answer one query): at most 5x the adaptive bound
   ``compose(channel, 20, adaptive=True).delta(1)``; a loop over dp-accounting's PLDs of the
@@ -27,14 +27,10 @@ import tracemalloc
 import numpy as np
 
 from benchmarks._common import emit, parser, row
+from benchmarks._peers import zipf
 from benchmarks._timing import Contender, compare, pin_threads
 
 EPS = 1.0
-
-
-def zipf(n: int, k: int, seed: int) -> np.ndarray:
-    w = 1.0 / np.arange(1, k + 1) ** 1.1
-    return np.random.default_rng(seed).choice(k, size=n, p=w / w.sum())
 
 
 def traced_peak(fn) -> tuple[object, int]:
@@ -194,56 +190,6 @@ def subset_selection(n: int) -> list[dict]:
     return out
 
 
-# ----------------------------------------------------------------- against multi-freq-ldpy
-def unary_peers(sizes: tuple[tuple[int, int], ...]) -> list[dict]:
-    from ldp.mechanisms import OUE, SUE
-
-    out = []
-    present = importlib.util.find_spec("multi_freq_ldpy") is not None
-    for k, n in sizes:
-        x = zipf(n, k, 5)
-        for cls, optimal in ((SUE, False), (OUE, True)):
-            what = f"{cls.__name__} k={k} n={n:.0e} end to end"
-            if not present:
-                out.append(
-                    row(
-                        f"{what}: CPU time of multi-freq-ldpy / ldpkit's",
-                        None,
-                        "",
-                        ">= 20x",
-                        None,
-                        status="skipped",
-                        note="multi_freq_ldpy not installed",
-                    )
-                )
-                continue
-            from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Aggregator_MI, UE_Client
-
-            mech = cls(k, EPS)
-
-            def peer(optimal=optimal, k=k, x=x):
-                reports = [UE_Client(v, k, EPS, optimal) for v in x.tolist()]
-                return UE_Aggregator_MI(reports, EPS, optimal)
-
-            def ours(mech=mech, x=x):
-                return mech.estimate(mech.aggregate(mech.privatize(x, rng=1)))
-
-            UE_Client(0, k, EPS, optimal)  # numba compiles on the first call: not counted
-            ours()
-            judged, _ = compare(
-                what,
-                Contender("ldpkit", ours),
-                Contender(
-                    f"multi-freq-ldpy (UE_Client per user, UE_Aggregator_MI, optimal={optimal})",
-                    peer,
-                ),
-                20.0,
-                speedup=True,
-            )
-            out.append(judged)
-    return out
-
-
 # ----------------------------------------------------------------- same-input composition
 def composition(k: int, folds: int) -> list[dict]:
     from ldp import Channel
@@ -329,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
         "--only",
         nargs="*",
         default=None,
-        choices=["grr", "hcms", "hashing", "subset", "unary", "compose"],
+        choices=["grr", "hcms", "hashing", "subset", "compose"],
     )
     args = p.parse_args(argv)
     pinned = pin_threads()  # the runner also pins them before numpy is imported
@@ -340,7 +286,6 @@ def main(argv: list[str] | None = None) -> None:
         "hcms": lambda: hcms(n),
         "hashing": lambda: local_hashing(n),
         "subset": lambda: subset_selection(n),
-        "unary": lambda: unary_peers(((64, 200),) if quick else ((1024, 10_000), (65536, 500))),
         "compose": lambda: composition(4, 5) if quick else composition(8, 20),
     }
     rows = []

@@ -1,13 +1,14 @@
 """The performance targets of the project, measured as ratios against references run in the
 same process, each with a verdict.
 
-* frequency oracles end to end (privatize + aggregate + estimate, eps = 1) against pure-ldp
-  and multi-freq-ldpy, found by importing their packages, at k = 64, n = 1e5 and k = 1024,
-  n = 1e4 (the peers are O(n k) Python loops); target >= 50x pure-ldp, >= 20x
-  multi-freq-ldpy (GRR's ratios are reported without a verdict: its limit is the draw of
-  its random numbers, judged in ``bench_speed``); each row also records both one-run MSEs
-  (not judged: one run's MSE is noisy). A peer that is not installed, or lacks the oracle,
-  gives a skipped row;
+* frequency oracles end to end (privatize + aggregate + estimate, eps = 1; each side's
+  calls are defined once, in ``benchmarks/_peers.py``, and each row's name says the peer's)
+  against pure-ldp and multi-freq-ldpy, found by importing their packages, at k = 64,
+  n = 1e5, k = 1024, n = 1e4 and, for SUE and OUE, k = 65536, n = 500 (the peers are O(n k)
+  Python loops); target >= 50x pure-ldp, >= 20x multi-freq-ldpy (GRR's ratios are reported
+  without a verdict: its limit is the draw of its random numbers, judged in
+  ``bench_speed``); each row also records both one-run MSEs (not judged: one run's MSE is
+  noisy). A peer that is not installed, or lacks the oracle, gives a skipped row;
 * estimators on 1e6 rows x 4 columns, each in a fresh process: peak extra resident memory
   (target <= 4x the input's size); naive Bayes and logistic regression on 4 features of
   k = 32 and 5 classes: <= 5 s CPU and <= 600 MB peak, with scikit-learn's non-private
@@ -39,6 +40,7 @@ import sys
 import numpy as np
 
 from benchmarks._common import emit, parser, row
+from benchmarks._peers import LDPKIT, ORACLES, PEERS, ldpkit_run, peer_runner, zipf
 from benchmarks._timing import Contender, compare, interleaved, pin_threads
 
 EPS = 1.0
@@ -60,48 +62,40 @@ def skipped(benchmark: str, target: str, why: str) -> dict:
 
 
 # ----------------------------------------------------------------- frequency oracles vs peers
-def zipf(n: int, k: int, seed: int) -> np.ndarray:
-    w = 1.0 / np.arange(1, k + 1) ** 1.1
-    return np.random.default_rng(seed).choice(k, size=n, p=w / w.sum())
-
-
-def peers_rows(n: int, k: int) -> list[dict]:
-    from benchmarks.bench_frequency_oracles import ORACLES, multi_freq_runner, pure_ldp_runner
+def peers_rows(n: int, k: int, names: tuple[str, ...] = tuple(ORACLES)) -> list[dict]:
+    """Every oracle of ``names`` end to end against each peer (``benchmarks/_peers.py`` says
+    what each side times): one judged row per peer, with both one-run MSEs (not judged)."""
+    from ldp.tasks import norm_mul
 
     x = zipf(n, k, seed=7)
     truth = np.bincount(x, minlength=k) / n
     out = []
-    for name in ORACLES:
-        mech = ORACLES[name](k, EPS)
-
-        def ours(mech=mech):
-            return mech.estimate(mech.aggregate(mech.privatize(x, rng=3)))
-
+    for name in names:
+        ours = ldpkit_run(name, x, k)
         est = ours()  # also the warm-up
-        for label, package, factory, goal in (
-            ("pure-ldp", "pure_ldp", pure_ldp_runner, 50.0),
-            ("multi-freq-ldpy", "multi_freq_ldpy", multi_freq_runner, 20.0),
-        ):
+        for label, package, goal in PEERS:
             what = f"{name} k={k} n={n:.0e} end to end"
-            bench = f"{what}: CPU time of {label} / ldpkit's"
             target = "" if name == "GRR" else f">= {goal:g}x"
             if not installed(package):
+                bench = f"{what}: CPU time of {label} / ldpkit's"
                 out.append(skipped(bench, target, f"{package} not installed"))
                 continue
-            runner = factory(name)
-            if runner is None:
+            peer = peer_runner(label, name)
+            if peer is None:
+                bench = f"{what}: CPU time of {label} / ldpkit's"
                 out.append(skipped(bench, target, f"{label} has no {name}"))
                 continue
-            runner(x[:50], k)  # warm-up (numba compilation is not counted)
-            got = runner(x, k)
+            peer.run(x[:50], k)  # warm-up (numba compilation is not counted)
+            got = np.asarray(peer.run(x, k))
+            mine = norm_mul(est) if peer.normalised else est
             judged, _ = compare(
                 what,
-                Contender("ldpkit", ours),
-                Contender(label, lambda runner=runner: runner(x, k)),
+                Contender(LDPKIT, ours),
+                Contender(peer.label, lambda run=peer.run: run(x, k)),
                 goal,
                 speedup=True,
-                mse=float(np.mean((est - truth) ** 2)),
-                reference_mse=float(np.mean((np.asarray(got) - truth) ** 2)),
+                mse=float(np.mean((mine - truth) ** 2)),
+                reference_mse=float(np.mean((got - truth) ** 2)),
             )
             if name == "GRR":  # its limit is the draw (bench_speed): reported, not judged
                 judged.update(target="", ok=None)
@@ -376,7 +370,10 @@ def main(argv: list[str] | None = None) -> None:
         "peers": lambda: (
             peers_rows(2_000, 64)
             if quick
-            else peers_rows(100_000, 64) + peers_rows(10_000, 1024)  # peers are O(n k) in Python
+            # the peers are O(n k) in Python: fewer users at the larger k
+            else peers_rows(100_000, 64)
+            + peers_rows(10_000, 1024)
+            + peers_rows(500, 65536, ("SUE", "OUE"))
         ),
         "estimators": lambda: estimators(args.n or (5_000 if quick else 1_000_000)),
         "channels": lambda: channels(64 if quick else 1024),

@@ -99,6 +99,7 @@ LEAF_RANKS = {
     "ldp._sampling": 0,
     "ldp._warnings": 0,
     "ldp._words": 0,
+    "ldp._coin_bytes": 1,  # byte patterns of coins by table (_words: words)
     "ldp._formulas": 1,  # closed forms (_numerics: log_binomial)
     "ldp._exact": 1,  # exact arithmetic, on the device clients' constants (_device)
     "ldp._validation": 1,  # argument checks, on the random sources (_random)

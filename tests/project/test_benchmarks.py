@@ -4,6 +4,7 @@ skipped peer "ok", and the target measurements run end to end at tiny sizes."""
 
 import json
 
+import numpy as np
 import pytest
 
 from benchmarks import _timing, bench_collector, bench_speed, bench_targets, run, table
@@ -39,6 +40,43 @@ def test_missing_peer_package_gives_a_skipped_row(monkeypatch):
     monkeypatch.setattr(bench_targets, "installed", lambda package: False)
     rows = [r for r in bench_targets.peers_rows(200, 8) if "/ ldpkit's" in r["benchmark"]]
     assert rows and all(r["status"] == "skipped" and r["ok"] is None for r in rows)
+
+
+def test_peer_rows_name_exactly_what_the_peer_runs(monkeypatch):
+    from benchmarks import _peers
+
+    calls = []
+
+    def fake(peer, name):
+        def run(x, k):
+            calls.append((peer, name, x.size))
+            return np.full(k, 1.0 / k)
+
+        return _peers.PeerRun(f"{peer} (its client per user, its aggregator)", run)
+
+    monkeypatch.setattr(bench_targets, "installed", lambda package: True)
+    monkeypatch.setattr(bench_targets, "peer_runner", fake)
+    rows = bench_targets.peers_rows(200, 8, ("OUE",))
+    assert [r["benchmark"] for r in rows] == [
+        f"OUE k=8 n=2e+02 end to end: CPU time of {peer} (its client per user, its aggregator)"
+        " / ldpkit's"
+        for peer in ("pure-ldp", "multi-freq-ldpy")
+    ]
+    assert [r["target"] for r in rows] == [">= 50x", ">= 20x"]
+    assert all(r["value"] > 0 and isinstance(r["ok"], bool) for r in rows)
+    assert {(peer, size) for peer, _, size in calls} >= {("pure-ldp", 200), ("multi-freq-ldpy", 50)}
+    with pytest.raises(ValueError, match="peer must be"):
+        _peers.peer_runner("another", "OUE")
+
+
+def test_the_ldpkit_side_of_a_peer_row_estimates_the_frequencies():
+    from benchmarks import _peers
+
+    x = _peers.zipf(20_000, 8, seed=1)
+    for name in _peers.ORACLES:
+        estimate = _peers.ldpkit_run(name, x, 8, rng=0)()
+        truth = np.bincount(x, minlength=8) / x.size
+        assert np.max(np.abs(estimate - truth)) < 0.1, name  # sd at most ~0.03 per value
 
 
 def test_targets_run_at_tiny_sizes():

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp._coin_bytes import CoinBytes
 from ldp._exact import (
     certified_epsilon,
     exp_down,
@@ -66,17 +67,53 @@ def check_pad_bits(k: int):
     return check
 
 
-#: Rows summed at once by :func:`bit_counts` (a byte lane holds up to 255).
+@functools.lru_cache(maxsize=64)
+def coin_bytes(p: Fraction) -> CoinBytes:
+    """The byte sampler of the coin ``p`` (its table built once per probability)."""
+    return CoinBytes(p)
+
+
+#: Rows whose bits one byte lane sums (at most 255); 3 * 5 * 17, the row groups of the
+#: three widening steps of :func:`bit_counts`.
 _LANE_ROWS = 255
-_ONES = np.uint64(0x0101010101010101)
+_GROUPS = (3, 5, 17)
+#: 64-bit words of packed rows counted at once (the temporaries stay in cache)
+_BLOCK_WORDS = 1 << 16
+#: the even lanes of width 1, 2 and 4 bits
+_MASKS = tuple(np.uint64(m) for m in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F))
+#: the bit of each byte (from the lowest) that the widening steps leave in each part
+_ORDER = (0, 4, 2, 6, 1, 5, 3, 7)
+
+
+def _widen(parts: list[np.ndarray], level: int, owned: bool) -> list[np.ndarray]:
+    """Each part (rows of 64-bit words of ``2^level``-bit counters) split into its even and
+    odd counters, each in a counter twice as wide, and its rows summed in ``_GROUPS[level]``
+    groups (so that no counter overflows: 3 rows of bits fit 2 bits, 5 rows of those 4
+    bits, 17 rows of those 8 bits); the sums are written over the first group's rows, and
+    the parts are overwritten when ``owned``."""
+    mask, groups, shift = _MASKS[level], _GROUPS[level], np.uint64(1 << level)
+    out = []
+    for words in parts:
+        odd = words >> shift
+        odd &= mask
+        even = np.bitwise_and(words, mask, out=words if owned else None)
+        for lanes in (even, odd):
+            grouped = lanes.reshape(groups, lanes.shape[0] // groups, -1)
+            total = grouped[0]
+            for more in grouped[1:]:
+                total += more
+            out.append(total)
+    return out
 
 
 def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     """Column sums of bit-packed rows, 64 bits at a time: the rows viewed as little-endian
-    64-bit words, bit ``j`` of every byte moved to the byte's lowest bit
-    (``(w >> j) & 0x0101010101010101``) and the words summed over at most 255 rows at once,
-    each byte lane counting one column (no carry crosses a lane); bit ``v`` is bit
-    ``7 - v % 8`` of byte ``v // 8``.
+    64-bit words and summed as counters within the words, in blocks of 255 rows: the bits
+    split into even and odd 2-bit counters summed over 3 rows, those into 4-bit counters
+    summed over 5 of those rows, those into byte counters summed over 17 (no counter
+    overflows, no carry crosses one); each of the eight resulting parts holds one bit of
+    every byte, counted over 255 rows, and is added up in ``int64``. Bit ``v`` is bit
+    ``7 - v % 8`` of byte ``v // 8``; rows are zero-padded to whole blocks and words.
 
     Examples
     --------
@@ -89,19 +126,31 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     rows, width = packed.shape
     per_row = -(-width // 8)
     totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [bit from the lowest, byte column]
-    shifts = np.arange(8, dtype=np.uint64)[:, None, None]
-    step = max(1, min(_LANE_ROWS, (1 << 15) // per_row))  # small blocks stay in cache
-    for start in range(0, rows, step):
-        stop = min(start + step, rows)
-        if width % 8:
-            block = np.zeros((stop - start, 8 * per_row), dtype=np.uint8)
-            block[:, :width] = packed[start:stop]
-        else:
-            block = np.ascontiguousarray(packed[start:stop])
-        spread = block.view("<u8")[None, :, :] >> shifts  # (8, rows, words)
-        spread &= _ONES
-        sums = spread.sum(axis=1, dtype=np.uint64).astype("<u8", copy=False)
-        totals += sums.view(np.uint8).reshape(8, -1)
+    # blocks of about 2^16 words: whole lane blocks of rows, and of words when rows are wide
+    chunk = min(per_row, max(1, _BLOCK_WORDS // _LANE_ROWS))  # words of a block's rows
+    step = _LANE_ROWS * max(1, _BLOCK_WORDS // (_LANE_ROWS * chunk))
+    whole = chunk == per_row and width % 8 == 0
+    bulk = rows - rows % _LANE_ROWS if whole else 0  # read in place
+    blocks = [(start, min(start + step, bulk)) for start in range(0, bulk, step)]
+    blocks += [(start, min(start + step, rows)) for start in range(bulk, rows, step)]
+    for start, stop in blocks:
+        m = stop - start
+        for first in range(0, per_row, chunk):
+            columns = slice(8 * first, min(8 * (first + chunk), width))
+            owned = not whole or m % _LANE_ROWS != 0
+            if owned:  # zero rows and columns up to whole blocks and words
+                size = min(chunk, per_row - first)
+                block = np.zeros((-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * size), dtype=np.uint8)
+                block[:m, : columns.stop - columns.start] = packed[start:stop, columns]
+            else:
+                block = np.ascontiguousarray(packed[start:stop])
+                owned = not np.shares_memory(block, packed)
+            parts = [block.view("<u8")]
+            for level in range(len(_GROUPS)):
+                parts = _widen(parts, level, owned or level > 0)
+            for bit, counts in zip(_ORDER, parts):
+                sums = counts.view(np.uint8).sum(axis=0, dtype=np.int64)
+                totals[bit, 8 * first : 8 * first + sums.size] += sums
     v = np.arange(k)
     return totals[7 - v % 8, v // 8]
 
@@ -235,32 +284,38 @@ class UnaryEncoding(FrequencyOracle):
         return out
 
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        """The simulation path (``ldp._words``): every bit a lane of bit-sliced coins with the
-        other bits' probability, then the bit of ``x`` replaced by an independent coin with its
-        own; rows in chunks of about ``2^20`` coins. The bits are independent with the law's
-        probabilities, as in the byte protocol, drawn in another order."""
+        """The simulation path: every byte of the report a pattern of eight independent
+        coins with the other bits' probability, drawn by table from 16 random bits
+        (:class:`ldp._coin_bytes.CoinBytes`; rows in chunks of about ``2^17`` bytes, the
+        rare split cells refined at the end), then the bit of ``x`` replaced by an
+        independent coin with its own (bit-sliced, :func:`ldp._words.coin_lanes`) and the
+        pad bits cleared. The bits are independent with the law's probabilities, as in the
+        byte protocol, drawn in another order."""
         k, width = self._k, (self._k + 7) // 8
-        per_row = -(-width // 8)  # 64-bit words of coins per row
         own_p, other_p = (
             Fraction(law.weights[0]) / sum(map(Fraction, law.weights))
             for law in (self._own, self._other)
         )
+        sampler = coin_bytes(other_p)
         out = np.empty((x.size, width), dtype=np.uint8)
-        step = max(1, (1 << 14) // per_row)
-        pad = (0xFF << (8 - k % 8)) & 0xFF if k % 8 else 0xFF
-        owns = np.unpackbits(coin_lanes(gen, own_p, -(-x.size // 64)).view(np.uint8))
-        for start in range(0, x.size, step):
-            xs = x[start : start + step]
-            m = xs.size
-            lanes = coin_lanes(gen, other_p, m * per_row).view(np.uint8).reshape(m, -1)
-            block = out[start : start + m]
-            block[:] = lanes[:, :width]
-            own = owns[start : start + m]
-            rows, column = np.arange(m), xs >> 3
-            shift = (7 - (xs & 7)).astype(np.uint8)
-            kept = block[rows, column] & ~(np.uint8(1) << shift)
-            block[rows, column] = kept | (own << shift)
-            block[:, -1] &= np.uint8(pad)
+        flat = out.reshape(-1)
+        step = max(1, (1 << 17) // width) * width
+        where, halves = [], []
+        for start in range(0, flat.size, step):
+            split, half = sampler.fill(gen, flat[start : start + step])
+            where.append(split + start)
+            halves.append(half)
+        if where:
+            split = np.concatenate(where)
+            if split.size:
+                flat[split] = sampler.refine(gen, np.concatenate(halves))
+        own = np.unpackbits(coin_lanes(gen, own_p, -(-x.size // 64)).view(np.uint8))[: x.size]
+        rows, column = np.arange(x.size), x >> 3
+        shift = (7 - (x & 7)).astype(np.uint8)
+        kept = out[rows, column] & ~(np.uint8(1) << shift)
+        out[rows, column] = kept | (own << shift)
+        if k % 8:
+            out[:, -1] &= np.uint8((0xFF << (8 - k % 8)) & 0xFF)
         return out
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
