@@ -57,6 +57,21 @@ def _chi2_result(statistic: float, df: int, n: Any, method: str) -> TestResult:
     return TestResult(statistic, float(stats.chi2.sf(statistic, df)), df, n, method)
 
 
+def _check_categories(shape: tuple[int, ...], where: Any) -> None:
+    """``ValueError`` when an axis of the table has one category: its value is certain, the
+    test has no degree of freedom (a chi-square on 0 of them has no p-value)."""
+    if min(shape) >= 2:
+        return
+    names = [where] if isinstance(where, str) or np.ndim(where) == 0 else list(where)
+    axis = shape.index(min(shape))
+    name = names[axis] if where is not None and len(names) == len(shape) else where
+    what = "the column" if name is None else f"column {name!r}"
+    raise ValueError(
+        f"{what} has one category (cells of shape {shape}): its value is certain and the "
+        "test has no degree of freedom"
+    )
+
+
 # --------------------------------------------------------------------------- goodness of fit
 def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> TestResult:
     """Test that the cells' true probabilities are ``expected``.
@@ -91,6 +106,7 @@ def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> 
     True
     """
     view = cells_of(estimator, column)
+    _check_categories(view.shape, column)
     null = check_distribution(as_real_array(expected, "expected").ravel(), view.size, "expected")
     basis = tangent_basis(view.size)
     contrast = basis.T @ (view.value - null)
@@ -237,6 +253,7 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     view = cells_of(estimator, columns)
     if len(view.shape) != 2:
         raise ValueError(f"independence needs a two-way table, got cells of shape {view.shape}")
+    _check_categories(view.shape, columns)
     table = view.value.reshape(view.shape)
     rows = normalised(table.sum(axis=1), "the first column's marginal")
     cols = normalised(table.sum(axis=0), "the second column's marginal")
@@ -334,6 +351,7 @@ def two_sample(estimator_a: Any, estimator_b: Any, *, column: object = None) -> 
         same_protocol(first.protocol, second.protocol)
         if first.shape != second.shape:
             raise ValueError(f"the samples have cells {first.shape} and {second.shape}")
+        _check_categories(first.shape, column)
         pooled = normalised(
             (first.n * first.value + second.n * second.value) / (first.n + second.n),
             "the pooled estimate",

@@ -277,3 +277,20 @@ def test_a_joint_too_large_for_memory_is_refused_with_the_limit_named():
     tiny = pd.DataFrame({c: [0, 1] for c in cats})
     with _one_line(ValueError, match=r"MAX_JOINT_CELLS"):
         MarginalEstimator(categories=cats, method="joint").fit(tiny)
+
+
+def test_a_column_with_one_level_is_refused_by_the_tests_never_a_nan_pvalue():
+    from ldp.inference import goodness_of_fit, independence, two_sample
+
+    rng = np.random.default_rng(41)
+    X, cats, _ = _table((2, 3), 4_000, rng)
+    X["const"], cats["const"] = "x", ["x"]
+    fit = lambda seed: MarginalEstimator(1.0, categories=cats, random_state=seed).fit(X)  # noqa: E731
+    est = fit(1)
+    assert est.marginal("const").estimate.tolist() == [1.0]
+    with _one_line(ValueError, match="'const' has one category"):
+        independence(est, ("c0", "const"))
+    with _one_line(ValueError, match="'const' has one category"):
+        goodness_of_fit(est, [1.0], column="const")
+    with _one_line(ValueError, match="'const' has one category"):
+        two_sample(est, fit(2), column="const")

@@ -283,6 +283,12 @@ def test_bad_input_is_refused_in_one_line():
         (lambda: two_sample(good, Cells(grr, value[:2] / 0.8, 100, (2,))), ValueError, "cells"),
         (lambda: two_sample(object(), good), TypeError, "cell_estimate or mean_sample"),
         (lambda: independence(good, ("a", "b")), ValueError, "two-way"),
+        (lambda: goodness_of_fit(Cells(grr, [1.0], 9, (1,)), [1.0]), ValueError, "one category"),
+        (
+            lambda: independence(Cells(grr, value, 100, (3, 1)), ("a", "b")),
+            ValueError,
+            "column 'b' has one category",
+        ),
         (lambda: goodness_of_fit_power(grr, 100, [1 / 3] * 3, [0.5, 0.5]), ValueError, "shape"),
         (
             lambda: goodness_of_fit_power(grr, 100, [1 / 3] * 3, [1 / 3] * 3, alpha=1.0),
