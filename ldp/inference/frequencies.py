@@ -21,6 +21,8 @@ where power is in question.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -73,6 +75,33 @@ def _check_categories(shape: tuple[int, ...], where: Any) -> None:
 
 
 # --------------------------------------------------------------------------- goodness of fit
+def _keyed(value: object) -> bool:
+    """Whether ``value`` names its cells: a mapping, or a pandas Series (an index and
+    ``items``)."""
+    return isinstance(value, Mapping) or (
+        hasattr(value, "index") and callable(getattr(value, "items", None))
+    )
+
+
+def _expected_cells(expected: object, labels: tuple[tuple, ...]) -> object:
+    """``expected`` in the cells' order: a dict or Series keyed by the cells' categories
+    (tuples for a two-way table) is aligned to ``labels``; anything else is taken in order."""
+    if not _keyed(expected):
+        return expected
+    given = dict(expected.items())  # type: ignore[attr-defined]
+    cells = list(labels[0]) if len(labels) == 1 else list(itertools.product(*labels))
+    missing = [c for c in cells if c not in given]
+    known = set(cells)
+    extra = [k for k in given if k not in known]
+    if missing or extra:
+        detail = f"no probability for {missing}" if missing else f"unknown cells {extra}"
+        raise ValueError(
+            f"expected is keyed by category and has {detail}; the cells are {cells} "
+            "(pass an array to give the probabilities in the cells' order)"
+        )
+    return [given[c] for c in cells]
+
+
 def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> TestResult:
     """Test that the cells' true probabilities are ``expected``.
 
@@ -81,8 +110,10 @@ def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> 
     estimator : fitted estimator
         Anything with ``cell_estimate(column)`` (:class:`estimators.FrequencyEstimator`,
         ``MarginalEstimator``).
-    expected : array_like
-        The null distribution, one probability per cell (the shape of the estimate).
+    expected : array_like, dict or pandas.Series
+        The null distribution, one probability per cell: an array in the cells' order (the
+        order of the estimate), or a dict or Series keyed by the cells' categories
+        (``(row, column)`` tuples for a two-way table), aligned to them.
     column : optional
         Passed to ``cell_estimate`` (omit it for an estimator of one column).
 
@@ -104,10 +135,13 @@ def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> 
     True
     >>> goodness_of_fit(est, [0.25, 0.25, 0.25, 0.25]).pvalue < 1e-6
     True
+    >>> goodness_of_fit(est, {3: 0.1, 2: 0.2, 1: 0.3, 0: 0.4}).pvalue > 0.01   # by category
+    True
     """
     view = cells_of(estimator, column)
     _check_categories(view.shape, column)
-    null = check_distribution(as_real_array(expected, "expected").ravel(), view.size, "expected")
+    cells = _expected_cells(expected, view.labels)
+    null = check_distribution(as_real_array(cells, "expected").ravel(), view.size, "expected")
     basis = tangent_basis(view.size)
     contrast = basis.T @ (view.value - null)
     statistic = wald(contrast, basis.T @ view.covariance(null) @ basis)

@@ -337,3 +337,36 @@ def test_estimators_end_to_end():
     ma = MeanEstimator(1.0, bounds=(0, 1), random_state=3).fit(rng.uniform(0, 1, (2000, 1)))
     with pytest.raises(TypeError, match="mean estimator"):
         two_sample(ma, ea)
+
+
+def test_expected_keyed_by_category_is_aligned_to_the_cells():
+    """A dict or Series names its cells: it is read by category, never by position."""
+    import pandas as pd
+
+    from estimators import FrequencyEstimator
+
+    rng = np.random.default_rng(10)
+    X = pd.DataFrame({"city": rng.choice(["a", "b", "c", "d"], 8000, p=[0.4, 0.3, 0.2, 0.1])})
+    est = FrequencyEstimator(2.0, categories={"city": list("abcd")}, mechanism="GRR")
+    est.fit(X)
+    in_order = goodness_of_fit(est, [0.4, 0.3, 0.2, 0.1])
+    for keyed in (
+        {"d": 0.1, "c": 0.2, "b": 0.3, "a": 0.4},
+        pd.Series([0.1, 0.2, 0.3, 0.4], index=list("dcba")),
+    ):
+        result = goodness_of_fit(est, keyed)
+        assert (result.statistic, result.pvalue) == (in_order.statistic, in_order.pvalue)
+    for bad, match in [
+        ({"a": 0.5, "b": 0.3, "c": 0.2}, r"no probability for \['d'\]"),
+        ({"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.05, "e": 0.05}, r"unknown cells \['e'\]"),
+        (pd.Series([0.4, 0.3, 0.2, 0.1]), "keyed by category"),
+    ]:
+        with pytest.raises(ValueError, match=match) as info:
+            goodness_of_fit(est, bad)
+        assert "\n" not in str(info.value)
+    joint = Cells(GRR(4, 2.0), np.full(4, 0.25), 1000, (2, 2))
+    keyed = {(1, 1): 0.1, (0, 0): 0.4, (1, 0): 0.2, (0, 1): 0.3}
+    assert (
+        goodness_of_fit(joint, keyed).statistic
+        == goodness_of_fit(joint, [0.4, 0.3, 0.2, 0.1]).statistic
+    )
