@@ -634,7 +634,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         frame["std"] = np.sqrt(var)
         return frame
 
-    def cell_estimate(self, columns: object) -> CellEstimate:
+    def cell_estimate(self, columns: object = None) -> CellEstimate:
         """The unbiased table of one or two columns with its exact covariance, for the tests
         of :mod:`ldp.inference` (e.g. ``independence``).
 
@@ -657,6 +657,12 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         ((2, 3), 5000, (6, 6))
         """
         check_is_fitted(self)
+        if columns is None:
+            known = [c.name for c in self.columns_]
+            raise ValueError(
+                f"columns must name one or two of the columns {known} (the tests of "
+                "ldp.inference take them as column=, independence as columns)"
+            )
         cols = self._columns_of(columns)
         if len(cols) > 2:
             raise ValueError(f"columns must name one or two columns, got {len(cols)}")

@@ -250,6 +250,10 @@ def test_cell_estimate_feeds_the_independence_test():
     assert independence(est, ("c0", "c1")).pvalue > 1e-4  # independent columns
     with pytest.raises(ValueError, match="one or two columns"):
         est.cell_estimate(["c0", "c1", "c2"])
+    from ldp.inference import goodness_of_fit
+
+    with _one_line(ValueError, match=r"columns must name one or two of the columns \['c0'"):
+        goodness_of_fit(est, [0.5, 0.5])  # which column?
 
 
 def test_two_samples_of_different_protocols_are_refused_in_one_line():

@@ -91,6 +91,12 @@ def test_frequency_estimator_cell_estimate():
         est.cell_estimate(5)
     with pytest.raises(TypeError, match="column"):
         est.cell_estimate(1.5)
+    assert est.cell_estimate(np.int64(j)).protocol == cells.protocol
+    from ldp.inference import independence
+
+    with pytest.raises(TypeError, match="each column on its own") as info:
+        independence(est, ("colour", "size"))  # no joint table: the columns were split
+    assert "\n" not in str(info.value)
 
 
 def test_mean_estimator_mean_sample():
