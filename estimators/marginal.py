@@ -126,7 +126,8 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     epsilon : float, default 1.0
         What one device's report costs, ``> 0``.
     marginals : int or list of tuple, default 2
-        ``k``: every k-way marginal of the columns; or a list of column tuples (by name).
+        ``k``: every k-way marginal of the columns; or a list of column tuples (by name),
+        each marginal once (in any column order).
     categories : dict or list, optional
         Public categories per column (``{column: [...]}`` or one list per column). Columns
         left undeclared take them from a pandas ``Categorical`` dtype, else from the data
@@ -289,7 +290,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if spec > len(names):
                 raise ValueError(f"marginals={spec} is more columns than X has ({len(names)})")
             return list(itertools.combinations(range(len(names)), int(spec)))
-        out = []
+        out: list[tuple[int, ...]] = []
         for entry in spec:
             cols = (entry,) if isinstance(entry, (str, int)) else tuple(entry)
             idx = []
@@ -301,6 +302,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
                 idx.append(names.index(str(c)))
             if len(set(idx)) != len(idx) or not idx:
                 raise ValueError(f"marginals entry {entry!r} must name distinct columns")
+            twin = next((t for t in out if set(t) == set(idx)), None)
+            if twin is not None:
+                first = tuple(names[j] for j in twin)
+                raise ValueError(
+                    f"marginals lists the marginal of {first} twice (again as {entry!r}); "
+                    "list each marginal once"
+                )
             out.append(tuple(idx))
         return out
 

@@ -181,6 +181,9 @@ def test_bad_input_gives_one_line_errors():
     est = MarginalEstimator(categories=cats, marginals=[("c0", "c1")], random_state=0).fit(X)
     with _one_line(ValueError, match="no requested marginal holds the columns"):
         est.marginal(["c0", "c2"])
+    for twice in ([("c0", "c1"), ("c0", "c1")], [("c1", "c0"), ("c2",), ("c0", "c1")]):
+        with _one_line(ValueError, match=r"lists the marginal of \('c.', 'c.'\) twice"):
+            MarginalEstimator(categories=cats, marginals=twice).fit(X)
     with _one_line(ValueError, match="unknown column 'q'"):
         est.marginal(["q"])
     big = {"a": list(range(5000)), "b": list(range(5000))}
