@@ -604,6 +604,18 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             raise ValueError(f"columns must name distinct columns, got {cols!r}")
         return tuple(idx)
 
+    def _holder(self, cols: tuple[int, ...]) -> int:
+        """The first requested marginal that holds the columns ``cols`` (else one line)."""
+        tables = self._table_indices()
+        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
+        if holder is None:
+            wanted = [self.columns_[c].name for c in cols]
+            raise ValueError(
+                f"no requested marginal holds the columns {wanted}; request them in "
+                f"`marginals` (requested: {self.tables_})"
+            )
+        return holder
+
     def marginal(self, columns: object) -> pd.DataFrame:
         """The marginal of ``columns`` (a requested marginal or part of one), one row per cell.
 
@@ -615,13 +627,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         check_is_fitted(self)
         cols = self._columns_of(columns)
         tables = self._table_indices()
-        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
-        if holder is None:
-            wanted = [self.columns_[c].name for c in cols]
-            raise ValueError(
-                f"no requested marginal holds the columns {wanted}; request them in "
-                f"`marginals` (requested: {self.tables_})"
-            )
+        holder = self._holder(cols)
         t = tables[holder]
         sizes = [self.columns_[c].k for c in t]
         keep = [t.index(c) for c in cols]
@@ -674,7 +680,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         cols = self._columns_of(columns)
         if len(cols) > 2:
             raise ValueError(f"columns must name one or two columns, got {len(cols)}")
-        self.marginal([self.columns_[c].name for c in cols])  # a requested table holds them
+        self._holder(cols)  # a requested table holds them
         design, stats = self.design_, self.statistics_
         value, _, _ = design.estimate(stats, cols)
         if design.method == "fourier":
