@@ -206,6 +206,9 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
 
     #: The fits the statistics come from (a merge refuses to count one twice).
     _fit_ids: frozenset[str] = frozenset()
+    #: Columns of ``X`` with a pandas categorical dtype, and whether it is ordered:
+    #: :meth:`sample` gives them that dtype back.
+    _categorical_dtypes: Mapping[str, bool] = {}
 
     _parameter_checks: ClassVar[Mapping[str, Check]] = {
         "epsilon": params.epsilon,
@@ -372,6 +375,11 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self._set_statistics(self.design_.aggregate(reports))
             self._rng = rng
             self._fit_ids = frozenset({new_fit_id()})
+            self._categorical_dtypes = {
+                name: bool(dtype.ordered)
+                for name, dtype in ((n, table.dtype(j)) for j, n in enumerate(table.names))
+                if isinstance(dtype, pd.CategoricalDtype)
+            }
         return self
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> MarginalEstimator:
@@ -551,6 +559,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self.feature_names_in_ = np.asarray([c.name for c in columns], dtype=object)
             self._rng = check_random_state(self.random_state)
             self._fit_ids = frozenset({new_fit_id()})
+            self._categorical_dtypes = {}
         return self
 
     def _check_buckets(self, reports: Sequence[ArrayLike]) -> None:
@@ -719,6 +728,23 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         of the joint when it has at most ``MAX_IPF_CELLS`` cells, else the Chow-Liu tree of
         their 2-way marginals (:mod:`ldp.tasks.marginals`). Post-processing of the private
         estimates: it spends no further privacy. ``random_state=None`` draws fresh entropy.
+
+        The rows have the fitted columns, in order, each with the dtype of its categories
+        whatever ``n`` (a column fitted with a pandas categorical dtype gets it back, with
+        the public categories); a binned column's value is its bin's label.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from estimators import MarginalEstimator
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame({"smoker": pd.Categorical(rng.choice(["no", "yes"], 4000)),
+        ...                   "kids": rng.integers(0, 3, 4000)})
+        >>> est = MarginalEstimator(1.0, categories={"smoker": ["no", "yes"], "kids": [0, 1, 2]},
+        ...                         random_state=1).fit(X)
+        >>> rows = est.sample(1000, random_state=2)
+        >>> rows.dtypes.astype(str).tolist(), est.sample(0).dtypes.astype(str).tolist()
+        (['category', 'int64'], ['category', 'int64'])
         """
         check_is_fitted(self)
         count = check_integer(n, "n", low=0)
@@ -730,9 +756,15 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         else:
             model = fit_tree(sizes, margins)
         codes = model.sample(count, rng=random_state)
-        return pd.DataFrame(
-            {c.name: np.asarray(c.categories)[k] for c, k in zip(self.columns_, codes)}
-        )
+        rows = {}
+        for column, k in zip(self.columns_, codes):
+            cats = np.asarray(column.categories)
+            ordered = self._categorical_dtypes.get(column.name)
+            if ordered is None:  # the categories' own dtype, whatever n
+                rows[column.name] = pd.Series(cats).take(k).reset_index(drop=True)
+            else:
+                rows[column.name] = pd.Series(pd.Categorical.from_codes(k, cats, ordered))
+        return pd.DataFrame(rows)
 
 
 def _are_records(reports: object) -> bool:

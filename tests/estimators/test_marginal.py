@@ -301,3 +301,31 @@ def test_a_column_with_one_level_is_refused_by_the_tests_never_a_nan_pvalue():
         goodness_of_fit(est, [1.0], column="const")
     with _one_line(ValueError, match="'const' has one category"):
         two_sample(est, fit(2), column="const")
+
+
+def test_synthetic_rows_keep_each_columns_dtype_whatever_their_number():
+    import pickle
+
+    rng = np.random.default_rng(43)
+    n = 3_000
+    X = pd.DataFrame(
+        {
+            "colour": pd.Categorical(rng.choice(["red", "blue"], n), categories=["red", "blue"]),
+            "size": pd.Categorical(rng.choice(["S", "L"], n), categories=["S", "L"], ordered=True),
+            "city": rng.choice(["a", "b", "c"], n),
+            "kids": rng.integers(0, 3, n),
+            "member": rng.random(n) < 0.3,
+        }
+    )
+    cats = {"colour": ["blue", "red"], "city": list("abc"), "kids": [0, 1, 2], "member": [0, 1]}
+    cats["size"] = ["S", "L"]
+    cats["member"] = [False, True]
+    est = MarginalEstimator(2.0, categories=cats, random_state=0).fit(X)
+    many, none = est.sample(50, random_state=1), est.sample(0)
+    assert many.dtypes.to_dict() == none.dtypes.to_dict()
+    assert list(many.colour.cat.categories) == ["blue", "red"]  # the declared domain
+    assert not many.colour.cat.ordered and many["size"].cat.ordered
+    assert many.kids.dtype == np.int64 and many.member.dtype == bool
+    assert set(many.city) <= {"a", "b", "c"} and many.city.dtype == none.city.dtype
+    again = pickle.loads(pickle.dumps(est))
+    assert again.sample(50, random_state=1).equals(many)
