@@ -370,3 +370,24 @@ def test_expected_keyed_by_category_is_aligned_to_the_cells():
         goodness_of_fit(joint, keyed).statistic
         == goodness_of_fit(joint, [0.4, 0.3, 0.2, 0.1]).statistic
     )
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+@pytest.mark.parametrize(("p0", "p1"), [(0.5, 0.6), (0.2, 0.3)])
+@pytest.mark.parametrize("power", [0.5, 0.8])
+def test_sample_size_agrees_with_the_planner_on_a_binary_question(eps, p0, p1, power):
+    """On two cells, ``goodness_of_fit`` with binary randomized response tests Bern(p0)
+    against Bern(p1), the planner's ``"binary-test"``. The planner's test is one-sided and
+    exact, so no test needs fewer users than its lower bound; the two-sided Wald test
+    needs about ``((z_{alpha/2} + z_beta) / (z_alpha + z_beta))^2`` times its users (equal
+    variances under both hypotheses at p0 = 0.5; fewer where the alternative's variance is
+    smaller)."""
+    from scipy.stats import norm
+
+    plan = ldp.risk.plan("binary-test", eps, 1.0 - power, p0=p0, p1=p1, alpha=ALPHA)
+    n = goodness_of_fit_sample_size(GRR(2, eps), [1 - p0, p0], [1 - p1, p1], power=power)
+    z_beta = norm.ppf(power)
+    factor = ((norm.isf(ALPHA / 2) + z_beta) / (norm.isf(ALPHA) + z_beta)) ** 2
+    assert plan.n_lower_bound <= n <= factor * plan.n_required * 1.02
+    if p0 == 0.5:
+        assert n == pytest.approx(factor * plan.n_required, rel=0.02)
