@@ -713,6 +713,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             covariance,
             tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
             f"marginals:{design.method}:{names} ({self._oracle_keys()})",
+            self._fit_ids,
         )
 
     def _oracle_keys(self) -> str:

@@ -35,7 +35,7 @@ from ldp._validation import (
     check_integer,
     check_probability,
 )
-from ldp.inference.means import same_protocol, two_means
+from ldp.inference.means import disjoint_fits, same_protocol, two_means
 from ldp.inference.results import TestResult
 from ldp.inference.wald import cells_of, normalised, sample_of, tangent_basis, wald
 
@@ -358,7 +358,8 @@ def two_sample(estimator_a: Any, estimator_b: Any, *, column: object = None) -> 
     Parameters
     ----------
     estimator_a, estimator_b : fitted estimators
-        Of the same kind, fitted on the two samples with the same protocol.
+        Of the same kind, fitted on two independent samples with the same protocol
+        (estimators that share reports, the same fit, a copy or a merge, are refused).
     column : optional
         The column to compare (omit it for estimators of one column).
 
@@ -379,10 +380,16 @@ def two_sample(estimator_a: Any, estimator_b: Any, *, column: object = None) -> 
     >>> result.df is None, result.pvalue < 1e-3
     (True, True)
     """
+    if estimator_a is estimator_b:
+        raise ValueError(
+            "estimator_a and estimator_b are the same estimator: a two-sample test compares "
+            "two independent samples"
+        )
     if callable(getattr(estimator_a, "cell_estimate", None)):
         first = cells_of(estimator_a, column, "estimator_a")
         second = cells_of(estimator_b, column, "estimator_b")
         same_protocol(first.protocol, second.protocol)
+        disjoint_fits(first.fits, second.fits)
         if first.shape != second.shape:
             raise ValueError(f"the samples have cells {first.shape} and {second.shape}")
         _check_categories(first.shape, column)

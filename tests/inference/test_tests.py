@@ -339,6 +339,35 @@ def test_estimators_end_to_end():
         two_sample(ma, ea)
 
 
+def test_two_samples_that_share_reports_are_refused_never_a_pvalue_of_one():
+    """The same estimator twice, a copy of it, or one merged into the other: the samples
+    are not independent (the statistic was 0 and the p-value 1)."""
+    import copy
+    import pickle
+
+    from estimators import FrequencyEstimator, MarginalEstimator, MeanEstimator
+
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 3, (3000, 2))
+    kw = {"categories": [[0, 1, 2], [0, 1, 2]], "random_state": 1}
+    fa = FrequencyEstimator(1.0, **kw).fit(x[:1500])
+    fb = FrequencyEstimator(1.0, **kw).fit(x[1500:])
+    ma = MeanEstimator(1.0, bounds=(0, 2), random_state=2).fit(x[:1500].astype(float))
+    mb = MeanEstimator(1.0, bounds=(0, 2), random_state=3).fit(x[1500:].astype(float))
+    ta = MarginalEstimator(1.0, **kw).fit(x[:1500])
+    tb = MarginalEstimator(1.0, **kw).fit(x[1500:])
+    for a, b, where in ((fa, fb, 0), (ma, mb, 0), (ta, tb, ["x0", "x1"])):
+        assert 0.0 < two_sample(a, b, column=where).pvalue <= 1.0  # independent samples
+        with pytest.raises(ValueError, match="same estimator") as info:
+            two_sample(a, a, column=where)
+        assert "\n" not in str(info.value)
+        merged = copy.deepcopy(a).merge(b)
+        for shared in (pickle.loads(pickle.dumps(a)), merged):
+            with pytest.raises(ValueError, match="share reports") as info:
+                two_sample(shared, b if shared is merged else a, column=where)
+            assert "\n" not in str(info.value)
+
+
 def test_expected_keyed_by_category_is_aligned_to_the_cells():
     """A dict or Series names its cells: it is read by category, never by position."""
     import pandas as pd

@@ -33,6 +33,7 @@ def test_cell_estimate_is_frozen_and_checked():
         cells.value[0] = 1.0
     table = _cells(value=np.full((2, 3), 1 / 6), shape=(2, 3), labels=((0, 1), "xyz"))
     assert table.value.shape == (6,) and table.labels == ((0, 1), ("x", "y", "z"))
+    assert cells.fits == frozenset() and _cells(fits=["a", "b"]).fits == frozenset({"a", "b"})
 
 
 @pytest.mark.parametrize(
@@ -44,6 +45,7 @@ def test_cell_estimate_is_frozen_and_checked():
         ({"covariance": None}, TypeError, "callable"),
         ({"value": [0.5, np.nan, 0.2]}, ValueError, "finite"),
         ({"n": -1}, ValueError, "n"),
+        ({"fits": "abc"}, TypeError, "fits"),
     ],
 )
 def test_cell_estimate_bad_input(changes, error, match):
