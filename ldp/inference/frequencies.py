@@ -22,6 +22,7 @@ where power is in question.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,12 +41,14 @@ from ldp.inference.results import TestResult
 from ldp.inference.wald import cells_of, normalised, sample_of, tangent_basis, wald
 
 __all__ = [
+    "MAX_SECOND_ORDER",
     "goodness_of_fit",
     "goodness_of_fit_power",
     "goodness_of_fit_sample_size",
     "independence",
     "independence_power",
     "independence_sample_size",
+    "second_order_ratio",
     "two_sample",
     "two_sample_power",
     "two_sample_sample_size",
@@ -233,6 +236,16 @@ def goodness_of_fit_sample_size(
 
 
 # --------------------------------------------------------------------------- independence
+def _jacobian(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The Jacobian in ``f`` (flattened) of ``g = f - a b'`` at marginals ``rows, cols``."""
+    k1, k2 = rows.size, cols.size
+    return (
+        np.eye(k1 * k2)
+        - np.kron(np.eye(k1), np.outer(cols, np.ones(k2)))
+        - np.kron(np.outer(rows, np.ones(k1)), np.eye(k2))
+    )
+
+
 def _interaction(table: np.ndarray, rows: np.ndarray, cols: np.ndarray):
     """``g = f - a b'`` (flattened) and its Jacobian in ``f`` at marginals ``rows, cols``,
     both projected on the interaction contrasts (Helmert bases of both axes)."""
@@ -240,12 +253,63 @@ def _interaction(table: np.ndarray, rows: np.ndarray, cols: np.ndarray):
     basis = np.kron(tangent_basis(k1), tangent_basis(k2))
     a, b = table.sum(axis=1), table.sum(axis=0)
     g = (table - np.outer(a, b)).ravel()
-    jacobian = (
-        np.eye(k1 * k2)
-        - np.kron(np.eye(k1), np.outer(cols, np.ones(k2)))
-        - np.kron(np.outer(rows, np.ones(k1)), np.eye(k2))
-    )
-    return basis.T @ g, basis.T @ jacobian
+    return basis.T @ g, basis.T @ _jacobian(rows, cols)
+
+
+#: Largest ratio :func:`second_order_ratio` at which :func:`independence` answers.
+MAX_SECOND_ORDER = 1.0
+
+
+def _uniform_ratio(covariance_at: Any, shape: tuple[int, ...]) -> float:
+    """:func:`second_order_ratio` at the uniform table of ``shape``, with the covariance
+    ``covariance_at(f)`` there."""
+    rows, cols = np.full(shape[0], 1.0 / shape[0]), np.full(shape[1], 1.0 / shape[1])
+    return second_order_ratio(covariance_at(np.outer(rows, cols).ravel()), rows, cols)
+
+
+def second_order_ratio(covariance: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> float:
+    """How far the delta method of :func:`independence` is from holding: the expected square
+    of the term it neglects, the product ``da db'`` of the two marginals' errors, over the
+    variance of the first-order error ``J df`` (both summed over the cells), when ``f_hat``
+    has ``covariance`` (Gaussian moments: ``E[da_i^2 db_j^2] = S_a,ii S_b,jj + 2 C_ij^2``).
+
+    It scales as ``1 / n``; the chi-square reference holds its level where it is at most
+    ``MAX_SECOND_ORDER`` at the uniform table (checked by simulation through the marginal
+    designs, down to that boundary) and can reject far too often above it.
+
+    Parameters
+    ----------
+    covariance : ndarray
+        The covariance of the flattened ``k1 x k2`` estimate.
+    rows, cols : ndarray
+        The marginals the Jacobian is taken at.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.inference import second_order_ratio
+    >>> from ldp.mechanisms import GRR
+    >>> rows, cols = np.array([0.5, 0.5]), np.array([0.2, 0.3, 0.5])
+    >>> null = np.outer(rows, cols).ravel()
+    >>> per_report = second_order_ratio(GRR(6, 0.5).covariance(1, null), rows, cols)
+    >>> ratio = second_order_ratio(GRR(6, 0.5).covariance(1000, null), rows, cols)
+    >>> bool(np.isclose(ratio, per_report / 1000)), ratio < 1   # 1000 reports suffice
+    (True, True)
+    """
+    k1, k2 = rows.size, cols.size
+    to_rows = np.kron(np.eye(k1), np.ones((1, k2)))
+    to_cols = np.kron(np.ones((1, k1)), np.eye(k2))
+    var_a = np.einsum("ij,jk,ik->i", to_rows, covariance, to_rows)
+    var_b = np.einsum("ij,jk,ik->i", to_cols, covariance, to_cols)
+    cross = to_rows @ covariance @ to_cols.T
+    second = float((np.outer(var_a, var_b) + 2.0 * cross**2).sum())
+    jacobian = _jacobian(rows, cols)
+    first = float(np.einsum("ij,jk,ik->", jacobian, covariance, jacobian))
+    return second / first if first > 0.0 else math.inf
 
 
 def independence(estimator: Any, columns: Any) -> TestResult:
@@ -254,7 +318,14 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     A Wald test of the interaction ``f_ij - a_i b_j`` (``a, b`` the estimated marginals) on
     its ``(k1 - 1)(k2 - 1)`` contrasts, with the delta-method covariance at the product of
     the estimated marginals (clipped at 0 and renormalised) and the decoder's exact
-    covariance there.
+    covariance there. The delta method drops the product of the marginals' errors: with
+    too few reports for the epsilon, that term dominates and the test would reject far
+    too often, so it refuses (``ValueError`` naming about how many reports it needs) where
+    :func:`second_order_ratio` exceeds ``MAX_SECOND_ORDER`` at the uniform table. The
+    ratio is taken there, not at the estimate, so that whether the test answers depends on
+    the protocol and the number of reports only, never on the data (a refusal that read
+    the data would choose the datasets the test answers, and those reject too often); for
+    the library's oracles the uniform table is where the ratio is largest.
 
     Parameters
     ----------
@@ -288,6 +359,15 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     if len(view.shape) != 2:
         raise ValueError(f"independence needs a two-way table, got cells of shape {view.shape}")
     _check_categories(view.shape, columns)
+    ratio = _uniform_ratio(view.covariance, view.shape)
+    if ratio > MAX_SECOND_ORDER:
+        need = math.ceil(view.n * ratio / MAX_SECOND_ORDER) if math.isfinite(ratio) else None
+        raise ValueError(
+            f"{view.n} reports are too few for the independence test at this epsilon: the "
+            f"product of the marginals' errors, which its chi-square approximation neglects, "
+            f"is {ratio:.3g} times the first-order error (the test needs at most "
+            f"{MAX_SECOND_ORDER:g}: about {need} reports, or a larger epsilon)"
+        )
     table = view.value.reshape(view.shape)
     rows = normalised(table.sum(axis=1), "the first column's marginal")
     cols = normalised(table.sum(axis=0), "the second column's marginal")
@@ -330,7 +410,9 @@ def independence_power(mechanism: Any, n: int, joint: Any, *, alpha: float = 0.0
 def independence_sample_size(
     mechanism: Any, joint: Any, *, power: float = 0.8, alpha: float = 0.05
 ) -> int:
-    """Smallest ``n`` at which :func:`independence_power` reaches ``power``.
+    """Smallest ``n`` at which :func:`independence_power` reaches ``power`` and
+    :func:`independence` answers (its :func:`second_order_ratio` at the uniform table at
+    most ``MAX_SECOND_ORDER``).
 
     Examples
     --------
@@ -342,7 +424,9 @@ def independence_sample_size(
     >>> independence_power(OUE(4, 2.0), n, joint) >= 0.8
     True
     """
-    return _sample_size(lambda m: independence_power(mechanism, m, joint, alpha=alpha), power)
+    found = _sample_size(lambda m: independence_power(mechanism, m, joint, alpha=alpha), power)
+    one = _uniform_ratio(lambda f: mechanism.covariance(1, f), np.shape(joint))
+    return max(found, math.ceil(one / MAX_SECOND_ORDER))
 
 
 # --------------------------------------------------------------------------- two samples

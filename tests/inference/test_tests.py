@@ -420,3 +420,25 @@ def test_sample_size_agrees_with_the_planner_on_a_binary_question(eps, p0, p1, p
     assert plan.n_lower_bound <= n <= factor * plan.n_required * 1.02
     if p0 == 0.5:
         assert n == pytest.approx(factor * plan.n_required, rel=0.02)
+
+
+def test_independence_refuses_too_few_reports_for_its_delta_method():
+    """Under the null at eps = 0.01 and 3,000 reports the delta method's neglected term
+    dominates (the test rejected with p ~ 1e-108); the refusal depends on the protocol and
+    n only, and the sample-size helper answers an n at which the test answers."""
+    from estimators import MarginalEstimator
+
+    rng = np.random.default_rng(13)
+    X = np.column_stack([rng.integers(0, 3, 3000), rng.integers(0, 4, 3000)])
+    cats = [[0, 1, 2], [0, 1, 2, 3]]
+    est = MarginalEstimator(0.01, categories=cats, random_state=0).fit(X)
+    with pytest.raises(ValueError, match=r"3000 reports are too few .* about \d+ reports") as e:
+        independence(est, ("x0", "x1"))
+    assert "\n" not in str(e.value)
+    mech, joint = OUE(12, 0.5), np.eye(3, 4) / 3
+    n = independence_sample_size(mech, joint, power=0.2)
+    uniform = np.full(12, 1 / 12)
+    assert independence_power(mech, n - 1, joint) >= 0.2  # the delta method binds, not power
+    assert independence(Cells(mech, uniform, n, (3, 4)), ("a", "b")).pvalue == pytest.approx(1)
+    with pytest.raises(ValueError, match=f"{n - 1} reports are too few"):
+        independence(Cells(mech, uniform, n - 1, (3, 4)), ("a", "b"))
