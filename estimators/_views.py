@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 
@@ -21,10 +22,16 @@ def column_index(estimator: Any, column: object) -> int:
         if column not in names:
             raise ValueError(f"column {column!r} is not one of the fitted columns {names}")
         return names.index(column)
-    if isinstance(column, int) and not isinstance(column, bool):
+    if isinstance(column, (int, np.integer)) and not isinstance(column, (bool, np.bool_)):
         if not 0 <= column < len(names):
             raise ValueError(f"column {column!r} is out of range for {len(names)} columns")
-        return column
+        return int(column)
+    if isinstance(column, (tuple, list)):
+        raise TypeError(
+            f"column must be one column's name or index, got {column!r}: "
+            f"{type(estimator).__name__} estimates each column on its own and holds no joint "
+            "table of several columns (MarginalEstimator estimates joint tables)"
+        )
     raise TypeError(f"column must be a column name or index, got {type(column).__name__}")
 
 

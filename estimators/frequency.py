@@ -360,6 +360,7 @@ class FrequencyEstimator(ProtocolEstimator):
             covariance,
             (labels,),
             collection_id(self, j),
+            self._fit_ids,
         )
 
     def __sklearn_tags__(self):

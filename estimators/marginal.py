@@ -126,7 +126,8 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     epsilon : float, default 1.0
         What one device's report costs, ``> 0``.
     marginals : int or list of tuple, default 2
-        ``k``: every k-way marginal of the columns; or a list of column tuples (by name).
+        ``k``: every k-way marginal of the columns; or a list of column tuples (by name),
+        each marginal once (in any column order).
     categories : dict or list, optional
         Public categories per column (``{column: [...]}`` or one list per column). Columns
         left undeclared take them from a pandas ``Categorical`` dtype, else from the data
@@ -205,6 +206,9 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
 
     #: The fits the statistics come from (a merge refuses to count one twice).
     _fit_ids: frozenset[str] = frozenset()
+    #: Columns of ``X`` with a pandas categorical dtype, and whether it is ordered:
+    #: :meth:`sample` gives them that dtype back.
+    _categorical_dtypes: Mapping[str, bool] = {}
 
     _parameter_checks: ClassVar[Mapping[str, Check]] = {
         "epsilon": params.epsilon,
@@ -289,7 +293,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if spec > len(names):
                 raise ValueError(f"marginals={spec} is more columns than X has ({len(names)})")
             return list(itertools.combinations(range(len(names)), int(spec)))
-        out = []
+        out: list[tuple[int, ...]] = []
         for entry in spec:
             cols = (entry,) if isinstance(entry, (str, int)) else tuple(entry)
             idx = []
@@ -301,6 +305,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
                 idx.append(names.index(str(c)))
             if len(set(idx)) != len(idx) or not idx:
                 raise ValueError(f"marginals entry {entry!r} must name distinct columns")
+            twin = next((t for t in out if set(t) == set(idx)), None)
+            if twin is not None:
+                first = tuple(names[j] for j in twin)
+                raise ValueError(
+                    f"marginals lists the marginal of {first} twice (again as {entry!r}); "
+                    "list each marginal once"
+                )
             out.append(tuple(idx))
         return out
 
@@ -364,6 +375,11 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self._set_statistics(self.design_.aggregate(reports))
             self._rng = rng
             self._fit_ids = frozenset({new_fit_id()})
+            self._categorical_dtypes = {
+                name: bool(dtype.ordered)
+                for name, dtype in ((n, table.dtype(j)) for j, n in enumerate(table.names))
+                if isinstance(dtype, pd.CategoricalDtype)
+            }
         return self
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> MarginalEstimator:
@@ -543,6 +559,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             self.feature_names_in_ = np.asarray([c.name for c in columns], dtype=object)
             self._rng = check_random_state(self.random_state)
             self._fit_ids = frozenset({new_fit_id()})
+            self._categorical_dtypes = {}
         return self
 
     def _check_buckets(self, reports: Sequence[ArrayLike]) -> None:
@@ -596,6 +613,18 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             raise ValueError(f"columns must name distinct columns, got {cols!r}")
         return tuple(idx)
 
+    def _holder(self, cols: tuple[int, ...]) -> int:
+        """The first requested marginal that holds the columns ``cols`` (else one line)."""
+        tables = self._table_indices()
+        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
+        if holder is None:
+            wanted = [self.columns_[c].name for c in cols]
+            raise ValueError(
+                f"no requested marginal holds the columns {wanted}; request them in "
+                f"`marginals` (requested: {self.tables_})"
+            )
+        return holder
+
     def marginal(self, columns: object) -> pd.DataFrame:
         """The marginal of ``columns`` (a requested marginal or part of one), one row per cell.
 
@@ -607,13 +636,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         check_is_fitted(self)
         cols = self._columns_of(columns)
         tables = self._table_indices()
-        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
-        if holder is None:
-            wanted = [self.columns_[c].name for c in cols]
-            raise ValueError(
-                f"no requested marginal holds the columns {wanted}; request them in "
-                f"`marginals` (requested: {self.tables_})"
-            )
+        holder = self._holder(cols)
         t = tables[holder]
         sizes = [self.columns_[c].k for c in t]
         keep = [t.index(c) for c in cols]
@@ -634,7 +657,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         frame["std"] = np.sqrt(var)
         return frame
 
-    def cell_estimate(self, columns: object) -> CellEstimate:
+    def cell_estimate(self, columns: object = None) -> CellEstimate:
         """The unbiased table of one or two columns with its exact covariance, for the tests
         of :mod:`ldp.inference` (e.g. ``independence``).
 
@@ -657,10 +680,16 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         ((2, 3), 5000, (6, 6))
         """
         check_is_fitted(self)
+        if columns is None:
+            known = [c.name for c in self.columns_]
+            raise ValueError(
+                f"columns must name one or two of the columns {known} (the tests of "
+                "ldp.inference take them as column=, independence as columns)"
+            )
         cols = self._columns_of(columns)
         if len(cols) > 2:
             raise ValueError(f"columns must name one or two columns, got {len(cols)}")
-        self.marginal([self.columns_[c].name for c in cols])  # a requested table holds them
+        self._holder(cols)  # a requested table holds them
         design, stats = self.design_, self.statistics_
         value, _, _ = design.estimate(stats, cols)
         if design.method == "fourier":
@@ -684,6 +713,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             covariance,
             tuple(tuple(self.columns_[c].categories) for c in cols),  # type: ignore[arg-type]
             f"marginals:{design.method}:{names} ({self._oracle_keys()})",
+            self._fit_ids,
         )
 
     def _oracle_keys(self) -> str:
@@ -699,6 +729,23 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         of the joint when it has at most ``MAX_IPF_CELLS`` cells, else the Chow-Liu tree of
         their 2-way marginals (:mod:`ldp.tasks.marginals`). Post-processing of the private
         estimates: it spends no further privacy. ``random_state=None`` draws fresh entropy.
+
+        The rows have the fitted columns, in order, each with the dtype of its categories
+        whatever ``n`` (a column fitted with a pandas categorical dtype gets it back, with
+        the public categories); a binned column's value is its bin's label.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from estimators import MarginalEstimator
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame({"smoker": pd.Categorical(rng.choice(["no", "yes"], 4000)),
+        ...                   "kids": rng.integers(0, 3, 4000)})
+        >>> est = MarginalEstimator(1.0, categories={"smoker": ["no", "yes"], "kids": [0, 1, 2]},
+        ...                         random_state=1).fit(X)
+        >>> rows = est.sample(1000, random_state=2)
+        >>> rows.dtypes.astype(str).tolist(), est.sample(0).dtypes.astype(str).tolist()
+        (['category', 'int64'], ['category', 'int64'])
         """
         check_is_fitted(self)
         count = check_integer(n, "n", low=0)
@@ -710,9 +757,15 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         else:
             model = fit_tree(sizes, margins)
         codes = model.sample(count, rng=random_state)
-        return pd.DataFrame(
-            {c.name: np.asarray(c.categories)[k] for c, k in zip(self.columns_, codes)}
-        )
+        rows = {}
+        for column, k in zip(self.columns_, codes):
+            cats = np.asarray(column.categories)
+            ordered = self._categorical_dtypes.get(column.name)
+            if ordered is None:  # the categories' own dtype, whatever n
+                rows[column.name] = pd.Series(cats).take(k).reset_index(drop=True)
+            else:
+                rows[column.name] = pd.Series(pd.Categorical.from_codes(k, cats, ordered))
+        return pd.DataFrame(rows)
 
 
 def _are_records(reports: object) -> bool:

@@ -326,4 +326,5 @@ class MeanEstimator(ProtocolEstimator):
             float(slope[j] ** 2 * spread),
             stat.n,
             collection_id(self, j),
+            self._fit_ids,
         )

@@ -21,6 +21,9 @@ where power is in question.
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -33,17 +36,19 @@ from ldp._validation import (
     check_integer,
     check_probability,
 )
-from ldp.inference.means import same_protocol, two_means
+from ldp.inference.means import disjoint_fits, same_protocol, two_means
 from ldp.inference.results import TestResult
 from ldp.inference.wald import cells_of, normalised, sample_of, tangent_basis, wald
 
 __all__ = [
+    "MAX_SECOND_ORDER",
     "goodness_of_fit",
     "goodness_of_fit_power",
     "goodness_of_fit_sample_size",
     "independence",
     "independence_power",
     "independence_sample_size",
+    "second_order_ratio",
     "two_sample",
     "two_sample_power",
     "two_sample_sample_size",
@@ -57,7 +62,49 @@ def _chi2_result(statistic: float, df: int, n: Any, method: str) -> TestResult:
     return TestResult(statistic, float(stats.chi2.sf(statistic, df)), df, n, method)
 
 
+def _check_categories(shape: tuple[int, ...], where: Any) -> None:
+    """``ValueError`` when an axis of the table has one category: its value is certain, the
+    test has no degree of freedom (a chi-square on 0 of them has no p-value)."""
+    if min(shape) >= 2:
+        return
+    names = [where] if isinstance(where, str) or np.ndim(where) == 0 else list(where)
+    axis = shape.index(min(shape))
+    name = names[axis] if where is not None and len(names) == len(shape) else where
+    what = "the column" if name is None else f"column {name!r}"
+    raise ValueError(
+        f"{what} has one category (cells of shape {shape}): its value is certain and the "
+        "test has no degree of freedom"
+    )
+
+
 # --------------------------------------------------------------------------- goodness of fit
+def _keyed(value: object) -> bool:
+    """Whether ``value`` names its cells: a mapping, or a pandas Series (an index and
+    ``items``)."""
+    return isinstance(value, Mapping) or (
+        hasattr(value, "index") and callable(getattr(value, "items", None))
+    )
+
+
+def _expected_cells(expected: object, labels: tuple[tuple, ...]) -> object:
+    """``expected`` in the cells' order: a dict or Series keyed by the cells' categories
+    (tuples for a two-way table) is aligned to ``labels``; anything else is taken in order."""
+    if not _keyed(expected):
+        return expected
+    given = dict(expected.items())  # type: ignore[attr-defined]
+    cells = list(labels[0]) if len(labels) == 1 else list(itertools.product(*labels))
+    missing = [c for c in cells if c not in given]
+    known = set(cells)
+    extra = [k for k in given if k not in known]
+    if missing or extra:
+        detail = f"no probability for {missing}" if missing else f"unknown cells {extra}"
+        raise ValueError(
+            f"expected is keyed by category and has {detail}; the cells are {cells} "
+            "(pass an array to give the probabilities in the cells' order)"
+        )
+    return [given[c] for c in cells]
+
+
 def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> TestResult:
     """Test that the cells' true probabilities are ``expected``.
 
@@ -66,8 +113,10 @@ def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> 
     estimator : fitted estimator
         Anything with ``cell_estimate(column)`` (:class:`estimators.FrequencyEstimator`,
         ``MarginalEstimator``).
-    expected : array_like
-        The null distribution, one probability per cell (the shape of the estimate).
+    expected : array_like, dict or pandas.Series
+        The null distribution, one probability per cell: an array in the cells' order (the
+        order of the estimate), or a dict or Series keyed by the cells' categories
+        (``(row, column)`` tuples for a two-way table), aligned to them.
     column : optional
         Passed to ``cell_estimate`` (omit it for an estimator of one column).
 
@@ -89,9 +138,13 @@ def goodness_of_fit(estimator: Any, expected: Any, *, column: object = None) -> 
     True
     >>> goodness_of_fit(est, [0.25, 0.25, 0.25, 0.25]).pvalue < 1e-6
     True
+    >>> goodness_of_fit(est, {3: 0.1, 2: 0.2, 1: 0.3, 0: 0.4}).pvalue > 0.01   # by category
+    True
     """
     view = cells_of(estimator, column)
-    null = check_distribution(as_real_array(expected, "expected").ravel(), view.size, "expected")
+    _check_categories(view.shape, column)
+    cells = _expected_cells(expected, view.labels)
+    null = check_distribution(as_real_array(cells, "expected").ravel(), view.size, "expected")
     basis = tangent_basis(view.size)
     contrast = basis.T @ (view.value - null)
     statistic = wald(contrast, basis.T @ view.covariance(null) @ basis)
@@ -183,6 +236,16 @@ def goodness_of_fit_sample_size(
 
 
 # --------------------------------------------------------------------------- independence
+def _jacobian(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The Jacobian in ``f`` (flattened) of ``g = f - a b'`` at marginals ``rows, cols``."""
+    k1, k2 = rows.size, cols.size
+    return (
+        np.eye(k1 * k2)
+        - np.kron(np.eye(k1), np.outer(cols, np.ones(k2)))
+        - np.kron(np.outer(rows, np.ones(k1)), np.eye(k2))
+    )
+
+
 def _interaction(table: np.ndarray, rows: np.ndarray, cols: np.ndarray):
     """``g = f - a b'`` (flattened) and its Jacobian in ``f`` at marginals ``rows, cols``,
     both projected on the interaction contrasts (Helmert bases of both axes)."""
@@ -190,12 +253,63 @@ def _interaction(table: np.ndarray, rows: np.ndarray, cols: np.ndarray):
     basis = np.kron(tangent_basis(k1), tangent_basis(k2))
     a, b = table.sum(axis=1), table.sum(axis=0)
     g = (table - np.outer(a, b)).ravel()
-    jacobian = (
-        np.eye(k1 * k2)
-        - np.kron(np.eye(k1), np.outer(cols, np.ones(k2)))
-        - np.kron(np.outer(rows, np.ones(k1)), np.eye(k2))
-    )
-    return basis.T @ g, basis.T @ jacobian
+    return basis.T @ g, basis.T @ _jacobian(rows, cols)
+
+
+#: Largest ratio :func:`second_order_ratio` at which :func:`independence` answers.
+MAX_SECOND_ORDER = 1.0
+
+
+def _uniform_ratio(covariance_at: Any, shape: tuple[int, ...]) -> float:
+    """:func:`second_order_ratio` at the uniform table of ``shape``, with the covariance
+    ``covariance_at(f)`` there."""
+    rows, cols = np.full(shape[0], 1.0 / shape[0]), np.full(shape[1], 1.0 / shape[1])
+    return second_order_ratio(covariance_at(np.outer(rows, cols).ravel()), rows, cols)
+
+
+def second_order_ratio(covariance: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> float:
+    """How far the delta method of :func:`independence` is from holding: the expected square
+    of the term it neglects, the product ``da db'`` of the two marginals' errors, over the
+    variance of the first-order error ``J df`` (both summed over the cells), when ``f_hat``
+    has ``covariance`` (Gaussian moments: ``E[da_i^2 db_j^2] = S_a,ii S_b,jj + 2 C_ij^2``).
+
+    It scales as ``1 / n``; the chi-square reference holds its level where it is at most
+    ``MAX_SECOND_ORDER`` at the uniform table (checked by simulation through the marginal
+    designs, down to that boundary) and can reject far too often above it.
+
+    Parameters
+    ----------
+    covariance : ndarray
+        The covariance of the flattened ``k1 x k2`` estimate.
+    rows, cols : ndarray
+        The marginals the Jacobian is taken at.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.inference import second_order_ratio
+    >>> from ldp.mechanisms import GRR
+    >>> rows, cols = np.array([0.5, 0.5]), np.array([0.2, 0.3, 0.5])
+    >>> null = np.outer(rows, cols).ravel()
+    >>> per_report = second_order_ratio(GRR(6, 0.5).covariance(1, null), rows, cols)
+    >>> ratio = second_order_ratio(GRR(6, 0.5).covariance(1000, null), rows, cols)
+    >>> bool(np.isclose(ratio, per_report / 1000)), ratio < 1   # 1000 reports suffice
+    (True, True)
+    """
+    k1, k2 = rows.size, cols.size
+    to_rows = np.kron(np.eye(k1), np.ones((1, k2)))
+    to_cols = np.kron(np.ones((1, k1)), np.eye(k2))
+    var_a = np.einsum("ij,jk,ik->i", to_rows, covariance, to_rows)
+    var_b = np.einsum("ij,jk,ik->i", to_cols, covariance, to_cols)
+    cross = to_rows @ covariance @ to_cols.T
+    second = float((np.outer(var_a, var_b) + 2.0 * cross**2).sum())
+    jacobian = _jacobian(rows, cols)
+    first = float(np.einsum("ij,jk,ik->", jacobian, covariance, jacobian))
+    return second / first if first > 0.0 else math.inf
 
 
 def independence(estimator: Any, columns: Any) -> TestResult:
@@ -204,7 +318,14 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     A Wald test of the interaction ``f_ij - a_i b_j`` (``a, b`` the estimated marginals) on
     its ``(k1 - 1)(k2 - 1)`` contrasts, with the delta-method covariance at the product of
     the estimated marginals (clipped at 0 and renormalised) and the decoder's exact
-    covariance there.
+    covariance there. The delta method drops the product of the marginals' errors: with
+    too few reports for the epsilon, that term dominates and the test would reject far
+    too often, so it refuses (``ValueError`` naming about how many reports it needs) where
+    :func:`second_order_ratio` exceeds ``MAX_SECOND_ORDER`` at the uniform table. The
+    ratio is taken there, not at the estimate, so that whether the test answers depends on
+    the protocol and the number of reports only, never on the data (a refusal that read
+    the data would choose the datasets the test answers, and those reject too often); for
+    the library's oracles the uniform table is where the ratio is largest.
 
     Parameters
     ----------
@@ -237,6 +358,16 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     view = cells_of(estimator, columns)
     if len(view.shape) != 2:
         raise ValueError(f"independence needs a two-way table, got cells of shape {view.shape}")
+    _check_categories(view.shape, columns)
+    ratio = _uniform_ratio(view.covariance, view.shape)
+    if ratio > MAX_SECOND_ORDER:
+        need = math.ceil(view.n * ratio / MAX_SECOND_ORDER) if math.isfinite(ratio) else None
+        raise ValueError(
+            f"{view.n} reports are too few for the independence test at this epsilon: the "
+            f"product of the marginals' errors, which its chi-square approximation neglects, "
+            f"is {ratio:.3g} times the first-order error (the test needs at most "
+            f"{MAX_SECOND_ORDER:g}: about {need} reports, or a larger epsilon)"
+        )
     table = view.value.reshape(view.shape)
     rows = normalised(table.sum(axis=1), "the first column's marginal")
     cols = normalised(table.sum(axis=0), "the second column's marginal")
@@ -279,7 +410,9 @@ def independence_power(mechanism: Any, n: int, joint: Any, *, alpha: float = 0.0
 def independence_sample_size(
     mechanism: Any, joint: Any, *, power: float = 0.8, alpha: float = 0.05
 ) -> int:
-    """Smallest ``n`` at which :func:`independence_power` reaches ``power``.
+    """Smallest ``n`` at which :func:`independence_power` reaches ``power`` and
+    :func:`independence` answers (its :func:`second_order_ratio` at the uniform table at
+    most ``MAX_SECOND_ORDER``).
 
     Examples
     --------
@@ -291,7 +424,9 @@ def independence_sample_size(
     >>> independence_power(OUE(4, 2.0), n, joint) >= 0.8
     True
     """
-    return _sample_size(lambda m: independence_power(mechanism, m, joint, alpha=alpha), power)
+    found = _sample_size(lambda m: independence_power(mechanism, m, joint, alpha=alpha), power)
+    one = _uniform_ratio(lambda f: mechanism.covariance(1, f), np.shape(joint))
+    return max(found, math.ceil(one / MAX_SECOND_ORDER))
 
 
 # --------------------------------------------------------------------------- two samples
@@ -307,7 +442,8 @@ def two_sample(estimator_a: Any, estimator_b: Any, *, column: object = None) -> 
     Parameters
     ----------
     estimator_a, estimator_b : fitted estimators
-        Of the same kind, fitted on the two samples with the same protocol.
+        Of the same kind, fitted on two independent samples with the same protocol
+        (estimators that share reports, the same fit, a copy or a merge, are refused).
     column : optional
         The column to compare (omit it for estimators of one column).
 
@@ -328,12 +464,19 @@ def two_sample(estimator_a: Any, estimator_b: Any, *, column: object = None) -> 
     >>> result.df is None, result.pvalue < 1e-3
     (True, True)
     """
+    if estimator_a is estimator_b:
+        raise ValueError(
+            "estimator_a and estimator_b are the same estimator: a two-sample test compares "
+            "two independent samples"
+        )
     if callable(getattr(estimator_a, "cell_estimate", None)):
         first = cells_of(estimator_a, column, "estimator_a")
         second = cells_of(estimator_b, column, "estimator_b")
         same_protocol(first.protocol, second.protocol)
+        disjoint_fits(first.fits, second.fits)
         if first.shape != second.shape:
             raise ValueError(f"the samples have cells {first.shape} and {second.shape}")
+        _check_categories(first.shape, column)
         pooled = normalised(
             (first.n * first.value + second.n * second.value) / (first.n + second.n),
             "the pooled estimate",

@@ -32,9 +32,19 @@ def same_protocol(first: str, second: str) -> None:
         )
 
 
+def disjoint_fits(first: frozenset[str], second: frozenset[str]) -> None:
+    """``ValueError`` when two samples share reports (a fit in common)."""
+    if first & second:
+        raise ValueError(
+            "the two samples share reports (estimators of the same fit, or one merged into "
+            "the other): a two-sample test compares independent samples"
+        )
+
+
 def two_means(first: MeanSample, second: MeanSample) -> TestResult:
     """The z test of equal means with Welch's standard error."""
     same_protocol(first.protocol, second.protocol)
+    disjoint_fits(first.fits, second.fits)
     error = math.sqrt(first.variance / first.n + second.variance / second.n)
     if error == 0.0:
         raise ValueError("both samples have zero variance: the z statistic is undefined")

@@ -19,6 +19,12 @@ from ldp._validation import as_real_array, check_integer
 __all__ = ["CellEstimate", "MeanSample"]
 
 
+def _fits(value: object) -> frozenset[str]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (set, frozenset, tuple, list)):
+        raise TypeError(f"fits must be a set of fit identifiers, got {type(value).__name__}")
+    return frozenset(str(v) for v in value)
+
+
 def _frozen_array(value: np.ndarray) -> np.ndarray:
     out = np.array(value, dtype=np.float64, copy=True)
     out.setflags(write=False)
@@ -46,6 +52,10 @@ class CellEstimate:
     protocol : str
         Identity of the collection (the protocol's fingerprint and the column): two samples
         can be compared only when it is the same.
+    fits : frozenset of str, optional
+        Identifiers of the fits the reports come from (an estimator's fits, united by a
+        merge): two samples that share one share reports, and :func:`two_sample` refuses
+        them.
 
     Examples
     --------
@@ -66,6 +76,7 @@ class CellEstimate:
     covariance: Callable[[np.ndarray], np.ndarray]
     labels: tuple[tuple, ...]
     protocol: str
+    fits: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         shape = tuple(check_integer(s, "shape", low=1) for s in self.shape)
@@ -84,6 +95,7 @@ class CellEstimate:
         object.__setattr__(self, "n", check_integer(self.n, "n", low=0))
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "protocol", str(self.protocol))
+        object.__setattr__(self, "fits", _fits(self.fits))
 
     @property
     def size(self) -> int:
@@ -106,6 +118,10 @@ class MeanSample:
         Number of reports.
     protocol : str
         Identity of the collection (the protocol's fingerprint and the column).
+    fits : frozenset of str, optional
+        Identifiers of the fits the reports come from (an estimator's fits, united by a
+        merge): two samples that share one share reports, and :func:`two_sample` refuses
+        them.
 
     Examples
     --------
@@ -118,6 +134,7 @@ class MeanSample:
     variance: float
     n: int
     protocol: str
+    fits: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         value = as_real_array(self.value, "value")
@@ -130,3 +147,4 @@ class MeanSample:
         object.__setattr__(self, "variance", float(variance))
         object.__setattr__(self, "n", check_integer(self.n, "n", low=0))
         object.__setattr__(self, "protocol", str(self.protocol))
+        object.__setattr__(self, "fits", _fits(self.fits))

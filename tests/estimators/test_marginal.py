@@ -181,6 +181,9 @@ def test_bad_input_gives_one_line_errors():
     est = MarginalEstimator(categories=cats, marginals=[("c0", "c1")], random_state=0).fit(X)
     with _one_line(ValueError, match="no requested marginal holds the columns"):
         est.marginal(["c0", "c2"])
+    for twice in ([("c0", "c1"), ("c0", "c1")], [("c1", "c0"), ("c2",), ("c0", "c1")]):
+        with _one_line(ValueError, match=r"lists the marginal of \('c.', 'c.'\) twice"):
+            MarginalEstimator(categories=cats, marginals=twice).fit(X)
     with _one_line(ValueError, match="unknown column 'q'"):
         est.marginal(["q"])
     big = {"a": list(range(5000)), "b": list(range(5000))}
@@ -250,6 +253,10 @@ def test_cell_estimate_feeds_the_independence_test():
     assert independence(est, ("c0", "c1")).pvalue > 1e-4  # independent columns
     with pytest.raises(ValueError, match="one or two columns"):
         est.cell_estimate(["c0", "c1", "c2"])
+    from ldp.inference import goodness_of_fit
+
+    with _one_line(ValueError, match=r"columns must name one or two of the columns \['c0'"):
+        goodness_of_fit(est, [0.5, 0.5])  # which column?
 
 
 def test_two_samples_of_different_protocols_are_refused_in_one_line():
@@ -277,3 +284,48 @@ def test_a_joint_too_large_for_memory_is_refused_with_the_limit_named():
     tiny = pd.DataFrame({c: [0, 1] for c in cats})
     with _one_line(ValueError, match=r"MAX_JOINT_CELLS"):
         MarginalEstimator(categories=cats, method="joint").fit(tiny)
+
+
+def test_a_column_with_one_level_is_refused_by_the_tests_never_a_nan_pvalue():
+    from ldp.inference import goodness_of_fit, independence, two_sample
+
+    rng = np.random.default_rng(41)
+    X, cats, _ = _table((2, 3), 4_000, rng)
+    X["const"], cats["const"] = "x", ["x"]
+    fit = lambda seed: MarginalEstimator(1.0, categories=cats, random_state=seed).fit(X)  # noqa: E731
+    est = fit(1)
+    assert est.marginal("const").estimate.tolist() == [1.0]
+    with _one_line(ValueError, match="'const' has one category"):
+        independence(est, ("c0", "const"))
+    with _one_line(ValueError, match="'const' has one category"):
+        goodness_of_fit(est, [1.0], column="const")
+    with _one_line(ValueError, match="'const' has one category"):
+        two_sample(est, fit(2), column="const")
+
+
+def test_synthetic_rows_keep_each_columns_dtype_whatever_their_number():
+    import pickle
+
+    rng = np.random.default_rng(43)
+    n = 3_000
+    X = pd.DataFrame(
+        {
+            "colour": pd.Categorical(rng.choice(["red", "blue"], n), categories=["red", "blue"]),
+            "size": pd.Categorical(rng.choice(["S", "L"], n), categories=["S", "L"], ordered=True),
+            "city": rng.choice(["a", "b", "c"], n),
+            "kids": rng.integers(0, 3, n),
+            "member": rng.random(n) < 0.3,
+        }
+    )
+    cats = {"colour": ["blue", "red"], "city": list("abc"), "kids": [0, 1, 2], "member": [0, 1]}
+    cats["size"] = ["S", "L"]
+    cats["member"] = [False, True]
+    est = MarginalEstimator(2.0, categories=cats, random_state=0).fit(X)
+    many, none = est.sample(50, random_state=1), est.sample(0)
+    assert many.dtypes.to_dict() == none.dtypes.to_dict()
+    assert list(many.colour.cat.categories) == ["blue", "red"]  # the declared domain
+    assert not many.colour.cat.ordered and many["size"].cat.ordered
+    assert many.kids.dtype == np.int64 and many.member.dtype == bool
+    assert set(many.city) <= {"a", "b", "c"} and many.city.dtype == none.city.dtype
+    again = pickle.loads(pickle.dumps(est))
+    assert again.sample(50, random_state=1).equals(many)

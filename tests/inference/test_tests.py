@@ -283,6 +283,12 @@ def test_bad_input_is_refused_in_one_line():
         (lambda: two_sample(good, Cells(grr, value[:2] / 0.8, 100, (2,))), ValueError, "cells"),
         (lambda: two_sample(object(), good), TypeError, "cell_estimate or mean_sample"),
         (lambda: independence(good, ("a", "b")), ValueError, "two-way"),
+        (lambda: goodness_of_fit(Cells(grr, [1.0], 9, (1,)), [1.0]), ValueError, "one category"),
+        (
+            lambda: independence(Cells(grr, value, 100, (3, 1)), ("a", "b")),
+            ValueError,
+            "column 'b' has one category",
+        ),
         (lambda: goodness_of_fit_power(grr, 100, [1 / 3] * 3, [0.5, 0.5]), ValueError, "shape"),
         (
             lambda: goodness_of_fit_power(grr, 100, [1 / 3] * 3, [1 / 3] * 3, alpha=1.0),
@@ -331,3 +337,108 @@ def test_estimators_end_to_end():
     ma = MeanEstimator(1.0, bounds=(0, 1), random_state=3).fit(rng.uniform(0, 1, (2000, 1)))
     with pytest.raises(TypeError, match="mean estimator"):
         two_sample(ma, ea)
+
+
+def test_two_samples_that_share_reports_are_refused_never_a_pvalue_of_one():
+    """The same estimator twice, a copy of it, or one merged into the other: the samples
+    are not independent (the statistic was 0 and the p-value 1)."""
+    import copy
+    import pickle
+
+    from estimators import FrequencyEstimator, MarginalEstimator, MeanEstimator
+
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 3, (3000, 2))
+    kw = {"categories": [[0, 1, 2], [0, 1, 2]], "random_state": 1}
+    fa = FrequencyEstimator(1.0, **kw).fit(x[:1500])
+    fb = FrequencyEstimator(1.0, **kw).fit(x[1500:])
+    ma = MeanEstimator(1.0, bounds=(0, 2), random_state=2).fit(x[:1500].astype(float))
+    mb = MeanEstimator(1.0, bounds=(0, 2), random_state=3).fit(x[1500:].astype(float))
+    ta = MarginalEstimator(1.0, **kw).fit(x[:1500])
+    tb = MarginalEstimator(1.0, **kw).fit(x[1500:])
+    for a, b, where in ((fa, fb, 0), (ma, mb, 0), (ta, tb, ["x0", "x1"])):
+        assert 0.0 < two_sample(a, b, column=where).pvalue <= 1.0  # independent samples
+        with pytest.raises(ValueError, match="same estimator") as info:
+            two_sample(a, a, column=where)
+        assert "\n" not in str(info.value)
+        merged = copy.deepcopy(a).merge(b)
+        for shared in (pickle.loads(pickle.dumps(a)), merged):
+            with pytest.raises(ValueError, match="share reports") as info:
+                two_sample(shared, b if shared is merged else a, column=where)
+            assert "\n" not in str(info.value)
+
+
+def test_expected_keyed_by_category_is_aligned_to_the_cells():
+    """A dict or Series names its cells: it is read by category, never by position."""
+    import pandas as pd
+
+    from estimators import FrequencyEstimator
+
+    rng = np.random.default_rng(10)
+    X = pd.DataFrame({"city": rng.choice(["a", "b", "c", "d"], 8000, p=[0.4, 0.3, 0.2, 0.1])})
+    est = FrequencyEstimator(2.0, categories={"city": list("abcd")}, mechanism="GRR")
+    est.fit(X)
+    in_order = goodness_of_fit(est, [0.4, 0.3, 0.2, 0.1])
+    for keyed in (
+        {"d": 0.1, "c": 0.2, "b": 0.3, "a": 0.4},
+        pd.Series([0.1, 0.2, 0.3, 0.4], index=list("dcba")),
+    ):
+        result = goodness_of_fit(est, keyed)
+        assert (result.statistic, result.pvalue) == (in_order.statistic, in_order.pvalue)
+    for bad, match in [
+        ({"a": 0.5, "b": 0.3, "c": 0.2}, r"no probability for \['d'\]"),
+        ({"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.05, "e": 0.05}, r"unknown cells \['e'\]"),
+        (pd.Series([0.4, 0.3, 0.2, 0.1]), "keyed by category"),
+    ]:
+        with pytest.raises(ValueError, match=match) as info:
+            goodness_of_fit(est, bad)
+        assert "\n" not in str(info.value)
+    joint = Cells(GRR(4, 2.0), np.full(4, 0.25), 1000, (2, 2))
+    keyed = {(1, 1): 0.1, (0, 0): 0.4, (1, 0): 0.2, (0, 1): 0.3}
+    assert (
+        goodness_of_fit(joint, keyed).statistic
+        == goodness_of_fit(joint, [0.4, 0.3, 0.2, 0.1]).statistic
+    )
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+@pytest.mark.parametrize(("p0", "p1"), [(0.5, 0.6), (0.2, 0.3)])
+@pytest.mark.parametrize("power", [0.5, 0.8])
+def test_sample_size_agrees_with_the_planner_on_a_binary_question(eps, p0, p1, power):
+    """On two cells, ``goodness_of_fit`` with binary randomized response tests Bern(p0)
+    against Bern(p1), the planner's ``"binary-test"``. The planner's test is one-sided and
+    exact, so no test needs fewer users than its lower bound; the two-sided Wald test
+    needs about ``((z_{alpha/2} + z_beta) / (z_alpha + z_beta))^2`` times its users (equal
+    variances under both hypotheses at p0 = 0.5; fewer where the alternative's variance is
+    smaller)."""
+    from scipy.stats import norm
+
+    plan = ldp.risk.plan("binary-test", eps, 1.0 - power, p0=p0, p1=p1, alpha=ALPHA)
+    n = goodness_of_fit_sample_size(GRR(2, eps), [1 - p0, p0], [1 - p1, p1], power=power)
+    z_beta = norm.ppf(power)
+    factor = ((norm.isf(ALPHA / 2) + z_beta) / (norm.isf(ALPHA) + z_beta)) ** 2
+    assert plan.n_lower_bound <= n <= factor * plan.n_required * 1.02
+    if p0 == 0.5:
+        assert n == pytest.approx(factor * plan.n_required, rel=0.02)
+
+
+def test_independence_refuses_too_few_reports_for_its_delta_method():
+    """Under the null at eps = 0.01 and 3,000 reports the delta method's neglected term
+    dominates (the test rejected with p ~ 1e-108); the refusal depends on the protocol and
+    n only, and the sample-size helper answers an n at which the test answers."""
+    from estimators import MarginalEstimator
+
+    rng = np.random.default_rng(13)
+    X = np.column_stack([rng.integers(0, 3, 3000), rng.integers(0, 4, 3000)])
+    cats = [[0, 1, 2], [0, 1, 2, 3]]
+    est = MarginalEstimator(0.01, categories=cats, random_state=0).fit(X)
+    with pytest.raises(ValueError, match=r"3000 reports are too few .* about \d+ reports") as e:
+        independence(est, ("x0", "x1"))
+    assert "\n" not in str(e.value)
+    mech, joint = OUE(12, 0.5), np.eye(3, 4) / 3
+    n = independence_sample_size(mech, joint, power=0.2)
+    uniform = np.full(12, 1 / 12)
+    assert independence_power(mech, n - 1, joint) >= 0.2  # the delta method binds, not power
+    assert independence(Cells(mech, uniform, n, (3, 4)), ("a", "b")).pvalue == pytest.approx(1)
+    with pytest.raises(ValueError, match=f"{n - 1} reports are too few"):
+        independence(Cells(mech, uniform, n - 1, (3, 4)), ("a", "b"))

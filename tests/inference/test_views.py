@@ -33,6 +33,7 @@ def test_cell_estimate_is_frozen_and_checked():
         cells.value[0] = 1.0
     table = _cells(value=np.full((2, 3), 1 / 6), shape=(2, 3), labels=((0, 1), "xyz"))
     assert table.value.shape == (6,) and table.labels == ((0, 1), ("x", "y", "z"))
+    assert cells.fits == frozenset() and _cells(fits=["a", "b"]).fits == frozenset({"a", "b"})
 
 
 @pytest.mark.parametrize(
@@ -44,6 +45,7 @@ def test_cell_estimate_is_frozen_and_checked():
         ({"covariance": None}, TypeError, "callable"),
         ({"value": [0.5, np.nan, 0.2]}, ValueError, "finite"),
         ({"n": -1}, ValueError, "n"),
+        ({"fits": "abc"}, TypeError, "fits"),
     ],
 )
 def test_cell_estimate_bad_input(changes, error, match):
@@ -91,6 +93,12 @@ def test_frequency_estimator_cell_estimate():
         est.cell_estimate(5)
     with pytest.raises(TypeError, match="column"):
         est.cell_estimate(1.5)
+    assert est.cell_estimate(np.int64(j)).protocol == cells.protocol
+    from ldp.inference import independence
+
+    with pytest.raises(TypeError, match="each column on its own") as info:
+        independence(est, ("colour", "size"))  # no joint table: the columns were split
+    assert "\n" not in str(info.value)
 
 
 def test_mean_estimator_mean_sample():

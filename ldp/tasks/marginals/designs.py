@@ -355,12 +355,20 @@ def _sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> 
     return np.asarray(oracle.sum_variance(n, f, m, "iid"), dtype=np.float64)
 
 
-def _check_tables(tables: Sequence[Sequence[int]], d: int) -> tuple[tuple[int, ...], ...]:
+def _check_tables(
+    tables: Sequence[Sequence[int]], d: int, name: str = "tables"
+) -> tuple[tuple[int, ...], ...]:
     out = []
     for t in tables:
+        if isinstance(t, (str, bytes)) or not all(
+            isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) for c in t
+        ):
+            raise TypeError(
+                f"{name} must hold column indices (integers in 0 .. {d - 1}), got {t!r}"
+            )
         cols = tuple(int(c) for c in t)
         if not cols or len(set(cols)) != len(cols) or any(c < 0 or c >= d for c in cols):
-            raise ValueError(f"tables must hold distinct columns in 0 .. {d - 1}, got {t!r}")
+            raise ValueError(f"{name} must hold distinct columns in 0 .. {d - 1}, got {t!r}")
         out.append(cols)
     if not out:
         raise ValueError("tables must name at least one marginal")
@@ -390,7 +398,7 @@ def requested_tables(d: int, marginals: object) -> tuple[tuple[int, ...], ...]:
         )
     if not all(isinstance(t, Sequence) and not isinstance(t, (str, bytes)) for t in marginals):
         raise TypeError(f"marginals must be a list of column tuples, got {describe(marginals)}")
-    return _check_tables(marginals, dims)
+    return _check_tables(marginals, dims, "marginals")
 
 
 def check_task(

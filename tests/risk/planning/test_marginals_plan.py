@@ -133,6 +133,11 @@ def test_gap_and_the_inverse_question():
         ({"sizes": (2, 3), "marginals": 3}, ValueError, "must be a width in 1 .. 2, got 3"),
         ({"sizes": (2, 3), "marginals": [(0, 2)]}, ValueError, r"distinct columns in 0 \.\. 1"),
         ({"sizes": (2, 3), "marginals": "ab"}, TypeError, "marginals must be an int k"),
+        (
+            {"sizes": (2, 3), "marginals": [("a", "b")]},
+            TypeError,
+            r"marginals must hold column indices \(integers in 0 \.\. 1\), got \('a', 'b'\)",
+        ),
         ({"sizes": (2, 3), "method": "fourier"}, ValueError, "method 'fourier' does not apply"),
         ({"sizes": (2, 3), "method": "best"}, ValueError, "method must be one of"),
         ({"sizes": (2, 3), "loss": "tv"}, TypeError, "does not take loss"),
