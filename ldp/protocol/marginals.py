@@ -26,6 +26,7 @@ the device client as a second line. The format is in ``docs/protocol.md`` (secti
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -352,6 +353,7 @@ class MarginalProtocol(ProtocolFile):
             if (
                 isinstance(group, bool)
                 or not isinstance(group, (int, float))
+                or not math.isfinite(group)
                 or group != int(group)
                 or not 0 <= group < len(self._groups)
             ):
