@@ -48,6 +48,7 @@ from ldp.tasks.marginals import (
     fit_ipf,
     fit_marginals,
     fit_tree,
+    holding_table,
     marginalize,
 )
 
@@ -595,7 +596,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         check_is_fitted(self)
         cols = self._columns_of(columns)
         tables = self._table_indices()
-        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
+        holder = holding_table(tables, cols)
         if holder is None:
             wanted = [self.columns_[c].name for c in cols]
             raise ValueError(

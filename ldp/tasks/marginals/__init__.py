@@ -33,6 +33,7 @@ from ldp.tasks.marginals.fitted import (
     cell_intervals,
     check_group_reports,
     fit_marginals,
+    holding_table,
 )
 from ldp.tasks.marginals.synthesis import (
     MAX_IPF_CELLS,
@@ -66,6 +67,7 @@ __all__ = [
     "fit_ipf",
     "fit_marginals",
     "fit_tree",
+    "holding_table",
     "marginal_matrix",
     "marginalize",
     "overlap_gap",

@@ -22,18 +22,24 @@ from ldp.core import check_confidence, normal_z
 from ldp.tasks.marginals.consistency import consistent_marginals
 from ldp.tasks.marginals.designs import MarginalDesign
 
-__all__ = ["FittedMarginals", "cell_intervals", "check_group_reports", "fit_marginals"]
+__all__ = [
+    "FittedMarginals",
+    "cell_intervals",
+    "check_group_reports",
+    "fit_marginals",
+    "holding_table",
+]
 
 
 def check_group_reports(
-    design: MarginalDesign, counts: Sequence[int], names: Sequence[str] | None = None
+    design: MarginalDesign, counts: ArrayLike, names: Sequence[str] | None = None
 ) -> None:
     """Raise ``ValueError`` unless every group has at least as many reports as cells.
 
     Parameters
     ----------
     design : MarginalDesign
-    counts : sequence of int
+    counts : array_like of int
         The reports of each group, in the design's order.
     names : sequence of str, optional
         The columns' names (the message names a short group by them; default the indexes).
@@ -48,12 +54,13 @@ def check_group_reports(
     ...
     ValueError: the group of columns ('a', 'b') has 5 reports, fewer than its 6 cells; ...
     """
+    have = np.asarray(counts, dtype=np.int64)
     for g, group in enumerate(design.groups):
         need = 1 if design.method == "fourier" else design.cells(group)
-        if int(counts[g]) < need:
+        if have[g] < need:
             label = tuple(group if names is None else (names[c] for c in group))
             raise ValueError(
-                f"the group of columns {label} has {int(counts[g])} reports, fewer than its "
+                f"the group of columns {label} has {have[g]} reports, fewer than its "
                 f"{need} cells; collect more reports or request fewer or smaller marginals"
             )
 
@@ -124,6 +131,20 @@ def fit_marginals(design: MarginalDesign, stats: Sequence[Any]) -> FittedMargina
     return FittedMarginals(
         tuple(design.tables), tuple(unbiased), tuple(variance), tuple(sources), tuple(consistent)
     )
+
+
+def holding_table(tables: Sequence[Sequence[int]], columns: Sequence[int]) -> int | None:
+    """The first of ``tables`` holding every one of ``columns`` (its index), else ``None``:
+    the table a marginal of ``columns`` is read from.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import holding_table
+    >>> holding_table([(0, 1), (1, 2)], (2,)), holding_table([(0, 1)], (0, 2)) is None
+    (1, True)
+    """
+    wanted = set(columns)
+    return next((i for i, t in enumerate(tables) if wanted <= set(t)), None)
 
 
 def cell_intervals(
