@@ -293,3 +293,14 @@ def test_group_counts_round_trip_and_a_damaged_row_is_refused():
         load_statistic(json.dumps({"type": "GroupCounts", "groups": []}))
     with pytest.raises(TypeError, match="one marginals protocol"):
         statistic + GroupCounts(statistic.groups[:1])
+
+
+def test_the_collector_docs_marginals_example_prints_what_it_says(capsys):
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "collector.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "marginals" in b]
+    exec(compile(block, "docs/collector.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    promised = [line.split("# ", 1)[1] for line in block.splitlines() if "print(" in line]
+    assert printed == promised
