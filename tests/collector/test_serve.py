@@ -132,6 +132,7 @@ def test_serve_refuses_bad_settings_with_one_line(tmp_path, protocol_file, capsy
         assert error.count("\n") == 1 and message in error, error
 
 
+@pytest.mark.long  # its twin in the default run: tests/collector/test_marginals.py
 def test_serve_collects_a_marginals_survey_and_its_export_feeds_ldp_estimate(tmp_path, capsys):
     """A table's survey end to end: the device client's records over HTTP to ``ldp serve``,
     the served marginals equal to the library's fit of the same records, and ``ldp export``
