@@ -2,8 +2,9 @@
 
 ``ldp export --store reports.sqlite --protocol protocol.json --out reports.parquet`` writes
 Parquet (the input of the Dask path and of ``ldp estimate``), ``.jsonl`` the client records
-(the only format of a marginals protocol's reports), anything else CSV; it reads the store while a collector writes to it (SQLite in WAL mode,
-PostgreSQL), and exports the reports committed when it starts reading.
+(the only format of a marginals protocol's reports), anything else CSV; it reads the store
+while a collector writes to it (SQLite in WAL mode, PostgreSQL), and exports the reports
+committed when it starts reading.
 """
 
 from __future__ import annotations

@@ -304,3 +304,17 @@ def test_the_collector_docs_marginals_example_prints_what_it_says(capsys):
     printed = capsys.readouterr().out.splitlines()
     promised = [line.split("# ", 1)[1] for line in block.splitlines() if "print(" in line]
     assert printed == promised
+
+
+def test_a_store_made_for_one_question_takes_a_marginals_protocol_later(store_url):
+    with Store(store_url) as store:
+        store.add_protocol(GRR3)
+        store.ingest(GRR3, [{"id": "ab" * 16, "fingerprint": GRR3.fingerprint, "report": [2]}])
+    with Store(store_url) as store:
+        store.add_protocol(PROTOCOL)
+        records = with_ids(PROTOCOL.records(rows(50, seed=12), rng=13))
+        assert store.ingest(PROTOCOL, records).accepted == 50
+        assert store.count(GRR3) == 1 and store.statistic(PROTOCOL).n == 50
+    with Store(store_url) as store:
+        assert set(store.protocols()) == {GRR3, PROTOCOL}
+        assert store.statistic(GRR3).counts.tolist() == [0, 0, 1]
