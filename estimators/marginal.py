@@ -35,7 +35,7 @@ from estimators.privatizer import (
     warn_domain_from_data,
 )
 from ldp._validation import check_integer, check_random_state, describe
-from ldp.core import check_confidence, normal_z
+from ldp.core import check_confidence
 from ldp.inference import CellEstimate
 from ldp.protocol.marginals import MarginalProtocol, load_marginals
 from ldp.tasks.marginals import (
@@ -43,9 +43,12 @@ from ldp.tasks.marginals import (
     MarginalDesign,
     build_design,
     candidate_designs,
-    consistent_marginals,
+    cell_intervals,
+    check_group_reports,
     fit_ipf,
+    fit_marginals,
     fit_tree,
+    holding_table,
     marginalize,
 )
 
@@ -572,29 +575,15 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     def _set_statistics(self, stats: Sequence[Any]) -> None:
         design = self.design_
         counts = np.array([s if isinstance(s, int) else s.n for s in stats], dtype=np.int64)
-        for g, group in enumerate(design.groups):
-            need = 1 if design.method == "fourier" else design.cells(group)
-            if counts[g] < need:
-                names = tuple(self.columns_[c].name for c in group)
-                raise ValueError(
-                    f"the group of columns {names} has {counts[g]} reports, fewer than its "
-                    f"{need} cells; collect more reports or request fewer or smaller marginals"
-                )
+        check_group_reports(design, counts, [c.name for c in self.columns_])
+        fitted = fit_marginals(design, stats)
         self.statistics_ = tuple(stats)
         self.n_reports_ = counts
         self.n_rows_ = int(counts.sum())
-        tables = self._table_indices()
-        self.unbiased_, self.variance_, self.method_ = {}, {}, {}
-        for names, t in zip(self.tables_, tables):
-            est, var, source = design.estimate(stats, t)
-            self.unbiased_[names], self.variance_[names], self.method_[names] = est, var, source
-        fixed = consistent_marginals(
-            tables,
-            design.sizes,
-            [self.unbiased_[n] for n in self.tables_],
-            [self.variance_[n] for n in self.tables_],
-        )
-        self.consistent_ = dict(zip(self.tables_, fixed))
+        self.unbiased_ = dict(zip(self.tables_, fitted.unbiased))
+        self.variance_ = dict(zip(self.tables_, fitted.variance))
+        self.method_ = dict(zip(self.tables_, fitted.sources))
+        self.consistent_ = dict(zip(self.tables_, fitted.consistent))
 
     def _table_indices(self) -> list[tuple[int, ...]]:
         names = [c.name for c in self.columns_]
@@ -615,8 +604,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
 
     def _holder(self, cols: tuple[int, ...]) -> int:
         """The first requested marginal that holds the columns ``cols`` (else one line)."""
-        tables = self._table_indices()
-        holder = next((i for i, t in enumerate(tables) if set(cols) <= set(t)), None)
+        holder = holding_table(self._table_indices(), cols)
         if holder is None:
             wanted = [self.columns_[c].name for c in cols]
             raise ValueError(
@@ -646,15 +634,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             estimate = unbiased
         else:
             estimate = marginalize(chosen[self.tables_[holder]], sizes, keep)
-        z = normal_z(float(self.confidence))
-        half = z * np.sqrt(var)
+        std, low, high = cell_intervals(unbiased, var, float(self.confidence))
         grid = itertools.product(*[np.asarray(self.columns_[c].categories) for c in cols])
         frame = pd.DataFrame(list(grid), columns=[self.columns_[c].name for c in cols])
         frame["estimate"] = estimate
-        frame["ci_low"] = np.clip(unbiased - half, 0.0, 1.0)
-        frame["ci_high"] = np.clip(unbiased + half, 0.0, 1.0)
+        frame["ci_low"] = low
+        frame["ci_high"] = high
         frame["unbiased"] = unbiased
-        frame["std"] = np.sqrt(var)
+        frame["std"] = std
         return frame
 
     def cell_estimate(self, columns: object = None) -> CellEstimate:

@@ -81,10 +81,10 @@ function element(tag, attributes = {}, text = null) {
   return node;
 }
 
-function radios(container, labels) {
+function radios(container, labels, name = "answer") {
   labels.forEach((label, index) => {
     const row = element("label", { class: "answer" });
-    row.append(element("input", { type: "radio", name: "answer", value: String(index) }));
+    row.append(element("input", { type: "radio", name, value: String(index) }));
     row.append(` ${String(label)}`);
     container.append(row);
   });
@@ -109,7 +109,15 @@ function render(p, info, source) {
   const answers = $("answers");
   answers.replaceChildren();
   const domain = p.domain;
-  if (domain.type === "categorical") {
+  if (domain.type === "table") {
+    // a marginals protocol: one question per column; the device sends one group of them
+    domain.columns.forEach((column, j) => {
+      const set = element("fieldset", { class: "column" });
+      set.append(element("legend", {}, column.name));
+      radios(set, column.labels ?? Array.from({ length: column.k }, (_, i) => i), `column-${j}`);
+      answers.append(set);
+    });
+  } else if (domain.type === "categorical") {
     if (domain.labels !== null) {
       radios(answers, domain.labels);
     } else if (domain.k <= MAX_RADIOS) {
@@ -186,9 +194,20 @@ function refuse(message) {
   document.body.dataset.state = "refused";
 }
 
-// The answer as the protocol's domain wants it: a label, an index, a number or a list.
+// The answer as the protocol's domain wants it: a label, an index, a number, a list, or a
+// row (an object by column name).
 function readAnswer() {
   const domain = protocol.domain;
+  if (domain.type === "table") {
+    const row = {};
+    domain.columns.forEach((column, j) => {
+      const chosen = document.querySelector(`input[name="column-${j}"]:checked`);
+      if (chosen === null) throw new RangeError(`Answer "${column.name}" first.`);
+      const index = Number(chosen.value);
+      row[column.name] = column.labels === null ? index : column.labels[index];
+    });
+    return row;
+  }
   const chosen = document.querySelector('input[name="answer"]:checked');
   if (domain.type === "categorical" && (domain.labels !== null || domain.k <= MAX_RADIOS)) {
     if (chosen === null) throw new RangeError("Choose an answer first.");

@@ -1,6 +1,7 @@
 // The results page of the web survey, served by the collector (`ldp serve`): the running
 // estimate of `/v1/protocols/{fingerprint}/estimate`, one bar per answer with its interval
-// (or the mean), refreshed every few seconds. Nothing is shown below the collector's minimum
+// (or the mean; for a marginals protocol one per cell of each requested marginal, labelled
+// by its columns' answers), refreshed every few seconds. Nothing is shown below the collector's minimum
 // number of reports. A collector that requires the operator's token for estimates gets it
 // from the page's fragment (`results.html?protocol=...#token=...`; a fragment is never sent
 // to a server or kept in its logs).
@@ -61,6 +62,17 @@ function table(entries) {
   $("table").hidden = false;
 }
 
+// The cells of a marginals protocol's tables as entries, labelled "column=answer, ...".
+function cells(marginals) {
+  if (marginals === null) return null;
+  return marginals.flatMap((t) =>
+    t.cells.map((c) => ({
+      ...c,
+      label: c.labels.map((value, i) => `${t.columns[i]}=${value}`).join(", "),
+    })),
+  );
+}
+
 async function refresh() {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const response = await fetch(`/v1/protocols/${encodeURIComponent(fingerprint)}/estimate`, { headers });
@@ -72,15 +84,19 @@ async function refresh() {
     `Each report is ${delta > 0 ? "(ε, δ)" : "ε"}-locally differentially private with ε = ` +
     `${epsilon.toPrecision(3)}${delta > 0 ? `, δ = ${delta}` : ""}; intervals at ` +
     `${Math.round(answer.confidence * 100)}% confidence.`;
-  if (answer.estimates === null) {
-    $("status").textContent = `(estimates are shown from ${answer.min_reports} reports on)`;
+  const entries = answer.kind === "marginals" ? cells(answer.marginals) : answer.estimates;
+  if (entries === null) {
+    $("status").textContent =
+      answer.kind === "marginals" && answer.n >= answer.min_reports
+        ? `(${answer.held_back})`
+        : `(estimates are shown from ${answer.min_reports} reports on)`;
     $("plot").replaceChildren();
     $("table").hidden = true;
   } else {
     $("status").textContent = "";
-    const frequencies = answer.estimates.length > 1 || answer.estimates[0].label !== "mean";
-    plot(answer.estimates, frequencies);
-    table(answer.estimates);
+    const frequencies = entries.length > 1 || entries[0].label !== "mean";
+    plot(entries, frequencies);
+    table(entries);
   }
   document.body.dataset.n = String(answer.n);
   document.body.dataset.state = "shown";

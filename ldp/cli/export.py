@@ -1,9 +1,10 @@
 """``ldp export``: the reports a collector stored for one protocol, as a report table.
 
 ``ldp export --store reports.sqlite --protocol protocol.json --out reports.parquet`` writes
-Parquet (the input of the Dask path and of ``ldp estimate``), ``.jsonl`` the client records,
-anything else CSV; it reads the store while a collector writes to it (SQLite in WAL mode,
-PostgreSQL), and exports the reports committed when it starts reading.
+Parquet (the input of the Dask path and of ``ldp estimate``), ``.jsonl`` the client records
+(the only format of a marginals protocol's reports), anything else CSV; it reads the store
+while a collector writes to it (SQLite in WAL mode, PostgreSQL), and exports the reports
+committed when it starts reading.
 """
 
 from __future__ import annotations
@@ -30,9 +31,17 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> tuple[dict, str]:
     from ldp.collector import SchemaError, Store, StoreError
-    from ldp.protocol import load
+    from ldp.collector.store import load_protocol
+    from ldp.protocol import MarginalProtocol
 
-    protocol = load(input_file(args.protocol, "protocol file", "--protocol"))
+    protocol = load_protocol(input_file(args.protocol, "protocol file", "--protocol"))
+    if isinstance(protocol, MarginalProtocol) and not args.out.lower().endswith(
+        (".jsonl", ".ndjson")
+    ):
+        raise UserError(
+            "--out: a marginals protocol's reports are exported as client records: name a "
+            ".jsonl file (ldp estimate --protocol PROTOCOL decodes it)"
+        )
     try:
         with Store(args.store) as store, atomic_output(args.out, "--out") as out:
             written = store.export(protocol, out)

@@ -1,7 +1,8 @@
 """``ldp serve``: the collector for one or more protocol files (the ``server`` extra).
 
 ``ldp serve PROTOCOL.json [MORE.json ...] --store reports.sqlite --port 8000 --min-reports
-100`` checks the files, opens (or creates) the store, and serves the endpoints of
+100`` checks the files (one-question protocols and marginals protocols, a table's survey),
+opens (or creates) the store, and serves the endpoints of
 :mod:`ldp.collector.app` with uvicorn until it gets SIGINT or SIGTERM; then it stops taking
 connections, lets the requests in flight finish (their transactions commit or roll back
 whole), and closes the store. Logs are JSON lines on stderr.
@@ -28,7 +29,12 @@ def add_parser(commands) -> None:
         "running estimates once --min-reports reports are in. Needs the server extra: "
         "pip install 'ldpkit[server]'.",
     )
-    parser.add_argument("protocols", nargs="+", metavar="PROTOCOL", help="protocol files")
+    parser.add_argument(
+        "protocols",
+        nargs="+",
+        metavar="PROTOCOL",
+        help="protocol files (one-question or marginals protocols)",
+    )
     parser.add_argument(
         "--store",
         required=True,
@@ -95,11 +101,11 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
     except ImportError:
         raise UserError("ldp serve needs the server extra: pip install 'ldpkit[server]'") from None
     from ldp.collector import SchemaError, Store, StoreError
-    from ldp.protocol import load
+    from ldp.collector.store import load_protocol
 
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port must be in 0..65535, got {args.port}")
-    protocols = [load(input_file(path, "protocol file")) for path in args.protocols]
+    protocols = [load_protocol(input_file(path, "protocol file")) for path in args.protocols]
     token = _token(args.token_file)
     try:
         store = Store(args.store, window_seconds=args.window_seconds)

@@ -12,7 +12,8 @@ Endpoints (every error is a one-line JSON object ``{"error": "..."}`` with a 4xx
   report, 413 for a body over the limit, 429 over the rate limit (with ``Retry-After``),
   503 when the database refuses the write;
 * ``GET /v1/protocols/{fingerprint}/estimate[?start=&end=&confidence=&items=]``: the running
-  estimate (``ldp.collector.estimates``), ``null`` below the minimum number of reports;
+  estimate (``ldp.collector.estimates``; a marginals protocol's requested marginals),
+  ``null`` below the minimum number of reports;
   with an operator token, only for ``Authorization: Bearer <token>`` (uploads never need
   one);
 * ``GET /survey/``, ``/survey/results.html``: the web survey and its results page (the
@@ -47,9 +48,9 @@ from ldp.collector.backends import StoreError
 from ldp.collector.estimates import estimate_document, privacy_document
 from ldp.collector.limits import DEFAULT_MAX_BODY, RateLimiter
 from ldp.collector.records import parse_body
-from ldp.collector.store import ConflictError, Store
+from ldp.collector.store import ConflictError, Served, Store
 from ldp.collector.survey import survey_file
-from ldp.protocol import Protocol
+from ldp.protocol import MarginalProtocol
 
 __all__ = ["DEFAULT_RATE", "LOGGER", "create_app"]
 
@@ -133,7 +134,7 @@ class _Collector:
     def __init__(
         self,
         store: Store,
-        protocols: Sequence[Protocol],
+        protocols: Sequence[Served],
         *,
         min_reports: int,
         token: str | None,
@@ -150,7 +151,7 @@ class _Collector:
         self.limiter = None if rate is None else RateLimiter(rate)
 
     # ----------------------------------------------------------------- helpers
-    def protocol(self, request: Request) -> Protocol:
+    def protocol(self, request: Request) -> Served:
         fingerprint = request.path_params["fingerprint"]
         protocol = self.protocols.get(fingerprint)
         if protocol is None:
@@ -200,7 +201,7 @@ class _Collector:
         return JSONResponse(
             {
                 "protocols": [
-                    {"fingerprint": p.fingerprint, "kind": p.kind, "question": p.question}
+                    {"fingerprint": p.fingerprint, "kind": _kind(p), "question": p.question}
                     for p in self.protocols.values()
                 ]
             }
@@ -311,9 +312,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
 
+def _kind(protocol: Served) -> str:
+    return "marginals" if isinstance(protocol, MarginalProtocol) else protocol.kind
+
+
 def create_app(
     store: Store,
-    protocols: Sequence[Protocol],
+    protocols: Sequence[Served],
     *,
     min_reports: int,
     token: str | None = None,
@@ -328,8 +333,9 @@ def create_app(
     ----------
     store : Store
         Where the reports go; the protocols are added to it now.
-    protocols : sequence of Protocol
-        The protocols served (at least one, distinct fingerprints).
+    protocols : sequence of Protocol or MarginalProtocol
+        The protocols served (at least one, distinct fingerprints): one-question protocols
+        and marginals protocols (a table's survey).
     min_reports : int
         The fewest reports an estimate is released from (at least 1).
     token : str, optional

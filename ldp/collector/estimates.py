@@ -8,6 +8,8 @@ protocol, each with its two-sided normal interval from the decoder
 (:meth:`~ldp.core.Decoder.interval`), on the scale of the answers
 (:func:`ldp.protocol.answers.answer_estimate`). The privacy statement is the one a device
 computes from the protocol's constants (:meth:`~ldp.protocol.Protocol.device_privacy`).
+A marginals protocol's estimate is its requested marginals instead
+(:func:`ldp.collector.marginals.marginal_estimates`), under ``marginals``.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from ldp.collector.marginals import GroupCounts, marginal_estimates, marginal_privacy
 from ldp.core import check_confidence
-from ldp.protocol import Protocol
+from ldp.protocol import MarginalProtocol, Protocol
 from ldp.protocol.answers import answer_estimate
 
 __all__ = ["ESTIMABLE", "estimate_document", "privacy_document"]
@@ -28,7 +31,7 @@ __all__ = ["ESTIMABLE", "estimate_document", "privacy_document"]
 ESTIMABLE = ("categorical", "interval", "items")
 
 
-def privacy_document(protocol: Protocol) -> dict[str, Any]:
+def privacy_document(protocol: Protocol | MarginalProtocol) -> dict[str, Any]:
     """The privacy of one report, as a device computes it from the protocol's constants.
 
     Examples
@@ -39,6 +42,8 @@ def privacy_document(protocol: Protocol) -> dict[str, Any]:
     >>> privacy_document(Protocol.from_mechanism(GRR(3, 1.0)))["epsilon"]
     1.0
     """
+    if isinstance(protocol, MarginalProtocol):
+        return marginal_privacy(protocol)
     device = protocol.device_privacy()
     return {
         "epsilon": float(device["epsilon"]),
@@ -54,7 +59,7 @@ def _label(value: Any) -> Any:
 
 
 def estimate_document(
-    protocol: Protocol,
+    protocol: Protocol | MarginalProtocol,
     statistic: Any,
     *,
     min_reports: int,
@@ -66,8 +71,8 @@ def estimate_document(
 
     Parameters
     ----------
-    protocol : Protocol
-    statistic : statistic of ``protocol.decoder``
+    protocol : Protocol or MarginalProtocol
+    statistic : statistic of ``protocol.decoder`` (``GroupCounts`` of a marginals protocol)
         The running statistic of the reports to decode.
     min_reports : int
         The fewest reports an estimate is released from (at least 1).
@@ -82,7 +87,10 @@ def estimate_document(
     -------
     dict
         ``fingerprint``, ``n``, ``min_reports``, ``confidence``, ``method``, ``estimates``
-        (``None`` below the minimum) and ``privacy``.
+        (``None`` below the minimum) and ``privacy``. A marginals protocol's has
+        ``marginals`` instead of ``estimates`` (``None`` below the minimum or while a group
+        has fewer reports than cells, ``held_back`` then says why), ``method`` its design,
+        and ``group_reports``, the reports of each group.
 
     Raises
     ------
@@ -107,6 +115,8 @@ def estimate_document(
     confidence = check_confidence(confidence)
     if isinstance(min_reports, bool) or not isinstance(min_reports, int) or min_reports < 1:
         raise ValueError(f"min_reports must be a whole number >= 1, got {min_reports!r}")
+    if isinstance(protocol, MarginalProtocol):
+        return _marginal_document(protocol, statistic, min_reports, confidence, items, privacy)
     if protocol.kind not in ESTIMABLE or (
         protocol.kind == "interval" and getattr(protocol.mechanism.domain, "d", 1) != 1
     ):
@@ -153,4 +163,36 @@ def estimate_document(
         }
         for i, name in enumerate(names)
     ]
+    return document
+
+
+def _marginal_document(
+    protocol: MarginalProtocol,
+    statistic: GroupCounts,
+    min_reports: int,
+    confidence: float,
+    items: Sequence[str] | None,
+    privacy: dict[str, Any] | None,
+) -> dict[str, Any]:
+    if items:
+        raise ValueError("items are queried in sketch protocols only")
+    n = int(statistic.n)
+    document: dict[str, Any] = {
+        "fingerprint": protocol.fingerprint,
+        "kind": "marginals",
+        "n": n,
+        "group_reports": [int(s.n) for s in statistic.groups],
+        "min_reports": min_reports,
+        "confidence": confidence,
+        "method": protocol.design.method,
+        "marginals": None,
+        "held_back": None,
+        "privacy": privacy_document(protocol) if privacy is None else privacy,
+    }
+    if n < min_reports:
+        document["held_back"] = f"{n} reports, fewer than the minimum of {min_reports}"
+        return document
+    document["marginals"], document["held_back"] = marginal_estimates(
+        protocol, statistic, confidence
+    )
     return document

@@ -2,8 +2,10 @@
 
 The table is what :mod:`ldp.protocol.reports` reads: the ``fingerprint`` column and one
 column per report field (Parquet or CSV), or the client records themselves (JSON lines),
-with each report's ``id`` and ``received`` time besides. Rows are read and written in
-chunks, so memory holds one chunk whatever the size of the store.
+with each report's ``id`` and ``received`` time besides. A marginals protocol's reports
+(each device's group, then that group's fields) are written as client records only: the
+input of ``ldp estimate`` and ``MarginalEstimator.fit_reports``. Rows are read and written
+in chunks, so memory holds one chunk whatever the size of the store.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.protocol import FINGERPRINT_COLUMN, Protocol
+from ldp.protocol import FINGERPRINT_COLUMN, MarginalProtocol, Protocol
 
 __all__ = ["write_export"]
 
@@ -36,7 +38,7 @@ def _frame(protocol: Protocol, chunk: list[tuple[str, int, str]]) -> Any:
 
 
 def write_export(
-    protocol: Protocol,
+    protocol: Protocol | MarginalProtocol,
     chunks: Iterable[list[tuple[str, int, str]]],
     path: str | os.PathLike[str],
 ) -> int:
@@ -67,6 +69,10 @@ def write_export(
                     )
                 written += len(chunk)
         return written
+    if isinstance(protocol, MarginalProtocol):
+        raise ValueError(
+            f"a marginals protocol's reports are exported as JSON lines (.jsonl), not {target}"
+        )
     parquet = lower.endswith((".parquet", ".pq"))
     writer: Any = None
     with open(target, "wb") as handle:

@@ -3,8 +3,10 @@
 A record is ``{"id": ..., "fingerprint": ..., "report": [...]}``: the report id is 16
 random bytes from the device's own randomness, in lower-case hexadecimal (32 digits); the
 fingerprint and report are what :func:`ldp.protocol.read_reports` checks (the protocol's
-fingerprint, one number per report field, each a value the mechanism can output). A body is
-one record, a JSON array of records, or JSON lines of records.
+fingerprint, one number per report field, each a value the mechanism can output), or for a
+marginals protocol :meth:`ldp.protocol.MarginalProtocol.read_records` (the group index in
+range, then the fields of that group's protocol). A body is one record, a JSON array of
+records, or JSON lines of records.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ldp.protocol import Protocol
+from ldp.collector.marginals import GroupReports, check_marginal_records
+from ldp.protocol import MarginalProtocol, Protocol
 
 __all__ = ["ID_DIGITS", "CheckedRecords", "check_records", "parse_body", "report_text"]
 
@@ -36,8 +38,8 @@ class CheckedRecords:
     ----------
     ids : tuple of str
         The report ids, distinct.
-    reports : ndarray
-        The native reports, in the order of ``ids``.
+    reports : ndarray or GroupReports
+        The native reports, in the order of ``ids`` (a marginals protocol's by group).
     texts : tuple of str
         Each report's fields as compact JSON (what the store keeps and compares on a retry).
     positions : tuple of int
@@ -57,7 +59,7 @@ class CheckedRecords:
     """
 
     ids: tuple[str, ...]
-    reports: np.ndarray
+    reports: np.ndarray | GroupReports
     texts: tuple[str, ...]
     positions: tuple[int, ...]
 
@@ -135,18 +137,20 @@ def report_text(row: Sequence[Any]) -> str:
     return json.dumps(np.asarray(row).tolist(), separators=(",", ":"))
 
 
-def check_records(protocol: Protocol, records: Sequence[Any]) -> CheckedRecords:
+def check_records(protocol: Protocol | MarginalProtocol, records: Sequence[Any]) -> CheckedRecords:
     """Check client records of ``protocol``; nothing of a batch passes unless all of it does.
 
     Every record must be an object with exactly ``id``, ``fingerprint`` and ``report``; the
     id 32 lower-case hexadecimal digits, once in the batch (a record repeated verbatim, as a
     retry inside one body is, counts once); the rest is checked by
     :func:`ldp.protocol.read_reports` (the protocol's fingerprint, the report fields, their
-    ranges).
+    ranges), or for a marginals protocol by its
+    :meth:`~ldp.protocol.MarginalProtocol.read_records` (the group index, then the group's
+    report).
 
     Parameters
     ----------
-    protocol : Protocol
+    protocol : Protocol or MarginalProtocol
         The protocol the records must have been made under.
     records : sequence
         The parsed records of one upload.
@@ -203,6 +207,12 @@ def check_records(protocol: Protocol, records: Sequence[Any]) -> CheckedRecords:
     from ldp.protocol import read_reports
 
     where = list(kept.values())
+    if isinstance(protocol, MarginalProtocol):
+        try:
+            groups, texts = check_marginal_records(protocol, plain)
+        except ValueError as exc:
+            raise ValueError(_renumber(str(exc), where)) from None
+        return CheckedRecords(tuple(kept), groups, texts, tuple(where))
     try:
         reports = read_reports(protocol, plain)
     except ValueError as exc:

@@ -9,10 +9,14 @@ applications:
 * ``ldp_reports (fingerprint, id, received, report)``: one row per accepted report, keyed by
   the protocol's fingerprint and the device's report id (a retry finds its row and adds
   nothing); ``received`` is the arrival in seconds since the epoch, ``report`` the fields as
-  compact JSON;
+  compact JSON (a marginals protocol's: ``[group, fields...]``);
 * ``ldp_statistics (fingerprint, window_start, n, statistic)``: the running statistic of each
-  protocol and time window (:mod:`ldp.collector.statistics`), updated in the transaction that
-  inserts the reports, so it always equals the aggregate of the stored rows.
+  protocol and time window (:mod:`ldp.collector.statistics`; a marginals protocol's is each
+  group's counts), updated in the transaction that inserts the reports, so it always equals
+  the aggregate of the stored rows.
+
+Marginals protocols use these tables as they are (version 1): a store made before them opens
+and serves them too.
 
 A store written by another version of the schema is refused (:class:`SchemaError`), never
 read or changed.

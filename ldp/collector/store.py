@@ -8,7 +8,10 @@ with ``+``). An upload is one transaction: the records are checked first
 new reports are inserted and the window's statistic is replaced by the old one plus theirs,
 and both are committed together or not at all. A retry of an upload (the same ids and
 reports) adds nothing and is acknowledged again; a known id with another report is refused.
-Estimates therefore read a few statistic rows, never the reports.
+Estimates therefore read a few statistic rows, never the reports. A marginals protocol
+(:class:`~ldp.protocol.MarginalProtocol`) is stored the same way: its reports are
+``[group, fields...]`` and its statistic each group's counts
+(:mod:`ldp.collector.marginals`).
 """
 
 from __future__ import annotations
@@ -22,12 +25,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from ldp.collector.backends import Backend, StoreError, open_backend
+from ldp.collector.marginals import MarginalDecoder
 from ldp.collector.records import CheckedRecords, check_records
 from ldp.collector.schema import DEFAULT_WINDOW_SECONDS, SCHEMA_VERSION, TABLES, SchemaError
 from ldp.collector.statistics import dump_statistic, load_statistic
-from ldp.protocol import Protocol
+from ldp.protocol import MarginalProtocol, Protocol
+from ldp.protocol.canonical import parse_document
+from ldp.protocol.marginals import MARGINALS
 
-__all__ = ["ConflictError", "Ingested", "Store", "StoreError"]
+#: What a store serves: a one-question protocol or a marginals protocol.
+Served = Protocol | MarginalProtocol
+
+__all__ = [
+    "ConflictError",
+    "Ingested",
+    "Served",
+    "Store",
+    "StoreError",
+    "load_protocol",
+    "read_protocol",
+]
 
 #: Rows fetched per round trip when reading reports back.
 _FETCH = 1 << 14
@@ -173,10 +190,12 @@ class Store:
         return self._backend.kind
 
     # ----------------------------------------------------------------- protocols
-    def add_protocol(self, protocol: Protocol) -> None:
+    def add_protocol(self, protocol: Served) -> None:
         """Serve ``protocol``: its document is kept beside its reports (once)."""
-        if not isinstance(protocol, Protocol):
-            raise TypeError(f"protocol must be a Protocol, got {type(protocol).__name__}")
+        if not isinstance(protocol, (Protocol, MarginalProtocol)):
+            raise TypeError(
+                f"protocol must be a Protocol or a MarginalProtocol, got {type(protocol).__name__}"
+            )
         backend = self._backend
         document = protocol.to_json(indent=None)
         try:
@@ -191,28 +210,33 @@ class Store:
         except backend.errors as exc:
             raise backend.fail(exc, "record the protocol") from None
 
-    def protocols(self) -> list[Protocol]:
+    def protocols(self) -> list[Served]:
         """The protocols the store has served, read back (and checked) from their documents."""
         with self._reading("list the protocols") as cursor:
             cursor.execute("SELECT document FROM ldp_protocols ORDER BY fingerprint")
             documents = [row[0] for row in cursor.fetchall()]
-        return [Protocol.from_json(text) for text in documents]
+        return [read_protocol(text) for text in documents]
 
-    def _decoder(self, protocol: Protocol) -> Any:
+    def _decoder(self, protocol: Served) -> Any:
         decoder = self._decoders.get(protocol.fingerprint)
         if decoder is None:
-            decoder = self._decoders[protocol.fingerprint] = protocol.decoder
+            decoder = (
+                MarginalDecoder(protocol)
+                if isinstance(protocol, MarginalProtocol)
+                else protocol.decoder
+            )
+            self._decoders[protocol.fingerprint] = decoder
         return decoder
 
     # ----------------------------------------------------------------- writing
     def ingest(
-        self, protocol: Protocol, records: Sequence[Any], *, now: float | None = None
+        self, protocol: Served, records: Sequence[Any], *, now: float | None = None
     ) -> Ingested:
         """Check and store client records of ``protocol`` in one transaction.
 
         Parameters
         ----------
-        protocol : Protocol
+        protocol : Protocol or MarginalProtocol
             A protocol added with :meth:`add_protocol`.
         records : sequence of mapping
             ``{"id": ..., "fingerprint": ..., "report": [...]}`` each.
@@ -315,7 +339,7 @@ class Store:
             raise backend.fail(exc, what) from None
 
     def statistic(
-        self, protocol: Protocol, *, start: float | None = None, end: float | None = None
+        self, protocol: Served, *, start: float | None = None, end: float | None = None
     ) -> Any:
         """The running statistic of ``protocol``'s reports: all of them, or those of the
         time windows that start in ``[start, end)`` (seconds since the epoch).
@@ -353,7 +377,7 @@ class Store:
             cursor.execute("SELECT 1")
             cursor.fetchall()
 
-    def count(self, protocol: Protocol) -> int:
+    def count(self, protocol: Served) -> int:
         """The number of stored reports of ``protocol`` (counted in the reports table)."""
         with self._reading("count the reports") as cursor:
             cursor.execute(
@@ -362,7 +386,7 @@ class Store:
             )
             return int(cursor.fetchone()[0])
 
-    def rows(self, protocol: Protocol) -> Iterator[list[tuple[str, int, str]]]:
+    def rows(self, protocol: Served) -> Iterator[list[tuple[str, int, str]]]:
         """The stored reports of ``protocol`` as chunks of ``(id, received, report)`` rows,
         in order of arrival (then id).
 
@@ -384,13 +408,14 @@ class Store:
                     return
                 yield [(str(a), int(b), str(c)) for a, b, c in chunk]
 
-    def export(self, protocol: Protocol, path: str | os.PathLike[str]) -> int:
+    def export(self, protocol: Served, path: str | os.PathLike[str]) -> int:
         """Write ``protocol``'s stored reports to a report table; returns the number written.
 
         ``.parquet``/``.pq`` writes Parquet (pyarrow; the input of
         ``ldp.distributed.aggregate`` and ``ldp estimate``), ``.jsonl``/``.ndjson`` the
         client records (with their ids), anything else CSV; tables carry the ``fingerprint``
-        and report columns and the ``id`` and ``received`` of each report.
+        and report columns and the ``id`` and ``received`` of each report. A marginals
+        protocol's reports (one group's fields each) are written as JSON lines only.
         """
         from ldp.collector.export import write_export
 
@@ -405,3 +430,46 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_protocol(text: str) -> Served:
+    """The protocol of a stored document: a marginals protocol or a one-question one.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> from ldp.collector.store import read_protocol
+    >>> from ldp.protocol import Protocol
+    >>> protocol = Protocol.from_mechanism(ldp.k_rr(3, 1.0))
+    >>> read_protocol(protocol.to_json()) == protocol
+    True
+    """
+    document = parse_document(text)
+    mechanism = document.get("mechanism") if isinstance(document, dict) else None
+    if isinstance(mechanism, dict) and mechanism.get("name") == MARGINALS:
+        return MarginalProtocol.from_dict(document)
+    return Protocol.from_dict(document)
+
+
+def load_protocol(path: str | os.PathLike[str]) -> Served:
+    """Read a protocol file of either kind (the checks of :func:`read_protocol`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from ldp.collector.store import load_protocol
+    >>> from ldp.protocol import MarginalProtocol
+    >>> from ldp.tasks.marginals import build_design
+    >>> protocol = MarginalProtocol.from_design(
+    ...     build_design("joint", (2, 2), [(0, 1)], 1.0), [("a", [0, 1]), ("b", [0, 1])])
+    >>> path = os.path.join(tempfile.mkdtemp(), "marginals.json")
+    >>> protocol.save(path)
+    >>> load_protocol(path) == protocol
+    True
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
+    return read_protocol(text)

@@ -26,7 +26,9 @@ the device client as a second line. The format is in ``docs/protocol.md`` (secti
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -352,6 +354,7 @@ class MarginalProtocol(ProtocolFile):
             if (
                 isinstance(group, bool)
                 or not isinstance(group, (int, float))
+                or not math.isfinite(group)
                 or group != int(group)
                 or not 0 <= group < len(self._groups)
             ):
@@ -371,7 +374,15 @@ class MarginalProtocol(ProtocolFile):
             try:
                 out.append(read_reports(protocol, mine))
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"group {g} (records {origin[g][:5]}...): {exc}") from None
+                message = str(exc)
+                found = re.match(r"record (\d+)", message)
+                if found is not None and int(found.group(1)) < len(origin[g]):
+                    # the group's record named by its index among all the records
+                    index = origin[g][int(found.group(1))]
+                    raise ValueError(
+                        f"record {index} (group {g}){message[found.end() :]}"
+                    ) from None
+                raise ValueError(f"group {g} (records {origin[g][:5]}...): {message}") from None
         return out
 
 

@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from ldp.cli import main
 from ldp.collector import Store
@@ -130,3 +131,60 @@ def test_serve_refuses_bad_settings_with_one_line(tmp_path, protocol_file, capsy
         assert main(["serve", str(protocol_file), *extra]) == 2
         error = capsys.readouterr().err
         assert error.count("\n") == 1 and message in error, error
+
+
+@pytest.mark.long  # its twin in the default run: tests/collector/test_marginals.py
+def test_serve_collects_a_marginals_survey_and_its_export_feeds_ldp_estimate(tmp_path, capsys):
+    """A table's survey end to end: the device client's records over HTTP to ``ldp serve``,
+    the served marginals equal to the library's fit of the same records, and ``ldp export``
+    (JSON lines) decoded by ``ldp estimate`` to the same unbiased cells."""
+    import sys
+    from pathlib import Path
+
+    from estimators import MarginalEstimator
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "clients" / "python"))
+    import ldp_client
+
+    categories = {"smoker": ["no", "yes"], "region": ["N", "S", "W"]}
+    estimator = MarginalEstimator(
+        1.0, categories=categories, marginals=[("smoker", "region"), ("region",)], method="groups"
+    )
+    protocol = estimator.device_protocol(question="Do you smoke? Where do you live?")
+    path = tmp_path / "marginals.json"
+    protocol.save(path)
+    rng = np.random.default_rng(12)
+    answers = zip(rng.choice(["no", "yes"], 300), rng.choice(["N", "S", "W"], 300))
+    checked = ldp_client.load_protocol(path.read_text())
+    records = [
+        ldp_client.privatize(checked, {"smoker": s, "region": r}, randbytes=rng.bytes)
+        for s, r in answers
+    ]
+    store = tmp_path / "reports.sqlite"
+    with serving([path], store, tmp_path, "--min-reports", "100") as server:
+        base = f"{server.url}/v1/protocols/{protocol.fingerprint}"
+        assert request(base + "/reports", records)[1]["accepted"] == 300
+        status, served = request(base + "/estimate")
+    assert status == 200 and served["n"] == 300
+    fitted = estimator.fit_reports(
+        [{"fingerprint": r["fingerprint"], "report": r["report"]} for r in records], protocol
+    )
+    for table in served["marginals"]:
+        frame = fitted.marginal(table["columns"])
+        assert [c["estimate"] for c in table["cells"]] == frame["estimate"].tolist()
+        assert [c["ci_high"] for c in table["cells"]] == frame["ci_high"].tolist()
+    out = tmp_path / "export.jsonl"
+    command = ["export", "--store", str(store), "--protocol", str(path), "--json"]
+    assert main([*command, "--out", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["reports"] == 300
+    assert main([*command, "--out", str(tmp_path / "export.csv")]) == 2
+    assert "name a .jsonl file" in capsys.readouterr().err
+    assert main(["estimate", "--protocol", str(path), str(out), "--json"]) == 0
+    estimated = json.loads(capsys.readouterr().out)
+    assert estimated["n"] == 300
+    z = scipy.stats.norm.ppf(0.975)  # the two-sided 95% normal quantile, from scipy
+    for table, rows in zip(served["marginals"], estimated["marginals"], strict=True):
+        assert rows["columns"] == table["columns"]
+        for cell, row in zip(table["cells"], rows["frequencies"], strict=True):
+            assert row["estimate"] == pytest.approx(cell["unbiased"], rel=1e-12, abs=1e-15)
+            assert row["half_width"] == pytest.approx(z * cell["std"], rel=1e-9)

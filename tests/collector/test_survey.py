@@ -109,3 +109,60 @@ def test_fifty_people_answer_through_the_page_and_the_estimate_matches_ldp_estim
         assert entry["label"] == row["category"]
         assert entry["estimate"] == pytest.approx(row["estimate"], rel=1e-12, abs=1e-15)
         assert entry["ci_high"] - entry["estimate"] == pytest.approx(row["half_width"], rel=1e-9)
+
+
+@pytest.mark.long  # its twin in the default run: tests/collector/test_marginals.py
+def test_a_table_survey_is_answered_through_the_page_and_estimated_as_the_library_does(
+    browser, tmp_path, capsys
+):
+    """A marginals protocol through the same page: one question per column, the record of
+    one group posted by the browser, the served marginals equal to ``fit_reports`` on the
+    exported records, and the results page showing one row per cell."""
+    from estimators import MarginalEstimator
+
+    categories = {"smoker": ["no", "yes"], "region": ["North", "South", "West"]}
+    estimator = MarginalEstimator(
+        1.0, categories=categories, marginals=[("smoker", "region")], method="joint"
+    )
+    protocol = estimator.device_protocol(question="Do you smoke, and where do you live?")
+    path = tmp_path / "marginals.json"
+    protocol.save(path)
+    people = 12
+    store = tmp_path / "reports.sqlite"
+    with serving([path], store, tmp_path, "--min-reports", "6") as server:
+        page = browser.new_page()
+        problems = []
+        page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-state=ready]", timeout=15_000)
+        assert page.text_content("#question") == protocol.question
+        assert page.locator("fieldset.column").count() == 2
+        page.click("#privatize")  # nothing chosen: refused before anything is drawn
+        assert 'Answer "smoker" first.' in page.text_content("#error")
+        for person in range(people):
+            page.evaluate("localStorage.clear()")
+            page.get_by_label(["no", "yes"][person % 2], exact=True).check()
+            page.get_by_label(["North", "South", "West"][person % 3], exact=True).check()
+            page.click("#privatize")
+            page.wait_for_function(f"document.body.dataset.sent === '{person + 1}'", timeout=10_000)
+        assert page.text_content("#error") == ""
+        status, served = request(f"{server.url}/v1/protocols/{protocol.fingerprint}/estimate")
+        assert status == 200 and served["n"] == people
+        page.click("#results")
+        page.wait_for_selector("body[data-state=shown]", timeout=15_000)
+        assert page.locator("#table tbody tr").count() == 6
+        assert "smoker=no, region=North" in page.text_content("#table")
+        page.close()
+        assert not problems, problems
+    out = tmp_path / "export.jsonl"
+    command = ["export", "--store", str(store), "--protocol", str(path), "--out", str(out)]
+    assert main(command) == 0
+    capsys.readouterr()
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    fitted = estimator.fit_reports(
+        [{"fingerprint": r["fingerprint"], "report": r["report"]} for r in records], protocol
+    )
+    (table,) = served["marginals"]
+    frame = fitted.marginal(["smoker", "region"])
+    for key in ("estimate", "ci_low", "ci_high", "unbiased", "std"):
+        assert [cell[key] for cell in table["cells"]] == frame[key].tolist()

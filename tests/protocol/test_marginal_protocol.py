@@ -228,6 +228,11 @@ def test_records_are_checked_and_round_trip_through_a_file(tmp_path):
         ({**records[0], "fingerprint": "0" * 16}, "fingerprint '0000000000000000'"),
         ({**records[0], "report": [7, 0]}, "group index in 0 .. 2"),
         ({**records[0], "report": [True, 0]}, "group index"),
+        ({**records[0], "report": [float("inf"), 0]}, "record 1: the report must start"),
+        ({**records[0], "report": [float("nan"), 0]}, "record 1: the report must start"),
+        ({**records[0], "report": [0.5, 0]}, "group index"),
+        ({**records[0], "report": []}, "group index"),
+        ({**records[0], "report": "0"}, "group index"),
         ({**records[0], "report": [0, 99]}, "group 0"),
         ({**records[0], "extra": 1}, "a client record is an object"),
     ]

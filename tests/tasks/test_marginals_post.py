@@ -122,3 +122,45 @@ def test_the_tree_is_the_maximum_mutual_information_tree():
     pairs = [(0, 1), (0, 2), (1, 2)]
     tree = fit_tree(sizes, dict(zip(pairs, _tables_of(joint, sizes, pairs))))
     assert tree.parents[2] == 0 or tree.parents[0] == 2
+
+
+def test_cell_intervals_are_the_normal_interval_clipped_to_shares():
+    from scipy.stats import norm
+
+    from ldp.tasks.marginals import cell_intervals
+
+    unbiased, variance = np.array([-0.01, 0.3, 0.995]), np.array([4e-4, 1e-2, 1e-4])
+    std, low, high = cell_intervals(unbiased, variance, 0.9)
+    z = norm.ppf(0.95)  # two-sided 90%
+    assert std.tolist() == pytest.approx([0.02, 0.1, 0.01], rel=1e-15)
+    assert low.tolist() == pytest.approx([0.0, 0.3 - z * 0.1, 0.995 - z * 0.01], rel=1e-12)
+    assert high.tolist() == pytest.approx([-0.01 + z * 0.02, 0.3 + z * 0.1, 1.0], rel=1e-12)
+    with pytest.raises(ValueError, match="confidence"):
+        cell_intervals(unbiased, variance, 1.0)
+
+
+def test_fit_marginals_decodes_each_table_and_makes_them_consistent():
+    from ldp.tasks.marginals import build_design, check_group_reports, fit_marginals
+
+    design = build_design("groups", (2, 3), [(0,), (0, 1)], 1.0)
+    rng = np.random.default_rng(3)
+    reports = [o.privatize(rng.integers(0, o.k, 400), rng=rng) for o in design.oracles]
+    stats = design.aggregate(reports)
+    fitted = fit_marginals(design, stats)
+    assert fitted.tables == ((0,), (0, 1))
+    for t, est, var, source in zip(fitted.tables, fitted.unbiased, fitted.variance, fitted.sources):
+        mine, mine_var, mine_source = design.estimate(stats, t)
+        assert np.array_equal(est, mine) and np.array_equal(var, mine_var)
+        assert source == mine_source
+    # the consistent tables agree on column 0 and are distributions
+    assert fitted.consistent[1].reshape(2, 3).sum(axis=1) == pytest.approx(
+        fitted.consistent[0], abs=1e-9
+    )
+    assert all(t.min() >= 0 and t.sum() == pytest.approx(1.0) for t in fitted.consistent)
+    check_group_reports(design, [2, 6])
+    with pytest.raises(ValueError, match=r"columns \('a', 'b'\) has 5 reports, fewer than its 6"):
+        check_group_reports(design, [2, 5], ["a", "b"])
+    fourier = build_design("fourier", (2, 2), [(0, 1)], 1.0)
+    check_group_reports(fourier, [1, 1, 1])
+    with pytest.raises(ValueError, match=r"\(0, 1\) has 0 reports, fewer than its 1"):
+        check_group_reports(fourier, [1, 1, 0])

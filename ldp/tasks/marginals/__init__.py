@@ -2,7 +2,8 @@
 
 ``cells`` (cell indexing and marginals as a linear map), ``designs`` (the joint, CALM's
 groups and the Fourier route, with exact variances), ``consistency`` (overlapping marginals
-made to agree and non-negative) and ``synthesis`` (a maximum-entropy model of the marginals
+made to agree and non-negative), ``fitted`` (the requested marginals decoded from the groups'
+statistics, with their intervals) and ``synthesis`` (a maximum-entropy model of the marginals
 and rows drawn from it).
 """
 
@@ -27,6 +28,13 @@ from ldp.tasks.marginals.designs import (
     check_task,
     requested_tables,
 )
+from ldp.tasks.marginals.fitted import (
+    FittedMarginals,
+    cell_intervals,
+    check_group_reports,
+    fit_marginals,
+    holding_table,
+)
 from ldp.tasks.marginals.synthesis import (
     MAX_IPF_CELLS,
     JointModel,
@@ -41,6 +49,7 @@ __all__ = [
     "MAX_TABLE_CELLS",
     "METHODS",
     "ORACLES",
+    "FittedMarginals",
     "JointModel",
     "MarginalDesign",
     "TreeModel",
@@ -48,13 +57,17 @@ __all__ = [
     "build_design",
     "candidate_designs",
     "cell_index",
+    "cell_intervals",
     "cell_values",
     "check_cells",
+    "check_group_reports",
     "check_sizes",
     "check_task",
     "consistent_marginals",
     "fit_ipf",
+    "fit_marginals",
     "fit_tree",
+    "holding_table",
     "marginal_matrix",
     "marginalize",
     "overlap_gap",
