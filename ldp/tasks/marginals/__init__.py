@@ -15,7 +15,13 @@ from ldp.tasks.marginals.cells import (
     marginal_matrix,
     marginalize,
 )
-from ldp.tasks.marginals.consistency import consistent_marginals, overlap_gap, shared_columns
+from ldp.tasks.marginals.consistency import (
+    component_weights,
+    consistent_marginals,
+    consistent_projection,
+    overlap_gap,
+    shared_columns,
+)
 from ldp.tasks.marginals.designs import (
     MAX_JOINT_CELLS,
     METHODS,
@@ -52,7 +58,9 @@ __all__ = [
     "check_cells",
     "check_sizes",
     "check_task",
+    "component_weights",
     "consistent_marginals",
+    "consistent_projection",
     "fit_ipf",
     "fit_tree",
     "marginal_matrix",
