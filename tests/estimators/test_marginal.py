@@ -68,19 +68,7 @@ def _average_tv(est, joint, sizes):
 @pytest.mark.parametrize(
     ("sizes", "epsilon"),
     [
-        pytest.param(
-            (2, 2, 2, 2),
-            1.0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "auto ranks designs by their variance before consistency: Fourier "
-                    "(0.021 at n = 1e4) beats groups (0.030), but the groups' consistency "
-                    "step averages each one-way margin over three tables, and after it "
-                    "groups' TV error is about 15% below Fourier's"
-                ),
-            ),
-        ),
+        ((2, 2, 2, 2), 1.0),
         ((3, 2, 4, 2, 5), 2.0),
         ((2,) * 6, 0.5),
     ],
@@ -197,6 +185,12 @@ def test_bad_input_gives_one_line_errors():
         MarginalEstimator(categories=cats, method="fourier").fit(X)
     with _one_line(ValueError, match="fit_reports needs every column declared"):
         MarginalEstimator().fit_reports([])
+    with _one_line(ValueError, match=r"candidates must be names among .*'XYZ'"):
+        MarginalEstimator(categories=cats, candidates=("GRR", "XYZ")).fit(X)
+    with _one_line(TypeError, match="candidates must be a sequence of oracle names, got 'GRR'"):
+        MarginalEstimator(categories=cats, candidates="GRR").fit(X)
+    with _one_line(ValueError, match=r"candidates \('HR',\) have no oracle with an exact"):
+        MarginalEstimator(categories=cats, candidates=("HR",)).device_protocol()
 
 
 def test_rows_are_never_read_when_every_domain_is_declared_and_sampling_is_seeded():

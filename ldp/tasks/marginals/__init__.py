@@ -30,6 +30,7 @@ from ldp.tasks.marginals.designs import (
     best_oracle,
     build_design,
     candidate_designs,
+    check_candidates,
     check_task,
     requested_tables,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "candidate_designs",
     "cell_index",
     "cell_values",
+    "check_candidates",
     "check_cells",
     "check_sizes",
     "check_task",

@@ -63,6 +63,7 @@ __all__ = [
     "best_oracle",
     "build_design",
     "candidate_designs",
+    "check_candidates",
     "check_task",
     "requested_tables",
 ]
@@ -99,7 +100,7 @@ def best_oracle(
     >>> best_oracle(64, 1.0, candidates=("GRR", "OUE", "SS")).name
     'SS'
     """
-    names = _check_candidates(candidates)
+    names = check_candidates(candidates)
     if k == 1:
         return None
     built = [FREQUENCY_ORACLES[name](k, epsilon) for name in names]
@@ -112,8 +113,16 @@ def best_oracle(
     return min(exact, key=lambda o: (float(o.variance(1)), o.report_bits))
 
 
-def _check_candidates(candidates: object) -> tuple[str, ...]:
-    """The oracle names ``candidates`` as a tuple, each a key of ``FREQUENCY_ORACLES``."""
+def check_candidates(candidates: object) -> tuple[str, ...]:
+    """The oracle names ``candidates`` as a tuple, each a key of ``FREQUENCY_ORACLES``
+    (``TypeError`` for a string or a non-sequence, ``ValueError`` for an unknown name).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import check_candidates
+    >>> check_candidates(["GRR", "SS"])
+    ('GRR', 'SS')
+    """
     if isinstance(candidates, str) or not isinstance(candidates, Sequence):
         raise TypeError(
             f"candidates must be a sequence of oracle names, got {describe(candidates)}"
@@ -549,7 +558,7 @@ def build_design(
     dims = check_sizes(sizes)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     wanted = _check_tables(tables, len(dims))
-    names = _check_candidates(candidates)
+    names = check_candidates(candidates)
     for t in wanted:
         check_cells([dims[c] for c in t], f"the marginal of columns {t}", MAX_TABLE_CELLS)
     if method == "joint":
