@@ -169,3 +169,16 @@ def test_the_consistent_variance_matches_simulation(method, sizes):
         errors[r] = sum(float(np.sum((z - f) ** 2)) for z, f in zip(out, truth))
     expected = design.consistent_variance(n)
     assert abs(errors.mean() - expected) < 5 * errors.std(ddof=1) / math.sqrt(reps)
+
+
+def test_bad_input_names_the_argument_and_its_value():
+    tables, sizes = [(0, 1), (1, 2)], (2, 2, 2)
+    good = [np.full(4, 0.25), np.full(4, 0.25)]
+    ones = [np.ones(4), np.ones(4)]
+    with pytest.raises(ValueError, match=r"estimates of table \(0, 1\) must be finite"):
+        consistent_projection(tables, sizes, [np.array([0.5, np.nan, 0.25, 0.25]), good[1]], ones)
+    for bad in (np.array([1.0, -1.0, 1.0, 1.0]), np.array([1.0, np.inf, 1.0, 1.0])):
+        with pytest.raises(ValueError, match=r"variances of table \(1, 2\) must be finite"):
+            consistent_marginals(tables, sizes, good, [ones[0], bad])
+    with pytest.raises(ValueError, match="one entry per table"):
+        consistent_projection(tables, sizes, good[:1], ones)

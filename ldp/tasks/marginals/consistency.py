@@ -34,7 +34,7 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldp._validation import check_integer, check_scalar
+from ldp._validation import check_integer, check_scalar, describe
 from ldp.tasks.consistency import norm_sub
 from ldp.tasks.marginals.cells import cell_index, cell_values, check_sizes, marginalize
 
@@ -152,9 +152,14 @@ def _check_tables(tables, sizes, estimates, variances):
     if len(estimates) != len(cols) or len(variances) != len(cols):
         raise ValueError("estimates and variances must have one entry per table")
     tabs = [np.asarray(e, dtype=np.float64).copy() for e in estimates]
-    for t, e in zip(cols, tabs):
+    for t, e, v in zip(cols, tabs, variances):
         if e.shape != (math.prod(dims[c] for c in t),):
             raise ValueError(f"the estimate of table {t} must have one entry per cell")
+        if not np.all(np.isfinite(e)):
+            raise ValueError(f"estimates of table {t} must be finite, got {describe(e)}")
+        var = np.asarray(v, dtype=np.float64)
+        if var.size == 0 or not np.all(np.isfinite(var)) or np.any(var < 0):
+            raise ValueError(f"variances of table {t} must be finite and >= 0, got {describe(v)}")
     return dims, cols, tabs
 
 
