@@ -88,6 +88,21 @@ def test_auto_is_within_ten_percent_of_the_best_design(sizes, epsilon):
     assert np.mean(errors["auto"]) <= 1.10 * best, {m: np.mean(e) for m, e in errors.items()}
 
 
+def test_auto_ranks_by_the_variance_of_what_marginal_reports():
+    # four binary columns at eps = 1: Fourier has the smaller unbiased variance, groups the
+    # smaller one after the consistency's linear step (each one-way margin averaged)
+    cats = {f"c{j}": [0, 1] for j in range(4)}
+    chosen = {}
+    for consistency in (True, False):
+        est = MarginalEstimator(1.0, categories=cats, consistency=consistency)
+        chosen[consistency] = est.device_protocol().design
+    assert chosen[True].method == "groups" and chosen[False].method == "fourier"
+    n = 10_000
+    after = {d.method: d.consistent_variance(n) for d in chosen.values()}
+    before = {d.method: sum(d.planned_variance(n, t) for t in d.tables) for d in chosen.values()}
+    assert after["groups"] < after["fourier"] and before["fourier"] < before["groups"]
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("method", ["joint", "groups", "fourier"])
 def test_unbiased_and_covered_over_200_seeds_through_rows(method):
