@@ -40,10 +40,12 @@ from ldp.inference import CellEstimate
 from ldp.protocol.marginals import MarginalProtocol, load_marginals
 from ldp.tasks.marginals import (
     MAX_IPF_CELLS,
+    ORACLES,
     MarginalDesign,
     build_design,
     candidate_designs,
     cell_intervals,
+    check_candidates,
     check_group_reports,
     fit_ipf,
     fit_marginals,
@@ -110,14 +112,24 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     joint through one oracle; ``"groups"``, one group per requested marginal, each with its
     best oracle (Zhang et al. (2018), CALM, Section 4); ``"fourier"``, binary
     columns only, one group per Fourier coefficient a marginal needs (Cormode, Kulkarni,
-    Srivastava 2018, Section 4.3). ``method="auto"`` takes the design of smallest exact
-    total variance over the requested marginals at the uniform table; the choice depends on
-    the domains and ``epsilon`` only, never on the data.
+    Srivastava 2018, Section 4.3).
 
     The unbiased marginals are then made to agree on shared columns and to be
-    distributions (``consistency``: mutual consistency alternated with Norm-Sub, CALM
-    Section 4.4); :meth:`sample` draws synthetic rows from a maximum-entropy model of them.
-    Both are post-processing and cost no privacy.
+    distributions (``consistency``): first a linear step, the weighted least-squares
+    projection of all the tables onto consistent tables summing to one
+    (:func:`ldp.tasks.marginals.consistent_projection`), then, where a cell is negative,
+    Norm-Sub alternated with mutual consistency (CALM Section 4.4); :meth:`sample` draws
+    synthetic rows from a maximum-entropy model of them. Both are post-processing and cost
+    no privacy.
+
+    ``method="auto"`` takes the design of smallest exact total variance over the requested
+    marginals at the uniform table of what :meth:`marginal` reports: with ``consistency``,
+    the tables after the linear step
+    (:meth:`~ldp.tasks.marginals.MarginalDesign.consistent_variance`: the groups design
+    gains most from it, each shared margin being averaged over the tables that hold it;
+    the non-linear Norm-Sub rounds are not counted), else the unbiased tables
+    (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`). The choice depends on
+    the domains, ``epsilon``, ``consistency`` and ``candidates`` only, never on the data.
 
     How many users: ``ldp.risk.plan("marginals", epsilon, target, sizes=..., marginals=2)``
     answers the users the best design needs for a worst-case expected squared l2 error of
@@ -139,6 +151,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         ``{column: edges}`` for numeric columns: the public bin edges (increasing; the last
         bin is closed). A value outside the edges raises.
     method : {"auto", "joint", "groups", "fourier"}, default "auto"
+    candidates : tuple of str, default ("GRR", "OUE")
+        The frequency oracles a ``"joint"`` or ``"groups"`` group may use, by name (keys of
+        ``ldp.tasks.FREQUENCY_ORACLES``, as in :func:`ldp.tasks.recommend`): each group
+        takes the one of smallest exact variance for its cells
+        (:func:`ldp.tasks.marginals.best_oracle`; one whose variance of a sum of cells is
+        not exact, ``"HR"``, is passed over). ``"fourier"`` always uses binary randomized
+        response. The device clients run every one of them inside a group.
     consistency : bool, default True
         Whether :meth:`marginal` reports the consistent, non-negative marginals (else the
         unbiased ones).
@@ -182,7 +201,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     >>> est = MarginalEstimator(2.0, categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]},
     ...                         random_state=1).fit(X)
     >>> est.method_[("a", "b")]
-    'joint:GRR'
+    'groups:GRR'
     >>> table = est.marginal(["a", "b"])
     >>> list(table.columns)
     ['a', 'b', 'estimate', 'ci_low', 'ci_high', 'unbiased', 'std']
@@ -197,7 +216,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     >>> server = MarginalEstimator(2.0, categories={"a": [0, 1], "b": [0, 1], "c": [0, 1, 2]})
     >>> protocol = server.device_protocol(question="a, b and c?")
     >>> protocol.design.method, round(protocol.epsilon, 12)
-    ('joint', 2.0)
+    ('groups', 2.0)
     >>> records = protocol.records(
     ...     [X["a"].to_numpy(), X["b"].to_numpy(), X["c"].to_numpy()], rng=2)  # simulated
     >>> records[0]["fingerprint"] == protocol.fingerprint
@@ -218,6 +237,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         "marginals": _marginals,
         "bins": _bins,
         "method": params.one_of(METHODS),
+        "candidates": lambda value, name: check_candidates(value),
         "consistency": params.boolean,
         "confidence": lambda value, name: check_confidence(value),
     }
@@ -230,6 +250,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         categories: dict | list | None = None,
         bins: dict | None = None,
         method: str = "auto",
+        candidates: tuple[str, ...] | list[str] = ORACLES,
         consistency: bool = True,
         confidence: float = 0.95,
         random_state: object = None,
@@ -239,6 +260,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         self.categories = categories
         self.bins = bins
         self.method = method
+        self.candidates = candidates
         self.consistency = consistency
         self.confidence = confidence
         self.random_state = random_state
@@ -320,14 +342,17 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
 
     def _design(self, sizes: tuple[int, ...], tables: list[tuple[int, ...]]) -> MarginalDesign:
         eps = float(self.epsilon)
+        oracles = check_candidates(self.candidates)
         if self.method != "auto":
-            return build_design(self.method, sizes, tables, eps)
-        candidates = candidate_designs(sizes, tables, eps)
+            return build_design(self.method, sizes, tables, eps, oracles)
+        designs = candidate_designs(sizes, tables, eps, oracles)
 
         def total(design: MarginalDesign) -> float:
+            if self.consistency:
+                return design.consistent_variance(PLANNING_USERS)
             return sum(design.planned_variance(PLANNING_USERS, t) for t in tables)
 
-        return min(candidates, key=total)
+        return min(designs, key=total)
 
     # ----------------------------------------------------------------- fitting
     def _install(self, columns: list[Column], edges: dict[str, np.ndarray]) -> None:

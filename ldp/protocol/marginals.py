@@ -217,9 +217,11 @@ class MarginalProtocol(ProtocolFile):
         """Read a parsed marginals document, rebuilding its design and checking everything.
 
         The library reads the file it would write for the design the file names (method,
-        tables, epsilon, column categories, question): any other content (an edited
-        constant, group, column or privacy statement), a fingerprint that does not match,
-        or a file the device client refuses raises ``ValueError`` with one line.
+        tables, epsilon, column categories, question, with the groups' oracles as the
+        candidates of :func:`~ldp.tasks.marginals.build_design`): any other content (an
+        edited constant, group, column or privacy statement, a group's oracle that is not
+        the best of those), a fingerprint that does not match, or a file the device client
+        refuses raises ``ValueError`` with one line.
         """
         if not isinstance(document, Mapping):
             raise TypeError(f"a protocol document is a JSON object, got {type(document).__name__}")
@@ -239,8 +241,16 @@ class MarginalProtocol(ProtocolFile):
             params, domain = mechanism["params"], document["domain"]
             columns = [(c["name"], c["labels"]) for c in domain["columns"]]
             sizes = [int(c["k"]) for c in domain["columns"]]
+            oracles = [
+                Protocol.from_dict(group["protocol"]).mechanism.name
+                for group in document["sampler"]["groups"]
+            ]
             design = build_design(
-                params["method"], sizes, params["tables"], float(params["epsilon"])
+                params["method"],
+                sizes,
+                params["tables"],
+                float(params["epsilon"]),
+                candidates=tuple(dict.fromkeys(oracles)),
             )
             mine = cls.from_design(design, columns, question=document["question"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -596,6 +596,32 @@ def test_marginals_files_are_verified_privatized_and_refused_alike():
     assert all("error" in r for r in results[2 * len(vectors[::3]) :])
 
 
+def test_marginals_groups_with_non_default_oracles_are_run_alike():
+    """A marginals protocol whose groups use subset selection and local hashing (the
+    estimator's ``candidates``): both clients verify it and privatize rows to the same
+    records from the same bytes."""
+    from ldp.protocol import MarginalProtocol
+    from ldp.tasks.marginals import build_design
+
+    columns = [("a", list(range(4))), ("b", ["x", "y", "z", "w"]), ("c", [False, True])]
+    rng = random.Random(7)
+    jobs = []
+    for oracle in ("SS", "OLH"):
+        design = build_design("groups", (4, 4, 2), [(0, 1), (1, 2), (0,)], 1.0, (oracle,))
+        assert {o.name for o in design.oracles} == {oracle}
+        document = MarginalProtocol.from_design(design, columns).to_dict()
+        jobs.append({"call": "verify", "protocol": json.dumps(document)})
+        for _ in range(20):
+            row = {"a": rng.randrange(4), "b": rng.choice("xyzw"), "c": rng.random() < 0.5}
+            data = rng.randbytes(256).hex()
+            jobs.append({"call": "privatize", "protocol": document, "value": row, "bytes": data})
+    _assert_same(jobs, [f"job {i}" for i in range(len(jobs))])
+    results = _js(jobs)
+    assert all("ok" in r for r in results)
+    groups = {r["ok"]["report"][0] for r in results if "report" in r["ok"]}
+    assert groups == {0, 1, 2}
+
+
 def test_the_edge_cases_both_clients_once_disagreed_on():
     hostile = dict(_hostile())
     names = ["GRR with an extra label", "Laplace scale = 5e-324", "gaussian epsilon 1e9"]

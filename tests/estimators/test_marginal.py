@@ -68,19 +68,7 @@ def _average_tv(est, joint, sizes):
 @pytest.mark.parametrize(
     ("sizes", "epsilon"),
     [
-        pytest.param(
-            (2, 2, 2, 2),
-            1.0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "auto ranks designs by their variance before consistency: Fourier "
-                    "(0.021 at n = 1e4) beats groups (0.030), but the groups' consistency "
-                    "step averages each one-way margin over three tables, and after it "
-                    "groups' TV error is about 15% below Fourier's"
-                ),
-            ),
-        ),
+        ((2, 2, 2, 2), 1.0),
         ((3, 2, 4, 2, 5), 2.0),
         ((2,) * 6, 0.5),
     ],
@@ -98,6 +86,21 @@ def test_auto_is_within_ten_percent_of_the_best_design(sizes, epsilon):
             errors[m].append(_average_tv(est.fit(X), joint, sizes))
     best = min(np.mean(errors[m]) for m in methods)
     assert np.mean(errors["auto"]) <= 1.10 * best, {m: np.mean(e) for m, e in errors.items()}
+
+
+def test_auto_ranks_by_the_variance_of_what_marginal_reports():
+    # four binary columns at eps = 1: Fourier has the smaller unbiased variance, groups the
+    # smaller one after the consistency's linear step (each one-way margin averaged)
+    cats = {f"c{j}": [0, 1] for j in range(4)}
+    chosen = {}
+    for consistency in (True, False):
+        est = MarginalEstimator(1.0, categories=cats, consistency=consistency)
+        chosen[consistency] = est.device_protocol().design
+    assert chosen[True].method == "groups" and chosen[False].method == "fourier"
+    n = 10_000
+    after = {d.method: d.consistent_variance(n) for d in chosen.values()}
+    before = {d.method: sum(d.planned_variance(n, t) for t in d.tables) for d in chosen.values()}
+    assert after["groups"] < after["fourier"] and before["fourier"] < before["groups"]
 
 
 @pytest.mark.long
@@ -200,6 +203,12 @@ def test_bad_input_gives_one_line_errors():
         MarginalEstimator(categories=cats, method="fourier").fit(X)
     with _one_line(ValueError, match="fit_reports needs every column declared"):
         MarginalEstimator().fit_reports([])
+    with _one_line(ValueError, match=r"candidates must be names among .*'XYZ'"):
+        MarginalEstimator(categories=cats, candidates=("GRR", "XYZ")).fit(X)
+    with _one_line(TypeError, match="candidates must be a sequence of oracle names, got 'GRR'"):
+        MarginalEstimator(categories=cats, candidates="GRR").fit(X)
+    with _one_line(ValueError, match=r"candidates \('HR',\) have no oracle with an exact"):
+        MarginalEstimator(categories=cats, candidates=("HR",)).device_protocol()
 
 
 def test_rows_are_never_read_when_every_domain_is_declared_and_sampling_is_seeded():

@@ -16,7 +16,13 @@ from ldp.tasks.marginals.cells import (
     marginal_matrix,
     marginalize,
 )
-from ldp.tasks.marginals.consistency import consistent_marginals, overlap_gap, shared_columns
+from ldp.tasks.marginals.consistency import (
+    component_weights,
+    consistent_marginals,
+    consistent_projection,
+    overlap_gap,
+    shared_columns,
+)
 from ldp.tasks.marginals.designs import (
     MAX_JOINT_CELLS,
     METHODS,
@@ -25,6 +31,7 @@ from ldp.tasks.marginals.designs import (
     best_oracle,
     build_design,
     candidate_designs,
+    check_candidates,
     check_task,
     requested_tables,
 )
@@ -59,11 +66,14 @@ __all__ = [
     "cell_index",
     "cell_intervals",
     "cell_values",
+    "check_candidates",
     "check_cells",
     "check_group_reports",
     "check_sizes",
     "check_task",
+    "component_weights",
     "consistent_marginals",
+    "consistent_projection",
     "fit_ipf",
     "fit_marginals",
     "fit_tree",

@@ -51,6 +51,7 @@ from ldp.tasks.marginals.cells import (
     marginal_matrix,
     marginalize,
 )
+from ldp.tasks.marginals.consistency import component_weights
 from ldp.tasks.selection import FREQUENCY_ORACLES
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "best_oracle",
     "build_design",
     "candidate_designs",
+    "check_candidates",
     "check_task",
     "requested_tables",
 ]
@@ -98,7 +100,7 @@ def best_oracle(
     >>> best_oracle(64, 1.0, candidates=("GRR", "OUE", "SS")).name
     'SS'
     """
-    names = _check_candidates(candidates)
+    names = check_candidates(candidates)
     if k == 1:
         return None
     built = [FREQUENCY_ORACLES[name](k, epsilon) for name in names]
@@ -111,8 +113,16 @@ def best_oracle(
     return min(exact, key=lambda o: (float(o.variance(1)), o.report_bits))
 
 
-def _check_candidates(candidates: object) -> tuple[str, ...]:
-    """The oracle names ``candidates`` as a tuple, each a key of ``FREQUENCY_ORACLES``."""
+def check_candidates(candidates: object) -> tuple[str, ...]:
+    """The oracle names ``candidates`` as a tuple, each a key of ``FREQUENCY_ORACLES``
+    (``TypeError`` for a string or a non-sequence, ``ValueError`` for an unknown name).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import check_candidates
+    >>> check_candidates(["GRR", "SS"])
+    ('GRR', 'SS')
+    """
     if isinstance(candidates, str) or not isinstance(candidates, Sequence):
         raise TypeError(
             f"candidates must be a sequence of oracle names, got {describe(candidates)}"
@@ -330,22 +340,100 @@ class MarginalDesign:
         """
         cols = tuple(columns)
         per_group = max(1, n // len(self.groups))
-        uniform = 1.0 / self.cells(cols)
         if self.method == "fourier":
             oracle = self.oracles[0]
             terms = 2 ** len(cols) - 1
             one = 4.0 * float(oracle.variance(per_group, 0.5, "iid"))  # type: ignore[union-attr]
             return self.cells(cols) * terms * one * 4.0 ** -len(cols)
-        best = math.inf
-        for group, oracle in zip(self.groups, self.oracles):
+        return self._planned_group(per_group, cols)[0]
+
+    def _planned_group(self, per_group: int, cols: tuple[int, ...]) -> tuple[float, int]:
+        """``"joint"`` / ``"groups"``: the total variance of ``cols`` at the uniform table with
+        ``per_group`` users per group, and the group of smallest one that holds them."""
+        uniform = 1.0 / self.cells(cols)
+        best: tuple[float, int] | None = None
+        for g, (group, oracle) in enumerate(zip(self.groups, self.oracles)):
             if not set(cols) <= set(group):
                 continue
             if oracle is None:
-                return 0.0
+                return 0.0, g
             m = self.cells(group) // self.cells(cols)
             total = float(_sum_variance(oracle, per_group, uniform, m)) * self.cells(cols)
-            best = min(best, total)
+            if best is None or total < best[0]:
+                best = (total, g)
+        if best is None:
+            raise ValueError(f"no group of this design holds the columns {cols}")
         return best
+
+    def consistent_variance(self, n: int) -> float:
+        """The total ``iid`` variance, over the cells of every requested table, of the
+        linear step of the consistency (:func:`~ldp.tasks.marginals.consistent_projection`)
+        at the uniform table, with ``n`` users split evenly over the groups and each table's
+        weight from its :meth:`planned_variance` (the data-free criterion of
+        ``method="auto"`` with consistency).
+
+        The step sets each table's total to one and replaces each component ``S`` (the part
+        of a table that is a function of the columns ``S`` summing to zero along each) by
+        the average ``h_S = sum_t w_t h_{t,S}`` of the requested tables holding ``S``
+        (:func:`~ldp.tasks.marginals.component_weights`); table ``t`` then holds
+        ``h_S / m_{t,S}`` spread over its ``m_{t,S}`` cells per cell of ``S``. Exactly, at
+        the uniform table: a group's table estimate has covariance ``a I + b 1 1^T``
+        (an oracle's cell variances depend on the cells' frequencies only), so its
+        component ``S`` has total variance ``a m_{g,S} prod_{c in S} (k_c - 1)``; tables
+        read from one group share its component, tables from different groups are
+        independent. ``"fourier"``: every table's component ``S`` is its coefficient's
+        term, the same for all of them, so the step changes nothing but the total (which
+        is exactly one) and this is the sum of :meth:`planned_variance`.
+
+        The non-negativity rounds that follow the linear step are not linear and are not
+        counted.
+
+        Examples
+        --------
+        >>> from ldp.tasks.marginals import build_design, requested_tables
+        >>> design = build_design("groups", (2, 2, 2, 2), requested_tables(4, 2), 1.0)
+        >>> before = sum(design.planned_variance(10_000, t) for t in design.tables)
+        >>> round(before, 4), round(design.consistent_variance(10_000), 4)
+        (0.0299, 0.0166)
+        """
+        users = check_integer(n, "n", low=1)
+        if self.method == "fourier":
+            return float(sum(self.planned_variance(users, t) for t in self.tables))
+        per_group = max(1, users // len(self.groups))
+        planned = [self._planned_group(per_group, t) for t in self.tables]
+        mean_var = [v / self.cells(t) for (v, _), t in zip(planned, self.tables)]
+        source = [g for _, g in planned]
+        total = 0.0
+        for t in self.tables:
+            for r in range(1, len(t) + 1):
+                for subset in combinations(sorted(t), r):
+                    holders = [u for u, cols in enumerate(self.tables) if set(subset) <= set(cols)]
+                    k_subset = self.cells(subset)
+                    weight = component_weights(
+                        [mean_var[u] for u in holders],
+                        [self.cells(self.tables[u]) // k_subset for u in holders],
+                    )
+                    by_group: dict[int, float] = {}
+                    for u, w in zip(holders, weight):
+                        by_group[source[u]] = by_group.get(source[u], 0.0) + float(w)
+                    component = sum(
+                        w * w * self._centered_scale(g, per_group) * self.cells(self.groups[g])
+                        for g, w in by_group.items()
+                    )  # over k_subset: the variance of the group's marginal on the subset
+                    free = math.prod(self.sizes[c] - 1 for c in subset)
+                    total += component / k_subset * free / (self.cells(t) // k_subset)
+        return total
+
+    def _centered_scale(self, g: int, per_group: int) -> float:
+        """``a`` of group ``g``'s covariance ``a I + b 1 1^T`` at the uniform table: from the
+        variances of one cell and of two cells' sum, ``a + b`` and ``2 a + 4 b``."""
+        oracle = self.oracles[g]
+        if oracle is None:
+            return 0.0
+        k = self.cells(self.groups[g])
+        one = float(oracle.sum_variance(per_group, 1.0 / k, 1, "iid"))
+        two = float(oracle.sum_variance(per_group, 2.0 / k, 2, "iid"))
+        return 2.0 * one - two / 2.0
 
 
 def _sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> np.ndarray:
@@ -478,7 +566,7 @@ def build_design(
     dims = check_sizes(sizes)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     wanted = _check_tables(tables, len(dims))
-    names = _check_candidates(candidates)
+    names = check_candidates(candidates)
     for t in wanted:
         check_cells([dims[c] for c in t], f"the marginal of columns {t}", MAX_TABLE_CELLS)
     if method == "joint":
