@@ -207,14 +207,18 @@ class FieldHash:
         if p == 2:  # bit r of H is the parity of row r and x, xor bit r of c
             dtype = np.dtype(np.uint8 if self.e <= 8 else np.int64)
             bits = np.zeros(x.shape, dtype=dtype)
-            single = self.packing.n_words == 1  # then row r is bits rL .. rL + L - 1
-            if single:
-                word, c = words[:, 0], words[:, 0] >> (self.e * self.L)
-            else:
-                rows, c = self.split(words)
+            if self.packing.n_words == 1:  # row r is bits rL .. rL + L - 1 of the word
+                # in 32-bit arithmetic when the word fits (half the memory traffic)
+                kind = np.uint32 if self.packing.word_sizes[0] <= 1 << 32 else np.uint64
+                word, xs = words[:, 0].astype(kind), x.astype(kind)
+                for r in range(self.e):
+                    shifted = xs << kind(r * self.L) if r else xs
+                    bits |= parity_bits(word & shifted).astype(dtype) << dtype.type(r)
+                word >>= kind(self.e * self.L)
+                return word.astype(dtype) ^ bits
+            rows, c = self.split(words)
             for r in range(self.e):
-                masked = word & (x << (r * self.L)) if single else rows[r] & x
-                bits |= parity_bits(masked).astype(dtype) << dtype.type(r)
+                bits |= parity_bits(rows[r] & x).astype(dtype) << dtype.type(r)
             return c ^ bits
         rows, c = self.split(words)
         out = np.zeros(x.shape, dtype=np.int64)
@@ -227,23 +231,30 @@ class FieldHash:
         return out
 
     def _binary_table(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2`` and a few
-        buckets: for each ``u != 0`` in Gray-code order (``A^T u`` changes by one row of
-        ``A``), one integer bincount of ``2 t + u.w`` over a block of users; ``u = 0`` adds
-        every user to ``T[0]``."""
-        g, size = self.g, self.rows
-        # the parity of u & w for every u and w < g
-        signs = [np.array([bin(u & w).count("1") & 1 for w in range(g)]) for u in range(g)]
+        """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2``: for each
+        ``u != 0`` in Gray-code order (``A^T u`` changes by one row of ``A``), one integer
+        bincount of ``2 t + u.w`` over a block of users; ``u = 0`` adds every user to
+        ``T[0]``. A hash function in one word below ``2^32`` is cut into its rows in 32-bit
+        arithmetic (row ``r`` is bits ``rL .. rL + L - 1``, then ``c``)."""
+        g, size, e, L = self.g, self.rows, self.e, self.L
         tally = np.zeros(2 * size, dtype=np.int64)
-        step = min(max(1 << 16, 4 * size), 1 << 20)
+        narrow = self.packing.n_words == 1 and self.packing.word_sizes[0] <= 1 << 32
+        step = min(max(1 << 16, 4 * size), 1 << 18)
         for start in range(0, y.size, step):
-            rows, c = self.split(words[start : start + step])
-            w = y[start : start + step] ^ c  # A d(v) must equal w
-            t = np.zeros(w.size, dtype=np.int64)
+            sl = slice(start, start + step)
+            if narrow:
+                word = words[sl, 0].astype(np.uint32)
+                mask = np.uint32(size - 1)
+                rows = [(word >> np.uint32(r * L)) & mask for r in range(e)]
+                w = (word >> np.uint32(e * L)) ^ y[sl].astype(np.uint32)  # A d(v) = w
+            else:
+                rows, c = self.split(words[sl])
+                w = y[sl] ^ c
+            t = np.zeros_like(rows[0])
             for i in range(1, g):
                 t ^= rows[(i & -i).bit_length() - 1]
-                code = t << 1
-                code |= signs[i ^ (i >> 1)][w]
+                code = t << t.dtype.type(1)
+                code |= parity_bits(w & w.dtype.type(i ^ (i >> 1))).astype(code.dtype)
                 tally += np.bincount(code, minlength=2 * size)
         table = tally[0::2] - tally[1::2]
         table[0] += y.size
@@ -251,40 +262,27 @@ class FieldHash:
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         p, e, g = self.p, self.e, self.g
-        if p == 2 and g <= 1 << 4:
+        if p == 2:
             counts, rem = np.divmod(fwht(self._binary_table(words, y))[: self.k], 1 << e)
             if np.any(rem):  # pragma: no cover - an exact integer identity
                 raise RuntimeError("local hashing decode: non-integer support count")
             return counts
         table = np.zeros(self.rows * p, dtype=np.int64)
-        step = max(1, CHUNK_ELEMENTS // (g * (self.L if p != 2 else 1) * 4))
+        step = max(1, CHUNK_ELEMENTS // (g * self.L * 4))
         u = np.arange(g, dtype=np.int64)
         u_digits = (u[:, None] // p ** np.arange(e)) % p  # (g, e)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
             rows, c = self.split(words[sl])
-            if p == 2:
-                w = y[sl] ^ c  # A d(v) must equal w
-                t = np.zeros((w.size, g), dtype=np.int64)
-                for r in range(e):
-                    t ^= np.where(u_digits[:, r] == 1, rows[r][:, None], 0)
-                m = parity(u[None, :] & w[:, None])
-            else:
-                y_dig = (y[sl, None] // p ** np.arange(e)) % p
-                c_dig = (c[:, None] // p ** np.arange(e)) % p
-                w_dig = (y_dig - c_dig) % p  # (m, e)
-                a = np.stack([self._digits(r) for r in rows], axis=1)  # (m, e, L)
-                t_dig = np.einsum("ue,mel->mul", u_digits, a) % p
-                t = t_dig @ self._powers
-                m = (w_dig @ u_digits.T) % p  # (m, g)
+            y_dig = (y[sl, None] // p ** np.arange(e)) % p
+            c_dig = (c[:, None] // p ** np.arange(e)) % p
+            w_dig = (y_dig - c_dig) % p  # (m, e)
+            a = np.stack([self._digits(r) for r in rows], axis=1)  # (m, e, L)
+            t_dig = np.einsum("ue,mel->mul", u_digits, a) % p
+            t = t_dig @ self._powers
+            m = (w_dig @ u_digits.T) % p  # (m, g)
             table += np.bincount((t * p + m).ravel(), minlength=table.size)
         table = table.reshape(self.rows, p)
-        if p == 2:
-            transformed = fwht(table[:, 0] - table[:, 1])
-            counts, rem = np.divmod(transformed[: self.k], 1 << e)
-            if np.any(rem):  # pragma: no cover - an exact integer identity
-                raise RuntimeError("local hashing decode: non-integer support count")
-            return counts
         roots = np.exp(-2j * np.pi * np.arange(p) / p)
         spectrum = table @ roots
         # C-order reshape: axis a <-> digit L-1-a, the same map for t and for v, so the
