@@ -211,11 +211,19 @@ class FieldHash:
                 # in 32-bit arithmetic when the word fits (half the memory traffic)
                 kind = np.uint32 if self.packing.word_sizes[0] <= 1 << 32 else np.uint64
                 word, xs = words[:, 0].astype(kind), x.astype(kind)
-                for r in range(self.e):
-                    shifted = xs << kind(r * self.L) if r else xs
-                    bits |= parity_bits(word & shifted).astype(dtype) << dtype.type(r)
+                if self.e <= 8:
+                    bits = parity_bits(word & xs)
+                    for r in range(1, self.e):
+                        shifted = parity_bits(word & (xs << kind(r * self.L)))
+                        shifted <<= np.uint8(r)
+                        bits |= shifted
+                else:
+                    for r in range(self.e):
+                        shifted = xs << kind(r * self.L) if r else xs
+                        bits |= parity_bits(word & shifted).astype(dtype) << dtype.type(r)
                 word >>= kind(self.e * self.L)
-                return word.astype(dtype) ^ bits
+                bits ^= word.astype(dtype)
+                return bits
             rows, c = self.split(words)
             for r in range(self.e):
                 bits |= parity_bits(rows[r] & x).astype(dtype) << dtype.type(r)
@@ -233,30 +241,50 @@ class FieldHash:
     def _binary_table(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2``: for each
         ``u != 0`` in Gray-code order (``A^T u`` changes by one row of ``A``), one integer
-        bincount of ``2 t + u.w`` over a block of users; ``u = 0`` adds every user to
-        ``T[0]``. A hash function in one word below ``2^32`` is cut into its rows in 32-bit
-        arithmetic (row ``r`` is bits ``rL .. rL + L - 1``, then ``c``)."""
+        bincount over a block of users; ``u = 0`` adds every user to ``T[0]``.
+
+        With few cells (``2^L g`` up to ``2^16``) the bincount is of the cell ``(w, t)``
+        and the signs ``(-1)^{u.w}`` are applied to the counts afterwards, else of
+        ``2 t + u.w``. A hash function in one word below ``2^32`` is cut into its rows in
+        32-bit arithmetic (row ``r`` is bits ``rL .. rL + L - 1``, then ``c``, which the
+        bucket turns into ``w = y xor c`` in place)."""
         g, size, e, L = self.g, self.rows, self.e, self.L
-        tally = np.zeros(2 * size, dtype=np.int64)
+        by_cell = size * g <= 1 << 16
+        tally = np.zeros((g, g * size) if by_cell else (1, 2 * size), dtype=np.int64)
         narrow = self.packing.n_words == 1 and self.packing.word_sizes[0] <= 1 << 32
         step = min(max(1 << 16, 4 * size), 1 << 18)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
             if narrow:
-                word = words[sl, 0].astype(np.uint32)
+                z = y[sl].astype(np.uint32)
+                z <<= np.uint32(e * L)
+                z ^= words[sl, 0].astype(np.uint32)  # the rows of A, then w = y xor c
                 mask = np.uint32(size - 1)
-                rows = [(word >> np.uint32(r * L)) & mask for r in range(e)]
-                w = (word >> np.uint32(e * L)) ^ y[sl].astype(np.uint32)  # A d(v) = w
+                rows = [(z >> np.uint32(r * L)) & mask for r in range(e)]
+                w = z >> np.uint32(e * L)
             else:
                 rows, c = self.split(words[sl])
                 w = y[sl] ^ c
+            if by_cell:  # the cell (w, t) is w 2^L + t: t changes in the low bits only
+                cell = w << w.dtype.type(L)
+                for i in range(1, g):
+                    cell ^= rows[(i & -i).bit_length() - 1]
+                    tally[i] += np.bincount(cell, minlength=g * size)
+                continue
             t = np.zeros_like(rows[0])
             for i in range(1, g):
                 t ^= rows[(i & -i).bit_length() - 1]
                 code = t << t.dtype.type(1)
                 code |= parity_bits(w & w.dtype.type(i ^ (i >> 1))).astype(code.dtype)
-                tally += np.bincount(code, minlength=2 * size)
-        table = tally[0::2] - tally[1::2]
+                tally[0] += np.bincount(code, minlength=2 * size)
+        if by_cell:  # the sign of cell (w, t) for the i-th u in Gray-code order
+            table = np.zeros(size, dtype=np.int64)
+            w_all = np.arange(g)
+            for i in range(1, g):
+                signs = 1 - 2 * parity(w_all & (i ^ (i >> 1)))
+                table += signs @ tally[i].reshape(g, size)
+        else:
+            table = tally[0, 0::2] - tally[0, 1::2]
         table[0] += y.size
         return table
 
