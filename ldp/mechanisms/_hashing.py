@@ -15,7 +15,13 @@ families are used, both exactly pairwise independent (``(H(v), H(x))`` is unifor
 * **bits with ring coefficients** for other ``g``: ``H(v) = (sum_j a_j b_j(v) + c) mod g``
   with ``b_j(v)`` the bits of ``v`` and ``a_j, c`` uniform in ``Z_g``. Two distinct values
   differ in a bit, whose coefficient difference is ``+-1``, a unit of ``Z_g``; so the family is
-  exactly pairwise independent. Decoding is a chunked ``O(n k)`` matrix product.
+  exactly pairwise independent. Decoding groups the users by their high coefficients
+  (``RingHash.grouped_counts``: ``O(n 2^t + g^(L-t) k)`` for ``t`` low bits), or is a
+  chunked ``O(n k)`` matrix product when that is cheaper (many values, few users).
+
+When a hash function is one word and there are fewer (hash function, bucket) cells than
+users, the field decoder of an odd prime first merges the users into their cells
+(:func:`merge_cells`).
 
 A hash function is stored as a few non-negative *words* below ``2^53`` (the coefficients
 packed in mixed radix: a word's first field is ``word mod size``, the next is taken from
@@ -295,12 +301,16 @@ class FieldHash:
             if np.any(rem):  # pragma: no cover - an exact integer identity
                 raise RuntimeError("local hashing decode: non-integer support count")
             return counts
-        table = np.zeros(self.rows * p, dtype=np.int64)
+        words, y, weights = merge_cells(self.packing, g, words, y)
+        # float64 counts: exact integers (below 2^53), and the users merged into cells
+        # count with their weight
+        table = np.zeros(self.rows * p, dtype=np.float64)
         step = max(1, CHUNK_ELEMENTS // (g * self.L * 4))
         u = np.arange(g, dtype=np.int64)
         u_digits = (u[:, None] // p ** np.arange(e)) % p  # (g, e)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
+            each = None if weights is None else np.repeat(weights[sl], g).astype(np.float64)
             rows, c = self.split(words[sl])
             y_dig = (y[sl, None] // p ** np.arange(e)) % p
             c_dig = (c[:, None] // p ** np.arange(e)) % p
@@ -309,7 +319,7 @@ class FieldHash:
             t_dig = np.einsum("ue,mel->mul", u_digits, a) % p
             t = t_dig @ self._powers
             m = (w_dig @ u_digits.T) % p  # (m, g)
-            table += np.bincount((t * p + m).ravel(), minlength=table.size)
+            table += np.bincount((t * p + m).ravel(), weights=each, minlength=table.size)
         table = table.reshape(self.rows, p)
         roots = np.exp(-2j * np.pi * np.arange(p) / p)
         spectrum = table @ roots
@@ -408,8 +418,30 @@ class RingHash:
         3-wise independent on distinct values, with no exceptional triples (``None``)."""
         return None
 
+    def split_bits(self, n: int) -> int | None:
+        """The number ``t`` of low bits for :meth:`grouped_counts` with ``n`` users: the
+        least work ``n 2^t`` (one bincount per low part) ``+ g^(L-t) 2^L`` (one look-up per
+        group, high part and low part), its histograms at most ``2^22`` entries; ``None``
+        when that is not a quarter of the product's ``n 2^L``."""
+        g, L = self.g, self.L
+        best, best_t = None, None
+        for t in range(L + 1):
+            groups = g ** (L - t)
+            if (groups * g) << t > 1 << 22:
+                continue
+            cost = (n << t) + (groups << L)
+            if best is None or cost < best:
+                best, best_t = cost, t
+        if best is None or 4 * best > n << L:
+            return None
+        return best_t
+
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""
+        """``C_v`` by :meth:`grouped_counts` when it is cheaper, else by a chunked
+        ``O(n k)`` product (blocks of users times blocks of values)."""
+        t = self.split_bits(y.size)
+        if t is not None:
+            return self.grouped_counts(words, y, t)
         counts = np.zeros(self.k, dtype=np.int64)
         width = min(self.k, max(1, CHUNK_ELEMENTS // 64))
         step = max(1, CHUNK_ELEMENTS // (2 * width))
@@ -424,6 +456,54 @@ class RingHash:
                 h = (a.T.astype(np.float64) @ bits + c[:, None]) % self.g
                 counts[values] += (h == y[sl, None]).sum(axis=0)
         return counts
+
+    def grouped_counts(self, words: np.ndarray, y: np.ndarray, t: int) -> np.ndarray:
+        """``C_v`` with the users grouped by their high coefficients ``a_t .. a_{L-1}``.
+
+        Write ``v = hi 2^t + lo``: ``H_i(v) = P_i(hi) + Q_i(lo) + c_i`` with
+        ``P_i(hi) = sum_{j >= t} a_ij b_j(v)`` and ``Q_i(lo) = sum_{j < t} a_ij b_j(v)``
+        (mod ``g``). ``P_i`` depends on the user only through its group ``alpha_i`` (the
+        high coefficients, ``g^(L-t)`` groups), so with
+        ``M_lo[alpha, r] = #{i in alpha : y_i - c_i - Q_i(lo) = r}`` (one bincount per low
+        part, ``r`` updated by one coefficient per step of a Gray code),
+        ``C[hi, lo] = sum_alpha M_lo[alpha, P_alpha(hi)]``: ``O(n 2^t + g^(L-t) 2^L)``
+        instead of ``O(n 2^L)``.
+        """
+        g, L = self.g, self.L
+        groups, lows, highs = g ** (L - t), 1 << t, 1 << (L - t)
+        hist = np.zeros((lows, groups * g), dtype=np.int64)
+        kind = np.int16 if 2 * g < 1 << 15 else np.int64
+        step = 1 << 18
+        for start in range(0, y.size, step):
+            sl = slice(start, start + step)
+            fields = self.packing.unpack(words[sl])
+            base = np.zeros(fields[0].shape, dtype=np.int64)
+            for j in range(L - 1, t - 1, -1):  # alpha = sum_{j >= t} a_j g^(j - t)
+                base *= g
+                base += fields[j]
+            base *= g
+            r = ((y[sl] - fields[L]) % g).astype(kind)  # lo = 0: y - c
+            coefficients = [fields[j].astype(kind) for j in range(t)]
+            lo = 0
+            for i in range(lows):
+                if i:
+                    j = (i & -i).bit_length() - 1
+                    lo ^= 1 << j
+                    if lo >> j & 1:  # bit j set: Q grows by a_j
+                        r -= coefficients[j]
+                        r += kind(g) * (r < 0)
+                    else:
+                        r += coefficients[j]
+                        r -= kind(g) * (r >= g)
+                hist[lo] += np.bincount(base + r, minlength=groups * g)
+        # P[alpha, hi] = sum_j digit_j(alpha) bit_j(hi) mod g
+        digits = (np.arange(groups)[:, None] // g ** np.arange(L - t)) % g
+        bits = (np.arange(highs)[:, None] >> np.arange(L - t)) & 1
+        picked = (digits @ bits.T) % g + g * np.arange(groups)[:, None]  # (groups, highs)
+        counts = np.empty((highs, lows), dtype=np.int64)
+        for lo in range(lows):
+            counts[:, lo] = hist[lo][picked].sum(axis=0)
+        return counts.reshape(-1)[: self.k]
 
     def split_parts(
         self, words: np.ndarray, y: np.ndarray, high: np.ndarray, low: np.ndarray, t: int
@@ -498,6 +578,21 @@ def counts_at(
         # the comparison runs over long rows
         grid += np.count_nonzero(P[:, None, :] == R[None, :, :], axis=-1)
     return grid[hi_at.ravel(), lo_at.ravel()]
+
+
+def merge_cells(
+    packing: Packing, g: int, words: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(words, y, weights)``: when the hash function is one word and its ``size g``
+    cells (hash function, bucket) are at most half as many as the users, the users merged
+    into the cells they fall in (one bincount), each cell weighing its number of users; else
+    the users themselves (``weights`` None). A support count is a sum over users, so it is
+    the same weighted sum over the cells."""
+    if packing.n_words == 1 and packing.word_sizes[0] * g <= y.size // 2:
+        cells = np.bincount(words[:, 0] * g + y, minlength=packing.word_sizes[0] * g)
+        at = np.flatnonzero(cells)
+        return (at // g)[:, None], at % g, cells[at]
+    return words, y, None
 
 
 def narrow_dtype(top: int) -> type[np.unsignedinteger]:

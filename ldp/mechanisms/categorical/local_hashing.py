@@ -47,7 +47,8 @@ class LocalHashing(FrequencyOracle):
     ``p = e^eps / (e^eps + g - 1)`` (``e^eps`` the largest double at most ``e^eps``) and,
     because the family is exactly pairwise independent, ``q = 1/g`` exactly. Decoding costs
     ``O(n g + k log k)`` for prime-power ``g`` (a Walsh-Hadamard or ``Z_p^L`` Fourier
-    transform) and a chunked ``O(n k)`` otherwise.
+    transform) and, for other ``g``, ``O(n 2^t + g^(L-t) k)`` with the users grouped by
+    their high coefficients (or a chunked ``O(n k)`` product when that is cheaper).
 
     Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
     ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.

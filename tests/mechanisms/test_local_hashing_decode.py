@@ -1,0 +1,64 @@
+"""Every decoder of local hashing against brute force (``H_i(v) == y_i`` counted user by
+user for every value): the binary transform for every power-of-two ``g`` (beyond 16 too),
+the field transform with and without users merged into cells, and the ring family grouped
+by high coefficients at every split as well as by the product."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ldp.mechanisms import LocalHashing
+from ldp.mechanisms._hashing import merge_cells
+
+
+def brute_counts(mech: LocalHashing, reports: np.ndarray) -> np.ndarray:
+    words, y = reports[:, :-1], reports[:, -1]
+    return np.array([np.sum(mech.hash_values(words, v) == y) for v in range(mech.k)])
+
+
+def reports_of(k: int, g: int, n: int) -> tuple[LocalHashing, np.ndarray]:
+    mech = LocalHashing(k, 1.0, g)
+    x = np.random.default_rng(k * 100 + g).integers(0, k, n)
+    return mech, mech.privatize(x, rng=np.random.default_rng(n + g))
+
+
+@pytest.mark.parametrize(
+    ("k", "g", "n"),
+    [
+        (37, 32, 3000),  # binary, g above 16
+        (37, 64, 2000),
+        (37, 17, 3000),  # a prime field, users one by one
+        (5, 3, 4000),  # a prime field, users merged into cells
+        (6, 7, 20_000),
+        (30, 9, 3000),  # GF(3^2)
+        (37, 12, 3000),  # the ring, grouped
+        (100, 6, 40_000),
+        (1000, 6, 200),  # the ring by the product (too few users to group)
+        (1000, 10, 500),
+    ],
+)
+def test_support_counts_are_brute_force(k, g, n):
+    mech, reports = reports_of(k, g, n)
+    assert np.array_equal(mech.aggregate(reports).counts, brute_counts(mech, reports))
+
+
+def test_the_ring_grouped_at_every_split_is_brute_force():
+    mech, reports = reports_of(23, 6, 5000)
+    family, words, y = mech._family, reports[:, :-1], reports[:, -1]
+    brute = brute_counts(mech, reports)
+    for t in range(family.L + 1):
+        assert np.array_equal(family.grouped_counts(words, y, t), brute)
+    assert family.split_bits(5000) is not None
+    assert LocalHashing(1000, 1.0, 6)._family.split_bits(200) is None  # the product wins
+
+
+def test_merged_cells_weigh_their_users():
+    mech, reports = reports_of(5, 3, 4000)
+    words, y, weights = merge_cells(mech._packing, 3, reports[:, :-1], reports[:, -1])
+    assert weights is not None and int(weights.sum()) == 4000
+    assert words.shape[0] == y.size == weights.size < 4000
+    for word, bucket, weight in zip(words[:, 0], y, weights):
+        assert weight == np.sum((reports[:, 0] == word) & (reports[:, -1] == bucket))
+    few = merge_cells(mech._packing, 3, reports[:50, :-1], reports[:50, -1])
+    assert few[2] is None  # more cells than half the users: left as they are
