@@ -62,3 +62,53 @@ def test_merged_cells_weigh_their_users():
         assert weight == np.sum((reports[:, 0] == word) & (reports[:, -1] == bucket))
     few = merge_cells(mech._packing, 3, reports[:50, :-1], reports[:50, -1])
     assert few[2] is None  # more cells than half the users: left as they are
+
+
+def digit(value: int, j: int, base: int) -> int:
+    return value // base**j % base
+
+
+def defined_hash(description: dict, words: list[int], v: int) -> int:
+    """``H(v)`` from the family's description in plain integers (``docs/protocol.md``):
+    the fields unpacked from the words in mixed radix; the field family ``A d(v) + c`` over
+    ``GF(p)^e`` (digit ``j`` of a row has weight ``p^j``), the ring ``sum_j a_j b_j(v) + c``
+    modulo ``g``."""
+    fields = []
+    for word, members in zip(words, description["words"]):
+        for i in members:
+            word, field = divmod(word, description["fields"][i])
+            fields.append(field)
+    if description["family"] == "ring":
+        g, bits = description["modulus"], description["bits"]
+        return (sum(fields[j] * (v >> j & 1) for j in range(bits)) + fields[bits]) % g
+    p, e, L = description["prime"], description["power"], description["digits"]
+    out = 0
+    for r in range(e):
+        dot = sum(digit(fields[r], j, p) * digit(v, j, p) for j in range(L))
+        out += (dot + digit(fields[e], r, p)) % p * p**r
+    return out
+
+
+@pytest.mark.parametrize(
+    "mech",
+    [
+        LocalHashing(1000, 1.0, 3),
+        LocalHashing(10**6, 1.0, 5),
+        LocalHashing(2**40, 1.0, 3),  # one word above 2^32
+        LocalHashing(100, 1.0, 9),  # two rows over GF(3)
+        LocalHashing(50, 1.0, 65537),  # a prime too large for block tables
+        LocalHashing(10**6, 1.0, 65537),
+        LocalHashing(1000, 1.0, 6),  # the ring in one word
+        LocalHashing(1000, 1.0, 12),
+        LocalHashing(2**40, 1.0, 6),  # the ring in several words
+    ],
+    ids=repr,
+)
+def test_the_field_and_ring_hashes_are_their_definitions(mech):
+    description = mech.sampler()["hash"]
+    reports = mech.privatize(np.zeros(60, dtype=np.int64), rng=np.random.default_rng(4))
+    values = np.random.default_rng(5).integers(0, min(mech.k, 10**12), 60)
+    values[:3] = [0, 1, mech.k - 1]
+    got = mech.hash_values(reports[:, :-1], values)
+    for words, v, h in zip(reports[:, :-1].tolist(), values.tolist(), got.tolist()):
+        assert h == defined_hash(description, words, v)
