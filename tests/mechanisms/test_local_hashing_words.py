@@ -113,3 +113,21 @@ def test_os_and_byte_sources_keep_the_byte_protocol():
     reports = mech.privatize(np.arange(64), rng="os")
     assert reports.shape == (64, 2)
     assert mech.aggregate(reports).n == 64
+
+
+def test_rejected_index_halves_are_redrawn_with_the_law():
+    """g - 1 = 2^15 + 1: about half the 16-bit index halves are rejected and redrawn; the
+    kept fraction is p and the other buckets, counted from the hashed one, are uniform."""
+    mech = LocalHashing(3, 8.0, 2**15 + 2)
+    n = 100_000
+    reports = mech.privatize(np.full(n, 1), rng=np.random.default_rng(12))
+    hashed = mech.hash_values(reports[:, :-1], 1)
+    kept = reports[:, -1] == hashed
+    assert stats.binomtest(int(kept.sum()), n, mech.p).pvalue > 1e-4
+    others = reports[~kept, -1]
+    slot = others - (others > hashed[~kept])  # 0 .. g - 2, uniform
+    bound = mech.g - 1
+    edges = [-(-j * bound // 8) for j in range(9)]
+    observed = np.histogram(slot, bins=edges)[0]
+    expected = np.diff(edges) / bound * slot.size
+    assert stats.chisquare(observed, expected).pvalue > 1e-4

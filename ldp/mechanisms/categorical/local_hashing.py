@@ -213,17 +213,20 @@ class LocalHashing(FrequencyOracle):
         else:
             coin_half, index_half = halves(gen, hashed.size, bits)
         out, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half)
-        if not (tied.any() or rejected.any()):
+        open_ = tied | rejected
+        if not open_.any():
             return out
-        keep, _ = coin.decide(coin_half)
-        at = np.flatnonzero(tied)
-        keep[at] = coin.resolve(gen, at.size)
-        if g == 2:
-            return merge_buckets(hashed, keep, None, g)
-        other, _ = below(index_half, g - 1, bits)
-        at = np.flatnonzero(rejected)
-        other[at] = draw_below(gen, g - 1, at.size, bits)
-        return merge_buckets(hashed, keep, other, g)
+        at = np.flatnonzero(open_)  # the few users still open, finished one by one
+        keep, _ = coin.decide(coin_half[at])
+        ties = np.flatnonzero(tied[at])
+        keep[ties] = coin.resolve(gen, ties.size)
+        other = None
+        if g > 2:
+            other, _ = below(index_half[at], g - 1, bits)
+            redraw = np.flatnonzero(rejected[at])
+            other[redraw] = draw_below(gen, g - 1, redraw.size, bits)
+        out[at] = merge_buckets(hashed[at], keep, other, g)
+        return out
 
     @property
     def statistic_entries(self) -> int:
