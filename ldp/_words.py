@@ -109,9 +109,12 @@ def parts(gen: np.random.Generator, n: int, bits: int) -> np.ndarray:
     return drawn.view(np.dtype(f"uint{bits}"))[:n]
 
 
-def uniform_below(gen: np.random.Generator, bound: int, count: int) -> np.ndarray:
-    """``count`` independent uniform integers on ``0 .. bound - 1`` (``int64``) for a
-    ``bound`` in ``[1, 2^53]``, exactly (module notes)."""
+def uniform_below(
+    gen: np.random.Generator, bound: int, count: int, *, narrow: bool = False
+) -> np.ndarray:
+    """``count`` independent uniform integers on ``0 .. bound - 1`` for a ``bound`` in
+    ``[1, 2^53]``, exactly (module notes): ``int64``, or with ``narrow`` the unsigned
+    type of the parts they were cut from when the bound is a power of two."""
     bound, count = int(bound), int(count)
     if not 1 <= bound <= 1 << 53:
         raise ValueError(f"bound must lie in [1, 2^53], got {bound}")
@@ -119,9 +122,9 @@ def uniform_below(gen: np.random.Generator, bound: int, count: int) -> np.ndarra
         return np.zeros(count, dtype=np.int64)
     if bound & (bound - 1) == 0:  # the low bits of the narrowest uniform part
         width = 16 if bound <= 1 << 16 else 32 if bound <= 1 << 32 else 64
-        out = parts(gen, count, width).astype(np.int64)
-        out &= bound - 1
-        return out
+        drawn = parts(gen, count, width)
+        out = drawn & drawn.dtype.type(bound - 1)
+        return out if narrow else out.astype(np.int64)
     if bound <= 1 << 32:
         bits = half_bits(bound)
         r, rejected = below(parts(gen, count, bits), bound, bits)

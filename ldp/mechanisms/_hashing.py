@@ -237,7 +237,7 @@ class FieldHash:
             if self.packing.n_words == 1:  # row r is bits rL .. rL + L - 1 of the word
                 # in 32-bit arithmetic when the word fits (half the memory traffic)
                 kind = np.uint32 if self.packing.word_sizes[0] <= 1 << 32 else np.uint64
-                word, xs = words[:, 0].astype(kind), x.astype(kind)
+                word, xs = words[:, 0].astype(kind, copy=False), x.astype(kind)
                 if self.e <= 8:
                     bits = parity_bits(word & xs)
                     for r in range(1, self.e):
@@ -248,8 +248,7 @@ class FieldHash:
                     for r in range(self.e):
                         shifted = xs << kind(r * self.L) if r else xs
                         bits |= parity_bits(word & shifted).astype(dtype) << dtype.type(r)
-                word >>= kind(self.e * self.L)
-                bits ^= word.astype(dtype)
+                bits ^= (word >> kind(self.e * self.L)).astype(dtype)
                 return bits
             rows, c = self.split(words)
             for r in range(self.e):

@@ -186,10 +186,13 @@ class LocalHashing(FrequencyOracle):
         for start in range(0, n, WORD_CHUNK):
             xs = x[start : start + WORD_CHUNK]
             block = out[start : start + xs.size]
-            columns = [uniform_below(gen, size, xs.size) for size in sizes]
+            columns = [uniform_below(gen, size, xs.size, narrow=True) for size in sizes]
             for j, column in enumerate(columns):
                 block[:, j] = column  # column by column (a strided 2-D copy is slower)
-            drawn = columns[0][:, None] if len(columns) == 1 else np.column_stack(columns)
+            if len(columns) == 1:  # one word: the family reads it in its drawn type
+                drawn = columns[0][:, None]
+            else:
+                drawn = np.column_stack([column.astype(np.int64) for column in columns])
             block[:, -1] = self.noisy_buckets(gen, self._family.evaluate(drawn, xs))
         return out
 
