@@ -513,14 +513,22 @@ class RingHash:
         step = 1 << 18
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
-            fields = self.packing.unpack(words[sl])
-            base = np.zeros(fields[0].shape, dtype=np.int64)
-            for j in range(L - 1, t - 1, -1):  # alpha = sum_{j >= t} a_j g^(j - t)
-                base *= g
-                base += fields[j]
+            if self.packing.n_words == 1:  # word = low + g^t (alpha + g^(L-t) c)
+                rest, low = divmod_by(words[sl, 0], g**t)
+                c, base = divmod_by(rest, g ** (L - t))
+                coefficients = []
+                for _ in range(t):
+                    low, a = divmod_by(low, g)
+                    coefficients.append(a.astype(kind))
+            else:
+                fields = self.packing.unpack(words[sl])
+                c, base = fields[L], np.zeros(fields[0].shape, dtype=np.int64)
+                for j in range(L - 1, t - 1, -1):  # alpha = sum_{j >= t} a_j g^(j - t)
+                    base *= g
+                    base += fields[j]
+                coefficients = [fields[j].astype(kind) for j in range(t)]
             base *= g
-            r = ((y[sl] - fields[L]) % g).astype(kind)  # lo = 0: y - c
-            coefficients = [fields[j].astype(kind) for j in range(t)]
+            r = mod_by(y[sl] - c, g).astype(kind)  # lo = 0: y - c
             lo = 0
             for i in range(lows):
                 if i:

@@ -112,3 +112,21 @@ def test_the_field_and_ring_hashes_are_their_definitions(mech):
     got = mech.hash_values(reports[:, :-1], values)
     for words, v, h in zip(reports[:, :-1].tolist(), values.tolist(), got.tolist()):
         assert h == defined_hash(description, words, v)
+
+
+def test_the_ring_in_several_words_is_grouped_and_hashed_as_in_one(monkeypatch):
+    """Words of at most 6^3 (instead of 2^53): the ring's coefficients of k = 23 span two
+    words; hashing and every split of the grouped decoder still match brute force."""
+    import ldp.mechanisms._hashing as hashing
+
+    monkeypatch.setattr(hashing, "WORD_LIMIT", 6**3)
+    mech, reports = reports_of(23, 6, 5000)
+    family = mech._family
+    assert family.packing.n_words == 2
+    brute = brute_counts(mech, reports)
+    description = mech.sampler()["hash"]
+    for words, h in zip(reports[:50, :-1].tolist(), mech.hash_values(reports[:50, :-1], 7)):
+        assert h == defined_hash(description, words, 7)
+    for t in range(family.L + 1):
+        assert np.array_equal(family.grouped_counts(reports[:, :-1], reports[:, -1], t), brute)
+    assert np.array_equal(mech.aggregate(reports).counts, brute)
