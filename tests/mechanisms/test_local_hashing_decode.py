@@ -117,9 +117,10 @@ def test_the_field_and_ring_hashes_are_their_definitions(mech):
 def test_the_ring_in_several_words_is_grouped_and_hashed_as_in_one(monkeypatch):
     """Words of at most 6^3 (instead of 2^53): the ring's coefficients of k = 23 span two
     words; hashing and every split of the grouped decoder still match brute force."""
-    import ldp.mechanisms._hashing as hashing
-
-    monkeypatch.setattr(hashing, "WORD_LIMIT", 6**3)
+    # the globals of the packing the mechanism builds (the doctest run may import the
+    # module a second time)
+    packing = type(LocalHashing(23, 1.0, 6)._packing)
+    monkeypatch.setitem(packing.__init__.__globals__, "WORD_LIMIT", 6**3)
     mech, reports = reports_of(23, 6, 5000)
     family = mech._family
     assert family.packing.n_words == 2
