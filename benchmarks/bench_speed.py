@@ -6,7 +6,8 @@ median of three (``benchmarks/_timing.py``), with the baseline of every ratio na
   (each row's baseline spells it out): GRR (k = 1024, within 2x; also the temporaries
   ``privatize`` allocates per user, traced by :mod:`tracemalloc`, at most 4 bytes), HCMS
   (width 1024, end to end with a query of every item, within 3x), OLH and BLH (k = 1024,
-  within 3x; the peak of ``privatize`` over the report's size is recorded), subset
+  within 3x; the peak of ``privatize`` over the report's size is recorded; other ``g``
+  are timed against ``g = 4``, reported), subset
   selection (k = 64 and 1024, within 2x);
 * the peer libraries (every oracle end to end against pure-ldp and multi-freq-ldpy) are
   compared in ``bench_targets``, by the one definition in ``benchmarks/_peers.py``;
@@ -28,7 +29,7 @@ import numpy as np
 
 from benchmarks._common import emit, parser, row
 from benchmarks._peers import zipf
-from benchmarks._timing import Contender, compare, pin_threads
+from benchmarks._timing import Contender, compare, interleaved, pin_threads
 
 EPS = 1.0
 
@@ -150,6 +151,39 @@ def local_hashing(n: int) -> list[dict]:
                 "x",
             ),
         ]
+    return out
+
+
+def local_hashing_every_g(n: int) -> list[dict]:
+    """Local hashing with ``g`` not a power of two (the field family of an odd prime, the
+    ring family) against ``g = 4`` (the binary family OLH takes at eps = 1), k = 1024,
+    privatize + aggregate: reported, not judged."""
+    from ldp.mechanisms import LocalHashing
+
+    k = 1024
+    x = zipf(n, k, 3)
+    binary = LocalHashing(k, EPS, 4)
+    out = []
+    for g in (3, 5, 6, 8):
+        mech = LocalHashing(k, EPS, g)
+        mech.aggregate(mech.privatize(x[:1000], rng=0))  # warm-up
+        kind = mech.sampler()["hash"]["family"]
+        times = interleaved(
+            [
+                Contender("ldpkit", lambda mech=mech: mech.aggregate(mech.privatize(x, rng=1))),
+                Contender("g = 4", lambda: binary.aggregate(binary.privatize(x, rng=1))),
+            ]
+        )
+        out.append(
+            row(
+                f"LocalHashing k={k} n={n:.0e} g={g} ({kind}) privatize + aggregate: CPU "
+                "time as a multiple of g=4's",
+                times[0] / max(times[1], 1e-12),
+                "x",
+                cpu_seconds=times[0],
+                reference_cpu_seconds=times[1],
+            )
+        )
     return out
 
 
@@ -284,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
     parts = {
         "grr": lambda: grr(n),
         "hcms": lambda: hcms(n),
-        "hashing": lambda: local_hashing(n),
+        "hashing": lambda: local_hashing(n) + local_hashing_every_g(n),
         "subset": lambda: subset_selection(n),
         "compose": lambda: composition(4, 5) if quick else composition(8, 20),
     }

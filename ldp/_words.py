@@ -20,6 +20,11 @@ and each half decides one draw against an integer threshold computed once per me
   ``0 .. m - 1`` once the halves with ``(h m mod 2^b) < (2^b mod m)`` are rejected
   (Lemire's multiply-shift): each output ``r`` is then hit by exactly
   ``floor(2^b / m)`` halves. A rejected draw is redrawn from fresh words.
+* :func:`uniform_below` draws uniform integers below any bound up to ``2^53`` (the hash words
+  of local hashing): a power-of-two bound keeps the low bits of a uniform part (every bit
+  of a uniform part is uniform and independent), a bound up to ``2^32`` takes :func:`below`
+  with rejection, and a larger one keeps ``bit_length(bound - 1)`` bits of a 64-bit word and
+  redraws the values at or above the bound (each accepted value equally likely).
 * :func:`coin_lanes` draws 64 coins ``U < p`` per word, one per bit *lane*, bit-sliced: the
   ``j``-th random word of a lane group holds the ``j``-th binary digit of 64 independent
   uniforms ``U``, compared at once with the ``j``-th digit ``t_j`` of ``p``. A lane is decided
@@ -53,6 +58,8 @@ __all__ = [
     "draw_below",
     "half_bits",
     "halves",
+    "parts",
+    "uniform_below",
     "words",
 ]
 
@@ -89,6 +96,52 @@ def halves(
     per_word = 64 // bits
     parts = words(gen, -(-2 * n // per_word)).view(np.uint16 if bits == 16 else np.uint32)
     return parts[:n], parts[n : 2 * n]
+
+
+def parts(gen: np.random.Generator, n: int, bits: int) -> np.ndarray:
+    """``n`` independent uniform ``bits``-bit integers (``bits`` 16, 32 or 64), as a
+    contiguous ``uint16``, ``uint32`` or ``uint64`` view of ``ceil(n bits / 64)`` uniform
+    64-bit words."""
+    if bits not in (16, 32, 64):
+        raise ValueError(f"bits must be 16, 32 or 64, got {bits!r}")
+    n = int(n)
+    drawn = words(gen, -(-n * bits // 64))
+    return drawn.view(np.dtype(f"uint{bits}"))[:n]
+
+
+def uniform_below(
+    gen: np.random.Generator, bound: int, count: int, *, narrow: bool = False
+) -> np.ndarray:
+    """``count`` independent uniform integers on ``0 .. bound - 1`` for a ``bound`` in
+    ``[1, 2^53]``, exactly (module notes): ``int64``, or with ``narrow`` the unsigned
+    type of the parts they were cut from when the bound is a power of two."""
+    bound, count = int(bound), int(count)
+    if not 1 <= bound <= 1 << 53:
+        raise ValueError(f"bound must lie in [1, 2^53], got {bound}")
+    if bound == 1:
+        return np.zeros(count, dtype=np.int64)
+    if bound & (bound - 1) == 0:  # the low bits of the narrowest uniform part
+        width = 16 if bound <= 1 << 16 else 32 if bound <= 1 << 32 else 64
+        drawn = parts(gen, count, width)
+        out = drawn & drawn.dtype.type(bound - 1)
+        return out if narrow else out.astype(np.int64)
+    if bound <= 1 << 32:
+        bits = half_bits(bound)
+        r, rejected = below(parts(gen, count, bits), bound, bits)
+        out = r.astype(np.int64)
+        if rejected.any():
+            at = np.flatnonzero(rejected)
+            out[at] = draw_below(gen, bound, at.size, bits)
+        return out
+    mask = np.uint64((1 << (bound - 1).bit_length()) - 1)
+    out = np.empty(count, dtype=np.int64)
+    pending = np.arange(count)
+    while pending.size:  # each value is accepted with probability above 1/2
+        value = words(gen, pending.size) & mask
+        accepted = value < np.uint64(bound)
+        out[pending[accepted]] = value[accepted]
+        pending = pending[~accepted]
+    return out
 
 
 @dataclass(frozen=True)

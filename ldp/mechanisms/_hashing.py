@@ -15,7 +15,13 @@ families are used, both exactly pairwise independent (``(H(v), H(x))`` is unifor
 * **bits with ring coefficients** for other ``g``: ``H(v) = (sum_j a_j b_j(v) + c) mod g``
   with ``b_j(v)`` the bits of ``v`` and ``a_j, c`` uniform in ``Z_g``. Two distinct values
   differ in a bit, whose coefficient difference is ``+-1``, a unit of ``Z_g``; so the family is
-  exactly pairwise independent. Decoding is a chunked ``O(n k)`` matrix product.
+  exactly pairwise independent. Decoding groups the users by their high coefficients
+  (``RingHash.grouped_counts``: ``O(n 2^t + g^(L-t) k)`` for ``t`` low bits), or is a
+  chunked ``O(n k)`` matrix product when that is cheaper (many values, few users).
+
+When a hash function is one word and there are fewer (hash function, bucket) cells than
+users, the field decoder of an odd prime first merges the users into their cells
+(:func:`merge_cells`).
 
 A hash function is stored as a few non-negative *words* below ``2^53`` (the coefficients
 packed in mixed radix: a word's first field is ``word mod size``, the next is taken from
@@ -26,6 +32,7 @@ coefficient is exactly uniform.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -92,6 +99,21 @@ def n_digits(k: int, base: int) -> int:
     return digits
 
 
+def divmod_by(a: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(a // d, a mod d)`` for an integer array ``a`` and an integer ``d > 0``: a floor
+    division by a constant (numpy divides by a multiply-shift) and a multiply-subtract,
+    several times faster than ``np.divmod`` or ``%``."""
+    q = a // d
+    r = q * d
+    np.subtract(a, r, out=r)
+    return q, r
+
+
+def mod_by(a: np.ndarray, d: int) -> np.ndarray:
+    """``a mod d`` (a new array), as :func:`divmod_by`."""
+    return divmod_by(a, d)[1]
+
+
 class Packing:
     """Uniform independent fields of sizes ``sizes`` packed in mixed radix into int64 words."""
 
@@ -127,7 +149,7 @@ class Packing:
                     fields[i] = rest & (s - 1)
                     rest = rest >> (s.bit_length() - 1)
                 else:
-                    rest, fields[i] = np.divmod(rest, s)
+                    rest, fields[i] = divmod_by(rest, s)
         return fields
 
     def check(self, words: np.ndarray, name: str) -> None:
@@ -154,6 +176,11 @@ class FieldHash:
         self.rows = p**self.L  # one row of A, packed base p (digit j has weight p^j)
         self.packing = Packing([self.rows] * e + [g])
         self._powers = p ** np.arange(self.L, dtype=np.int64)
+
+    @cached_property
+    def _dot(self) -> BlockDot:
+        """Row times digits of ``x``, over ``GF(p)``, by blocks of digits."""
+        return BlockDot(self.p, self.p, self.L)
 
     def _digits(self, x: np.ndarray) -> np.ndarray:
         """Base-p digits of non-negative ints, last axis of length L (digit j weight p^j)."""
@@ -207,84 +234,119 @@ class FieldHash:
         if p == 2:  # bit r of H is the parity of row r and x, xor bit r of c
             dtype = np.dtype(np.uint8 if self.e <= 8 else np.int64)
             bits = np.zeros(x.shape, dtype=dtype)
-            single = self.packing.n_words == 1  # then row r is bits rL .. rL + L - 1
-            if single:
-                word, c = words[:, 0], words[:, 0] >> (self.e * self.L)
-            else:
-                rows, c = self.split(words)
+            if self.packing.n_words == 1:  # row r is bits rL .. rL + L - 1 of the word
+                # in 32-bit arithmetic when the word fits (half the memory traffic)
+                kind = np.uint32 if self.packing.word_sizes[0] <= 1 << 32 else np.uint64
+                word, xs = words[:, 0].astype(kind, copy=False), x.astype(kind)
+                if self.e <= 8:
+                    bits = parity_bits(word & xs)
+                    for r in range(1, self.e):
+                        shifted = parity_bits(word & (xs << kind(r * self.L)))
+                        shifted <<= np.uint8(r)
+                        bits |= shifted
+                else:
+                    for r in range(self.e):
+                        shifted = xs << kind(r * self.L) if r else xs
+                        bits |= parity_bits(word & shifted).astype(dtype) << dtype.type(r)
+                bits ^= (word >> kind(self.e * self.L)).astype(dtype)
+                return bits
+            rows, c = self.split(words)
             for r in range(self.e):
-                masked = word & (x << (r * self.L)) if single else rows[r] & x
-                bits |= parity_bits(masked).astype(dtype) << dtype.type(r)
+                bits |= parity_bits(rows[r] & x).astype(dtype) << dtype.type(r)
             return c ^ bits
         rows, c = self.split(words)
+        dot = self._dot
+        x_blocks = dot.other_blocks(x)
+        if self.e == 1:
+            h = dot(rows[0], x_blocks)
+            h += c
+            return mod_by(h, p)
         out = np.zeros(x.shape, dtype=np.int64)
         weight = 1
         for r in range(self.e):
-            h = (self._digits(rows[r]) * self._digits(x)).sum(axis=-1) % p
-            cr = (c // weight) % p
-            out += ((h + cr) % p) * weight
+            h = dot(rows[r], x_blocks)
+            h += mod_by(c // weight, p)
+            out += mod_by(h, p) * weight
             weight *= p
         return out
 
     def _binary_table(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2`` and a few
-        buckets: for each ``u != 0`` in Gray-code order (``A^T u`` changes by one row of
-        ``A``), one integer bincount of ``2 t + u.w`` over a block of users; ``u = 0`` adds
-        every user to ``T[0]``."""
-        g, size = self.g, self.rows
-        # the parity of u & w for every u and w < g
-        signs = [np.array([bin(u & w).count("1") & 1 for w in range(g)]) for u in range(g)]
-        tally = np.zeros(2 * size, dtype=np.int64)
-        step = min(max(1 << 16, 4 * size), 1 << 20)
+        """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2``: for each
+        ``u != 0`` in Gray-code order (``A^T u`` changes by one row of ``A``), one integer
+        bincount over a block of users; ``u = 0`` adds every user to ``T[0]``.
+
+        With few cells (``2^L g`` up to ``2^16``) the bincount is of the cell ``(w, t)``
+        and the signs ``(-1)^{u.w}`` are applied to the counts afterwards, else of
+        ``2 t + u.w``. A hash function in one word below ``2^32`` is cut into its rows in
+        32-bit arithmetic (row ``r`` is bits ``rL .. rL + L - 1``, then ``c``, which the
+        bucket turns into ``w = y xor c`` in place)."""
+        g, size, e, L = self.g, self.rows, self.e, self.L
+        by_cell = size * g <= 1 << 16
+        tally = np.zeros((g, g * size) if by_cell else (1, 2 * size), dtype=np.int64)
+        narrow = self.packing.n_words == 1 and self.packing.word_sizes[0] <= 1 << 32
+        step = min(max(1 << 16, 4 * size), 1 << 18)
         for start in range(0, y.size, step):
-            rows, c = self.split(words[start : start + step])
-            w = y[start : start + step] ^ c  # A d(v) must equal w
-            t = np.zeros(w.size, dtype=np.int64)
+            sl = slice(start, start + step)
+            if narrow:
+                z = y[sl].astype(np.uint32)
+                z <<= np.uint32(e * L)
+                z ^= words[sl, 0].astype(np.uint32)  # the rows of A, then w = y xor c
+                mask = np.uint32(size - 1)
+                rows = [(z >> np.uint32(r * L)) & mask for r in range(e)]
+                w = z >> np.uint32(e * L)
+            else:
+                rows, c = self.split(words[sl])
+                w = y[sl] ^ c
+            if by_cell:  # the cell (w, t) is w 2^L + t: t changes in the low bits only
+                cell = w << w.dtype.type(L)
+                for i in range(1, g):
+                    cell ^= rows[(i & -i).bit_length() - 1]
+                    tally[i] += np.bincount(cell, minlength=g * size)
+                continue
+            t = np.zeros_like(rows[0])
             for i in range(1, g):
                 t ^= rows[(i & -i).bit_length() - 1]
-                code = t << 1
-                code |= signs[i ^ (i >> 1)][w]
-                tally += np.bincount(code, minlength=2 * size)
-        table = tally[0::2] - tally[1::2]
+                code = t << t.dtype.type(1)
+                code |= parity_bits(w & w.dtype.type(i ^ (i >> 1))).astype(code.dtype)
+                tally[0] += np.bincount(code, minlength=2 * size)
+        if by_cell:  # the sign of cell (w, t) for the i-th u in Gray-code order
+            table = np.zeros(size, dtype=np.int64)
+            w_all = np.arange(g)
+            for i in range(1, g):
+                signs = 1 - 2 * parity(w_all & (i ^ (i >> 1)))
+                table += signs @ tally[i].reshape(g, size)
+        else:
+            table = tally[0, 0::2] - tally[0, 1::2]
         table[0] += y.size
         return table
 
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         p, e, g = self.p, self.e, self.g
-        if p == 2 and g <= 1 << 4:
+        if p == 2:
             counts, rem = np.divmod(fwht(self._binary_table(words, y))[: self.k], 1 << e)
             if np.any(rem):  # pragma: no cover - an exact integer identity
                 raise RuntimeError("local hashing decode: non-integer support count")
             return counts
-        table = np.zeros(self.rows * p, dtype=np.int64)
-        step = max(1, CHUNK_ELEMENTS // (g * (self.L if p != 2 else 1) * 4))
+        words, y, weights = merge_cells(self.packing, g, words, y)
+        # float64 counts: exact integers (below 2^53), and the users merged into cells
+        # count with their weight
+        table = np.zeros(self.rows * p, dtype=np.float64)
+        step = max(1, CHUNK_ELEMENTS // (g * self.L * 4))
         u = np.arange(g, dtype=np.int64)
         u_digits = (u[:, None] // p ** np.arange(e)) % p  # (g, e)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
+            each = None if weights is None else np.repeat(weights[sl], g).astype(np.float64)
             rows, c = self.split(words[sl])
-            if p == 2:
-                w = y[sl] ^ c  # A d(v) must equal w
-                t = np.zeros((w.size, g), dtype=np.int64)
-                for r in range(e):
-                    t ^= np.where(u_digits[:, r] == 1, rows[r][:, None], 0)
-                m = parity(u[None, :] & w[:, None])
-            else:
-                y_dig = (y[sl, None] // p ** np.arange(e)) % p
-                c_dig = (c[:, None] // p ** np.arange(e)) % p
-                w_dig = (y_dig - c_dig) % p  # (m, e)
-                a = np.stack([self._digits(r) for r in rows], axis=1)  # (m, e, L)
-                t_dig = np.einsum("ue,mel->mul", u_digits, a) % p
-                t = t_dig @ self._powers
-                m = (w_dig @ u_digits.T) % p  # (m, g)
-            table += np.bincount((t * p + m).ravel(), minlength=table.size)
+            y_dig = (y[sl, None] // p ** np.arange(e)) % p
+            c_dig = (c[:, None] // p ** np.arange(e)) % p
+            w_dig = (y_dig - c_dig) % p  # (m, e)
+            a = np.stack([self._digits(r) for r in rows], axis=1)  # (m, e, L)
+            t_dig = np.einsum("ue,mel->mul", u_digits, a) % p
+            t = t_dig @ self._powers
+            m = (w_dig @ u_digits.T) % p  # (m, g)
+            table += np.bincount((t * p + m).ravel(), weights=each, minlength=table.size)
         table = table.reshape(self.rows, p)
-        if p == 2:
-            transformed = fwht(table[:, 0] - table[:, 1])
-            counts, rem = np.divmod(transformed[: self.k], 1 << e)
-            if np.any(rem):  # pragma: no cover - an exact integer identity
-                raise RuntimeError("local hashing decode: non-integer support count")
-            return counts
         roots = np.exp(-2j * np.pi * np.arange(p) / p)
         spectrum = table @ roots
         # C-order reshape: axis a <-> digit L-1-a, the same map for t and for v, so the
@@ -342,6 +404,11 @@ class RingHash:
         self.L = n_digits(k, 2)
         self.packing = Packing([g] * (self.L + 1))
 
+    @cached_property
+    def _dot(self) -> BlockDot:
+        """Coefficients times bits of ``x``, modulo ``g``, by blocks of bits."""
+        return BlockDot(self.g, 2, self.L)
+
     def describe(self) -> dict[str, object]:
         """The family as a protocol file states it (``docs/protocol.md``)."""
         return {
@@ -370,11 +437,17 @@ class RingHash:
         return a, fields[self.L]
 
     def evaluate(self, words: np.ndarray, x: np.ndarray) -> np.ndarray:
+        g, L = self.g, self.L
+        if self.packing.n_words == 1:  # the coefficients are the word's low L digits
+            c, coefficients = divmod_by(words[:, 0], g**L)
+            h = self._dot(coefficients, self._dot.other_blocks(x))
+            h += c
+            return mod_by(h, g)
         fields = self.packing.unpack(words)
-        h = fields[self.L].copy()  # c, then a_j for every set bit j of x (one pass per bit)
-        for j in range(self.L):
+        h = fields[L].copy()  # c, then a_j for every set bit j of x (one pass per bit)
+        for j in range(L):
             h += fields[j] * ((x >> j) & 1)
-        return h % self.g
+        return h % g
 
     def collinear_mass(self, f: np.ndarray) -> None:
         """Distinct ``u, v, x`` differ in bits with coefficient differences ``+-1`` that
@@ -382,8 +455,30 @@ class RingHash:
         3-wise independent on distinct values, with no exceptional triples (``None``)."""
         return None
 
+    def split_bits(self, n: int) -> int | None:
+        """The number ``t`` of low bits for :meth:`grouped_counts` with ``n`` users: the
+        least work ``n 2^t`` (one bincount per low part) ``+ g^(L-t) 2^L`` (one look-up per
+        group, high part and low part), its histograms at most ``2^22`` entries; ``None``
+        when that is not a quarter of the product's ``n 2^L``."""
+        g, L = self.g, self.L
+        best, best_t = None, None
+        for t in range(L + 1):
+            groups = g ** (L - t)
+            if (groups * g) << t > 1 << 22:
+                continue
+            cost = (n << t) + (groups << L)
+            if best is None or cost < best:
+                best, best_t = cost, t
+        if best is None or 4 * best > n << L:
+            return None
+        return best_t
+
     def support_counts(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``C_v`` by a chunked ``O(n k)`` product (blocks of users times blocks of values)."""
+        """``C_v`` by :meth:`grouped_counts` when it is cheaper, else by a chunked
+        ``O(n k)`` product (blocks of users times blocks of values)."""
+        t = self.split_bits(y.size)
+        if t is not None:
+            return self.grouped_counts(words, y, t)
         counts = np.zeros(self.k, dtype=np.int64)
         width = min(self.k, max(1, CHUNK_ELEMENTS // 64))
         step = max(1, CHUNK_ELEMENTS // (2 * width))
@@ -398,6 +493,62 @@ class RingHash:
                 h = (a.T.astype(np.float64) @ bits + c[:, None]) % self.g
                 counts[values] += (h == y[sl, None]).sum(axis=0)
         return counts
+
+    def grouped_counts(self, words: np.ndarray, y: np.ndarray, t: int) -> np.ndarray:
+        """``C_v`` with the users grouped by their high coefficients ``a_t .. a_{L-1}``.
+
+        Write ``v = hi 2^t + lo``: ``H_i(v) = P_i(hi) + Q_i(lo) + c_i`` with
+        ``P_i(hi) = sum_{j >= t} a_ij b_j(v)`` and ``Q_i(lo) = sum_{j < t} a_ij b_j(v)``
+        (mod ``g``). ``P_i`` depends on the user only through its group ``alpha_i`` (the
+        high coefficients, ``g^(L-t)`` groups), so with
+        ``M_lo[alpha, r] = #{i in alpha : y_i - c_i - Q_i(lo) = r}`` (one bincount per low
+        part, ``r`` updated by one coefficient per step of a Gray code),
+        ``C[hi, lo] = sum_alpha M_lo[alpha, P_alpha(hi)]``: ``O(n 2^t + g^(L-t) 2^L)``
+        instead of ``O(n 2^L)``.
+        """
+        g, L = self.g, self.L
+        groups, lows, highs = g ** (L - t), 1 << t, 1 << (L - t)
+        hist = np.zeros((lows, groups * g), dtype=np.int64)
+        kind = np.int16 if 2 * g < 1 << 15 else np.int64
+        step = 1 << 18
+        for start in range(0, y.size, step):
+            sl = slice(start, start + step)
+            if self.packing.n_words == 1:  # word = low + g^t (alpha + g^(L-t) c)
+                rest, low = divmod_by(words[sl, 0], g**t)
+                c, base = divmod_by(rest, g ** (L - t))
+                coefficients = []
+                for _ in range(t):
+                    low, a = divmod_by(low, g)
+                    coefficients.append(a.astype(kind))
+            else:
+                fields = self.packing.unpack(words[sl])
+                c, base = fields[L], np.zeros(fields[0].shape, dtype=np.int64)
+                for j in range(L - 1, t - 1, -1):  # alpha = sum_{j >= t} a_j g^(j - t)
+                    base *= g
+                    base += fields[j]
+                coefficients = [fields[j].astype(kind) for j in range(t)]
+            base *= g
+            r = mod_by(y[sl] - c, g).astype(kind)  # lo = 0: y - c
+            lo = 0
+            for i in range(lows):
+                if i:
+                    j = (i & -i).bit_length() - 1
+                    lo ^= 1 << j
+                    if lo >> j & 1:  # bit j set: Q grows by a_j
+                        r -= coefficients[j]
+                        r += kind(g) * (r < 0)
+                    else:
+                        r += coefficients[j]
+                        r -= kind(g) * (r >= g)
+                hist[lo] += np.bincount(base + r, minlength=groups * g)
+        # P[alpha, hi] = sum_j digit_j(alpha) bit_j(hi) mod g
+        digits = (np.arange(groups)[:, None] // g ** np.arange(L - t)) % g
+        bits = (np.arange(highs)[:, None] >> np.arange(L - t)) & 1
+        picked = (digits @ bits.T) % g + g * np.arange(groups)[:, None]  # (groups, highs)
+        counts = np.empty((highs, lows), dtype=np.int64)
+        for lo in range(lows):
+            counts[:, lo] = hist[lo][picked].sum(axis=0)
+        return counts.reshape(-1)[: self.k]
 
     def split_parts(
         self, words: np.ndarray, y: np.ndarray, high: np.ndarray, low: np.ndarray, t: int
@@ -422,6 +573,61 @@ class RingHash:
     def counts_at(self, words: np.ndarray, y: np.ndarray, values: np.ndarray) -> np.ndarray:
         """``C_v = #{i : H_i(v) = y_i}`` for the given ``values`` only (``counts_at``)."""
         return counts_at(self, 2, self.L, words, y, values)
+
+
+class BlockDot:
+    """``sum_j digit_j(a) digit_j(v)`` over ``digits`` digits (``a`` in base ``base``, ``v``
+    in base ``other``), modulo ``base``, by blocks of ``s`` digits: one look-up per block in
+    the table of every pair of blocks (at most ``2^16`` entries), instead of one product
+    per digit; digit by digit when even one pair of digits has more entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms._hashing import BlockDot
+    >>> dot = BlockDot(3, 3, 4)   # base-3 digits: a = 2101, v = 0211 (written high first)
+    >>> a, v = np.array([2 * 27 + 1 * 9 + 0 * 3 + 1]), np.array([0 * 27 + 2 * 9 + 1 * 3 + 1])
+    >>> int(dot(a, dot.other_blocks(v))[0])   # (2*0 + 1*2 + 0*1 + 1*1) mod 3
+    0
+    """
+
+    def __init__(self, base: int, other: int, digits: int) -> None:
+        self.base, self.other, self.digits = base, other, digits
+        s = 1
+        while s < digits and (base * other) ** (s + 1) <= 1 << 16:
+            s += 1
+        self.s = s
+        self.table: np.ndarray | None = None
+        if (base * other) ** s <= 1 << 16:
+            a = np.arange(base**s)[:, None] // base ** np.arange(s) % base  # (base^s, s)
+            v = np.arange(other**s)[:, None] // other ** np.arange(s) % other
+            self.table = ((a @ v.T) % base).astype(narrow_dtype(base - 1)).ravel()
+
+    def other_blocks(self, v: np.ndarray) -> list[np.ndarray]:
+        """The blocks of ``v``'s digits (block ``b``: digits ``s b .. s b + s - 1``)."""
+        size = self.other**self.s
+        blocks = []
+        rest = np.asarray(v, dtype=np.int64)
+        for _ in range(-(-self.digits // self.s)):
+            rest, block = divmod_by(rest, size)
+            blocks.append(block)
+        return blocks
+
+    def __call__(self, a: np.ndarray, v_blocks: list[np.ndarray]) -> np.ndarray:
+        """The dot product modulo ``base`` (``int64``) of ``a`` with the ``v`` whose blocks
+        are ``v_blocks``."""
+        size, width = self.base**self.s, self.other**self.s
+        out = np.zeros(np.shape(a), dtype=np.int64)
+        rest = np.asarray(a, dtype=np.int64)
+        for block in v_blocks:
+            rest, digits = divmod_by(rest, size)
+            if self.table is None:  # one digit (s = 1): each product reduced (no overflow)
+                out += mod_by(digits * block, self.base)
+                continue
+            digits *= width
+            digits += block
+            out += self.table[digits]
+        return mod_by(out, self.base)
 
 
 def _best_split(values: np.ndarray, base: int, digits: int) -> int:
@@ -472,6 +678,21 @@ def counts_at(
         # the comparison runs over long rows
         grid += np.count_nonzero(P[:, None, :] == R[None, :, :], axis=-1)
     return grid[hi_at.ravel(), lo_at.ravel()]
+
+
+def merge_cells(
+    packing: Packing, g: int, words: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(words, y, weights)``: when the hash function is one word and its ``size g``
+    cells (hash function, bucket) are at most half as many as the users, the users merged
+    into the cells they fall in (one bincount), each cell weighing its number of users; else
+    the users themselves (``weights`` None). A support count is a sum over users, so it is
+    the same weighted sum over the cells."""
+    if packing.n_words == 1 and packing.word_sizes[0] * g <= y.size // 2:
+        cells = np.bincount(words[:, 0] * g + y, minlength=packing.word_sizes[0] * g)
+        at = np.flatnonzero(cells)
+        return (at // g)[:, None], at % g, cells[at]
+    return words, y, None
 
 
 def narrow_dtype(top: int) -> type[np.unsignedinteger]:

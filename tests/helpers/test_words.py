@@ -10,7 +10,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp._words import WordCoin, below, coin_lanes, draw_below, half_bits, halves, words
+from ldp._words import (
+    WordCoin,
+    below,
+    coin_lanes,
+    draw_below,
+    half_bits,
+    halves,
+    parts,
+    uniform_below,
+    words,
+)
 
 PROBABILITIES = [
     Fraction(0),
@@ -181,3 +191,57 @@ def test_coin_lanes_goodness_of_fit(p):
         assert heads == p * 128_000
     else:
         assert stats.binomtest(heads, 128_000, float(p)).pvalue > 1e-4
+
+
+class _Words:
+    """A generator whose 64-bit words are given (``parts`` and ``uniform_below`` read
+    ``integers(0, 2^64, size, dtype=uint64)``)."""
+
+    def __init__(self, drawn):
+        self._drawn = np.asarray(drawn, dtype=np.uint64)
+
+    def integers(self, low, high, size=None, dtype=None):
+        out, self._drawn = self._drawn[:size], self._drawn[size:]
+        return out
+
+
+@pytest.mark.parametrize("bound", [2, 8, 2**16, 2**22, 2**40])
+def test_uniform_below_a_power_of_two_keeps_the_low_bits(bound):
+    """Every value of the 16-bit parts' low bits is hit equally often, and a known word
+    gives its low bits (the parts are the words' 16, 32 or 64-bit pieces)."""
+    width = 16 if bound <= 2**16 else 32 if bound <= 2**32 else 64
+    every = np.arange(1 << 16, dtype=np.uint64)
+    if width == 16:  # four 16-bit parts per word: every part value once
+        packed = every[0::4] | every[1::4] << 16 | every[2::4] << 32 | every[3::4] << 48
+        got = uniform_below(_Words(packed), bound, 1 << 16)
+        assert np.array_equal(np.sort(got), np.sort(every.astype(np.int64) % bound))
+    word = 0x0123_4567_89AB_CDEF
+    got = uniform_below(_Words([word] * 2), bound, 64 // width)
+    pieces = [(word >> (width * j)) & ((1 << width) - 1) for j in range(64 // width)]
+    assert sorted(got.tolist()) == sorted(piece % bound for piece in pieces)  # any byte order
+
+
+def test_uniform_below_large_bounds_reject_the_values_above():
+    """Above 2^32 and not a power of two: bit_length(bound - 1) low bits of a word, and a
+    value at or above the bound is redrawn from the next word."""
+    bound = 3 * 2**40 + 1
+    mask = (1 << 42) - 1
+    drawn = [mask, bound, bound - 1, 12345 | 1 << 60]  # the top bits are dropped
+    got = uniform_below(_Words(drawn), bound, 2)
+    assert got.tolist() == [bound - 1, 12345]
+
+
+def test_uniform_below_goodness_of_fit():
+    gen = np.random.default_rng(11)
+    for bound in (7, 65537 * 3, 3**30):
+        drawn = uniform_below(gen, bound, 70_000)
+        assert drawn.dtype == np.int64 and drawn.min() >= 0 and drawn.max() < bound
+        observed = np.bincount(drawn * 7 // bound, minlength=7)
+        edges = [(-(-j * bound // 7)) for j in range(8)]
+        expected = np.diff(edges) / bound * drawn.size
+        assert stats.chisquare(observed, expected).pvalue > 1e-4
+    assert uniform_below(gen, 1, 3).tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="bound must lie in"):
+        uniform_below(gen, 2**53 + 1, 3)
+    with pytest.raises(ValueError, match="bits must be 16, 32 or 64"):
+        parts(gen, 3, 8)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -14,15 +15,25 @@ from ldp._exact import (
 )
 from ldp._sampling import STREAM_DRAWS, ExactLaw, choose_streamed, randint_into
 from ldp._validation import check_integer, check_random_state
+from ldp._words import (
+    WORD_CHUNK,
+    WordCoin,
+    below,
+    draw_below,
+    half_bits,
+    halves,
+    parts,
+    uniform_below,
+)
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
-from ldp.mechanisms._hashing import hash_family, prime_power
+from ldp.mechanisms._hashing import hash_family, narrow_dtype, prime_power
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import check_channel_size
 from ldp.mechanisms.limits import check_categories, check_mechanism_epsilon
 from ldp.mechanisms.worst_pair import pair_channel
 
-__all__ = ["BLH", "OLH", "LocalHashing"]
+__all__ = ["BLH", "OLH", "LocalHashing", "grr_buckets", "merge_buckets"]
 
 
 # --------------------------------------------------------------------------- local hashing
@@ -36,7 +47,8 @@ class LocalHashing(FrequencyOracle):
     ``p = e^eps / (e^eps + g - 1)`` (``e^eps`` the largest double at most ``e^eps``) and,
     because the family is exactly pairwise independent, ``q = 1/g`` exactly. Decoding costs
     ``O(n g + k log k)`` for prime-power ``g`` (a Walsh-Hadamard or ``Z_p^L`` Fourier
-    transform) and a chunked ``O(n k)`` otherwise.
+    transform) and, for other ``g``, ``O(n 2^t + g^(L-t) k)`` with the users grouped by
+    their high coefficients (or a chunked ``O(n k)`` product when that is cheaper).
 
     Given the hash function, the report is GRR over ``[g]``, so ``epsilon`` is
     ``log(p_keep / p_other)`` for every hash function that is not constant on ``[k]``.
@@ -76,6 +88,9 @@ class LocalHashing(FrequencyOracle):
         self._keep, self._other = self._odds / total, 1.0 / total
         self._family = hash_family(self._k, self._g)
         self._packing = self._family.packing
+        odds = Fraction(self._odds)
+        self._bits = half_bits(self._g - 1)
+        self._keep_coin = WordCoin(odds / (odds + (self._g - 1)), self._bits)  # P(keep)
 
     @property
     def params(self) -> dict[str, object]:
@@ -132,9 +147,12 @@ class LocalHashing(FrequencyOracle):
 
         The report is written in place and the hash evaluated in blocks of users, so the
         temporaries stay a fraction of the report (the same bytes and reports as drawing
-        every column whole)."""
+        every column whole). A numpy ``Generator`` (a simulation) draws the same law from
+        64-bit words instead (``_privatize_words``)."""
         x = check_categories(values, self._k)
         gen = check_random_state(rng)
+        if isinstance(gen, np.random.Generator):
+            return self._privatize_words(x, gen)
         n = x.size
         words = len(self.word_sizes)
         out = np.empty((n, words + 1), dtype=np.int64)
@@ -155,6 +173,62 @@ class LocalHashing(FrequencyOracle):
                 used += moved.size
                 hashed[moved] = drawn + (drawn >= hashed[moved])
             out[rows, words] = hashed
+        return out
+
+    def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The simulation path (``ldp._words``), chunk by chunk: every hash word uniform on
+        its size (``uniform_below``: independent uniform coefficients, as ``randint`` of the
+        byte protocol draws them), then the bucket (``noisy_buckets``); the same law of
+        ``(hash function, bucket)`` given ``x`` as the byte protocol, drawn in another
+        order."""
+        n, sizes = x.size, self.word_sizes
+        out = np.empty((n, len(sizes) + 1), dtype=np.int64)
+        for start in range(0, n, WORD_CHUNK):
+            xs = x[start : start + WORD_CHUNK]
+            block = out[start : start + xs.size]
+            columns = [uniform_below(gen, size, xs.size, narrow=True) for size in sizes]
+            for j, column in enumerate(columns):
+                block[:, j] = column  # column by column (a strided 2-D copy is slower)
+            if len(columns) == 1:  # one word: the family reads it in its drawn type
+                drawn = columns[0][:, None]
+            else:
+                drawn = np.column_stack([column.astype(np.int64) for column in columns])
+            block[:, -1] = self.noisy_buckets(gen, self._family.evaluate(drawn, xs))
+        return out
+
+    def noisy_buckets(self, gen: np.random.Generator, hashed: np.ndarray) -> np.ndarray:
+        """GRR over ``[g]`` of the buckets ``hashed`` from word halves (``grr_buckets``),
+        with the rare tied coins and rejected indices finished from fresh words.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ldp.mechanisms import OLH
+        >>> olh = OLH(16, 1.0)
+        >>> drawn = olh.noisy_buckets(np.random.default_rng(0), np.zeros(40_000, dtype=int))
+        >>> bool(abs(float(np.mean(drawn == 0)) - olh.p) < 0.01)
+        True
+        """
+        g, bits, coin = self._g, self._bits, self._keep_coin
+        if g == 2:  # no index to draw: the other bucket is the one not hashed to
+            coin_half = parts(gen, hashed.size, bits)
+            index_half = coin_half  # unused
+        else:
+            coin_half, index_half = halves(gen, hashed.size, bits)
+        out, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half)
+        open_ = tied | rejected
+        if not open_.any():
+            return out
+        at = np.flatnonzero(open_)  # the few users still open, finished one by one
+        keep, _ = coin.decide(coin_half[at])
+        ties = np.flatnonzero(tied[at])
+        keep[ties] = coin.resolve(gen, ties.size)
+        other = None
+        if g > 2:
+            other, _ = below(index_half[at], g - 1, bits)
+            redraw = np.flatnonzero(rejected[at])
+            other[redraw] = draw_below(gen, g - 1, redraw.size, bits)
+        out[at] = merge_buckets(hashed[at], keep, other, g)
         return out
 
     @property
@@ -241,7 +315,7 @@ class LocalHashing(FrequencyOracle):
         w = np.atleast_2d(np.asarray(words, dtype=np.int64))
         self._packing.check(w, "words")
         values = check_categories(np.broadcast_to(x, (w.shape[0],)), self._k, "x")
-        return self._family.evaluate(w, values)
+        return self._family.evaluate(w, values).astype(np.int64, copy=False)
 
     def to_channel(self) -> Channel:
         """The channel ``x -> (hash, bucket)``, output index ``hash_index * g + bucket``,
@@ -258,6 +332,69 @@ class LocalHashing(FrequencyOracle):
             row[np.arange(size), hashed] = keep
             matrix[x] = row / size
         return Channel(matrix.reshape(self._k, -1))
+
+
+def grr_buckets(
+    coin: WordCoin, g: int, hashed: np.ndarray, coin_half: np.ndarray, index_half: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(buckets, tied, rejected)``: GRR over ``[g]`` of ``hashed`` decided by halves of
+    ``coin.bits`` bits (``ldp._words``).
+
+    The coin half keeps the bucket when below ``coin``'s threshold (``tied`` where it equals
+    it: still undecided); the index half gives the other bucket ``r`` uniform on
+    ``0 .. g - 2`` by multiply-shift (``rejected`` where it must be redrawn; ignored when
+    ``g = 2``), reported by :func:`merge_buckets`. The buckets of tied or rejected users are
+    meaningless until they are finished.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from ldp._words import WordCoin
+    >>> from ldp.mechanisms.categorical.local_hashing import grr_buckets
+    >>> coin = WordCoin(Fraction(1, 2), bits=4)   # keep when the coin half is below 8
+    >>> hashed = np.array([0, 0, 2, 2])
+    >>> coins = np.array([3, 9, 15, 2], dtype=np.uint16)
+    >>> indices = np.array([1, 6, 11, 1], dtype=np.uint16)   # r = 3 h // 16: 0, 1, 2, 0
+    >>> buckets, tied, rejected = grr_buckets(coin, 4, hashed, coins, indices)
+    >>> buckets.tolist(), bool(tied.any()), bool(rejected.any())
+    ([0, 2, 3, 2], False, False)
+    """
+    keep, tied = coin.decide(coin_half)
+    if g == 2:
+        return merge_buckets(hashed, keep, None, g), tied, np.zeros(hashed.shape, dtype=bool)
+    other, rejected = below(index_half, g - 1, coin.bits)
+    return merge_buckets(hashed, keep, other, g), tied, rejected
+
+
+def merge_buckets(
+    hashed: np.ndarray, keep: np.ndarray, other: np.ndarray | None, g: int
+) -> np.ndarray:
+    """``hashed`` where ``keep``, else the ``other``-th bucket of the ``g - 1`` buckets that
+    are not ``hashed`` (``other + (other >= hashed)``; for ``g = 2``, ``other`` is None
+    and the bucket is ``1 - hashed``), in the smallest unsigned type that holds ``g - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms.categorical.local_hashing import merge_buckets
+    >>> keep = np.array([True, False, False])
+    >>> merge_buckets(np.array([1, 1, 1]), keep, np.array([0, 0, 1]), 3).tolist()
+    [1, 0, 2]
+    """
+    kind = narrow_dtype(g - 1)
+    hashed = hashed.astype(kind, copy=False)
+    if g == 2:
+        return hashed ^ ~keep
+    assert other is not None
+    out = other.astype(kind)
+    out += out >= hashed
+    # the hashed bucket where kept: out ^= (out ^ hashed) & (all ones where kept), in
+    # integer arithmetic (several times faster than a masked copy)
+    flip = np.bitwise_xor(out, hashed)
+    flip &= np.negative(keep.view(np.uint8).astype(kind, copy=False))
+    out ^= flip
+    return out
 
 
 def olh_buckets(epsilon: float) -> int:
