@@ -310,8 +310,9 @@ def test_subset_selection_sampler_goodness_of_fit(rng):
 
 @pytest.mark.parametrize("include", [False, True])
 def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include):
-    """Every sequence of randint outcomes, one user each: Floyd's algorithm must map them
-    onto the c-subsets of the k - 1 other values evenly (an exact count, no sampling)."""
+    """Every sequence of randint outcomes, one user each: Floyd's algorithm (the byte
+    protocol) must map them onto the c-subsets of the k - 1 other values evenly (an exact
+    count, no sampling)."""
     import ldp.mechanisms.categorical.subset as frequency
 
     k, d, x = 40, 2, 2  # d / (k - 1) is far from 1/2, 1/4, 1/8: Floyd's algorithm
@@ -332,7 +333,10 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
 
     monkeypatch.setattr(frequency, "choose", fake_choose)
     monkeypatch.setattr(frequency, "randint", fake_randint)
-    reports = SubsetSelection(k, 1.0, d=d, encoding="bits").privatize(np.full(len(paths), x), rng=0)
+    byte_path = ByteSource(np.random.default_rng(0).bytes)  # a numpy Generator: the word path
+    reports = SubsetSelection(k, 1.0, d=d, encoding="bits").privatize(
+        np.full(len(paths), x), rng=byte_path
+    )
     subsets = [tuple(np.flatnonzero(row)) for row in np.unpackbits(reports, axis=1, count=k)]
     others = [v for v in range(k) if v != x]
     expected = {
@@ -347,8 +351,9 @@ def test_subset_selection_floyd_draws_every_subset_equally(monkeypatch, include)
 def test_subset_selection_bernoulli_rows_draw_every_subset_equally(
     monkeypatch, k, d, rows, include
 ):
-    """Bernoulli rows then corrections: every c-subset of the other values equally often
-    (chi-square over all of them, seeded: a correct sampler fails with probability 1e-4)."""
+    """Bernoulli rows then corrections (the byte protocol): every c-subset of the other
+    values equally often (chi-square over all of them, seeded: a correct sampler fails with
+    probability 1e-4)."""
     import ldp.mechanisms.categorical.subset as frequency
 
     ss = SubsetSelection(k, 1.0, d=d, encoding="bits")
@@ -357,7 +362,8 @@ def test_subset_selection_bernoulli_rows_draw_every_subset_equally(
         frequency, "choose", lambda gen, laws, which: np.full(which.size, 0 if include else 1)
     )
     x, n = k // 2, 60_000
-    reports = ss.privatize(np.full(n, x), rng=np.random.default_rng(k * 10 + rows + include))
+    byte_path = ByteSource(np.random.default_rng(k * 10 + rows + include).bytes)
+    reports = ss.privatize(np.full(n, x), rng=byte_path)
     members = np.unpackbits(reports, axis=1, count=k).astype(bool)
     assert np.all(members.sum(axis=1) == d) and np.all(members[:, x] == include)
     others = [v for v in range(k) if v != x]

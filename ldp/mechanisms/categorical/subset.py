@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
@@ -26,15 +27,18 @@ from ldp._sampling import (
     random_bytes,
 )
 from ldp._validation import check_integer, check_random_state
+from ldp._words import WORD_CHUNK, WordCoin, words
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.categorical._column_counts import packed_column_counts
 from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
 )
-from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
+from ldp.mechanisms.categorical.unary import check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
 from ldp.mechanisms.worst_pair import pair_channel
 
@@ -86,7 +90,16 @@ _POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
 
 
 def _popcount_rows(packed: np.ndarray) -> np.ndarray:
-    """Set bits of each packed row (int64)."""
+    """Set bits of each packed row (int64): 64 bits at a time when the rows are whole
+    64-bit words (their counts added column by column: a reduction along a short row
+    costs more than the counting)."""
+    width = packed.shape[1]
+    if width % 8 == 0 and width and packed.flags.c_contiguous and hasattr(np, "bitwise_count"):
+        counts = np.bitwise_count(packed.view(np.uint64))
+        total = counts[:, 0].astype(np.int64)
+        for j in range(1, counts.shape[1]):
+            total += counts[:, j]
+        return total
     if hasattr(np, "bitwise_count"):  # numpy >= 2.0
         return np.bitwise_count(packed).sum(axis=1, dtype=np.int64)
     return _POPCOUNT[packed].sum(axis=1, dtype=np.int64)
@@ -114,6 +127,19 @@ def subset_bernoulli_bits(k: int, d: int) -> int:
     """
     best = min(range(1, max(2, (k - 1).bit_length() + 1)), key=lambda b: abs((k - 1) / 2**b - d))
     return best if best <= 3 else 0
+
+
+@functools.lru_cache(maxsize=32)
+def _subset_words(slots: int, d: int) -> SubsetWords:
+    """The word sampler of the ``d - 1``- (``x`` included) and ``d``-subsets of the slots."""
+    return SubsetWords(slots, (d - 1, d))
+
+
+@functools.lru_cache(maxsize=32)
+def _inclusion_coin(inside: float, outside: float) -> WordCoin:
+    """The coin ``x`` in the subset, ``inside / (inside + outside)`` exactly, on 32 bits."""
+    odds = Fraction(inside)
+    return WordCoin(odds / (odds + Fraction(outside)), 32)
 
 
 class SubsetSelection(FrequencyOracle):
@@ -317,6 +343,8 @@ class SubsetSelection(FrequencyOracle):
         if self._encoding == "indices":
             return self._privatize_members(x, gen)
         check_vector_size(self._k, "SubsetSelection.privatize")
+        if isinstance(gen, np.random.Generator) and self._k <= 64:
+            return self._privatize_words(x, gen)
         k = self._k
         width = (k + 7) // 8
         out = np.empty((x.size, width), dtype=np.uint8)
@@ -324,6 +352,29 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, step):
             rows = slice(start, min(start + step, x.size))
             out[rows] = self._privatize_chunk(x[rows], gen, width)
+        return out
+
+    def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The simulation path for ``k <= 64`` (``ldp._words``, :mod:`._subset_words`): per
+        user a 32-bit half decides the inclusion of ``x`` (``P(include)`` exactly, as
+        ``choose`` of the law) and two 64-bit words a uniform ``c``-subset of the ``k - 1``
+        other values, as one word, chunk by chunk; the same law as the byte protocol, drawn
+        in another order."""
+        width = (self._k + 7) // 8
+        coin = _inclusion_coin(*self._law.weights)
+        draw = _subset_words(self._k - 1, self._d)
+        out = np.empty((x.size, width), dtype=np.uint8)
+        for start in range(0, x.size, WORD_CHUNK):
+            xs = x[start : start + WORD_CHUNK]
+            m = xs.size
+            include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
+            if tied.any():
+                at = np.flatnonzero(tied)
+                include[at] = coin.resolve(gen, at.size)
+            subsets = draw.sample(gen, np.logical_not(include).view(np.uint8))
+            insert_value(subsets, xs, include)
+            packed = subsets.astype(">u8").view(np.uint8).reshape(m, 8)
+            out[start : start + m] = packed[:, :width]
         return out
 
     def _privatize_members(self, x: np.ndarray, gen: object) -> np.ndarray:
@@ -446,7 +497,7 @@ class SubsetSelection(FrequencyOracle):
             for rows in chunk_rows(reports.shape[0], reports.shape[1]):
                 total += np.bincount(reports[rows].ravel(), minlength=self._k)
             return total, reports.shape[0]
-        return bit_counts(reports, self._k), reports.shape[0]
+        return packed_column_counts(reports, self._k), reports.shape[0]
 
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)
