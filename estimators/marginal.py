@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from estimators import _params as params
+from estimators._binning import WithoutBinnedColumns, bin_codes, binned_column
 from estimators._params import Check, ValidatedParams
 from estimators._schema import (
     CATEGORICAL,
@@ -22,7 +23,6 @@ from estimators._schema import (
     Table,
     check_categories,
     encode_categorical,
-    numeric_values,
     read_table,
     resolve_schema,
 )
@@ -78,28 +78,6 @@ def _bins(value: object, name: str) -> object:
     if value is not None and not isinstance(value, Mapping):
         raise TypeError(f"{name} must be None or a dict {{column: edges}}, got {describe(value)}")
     return value
-
-
-def _binned_column(name: str, edges: Any) -> tuple[Column, np.ndarray]:
-    arr = np.asarray(edges, dtype=np.float64) if np.ndim(edges) == 1 else None
-    if arr is None or arr.size < 2 or not np.all(np.isfinite(arr)) or np.any(np.diff(arr) <= 0):
-        raise ValueError(
-            f"bins of column {name!r} must be at least two finite increasing edges, "
-            f"got {describe(edges)}"
-        )
-    labels = [f"[{lo:g}, {hi:g})" for lo, hi in list(itertools.pairwise(arr))[:-1]]
-    labels.append(f"[{arr[-2]:g}, {arr[-1]:g}]")
-    return Column(name, CATEGORICAL, categories=np.asarray(labels, dtype=object)), arr
-
-
-def _bin_codes(column: Column, edges: np.ndarray, values: np.ndarray) -> np.ndarray:
-    data = numeric_values(values, column.name)
-    if np.any(data < edges[0]) or np.any(data > edges[-1]):
-        raise ValueError(
-            f"column {column.name!r} has values outside its bins [{edges[0]:g}, {edges[-1]:g}]; "
-            "values are never clipped, declare wider bins"
-        )
-    return np.minimum(np.searchsorted(edges, data, side="right") - 1, edges.size - 2)
 
 
 class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
@@ -277,7 +255,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if both:
                 raise ValueError(f"columns {both} are declared in both categories and bins")
         columns = resolve_schema(
-            _WithoutBinned(table, set(map(str, bins))),  # type: ignore[arg-type]
+            WithoutBinnedColumns(table, set(map(str, bins))),  # type: ignore[arg-type]
             categories=declared,
             bounds=None,
             default_kind=CATEGORICAL,
@@ -285,7 +263,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         edges = {}
         for j, name in enumerate(table.names):
             if name in bins:
-                columns[j], edges[name] = _binned_column(name, bins[name])
+                columns[j], edges[name] = binned_column(name, bins[name])
         return columns, edges
 
     def _declared_schema(self) -> tuple[list[Column], dict[str, np.ndarray]]:
@@ -303,7 +281,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         ]
         edges = {}
         for name, spec in (self.bins or {}).items():
-            column, edges[str(name)] = _binned_column(str(name), spec)
+            column, edges[str(name)] = binned_column(str(name), spec)
             columns.append(column)
         if not columns:
             raise ValueError(
@@ -375,7 +353,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         for j, column in enumerate(self.columns_):
             values = table.values(j)
             if column.name in self._edges:
-                codes.append(_bin_codes(column, self._edges[column.name], values))
+                codes.append(bin_codes(column, self._edges[column.name], values))
             else:
                 codes.append(encode_categorical(column, values))
         return codes
@@ -785,23 +763,3 @@ def _are_records(reports: object) -> bool:
     if isinstance(reports, (str, os.PathLike)):
         return True
     return isinstance(reports, list) and bool(reports) and isinstance(reports[0], Mapping)
-
-
-class _WithoutBinned:
-    """A table whose binned columns resolve as declared placeholders (never read)."""
-
-    def __init__(self, table: Table, binned: set[str]) -> None:
-        self.names = table.names
-        self.n_rows = table.n_rows
-        self._inner = table
-        self._binned = binned
-
-    def values(self, j: int) -> np.ndarray:
-        if self.names[j] in self._binned:
-            return np.zeros(1)
-        return self._inner.values(j)
-
-    def dtype(self, j: int) -> object:
-        if self.names[j] in self._binned:
-            return np.dtype(np.int64)
-        return self._inner.dtype(j)
