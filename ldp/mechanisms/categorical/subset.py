@@ -31,14 +31,13 @@ from ldp._words import WORD_CHUNK, WordCoin, words
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
-from ldp.mechanisms.categorical._column_counts import packed_column_counts
 from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
     packed_bit,
 )
 from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
-from ldp.mechanisms.categorical.unary import check_pad_bits, packed_codec
+from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
 from ldp.mechanisms.worst_pair import pair_channel
 
@@ -497,7 +496,7 @@ class SubsetSelection(FrequencyOracle):
             for rows in chunk_rows(reports.shape[0], reports.shape[1]):
                 total += np.bincount(reports[rows].ravel(), minlength=self._k)
             return total, reports.shape[0]
-        return packed_column_counts(reports, self._k), reports.shape[0]
+        return bit_counts(reports, self._k), reports.shape[0]
 
     def _support_counts_at(self, reports: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.array([packed_bit(reports, int(v)).sum() for v in values], dtype=np.int64)

@@ -1,11 +1,12 @@
-"""Column sums of packed rows by bit-sliced addition equal the sums of the unpacked bits."""
+"""Column sums of packed rows (the one counter every packed report uses: unary encodings,
+subset selection, sketches) equal the sums of the unpacked bits at further shapes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ldp.mechanisms.categorical._column_counts import packed_column_counts
+from ldp.mechanisms.categorical.unary import bit_counts
 
 
 @pytest.mark.parametrize(
@@ -19,7 +20,7 @@ def test_column_counts_equal_the_sums_of_the_unpacked_bits(k, rows):
     bits = gen.random((rows, k)) < gen.random(k)  # a different density per column
     packed = np.packbits(bits, axis=1)
     expected = bits.sum(axis=0, dtype=np.int64)
-    counts = packed_column_counts(packed, k)
+    counts = bit_counts(packed, k)
     assert counts.dtype == np.int64
     assert counts.tolist() == expected.tolist()
 
@@ -29,5 +30,5 @@ def test_column_counts_carry_through_every_plane():
     carries (2^17 - 1 rows: counts of 17 ones, with chunks and blocks of several sizes)."""
     rows = (1 << 17) - 1
     packed = np.full((rows, 8), 0xFF, dtype=np.uint8)
-    assert packed_column_counts(packed, 64).tolist() == [rows] * 64
-    assert packed_column_counts(packed[:, :2], 13).tolist() == [rows] * 13
+    assert bit_counts(packed, 64).tolist() == [rows] * 64
+    assert bit_counts(packed[:, :2], 13).tolist() == [rows] * 13
