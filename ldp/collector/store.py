@@ -31,6 +31,7 @@ from ldp.collector.schema import DEFAULT_WINDOW_SECONDS, SCHEMA_VERSION, TABLES,
 from ldp.collector.statistics import dump_statistic, load_statistic
 from ldp.protocol import MarginalProtocol, Protocol
 from ldp.protocol.canonical import parse_document
+from ldp.protocol.file import read_text
 from ldp.protocol.marginals import MARGINALS
 
 #: What a store serves: a one-question protocol or a marginals protocol.
@@ -467,9 +468,4 @@ def load_protocol(path: str | os.PathLike[str]) -> Served:
     >>> load_protocol(path) == protocol
     True
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
-    return read_protocol(text)
+    return read_protocol(read_text(path))

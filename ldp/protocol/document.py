@@ -47,7 +47,7 @@ from ldp.protocol.domain import (
     domain_document,
     encode_values,
 )
-from ldp.protocol.file import ProtocolFile, fingerprint_of
+from ldp.protocol.file import ProtocolFile, fingerprint_of, read_text
 from ldp.tasks.decoding import ChannelOracle, check_decodable
 
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "Protocol", "fingerprint_of", "load"]
@@ -601,12 +601,7 @@ def load(path: str | os.PathLike[str]) -> Protocol:
     >>> load(path) == protocol
     True
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
-    return Protocol.from_json(text)
+    return Protocol.from_json(read_text(path))
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -16,10 +16,46 @@ from typing import Any
 from ldp.core import canonical_json
 from ldp.protocol.canonical import content_hash
 
-__all__ = ["FINGERPRINT_DIGITS", "ProtocolFile", "fingerprint_of"]
+__all__ = ["FINGERPRINT_DIGITS", "ProtocolFile", "fingerprint_of", "read_text"]
 
 #: Hex digits of the SHA-256 of the canonical text that a fingerprint keeps.
 FINGERPRINT_DIGITS = 16
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of the protocol file at ``path`` (a one-line error if it is not UTF-8).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    str
+        Its text, unparsed.
+
+    Raises
+    ------
+    ValueError
+        When the file is not UTF-8 text.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ldp.protocol.file import read_text
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bad.json"
+    >>> _ = path.write_bytes(b"\\xff")
+    >>> read_text(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: ... is not a UTF-8 text file
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
 
 
 def fingerprint_of(content: Mapping[str, Any]) -> str:

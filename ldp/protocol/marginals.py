@@ -40,7 +40,7 @@ from ldp.core import canonical_json
 from ldp.protocol.canonical import MAX_DEPTH, nesting_depth, parse_document
 from ldp.protocol.device import device_client
 from ldp.protocol.document import FORMAT, VERSION, Protocol
-from ldp.protocol.file import ProtocolFile, fingerprint_of
+from ldp.protocol.file import ProtocolFile, fingerprint_of, read_text
 from ldp.protocol.reports import read_reports
 from ldp.tasks.marginals import MarginalDesign, build_design
 
@@ -452,9 +452,4 @@ def load_marginals(path: str | os.PathLike[str]) -> MarginalProtocol:
     >>> load_marginals(path) == protocol
     True
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        raise ValueError(f"{os.fspath(path)} is not a UTF-8 text file") from None
-    return MarginalProtocol.from_json(text)
+    return MarginalProtocol.from_json(read_text(path))
