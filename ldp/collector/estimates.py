@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.collector.marginals import GroupCounts, marginal_estimates, marginal_privacy
+from ldp.collector.marginals import GroupCounts, marginal_estimates
 from ldp.core import check_confidence
 from ldp.protocol import MarginalProtocol, Protocol
 from ldp.protocol.answers import answer_estimate
@@ -41,17 +41,28 @@ def privacy_document(protocol: Protocol | MarginalProtocol) -> dict[str, Any]:
     >>> from ldp.collector.estimates import privacy_document
     >>> privacy_document(Protocol.from_mechanism(GRR(3, 1.0)))["epsilon"]
     1.0
+
+    A marginals protocol's also says how many groups a device draws from:
+
+    >>> from ldp.protocol import MarginalProtocol
+    >>> from ldp.tasks.marginals import build_design
+    >>> table = MarginalProtocol.from_design(
+    ...     build_design("joint", (2, 2), [(0, 1)], 1.0), [("a", [0, 1]), ("b", [0, 1])])
+    >>> privacy = privacy_document(table)
+    >>> privacy["mechanism"], privacy["groups"], privacy["epsilon"]
+    ('marginals', 1, 1.0)
     """
-    if isinstance(protocol, MarginalProtocol):
-        return marginal_privacy(protocol)
     device = protocol.device_privacy()
-    return {
+    document = {
         "epsilon": float(device["epsilon"]),
         "delta": float(device["delta"]),
         "mechanism": device["mechanism"],
         "certified": bool(device["certified"]),
-        "per": "report",
     }
+    if isinstance(protocol, MarginalProtocol):
+        document["groups"] = int(device["groups"])
+    document["per"] = "report"
+    return document
 
 
 def _label(value: Any) -> Any:

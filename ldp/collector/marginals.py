@@ -38,7 +38,6 @@ __all__ = [
     "MarginalDecoder",
     "check_marginal_records",
     "marginal_estimates",
-    "marginal_privacy",
 ]
 
 
@@ -185,30 +184,6 @@ def check_marginal_records(
         json.dumps([int(g), *fields[g][r]], separators=(",", ":")) for g, r in zip(groups, rows)
     )
     return GroupReports(groups, rows, tuple(parts)), texts
-
-
-def marginal_privacy(protocol: MarginalProtocol) -> dict[str, Any]:
-    """The privacy of one report, as a device computes it from the groups' constants.
-
-    Examples
-    --------
-    >>> from ldp.collector.marginals import marginal_privacy
-    >>> from ldp.protocol import MarginalProtocol
-    >>> from ldp.tasks.marginals import build_design
-    >>> protocol = MarginalProtocol.from_design(
-    ...     build_design("joint", (2, 2), [(0, 1)], 1.0), [("a", [0, 1]), ("b", [0, 1])])
-    >>> marginal_privacy(protocol)["mechanism"], marginal_privacy(protocol)["groups"]
-    ('marginals', 1)
-    """
-    device = protocol.device_privacy()
-    return {
-        "epsilon": float(device["epsilon"]),
-        "delta": float(device["delta"]),
-        "mechanism": device["mechanism"],
-        "certified": bool(device["certified"]),
-        "groups": int(device["groups"]),
-        "per": "report",
-    }
 
 
 def marginal_estimates(
