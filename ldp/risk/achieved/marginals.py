@@ -9,8 +9,11 @@ a marginal's cells is largest when they are equal, and the uniform table makes e
 marginal uniform at once (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`). The
 users are taken split evenly over a design's groups; a device draws its group at random, so
 a group holds ``n / G`` users only in expectation, which adds a relative ``O(G / n)`` to the
-risk. The consistency step that follows (projection onto distributions) can only lower the
-squared l2 error, since the true marginals are distributions.
+risk. The consistency step that follows is not counted: the risk is that of the unbiased
+tables. (``MarginalEstimator(method="auto")`` ranks the designs by the total variance after
+the consistency's linear step instead,
+:meth:`~ldp.tasks.marginals.MarginalDesign.consistent_variance`, so the two may choose
+different designs.)
 """
 
 from __future__ import annotations
