@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -112,6 +113,14 @@ class ReportCodec:
         """Whether the fields are floats (else integers)."""
         return self.fields[0].kind == "float"
 
+    @cached_property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The fields' lows and highs (read-only arrays, built once per codec)."""
+        lows = np.array([f.low for f in self.fields])
+        highs = np.array([f.high for f in self.fields])
+        lows.flags.writeable = highs.flags.writeable = False
+        return lows, highs
+
     @property
     def names(self) -> list[str]:
         """The field names (column names of report files)."""
@@ -150,8 +159,7 @@ class ReportCodec:
             )
         if arr.dtype.kind not in "iuf":  # booleans too: no mechanism outputs True or False
             raise TypeError(f"reports must be numbers, got dtype {arr.dtype}")
-        lows = np.array([f.low for f in self.fields])
-        highs = np.array([f.high for f in self.fields])
+        lows, highs = self.bounds
         if self.is_float or arr.dtype.kind == "f":
             values = arr.astype(np.float64, copy=False)
             for chunk in _row_chunks(values):

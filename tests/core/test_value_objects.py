@@ -224,3 +224,21 @@ def test_channel_mechanism_curve_and_composition_agree():
         for other in (grr, curve, single):
             assert other.delta(e) == pytest.approx(reference, rel=1e-9, abs=1e-12)
     assert channel.epsilon == pytest.approx(1.2) and grr.epsilon == pytest.approx(1.2)
+
+
+def test_codec_bounds_are_the_fields_and_read_only():
+    """A codec's field bounds are built once, equal the fields' and cannot be changed; a unary
+    encoding hands out one codec per alphabet size (its bounds are not rebuilt per call)."""
+    from ldp.mechanisms import OUE, SUE
+
+    codec = SUE(20, 1.0).codec
+    lows, highs = codec.bounds
+    assert lows.tolist() == [f.low for f in codec.fields] == [0, 0, 0]
+    assert highs.tolist() == [f.high for f in codec.fields] == [255, 255, 255]
+    with pytest.raises(ValueError):
+        lows[0] = 1
+    assert codec.bounds is codec.bounds
+    assert OUE(20, 2.0).codec is codec
+    with pytest.raises(ValueError, match="bits set beyond k = 20"):
+        codec.from_rows([[0, 0, 1]])
+    assert pickle.loads(pickle.dumps(SUE(20, 1.0))).codec.names == codec.names

@@ -53,6 +53,13 @@ def byte_fields(width: int) -> tuple[Field, ...]:
     return tuple(Field(f"byte_{i}", "int", 0, 255) for i in range(width))
 
 
+@functools.lru_cache(maxsize=64)
+def unary_codec(k: int) -> ReportCodec:
+    """The codec of a unary encoding's reports over ``k`` categories (built once per ``k``:
+    its field bounds are then computed once, not at every aggregate)."""
+    return packed_codec(k, check_pad_bits(k))
+
+
 def check_pad_bits(k: int):
     def check(reports: np.ndarray, where) -> None:
         if k % 8:
@@ -247,7 +254,7 @@ class UnaryEncoding(FrequencyOracle):
     @property
     def codec(self) -> ReportCodec:
         check_vector_size(self._k, f"{type(self).__name__}.codec")
-        return packed_codec(self._k, check_pad_bits(self._k))
+        return unary_codec(self._k)
 
     def sampler(self) -> dict[str, object]:
         """``own``: odds ``1 : 0`` of the bit of ``x``; ``other``: of every other bit."""

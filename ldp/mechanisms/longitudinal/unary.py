@@ -36,7 +36,7 @@ from ldp.channel import Channel
 from ldp.core import ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
 from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
-from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.categorical.unary import bit_counts, unary_codec
 from ldp.mechanisms.limits import (
     MAX_CATEGORIES,
     MAX_VECTOR_CATEGORIES,
@@ -168,7 +168,7 @@ class _MemoizedUnary(MemoizedMechanism, FrequencyOracle):
     @property
     def codec(self) -> ReportCodec:
         _check_vector(self._k, f"{type(self).__name__}.codec")
-        return packed_codec(self._k, check_pad_bits(self._k))
+        return unary_codec(self._k)
 
     def sampler(self) -> dict[str, object]:
         """Weights ``1 : 0`` of the permanent bits (``own``: the value's, ``other``) and of
