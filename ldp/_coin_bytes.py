@@ -8,11 +8,15 @@ by inverting the exact cumulative law ``F(j) = P(0) + ... + P(j - 1)`` (``F(0) =
 ``F(2^m) = 1``) at a uniform ``U`` in ``[0, 1)``: the pattern is ``#{j >= 1: F(j) <= U}``.
 ``U`` is read in three stages, each exact:
 
-* **a table** on the first ``b = 16`` bits ``h`` of ``U`` (one half-word per byte: the
+* **a table** on the first ``b = 16`` bits ``h`` of ``U`` (one 16-bit index per byte: the
   cell ``[h, h + 1) / 2^b``): when no ``F(j)`` lies strictly inside the cell, every ``U`` of
   it has one pattern, ``#{j >= 1: ceil(F(j) 2^b) <= h}``, which the table holds. Cells with
   a boundary inside are *split* (at most ``2^m - 1`` of the ``2^b``: a byte is split with
-  probability at most ``255 / 65536``);
+  probability at most ``255 / 65536``). The cell is read as ``h = order[u]`` from a uniform
+  ``b``-bit index ``u``, ``order`` a fixed permutation of the cells with the split ones last
+  (:attr:`CoinBytes.order`): a bijection of a uniform index is uniform, so ``h`` has the
+  same law as ``u`` itself, and the split cells are the indices ``u >= first_split``, found
+  by one comparison;
 * **a threshold search** for a split cell: ``r = 48`` more bits ``s`` (from a fresh word)
   place ``U`` in ``[P, P + 1) / 2^(b + r)`` with ``P = h 2^r + s``; with
   ``T_j = floor(F(j) 2^(b + r))``, ``T_j < P`` gives ``F(j) < U`` and ``T_j > P`` gives
@@ -47,6 +51,12 @@ import numpy as np
 from ldp._words import words
 
 __all__ = ["CoinBytes"]
+
+#: Indices converted to ``intp`` and looked up at once (the copy stays in cache)
+_LOOKUP = 1 << 15
+#: Boundaries inside one split cell up to which :meth:`CoinBytes.refine` compares them one by
+#: one (more, for very small or large ``p``: a binary search over all of them)
+_SCAN = 8
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,40 @@ class CoinBytes:
         return out
 
     @cached_property
+    def order(self) -> np.ndarray:
+        """The cells in draw order (``int64``): the unsplit ones in increasing order, then
+        the split ones; a uniform index ``u`` draws the cell ``order[u]`` (a bijection of
+        the cells, so that cell is uniform too)."""
+        split = self.table >= np.uint16(1 << self.coins)
+        return np.concatenate([np.flatnonzero(~split), np.flatnonzero(split)])
+
+    @cached_property
+    def first_split(self) -> int:
+        """The first index ``u`` whose cell ``order[u]`` is split (``2^bits`` when none is)."""
+        return int(np.count_nonzero(self.table < np.uint16(1 << self.coins)))
+
+    @cached_property
+    def lookup(self) -> np.ndarray:
+        """``uint8`` over the indices ``u``: the pattern of the cell ``order[u]`` (for a split
+        cell, the pattern at its start; the refinement replaces it)."""
+        out = (self.table[self.order] & np.uint16((1 << self.coins) - 1)).astype(np.uint8)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def inside(self) -> np.ndarray:
+        """``int64`` over the cells: the number of boundaries ``F(j)`` strictly inside each
+        (nonzero exactly at the split cells)."""
+        scale = 1 << self.bits
+        cells = [int(f * scale) for f in self.cumulative[1:-1] if (f * scale).denominator != 1]
+        return np.bincount(np.array(cells, dtype=np.intp), minlength=scale)
+
+    @cached_property
+    def most_inside(self) -> int:
+        """The most boundaries inside one cell."""
+        return int(self.inside.max())
+
+    @cached_property
     def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
         """``(T, inexact)``: ``T_j = floor(F(j) 2^(bits + refine_bits))`` for ``j = 1 ..
         2^coins - 1`` (``uint64``) and whether ``F(j) 2^(bits + refine_bits)`` is not an
@@ -136,34 +180,59 @@ class CoinBytes:
         contiguous ``uint8`` array of ``count`` elements) when given."""
         if out is None:
             out = np.empty(int(count), dtype=np.uint8)
-        split, half = self.fill(gen, out)
+        split, cells = self.fill(gen, out)
         if split.size:
-            out[split] = self.refine(gen, half)
+            out[split] = self.refine(gen, cells)
         return out
 
     def fill(self, gen: np.random.Generator, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The table stage alone: ``out`` (contiguous ``uint8``) filled with patterns, except
-        at the split cells, returned as ``(positions, halves)`` for :meth:`refine` (which
-        may run later, on the split cells of several fills at once)."""
-        count = out.size
-        if self.bits == 16:  # four halves per word
-            half = words(gen, -(-count // 4)).view(np.uint16)[:count]
-        else:
-            half = words(gen, count) >> np.uint64(64 - self.bits)
-        cells = np.take(self.table, half)
-        # the low byte: the pattern, or a split cell's start (to be refined)
-        np.copyto(out.reshape(-1), cells, casting="unsafe")
-        split = np.flatnonzero(cells >= np.uint16(1 << self.coins))
-        return split, half[split]
+        at the split cells, returned as ``(positions, cells)`` for :meth:`refine` (which
+        may run later, on the split cells of several fills at once).
 
-    def refine(self, gen: np.random.Generator, half: np.ndarray) -> np.ndarray:
-        """The patterns of split cells ``half``: ``refine_bits`` more bits, then
-        :meth:`resolve` where a threshold is hit inexactly."""
+        Each byte reads a uniform index ``u`` and takes the cell ``order[u]`` (:attr:`order`:
+        the split cells last, so that they are the ``u >= first_split``); its pattern is
+        looked up in :attr:`lookup` through an ``intp`` copy of ``_LOOKUP`` indices at a time
+        (the copy stays in cache)."""
+        flat = out.reshape(-1)
+        count = flat.size
+        if self.bits == 16:  # four indices per word
+            index = words(gen, -(-count // 4)).view(np.uint16)[:count]
+        else:
+            index = words(gen, count) >> np.uint64(64 - self.bits)
+        buffer = np.empty(min(count, _LOOKUP), dtype=np.intp)
+        for start in range(0, count, _LOOKUP):
+            stop = min(start + _LOOKUP, count)
+            at = buffer[: stop - start]
+            np.copyto(at, index[start:stop], casting="unsafe")
+            np.take(self.lookup, at, out=flat[start:stop], mode="wrap")  # every index < 2^bits
+        if self.first_split == 1 << self.bits:
+            return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.uint64)
+        split = np.flatnonzero(index >= self.first_split)
+        return split, self.order[index[split]].astype(np.uint64)
+
+    def refine(self, gen: np.random.Generator, cells: np.ndarray) -> np.ndarray:
+        """The patterns of the split cells ``cells``: ``refine_bits`` more bits, then
+        :meth:`resolve` where a threshold is hit inexactly.
+
+        The count of ``T_j <= P`` is the cell's starting pattern (every boundary at or
+        before the cell's start has ``T_j <= h 2^r <= P``, every one at or after its end
+        ``T_j >= (h + 1) 2^r > P``) plus the count among the boundaries inside the cell
+        (:attr:`inside`), compared one by one when they are few."""
         r = self.refine_bits
         cut, inexact = self.thresholds
-        place = half.astype(np.uint64) << np.uint64(r)
-        place |= words(gen, half.size) >> np.uint64(64 - r)
-        hi = np.searchsorted(cut, place, side="right")  # the count of T_j <= P
+        place = cells.astype(np.uint64) << np.uint64(r)
+        place |= words(gen, cells.size) >> np.uint64(64 - r)
+        at = cells.astype(np.intp)
+        if self.most_inside > _SCAN:
+            hi = np.searchsorted(cut, place, side="right")  # the count of T_j <= P
+        else:
+            first = (self.table[at] & np.uint16((1 << self.coins) - 1)).astype(np.intp)
+            inside = self.inside[at]
+            hi = first.copy()
+            for step in range(self.most_inside):
+                below = cut[np.minimum(first + step, cut.size - 1)] <= place
+                hi += below & (inside > step)
         # the largest j with T_j <= P: undecided when it equals P inexactly (the exact
         # thresholds equal to P come first: F is nondecreasing)
         last = np.maximum(hi, 1) - 1

@@ -1,7 +1,8 @@
 """The byte sampler of the unary encodings (ldp._coin_bytes): at tiny widths every cell of the
-table checked against the intervals it meets, every half and refinement enumerated (their
-masses add up to the exact law of the patterns), the last stage checked step by step, and
-the sampled law at the production widths by seeded goodness-of-fit tests."""
+table checked against the intervals it meets, the draw order of the cells checked, every
+index and refinement enumerated (their masses add up to the exact law of the patterns), the
+last stage checked step by step, and the sampled law at the production widths by seeded
+goodness-of-fit tests."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ldp import _coin_bytes as coin_bytes
 from ldp._coin_bytes import CoinBytes
 
 PROBABILITIES = [
@@ -88,10 +90,36 @@ class Recording(CoinBytes):
 
 @pytest.mark.parametrize("p", PROBABILITIES, ids=str)
 @pytest.mark.parametrize(("coins", "bits", "refine"), WIDTHS)
-def test_every_half_and_refinement_adds_up_to_the_exact_law(p, coins, bits, refine):
-    """Each half h (then, in a split cell, each refinement s) drawn through ``draw`` from
-    given words; the intervals handed to the last stage count by their overlaps with the
-    patterns (what that stage samples, checked below)."""
+def test_the_draw_order_puts_the_split_cells_last(p, coins, bits, refine):
+    """``order`` is a permutation of the cells, the split ones (flagged in ``table``) at the
+    indices from ``first_split`` on; ``lookup`` holds each index's cell pattern; ``inside``
+    counts the boundaries strictly inside each cell, from the exact law."""
+    sampler = CoinBytes(p, coins=coins, bits=bits, refine_bits=refine)
+    order = sampler.order.tolist()
+    assert sorted(order) == list(range(1 << bits))
+    flag = 1 << coins
+    split = [int(sampler.table[h]) >= flag for h in order]
+    assert split == [u >= sampler.first_split for u in range(1 << bits)]
+    assert sampler.lookup.tolist() == [int(sampler.table[h]) % flag for h in order]
+    for h in range(1 << bits):
+        lo, hi = Fraction(h, 1 << bits), Fraction(h + 1, 1 << bits)
+        strictly = sum(lo < f < hi for f in sampler.cumulative)
+        assert sampler.inside[h] == strictly, h
+        assert (strictly > 0) == (int(sampler.table[h]) >= flag), h
+    assert sampler.most_inside == max(sampler.inside.tolist())
+
+
+@pytest.mark.parametrize("scan", [8, 0], ids=["compared-in-cell", "binary-search"])
+@pytest.mark.parametrize("p", PROBABILITIES, ids=str)
+@pytest.mark.parametrize(("coins", "bits", "refine"), WIDTHS)
+def test_every_half_and_refinement_adds_up_to_the_exact_law(
+    p, coins, bits, refine, scan, monkeypatch
+):
+    """Each index u (its cell ``order[u]``; then, in a split cell, each refinement s) drawn
+    through ``draw`` from given words; the intervals handed to the last stage count by their
+    overlaps with the patterns (what that stage samples, checked below). Both ways of
+    counting the thresholds of a split cell are enumerated."""
+    monkeypatch.setattr(coin_bytes, "_SCAN", scan)
     sampler = Recording(p, coins=coins, bits=bits, refine_bits=refine)
     mass = [Fraction(0)] * (1 << coins)
     for h in range(1 << bits):
@@ -104,8 +132,9 @@ def test_every_half_and_refinement_adds_up_to_the_exact_law(p, coins, bits, refi
                 mass[pattern] += weight
             elif len(sampler.__dict__.get("handed", [])) > handed:
                 start, width = sampler.handed[-1]
+                cell = int(sampler.order[h])
                 assert (start, width) == (
-                    Fraction((h << refine) + s, 1 << (bits + refine)),
+                    Fraction((cell << refine) + s, 1 << (bits + refine)),
                     Fraction(1, 1 << (bits + refine)),
                 )
                 for j, length in enumerate(overlaps(p, coins, start, start + width)):
@@ -147,8 +176,9 @@ def test_the_last_stage_narrows_to_one_pattern(p):
 
 def test_patterns_follow_the_law_at_the_production_widths():
     """Seeded chi-square over the 256 patterns (the rare ones pooled), the split cells
-    refined (about 1 byte in 260 at q = 1 / (e + 1))."""
-    for p in (Fraction(1) / (1 + Fraction(np.exp(1.0))), Fraction(3, 7)):
+    refined (about 1 byte in 260 at q = 1 / (e + 1)); at p = 1/1000 the boundaries crowd
+    into few cells (up to 127 in one), counted by binary search."""
+    for p in (Fraction(1) / (1 + Fraction(np.exp(1.0))), Fraction(3, 7), Fraction(1, 1000)):
         sampler = CoinBytes(p)
         n = 400_000
         drawn = np.bincount(sampler.draw(np.random.default_rng(11), n), minlength=256)

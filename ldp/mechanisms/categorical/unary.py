@@ -307,15 +307,15 @@ class UnaryEncoding(FrequencyOracle):
         out = np.empty((x.size, width), dtype=np.uint8)
         flat = out.reshape(-1)
         step = max(1, (1 << 17) // width) * width
-        where, halves = [], []
+        where, cells = [], []
         for start in range(0, flat.size, step):
-            split, half = sampler.fill(gen, flat[start : start + step])
+            split, cell = sampler.fill(gen, flat[start : start + step])
             where.append(split + start)
-            halves.append(half)
+            cells.append(cell)
         if where:
             split = np.concatenate(where)
             if split.size:
-                flat[split] = sampler.refine(gen, np.concatenate(halves))
+                flat[split] = sampler.refine(gen, np.concatenate(cells))
         own = np.unpackbits(coin_lanes(gen, own_p, -(-x.size // 64)).view(np.uint8))[: x.size]
         rows, column = np.arange(x.size), x >> 3
         shift = (7 - (x & 7)).astype(np.uint8)
