@@ -84,8 +84,9 @@ def coin_bytes(p: Fraction) -> CoinBytes:
 #: three widening steps of :func:`bit_counts`.
 _LANE_ROWS = 255
 _GROUPS = (3, 5, 17)
-#: 64-bit words of packed rows counted at once (the temporaries stay in cache)
-_BLOCK_WORDS = 1 << 16
+#: 64-bit words of packed rows counted at once (2 MB: the temporaries stay in the last-level
+#: cache, and few blocks mean few calls)
+_BLOCK_WORDS = 1 << 18
 #: the even lanes of width 1, 2 and 4 bits
 _MASKS = tuple(np.uint64(m) for m in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F))
 #: the bit of each byte (from the lowest) that the widening steps leave in each part
@@ -96,8 +97,7 @@ def _widen(parts: list[np.ndarray], level: int, owned: bool) -> list[np.ndarray]
     """Each part (rows of 64-bit words of ``2^level``-bit counters) split into its even and
     odd counters, each in a counter twice as wide, and its rows summed in ``_GROUPS[level]``
     groups (so that no counter overflows: 3 rows of bits fit 2 bits, 5 rows of those 4
-    bits, 17 rows of those 8 bits); the sums are written over the first group's rows, and
-    the parts are overwritten when ``owned``."""
+    bits, 17 rows of those 8 bits); the parts are overwritten when ``owned``."""
     mask, groups, shift = _MASKS[level], _GROUPS[level], np.uint64(1 << level)
     out = []
     for words in parts:
@@ -106,10 +106,7 @@ def _widen(parts: list[np.ndarray], level: int, owned: bool) -> list[np.ndarray]
         even = np.bitwise_and(words, mask, out=words if owned else None)
         for lanes in (even, odd):
             grouped = lanes.reshape(groups, lanes.shape[0] // groups, -1)
-            total = grouped[0]
-            for more in grouped[1:]:
-                total += more
-            out.append(total)
+            out.append(np.add.reduce(grouped, axis=0))  # one call, not one per group
     return out
 
 
@@ -133,11 +130,12 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     rows, width = packed.shape
     per_row = -(-width // 8)
     totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [bit from the lowest, byte column]
-    # blocks of about 2^16 words: whole lane blocks of rows, and of words when rows are wide
+    # blocks of about 2^18 words: whole lane blocks of rows, and of words when rows are wide
     chunk = min(per_row, max(1, _BLOCK_WORDS // _LANE_ROWS))  # words of a block's rows
     step = _LANE_ROWS * max(1, _BLOCK_WORDS // (_LANE_ROWS * chunk))
-    whole = chunk == per_row and width % 8 == 0
-    bulk = rows - rows % _LANE_ROWS if whole else 0  # read in place
+    # whole words with contiguous bytes: whole lane blocks are read in place
+    whole = width % 8 == 0 and (rows == 0 or packed.strides[1] == 1)
+    bulk = rows - rows % _LANE_ROWS if whole else 0
     blocks = [(start, min(start + step, bulk)) for start in range(0, bulk, step)]
     blocks += [(start, min(start + step, rows)) for start in range(bulk, rows, step)]
     for start, stop in blocks:
@@ -149,17 +147,16 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
                 size = min(chunk, per_row - first)
                 block = np.zeros((-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * size), dtype=np.uint8)
                 block[:m, : columns.stop - columns.start] = packed[start:stop, columns]
-            else:
-                block = np.ascontiguousarray(packed[start:stop])
-                owned = not np.shares_memory(block, packed)
+            else:  # a view: read, never written
+                block = packed[start:stop, columns]
             parts = [block.view("<u8")]
             for level in range(len(_GROUPS)):
                 parts = _widen(parts, level, owned or level > 0)
             for bit, counts in zip(_ORDER, parts):
                 sums = counts.view(np.uint8).sum(axis=0, dtype=np.int64)
                 totals[bit, 8 * first : 8 * first + sums.size] += sums
-    v = np.arange(k)
-    return totals[7 - v % 8, v // 8]
+    # bit v is bit 7 - v % 8 (from the lowest) of byte v // 8
+    return totals[::-1].T.reshape(-1)[:k]
 
 
 class UnaryEncoding(FrequencyOracle):
