@@ -52,7 +52,7 @@ from ldp._words import words
 
 __all__ = ["CoinBytes"]
 
-#: Indices converted to ``intp`` and looked up at once (the copy stays in cache)
+#: Bytes drawn and looked up at once (their words, 64 KB, and ``intp`` indices stay in cache)
 _LOOKUP = 1 << 15
 #: Boundaries inside one split cell up to which :meth:`CoinBytes.refine` compares them one by
 #: one (more, for very small or large ``p``: a binary search over all of them)
@@ -192,24 +192,28 @@ class CoinBytes:
 
         Each byte reads a uniform index ``u`` and takes the cell ``order[u]`` (:attr:`order`:
         the split cells last, so that they are the ``u >= first_split``); its pattern is
-        looked up in :attr:`lookup` through an ``intp`` copy of ``_LOOKUP`` indices at a time
-        (the copy stays in cache)."""
+        looked up in :attr:`lookup` through an ``intp`` copy, ``_LOOKUP`` bytes at a time (their
+        words drawn for them: every temporary is small, reused and in cache)."""
         flat = out.reshape(-1)
         count = flat.size
-        if self.bits == 16:  # four indices per word
-            index = words(gen, -(-count // 4)).view(np.uint16)[:count]
-        else:
-            index = words(gen, count) >> np.uint64(64 - self.bits)
         buffer = np.empty(min(count, _LOOKUP), dtype=np.intp)
+        where, cells = [], []
         for start in range(0, count, _LOOKUP):
             stop = min(start + _LOOKUP, count)
+            if self.bits == 16:  # four indices per word
+                index = words(gen, -(-(stop - start) // 4)).view(np.uint16)[: stop - start]
+            else:
+                index = words(gen, stop - start) >> np.uint64(64 - self.bits)
             at = buffer[: stop - start]
-            np.copyto(at, index[start:stop], casting="unsafe")
+            np.copyto(at, index, casting="unsafe")
             np.take(self.lookup, at, out=flat[start:stop], mode="wrap")  # every index < 2^bits
-        if self.first_split == 1 << self.bits:
+            if self.first_split < 1 << self.bits:
+                split = np.flatnonzero(index >= self.first_split)
+                where.append(split + start)
+                cells.append(self.order[index[split]])
+        if not where:
             return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.uint64)
-        split = np.flatnonzero(index >= self.first_split)
-        return split, self.order[index[split]].astype(np.uint64)
+        return np.concatenate(where), np.concatenate(cells).astype(np.uint64)
 
     def refine(self, gen: np.random.Generator, cells: np.ndarray) -> np.ndarray:
         """The patterns of the split cells ``cells``: ``refine_bits`` more bits, then

@@ -84,30 +84,33 @@ def coin_bytes(p: Fraction) -> CoinBytes:
 #: three widening steps of :func:`bit_counts`.
 _LANE_ROWS = 255
 _GROUPS = (3, 5, 17)
-#: 64-bit words of packed rows counted at once (2 MB: the temporaries stay in the last-level
-#: cache, and few blocks mean few calls)
-_BLOCK_WORDS = 1 << 18
+#: 64-bit words of packed rows counted at once (128 KB): the scratch buffers (2, 2/3 and 1
+#: times that, allocated once per call) stay small, since every fresh page costs a fault
+_BLOCK_WORDS = 1 << 14
 #: the even lanes of width 1, 2 and 4 bits
 _MASKS = tuple(np.uint64(m) for m in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F))
 #: the bit of each byte (from the lowest) that the widening steps leave in each part
 _ORDER = (0, 4, 2, 6, 1, 5, 3, 7)
+#: the part holding bit ``7 - i`` of every byte (bit ``i`` of the byte in category order)
+_PART_OF = tuple(_ORDER.index(7 - i) for i in range(8))
 
 
-def _widen(parts: list[np.ndarray], level: int, owned: bool) -> list[np.ndarray]:
-    """Each part (rows of 64-bit words of ``2^level``-bit counters) split into its even and
-    odd counters, each in a counter twice as wide, and its rows summed in ``_GROUPS[level]``
-    groups (so that no counter overflows: 3 rows of bits fit 2 bits, 5 rows of those 4
-    bits, 17 rows of those 8 bits); the parts are overwritten when ``owned``."""
-    mask, groups, shift = _MASKS[level], _GROUPS[level], np.uint64(1 << level)
-    out = []
-    for words in parts:
-        odd = words >> shift
-        odd &= mask
-        even = np.bitwise_and(words, mask, out=words if owned else None)
-        for lanes in (even, odd):
-            grouped = lanes.reshape(groups, lanes.shape[0] // groups, -1)
-            out.append(np.add.reduce(grouped, axis=0))  # one call, not one per group
-    return out
+def _widen(parts: np.ndarray, level: int, split: np.ndarray, summed: np.ndarray) -> np.ndarray:
+    """The stacked parts (``(P, R, W)`` 64-bit words of ``2^level``-bit counters) each split
+    into its even and odd counters, in counters twice as wide (written into ``split``, as
+    ``(P, 2, R, W)``), and their rows summed in ``_GROUPS[level]`` groups (written into
+    ``summed``; no counter overflows: 3 rows of bits fit 2 bits, 5 rows of those 4 bits, 17
+    rows of those 8 bits): ``(2 P, R / groups, W)``, the part ``2 p`` the even counters of
+    part ``p``, ``2 p + 1`` its odd ones."""
+    mask, groups = _MASKS[level], _GROUPS[level]
+    count, rows, words = parts.shape
+    halves = split[: 2 * parts.size].reshape(count, 2, rows, words)
+    np.bitwise_and(parts, mask, out=halves[:, 0])
+    np.right_shift(parts, np.uint64(1 << level), out=halves[:, 1])
+    np.bitwise_and(halves[:, 1], mask, out=halves[:, 1])
+    grouped = halves.reshape(2 * count, groups, rows // groups, words)
+    out = summed[: grouped.size // groups].reshape(2 * count, rows // groups, words)
+    return np.add.reduce(grouped, axis=1, out=out)
 
 
 def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
@@ -117,7 +120,9 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     summed over 5 of those rows, those into byte counters summed over 17 (no counter
     overflows, no carry crosses one); each of the eight resulting parts holds one bit of
     every byte, counted over 255 rows, and is added up in ``int64``. Bit ``v`` is bit
-    ``7 - v % 8`` of byte ``v // 8``; rows are zero-padded to whole blocks and words.
+    ``7 - v % 8`` of byte ``v // 8``; rows are zero-padded to whole blocks and words. The
+    parts of a block are stacked in one array, so that each step is a few calls, and the
+    steps reuse two scratch buffers.
 
     Examples
     --------
@@ -129,8 +134,8 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     """
     rows, width = packed.shape
     per_row = -(-width // 8)
-    totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [bit from the lowest, byte column]
-    # blocks of about 2^18 words: whole lane blocks of rows, and of words when rows are wide
+    totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [part, byte column]
+    # blocks of about 2^14 words: whole lane blocks of rows, and of words when rows are wide
     chunk = min(per_row, max(1, _BLOCK_WORDS // _LANE_ROWS))  # words of a block's rows
     step = _LANE_ROWS * max(1, _BLOCK_WORDS // (_LANE_ROWS * chunk))
     # whole words with contiguous bytes: whole lane blocks are read in place
@@ -138,25 +143,29 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     bulk = rows - rows % _LANE_ROWS if whole else 0
     blocks = [(start, min(start + step, bulk)) for start in range(0, bulk, step)]
     blocks += [(start, min(start + step, rows)) for start in range(bulk, rows, step)]
+    size = min(step, -(-rows // _LANE_ROWS) * _LANE_ROWS) * chunk  # the largest block
+    split = np.empty(2 * size, dtype=np.uint64)  # each step's halves
+    summed = np.empty(2 * size // _GROUPS[0], dtype=np.uint64)  # each step's sums
+    padded = np.empty(8 * size if blocks and not (whole and bulk == rows) else 0, np.uint8)
     for start, stop in blocks:
         m = stop - start
         for first in range(0, per_row, chunk):
             columns = slice(8 * first, min(8 * (first + chunk), width))
-            owned = not whole or m % _LANE_ROWS != 0
-            if owned:  # zero rows and columns up to whole blocks and words
-                size = min(chunk, per_row - first)
-                block = np.zeros((-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * size), dtype=np.uint8)
-                block[:m, : columns.stop - columns.start] = packed[start:stop, columns]
-            else:  # a view: read, never written
+            if whole and m % _LANE_ROWS == 0:  # a view: read, never written
                 block = packed[start:stop, columns]
-            parts = [block.view("<u8")]
+            else:  # zero rows and columns up to whole blocks and words (one reused buffer)
+                shape = (-(-m // _LANE_ROWS) * _LANE_ROWS, 8 * min(chunk, per_row - first))
+                block = padded[: shape[0] * shape[1]].reshape(shape)
+                used = columns.stop - columns.start
+                if used < shape[1] or m < shape[0]:
+                    block.fill(0)
+                block[:m, :used] = packed[start:stop, columns]
+            parts = block.view("<u8")[None]
             for level in range(len(_GROUPS)):
-                parts = _widen(parts, level, owned or level > 0)
-            for bit, counts in zip(_ORDER, parts):
-                sums = counts.view(np.uint8).sum(axis=0, dtype=np.int64)
-                totals[bit, 8 * first : 8 * first + sums.size] += sums
-    # bit v is bit 7 - v % 8 (from the lowest) of byte v // 8
-    return totals[::-1].T.reshape(-1)[:k]
+                parts = _widen(parts, level, split, summed)
+            counts = parts.view(np.uint8).sum(axis=1, dtype=np.int64)  # (8, 8 words)
+            totals[:, 8 * first : 8 * first + counts.shape[1]] += counts
+    return totals[list(_PART_OF)].T.reshape(-1)[:k]
 
 
 class UnaryEncoding(FrequencyOracle):
@@ -290,8 +299,8 @@ class UnaryEncoding(FrequencyOracle):
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """The simulation path: every byte of the report a pattern of eight independent
         coins with the other bits' probability, drawn by table from 16 random bits
-        (:class:`ldp._coin_bytes.CoinBytes`; rows in chunks of about ``2^17`` bytes, the
-        rare split cells refined at the end), then the bit of ``x`` replaced by an
+        (:class:`ldp._coin_bytes.CoinBytes`, in chunks of ``2^15`` bytes, the rare split
+        cells refined at the end), then the bit of ``x`` replaced by an
         independent coin with its own (bit-sliced, :func:`ldp._words.coin_lanes`) and the
         pad bits cleared. The bits are independent with the law's probabilities, as in the
         byte protocol, drawn in another order."""
@@ -303,16 +312,7 @@ class UnaryEncoding(FrequencyOracle):
         sampler = coin_bytes(other_p)
         out = np.empty((x.size, width), dtype=np.uint8)
         flat = out.reshape(-1)
-        step = max(1, (1 << 17) // width) * width
-        where, cells = [], []
-        for start in range(0, flat.size, step):
-            split, cell = sampler.fill(gen, flat[start : start + step])
-            where.append(split + start)
-            cells.append(cell)
-        if where:
-            split = np.concatenate(where)
-            if split.size:
-                flat[split] = sampler.refine(gen, np.concatenate(cells))
+        sampler.draw(gen, flat.size, out=flat)
         own = np.unpackbits(coin_lanes(gen, own_p, -(-x.size // 64)).view(np.uint8))[: x.size]
         rows, column = np.arange(x.size), x >> 3
         shift = (7 - (x & 7)).astype(np.uint8)
