@@ -92,7 +92,8 @@ _MASKS = tuple(np.uint64(m) for m in (0x5555555555555555, 0x3333333333333333, 0x
 #: the bit of each byte (from the lowest) that the widening steps leave in each part
 _ORDER = (0, 4, 2, 6, 1, 5, 3, 7)
 #: the part holding bit ``7 - i`` of every byte (bit ``i`` of the byte in category order)
-_PART_OF = tuple(_ORDER.index(7 - i) for i in range(8))
+_PART_OF = np.array([_ORDER.index(7 - i) for i in range(8)])
+_PART_OF.flags.writeable = False
 
 
 def _widen(parts: np.ndarray, level: int, split: np.ndarray, summed: np.ndarray) -> np.ndarray:
@@ -134,7 +135,8 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     """
     rows, width = packed.shape
     per_row = -(-width // 8)
-    totals = np.zeros((8, 8 * per_row), dtype=np.int64)  # [part, byte column]
+    # the counts in category order: [byte column, bit of the byte from the highest]
+    totals = np.zeros((8 * per_row, 8), dtype=np.int64)
     # blocks of about 2^14 words: whole lane blocks of rows, and of words when rows are wide
     chunk = min(per_row, max(1, _BLOCK_WORDS // _LANE_ROWS))  # words of a block's rows
     step = _LANE_ROWS * max(1, _BLOCK_WORDS // (_LANE_ROWS * chunk))
@@ -163,9 +165,9 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
             parts = block.view("<u8")[None]
             for level in range(len(_GROUPS)):
                 parts = _widen(parts, level, split, summed)
-            counts = parts.view(np.uint8).sum(axis=1, dtype=np.int64)  # (8, 8 words)
-            totals[:, 8 * first : 8 * first + counts.shape[1]] += counts
-    return totals[list(_PART_OF)].T.reshape(-1)[:k]
+            counts = parts.view(np.uint8).sum(axis=1, dtype=np.int64)  # (part, byte)
+            totals[8 * first : 8 * first + counts.shape[1]] += counts[_PART_OF, :].T
+    return totals.reshape(-1)[:k]
 
 
 class UnaryEncoding(FrequencyOracle):
