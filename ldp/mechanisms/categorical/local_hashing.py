@@ -35,6 +35,11 @@ from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["BLH", "OLH", "LocalHashing", "grr_buckets", "merge_buckets"]
 
+#: Users per chunk of the simulation path: twice the word samplers' chunk, since a report
+#: takes some twenty array operations per chunk (half the calls; the temporaries, a few
+#: bytes per user, stay in the cache).
+HASH_CHUNK = 2 * WORD_CHUNK
+
 
 # --------------------------------------------------------------------------- local hashing
 class LocalHashing(FrequencyOracle):
@@ -183,8 +188,8 @@ class LocalHashing(FrequencyOracle):
         order."""
         n, sizes = x.size, self.word_sizes
         out = np.empty((n, len(sizes) + 1), dtype=np.int64)
-        for start in range(0, n, WORD_CHUNK):
-            xs = x[start : start + WORD_CHUNK]
+        for start in range(0, n, HASH_CHUNK):
+            xs = x[start : start + HASH_CHUNK]
             block = out[start : start + xs.size]
             columns = [uniform_below(gen, size, xs.size, narrow=True) for size in sizes]
             for j, column in enumerate(columns):
