@@ -284,7 +284,9 @@ class FieldHash:
         by_cell = size * g <= 1 << 16
         tally = np.zeros((g, g * size) if by_cell else (1, 2 * size), dtype=np.int64)
         narrow = self.packing.n_words == 1 and self.packing.word_sizes[0] <= 1 << 32
-        step = min(max(1 << 16, 4 * size), 1 << 18)
+        # blocks of 2^15 users at least: the temporaries of a block (a few 32-bit arrays
+        # and a bincount's 64-bit copy) stay near a megabyte, reused from block to block
+        step = min(max(1 << 15, 4 * size), 1 << 18)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
             if narrow:

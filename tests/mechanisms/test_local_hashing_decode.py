@@ -27,6 +27,8 @@ def reports_of(k: int, g: int, n: int) -> tuple[LocalHashing, np.ndarray]:
     ("k", "g", "n"),
     [
         (37, 32, 3000),  # binary, g above 16
+        (37, 4, 70_000),  # binary, users in several blocks
+        (37, 2, 70_000),
         (37, 64, 2000),
         (37, 17, 3000),  # a prime field, users one by one
         (5, 3, 4000),  # a prime field, users merged into cells
