@@ -273,7 +273,9 @@ class FieldHash:
     def _binary_table(self, words: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``T[t] = sum_i sum_u (-1)^{u.w_i} 1[A_i^T u = t]`` for ``p = 2``: for each
         ``u != 0`` in Gray-code order (``A^T u`` changes by one row of ``A``), one integer
-        bincount over a block of users; ``u = 0`` adds every user to ``T[0]``.
+        bincount over a block of users; ``u = 0`` adds every user to ``T[0]``. The cells
+        walk ``u = gray(i) xor 2^(e - 1)``, ``i = 0 .. g - 2`` (every ``u != 0`` once), so
+        that the first cell of a one-word hash function is its top bits as they are.
 
         With few cells (``2^L g`` up to ``2^16``) the bincount is of the cell ``(w, t)``
         and the signs ``(-1)^{u.w}`` are applied to the counts afterwards, else of
@@ -284,7 +286,10 @@ class FieldHash:
         by_cell = size * g <= 1 << 16
         tally = np.zeros((g, g * size) if by_cell else (1, 2 * size), dtype=np.int64)
         narrow = self.packing.n_words == 1 and self.packing.word_sizes[0] <= 1 << 32
-        step = min(max(1 << 16, 4 * size), 1 << 18)
+        top = e - 1
+        # blocks of 2^15 users at least: the temporaries of a block (a few 32-bit arrays
+        # and a bincount's 64-bit copy) stay near a megabyte, reused from block to block
+        step = min(max(1 << 15, 4 * size), 1 << 18)
         for start in range(0, y.size, step):
             sl = slice(start, start + step)
             if narrow:
@@ -292,15 +297,19 @@ class FieldHash:
                 z <<= np.uint32(e * L)
                 z ^= words[sl, 0].astype(np.uint32)  # the rows of A, then w = y xor c
                 mask = np.uint32(size - 1)
-                rows = [(z >> np.uint32(r * L)) & mask for r in range(e)]
+                rows = [z & mask if r == 0 else (z >> np.uint32(r * L)) & mask for r in range(top)]
+                # the cell (w, t) of u = 2^(e - 1), t its row of A: the top bits of z as they are
+                cell = z >> np.uint32(top * L) if top else z
+                rows.append(cell & mask)
                 w = z >> np.uint32(e * L)
             else:
                 rows, c = self.split(words[sl])
                 w = y[sl] ^ c
+                cell = (w << w.dtype.type(L)) ^ rows[top]
             if by_cell:  # the cell (w, t) is w 2^L + t: t changes in the low bits only
-                cell = w << w.dtype.type(L)
-                for i in range(1, g):
-                    cell ^= rows[(i & -i).bit_length() - 1]
+                for i in range(g - 1):  # u = gray(i) xor 2^(e - 1): every u != 0 once
+                    if i:
+                        cell ^= rows[(i & -i).bit_length() - 1]
                     tally[i] += np.bincount(cell, minlength=g * size)
                 continue
             t = np.zeros_like(rows[0])
@@ -309,11 +318,11 @@ class FieldHash:
                 code = t << t.dtype.type(1)
                 code |= parity_bits(w & w.dtype.type(i ^ (i >> 1))).astype(code.dtype)
                 tally[0] += np.bincount(code, minlength=2 * size)
-        if by_cell:  # the sign of cell (w, t) for the i-th u in Gray-code order
+        if by_cell:  # the sign of cell (w, t) for the i-th u of the walk
             table = np.zeros(size, dtype=np.int64)
             w_all = np.arange(g)
-            for i in range(1, g):
-                signs = 1 - 2 * parity(w_all & (i ^ (i >> 1)))
+            for i in range(g - 1):
+                signs = 1 - 2 * parity(w_all & (i ^ (i >> 1) ^ (1 << top)))
                 table += signs @ tally[i].reshape(g, size)
         else:
             table = tally[0, 0::2] - tally[0, 1::2]

@@ -27,6 +27,10 @@ def reports_of(k: int, g: int, n: int) -> tuple[LocalHashing, np.ndarray]:
     ("k", "g", "n"),
     [
         (37, 32, 3000),  # binary, g above 16
+        (37, 4, 70_000),  # binary, users in several blocks
+        (37, 2, 70_000),
+        (37, 8, 3000),  # binary, three rows in one 32-bit word
+        (2**15, 4, 3000),  # one 32-bit word, counted by code (too many cells)
         (37, 64, 2000),
         (37, 17, 3000),  # a prime field, users one by one
         (5, 3, 4000),  # a prime field, users merged into cells

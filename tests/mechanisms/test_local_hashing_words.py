@@ -15,28 +15,36 @@ from ldp.mechanisms import BLH, OLH, LocalHashing
 from ldp.mechanisms.categorical.local_hashing import grr_buckets, merge_buckets
 
 
-@pytest.mark.parametrize("g", [2, 3, 4, 7])
+@pytest.mark.parametrize(
+    ("g", "xor"), [(2, False), (3, False), (4, False), (7, False), (4, True), (8, True)]
+)
 @pytest.mark.parametrize("p", [Fraction(1, 3), Fraction(5, 8), Fraction(7, 10)], ids=str)
-def test_bucket_decision_enumerated_over_every_pair_of_halves(g, p):
+def test_bucket_decision_enumerated_over_every_pair_of_halves(g, xor, p):
     """Over all pairs of 4-bit coin and index halves: the mass of each bucket, with a tied
     coin kept with its probability ``rest`` (else the bucket of the index half), and the
     rejected index halves left out (they are redrawn, so the law is that of the accepted
     ones), is exactly GRR's: ``p`` on the hashed bucket, ``(1 - p) / (g - 1)`` on each
-    other one."""
+    other one; with the other buckets numbered in increasing order, or (``xor``, a
+    power-of-two ``g``) as ``h xor (r + 1)``."""
     bits = 4
     coin = WordCoin(p, bits)
     every = np.arange(1 << bits, dtype=np.uint16)
     coin_half, index_half = (a.ravel() for a in np.meshgrid(every, every, indexing="ij"))
     for h in range(g):
         hashed = np.full(coin_half.size, h)
-        buckets, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half)
+        buckets, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half, xor=xor)
         mass = [Fraction(0)] * g
         for i, b, t, r in zip(index_half.tolist(), buckets, tied, rejected):
             if r:
                 continue
             if t:  # the coin is still open: keep with probability rest
-                other = 1 - h if g == 2 else (i * (g - 1) >> bits)
-                other += 0 if g == 2 else int(other >= h)
+                if g == 2:
+                    other = 1 - h
+                elif xor:
+                    other = h ^ ((i * (g - 1) >> bits) + 1)
+                else:
+                    other = i * (g - 1) >> bits
+                    other += int(other >= h)
                 mass[h] += coin.rest
                 mass[other] += 1 - coin.rest
             else:
@@ -57,6 +65,21 @@ def test_merge_buckets_against_its_definition():
     assert merge_buckets(np.array([0, 1]), np.array([False, False]), None, 2).tolist() == [1, 0]
 
 
+@pytest.mark.parametrize("g", [4, 8, 512])
+def test_xor_merge_numbers_the_other_buckets_one_to_one(g):
+    """With ``xor``, the ``g - 1`` values of ``other`` give the ``g - 1`` buckets that are
+    not ``h``, each once; a kept user reports ``h``."""
+    hashed, other = (a.ravel() for a in np.meshgrid(range(g), range(g - 1), indexing="ij"))
+    changed = merge_buckets(hashed, np.zeros(hashed.size, dtype=bool), other, g, xor=True)
+    kept = merge_buckets(hashed, np.ones(hashed.size, dtype=bool), other, g, xor=True)
+    assert changed.dtype == kept.dtype == (np.uint8 if g <= 256 else np.uint16)
+    assert np.array_equal(kept, hashed)
+    for h, row in enumerate(changed.reshape(g, g - 1).tolist()):
+        assert sorted(row) == [b for b in range(g) if b != h]
+    with pytest.raises(ValueError, match="power-of-two g"):
+        merge_buckets(np.array([0]), np.array([False]), np.array([0]), 6, xor=True)
+
+
 def law_of_pairs(mech: LocalHashing, x: int) -> np.ndarray:
     """``P(hash function, bucket | x)``: every member equally likely, the bucket GRR of
     ``H(x)`` with the mechanism's ``p`` (from the exact keep weights)."""
@@ -74,6 +97,7 @@ def law_of_pairs(mech: LocalHashing, x: int) -> np.ndarray:
     [
         (BLH(5, 1.0), 3, 60_000),  # 8 members, 16 cells
         (OLH(4, 1.0), 2, 80_000),  # GF(2)^2: 64 members, 256 cells
+        (LocalHashing(2, 1.5, 8), 1, 60_000),  # GF(2)^3, one digit: 64 members, 512 cells
         (LocalHashing(3, 0.7, 3), 1, 40_000),  # GF(3): 9 members
         (LocalHashing(3, 2.0, 6), 2, 150_000),  # ring Z_6: 216 members, 1296 cells
         (LocalHashing(4, 9.0, 5), 0, 60_000),  # a keep coin that ties often
@@ -81,6 +105,8 @@ def law_of_pairs(mech: LocalHashing, x: int) -> np.ndarray:
     ids=repr,
 )
 def test_pairs_of_hash_function_and_bucket_follow_the_law(mech, x, n):
+    # g = 4 and 8 take one word per user and the xor numbering of the other buckets
+    assert mech._one_word == (mech.g in (4, 8))
     reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(mech.g * 10 + x))
     members = mech.hash_functions()
     index = {tuple(row): i for i, row in enumerate(members.tolist())}

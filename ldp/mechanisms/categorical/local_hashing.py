@@ -24,6 +24,7 @@ from ldp._words import (
     halves,
     parts,
     uniform_below,
+    words,
 )
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
@@ -34,6 +35,11 @@ from ldp.mechanisms.limits import check_categories, check_mechanism_epsilon
 from ldp.mechanisms.worst_pair import pair_channel
 
 __all__ = ["BLH", "OLH", "LocalHashing", "grr_buckets", "merge_buckets"]
+
+#: Users per chunk of the simulation path: twice the word samplers' chunk, since a report
+#: takes some twenty array operations per chunk (half the calls; the temporaries, a few
+#: bytes per user, stay in the cache).
+HASH_CHUNK = 2 * WORD_CHUNK
 
 
 # --------------------------------------------------------------------------- local hashing
@@ -91,6 +97,11 @@ class LocalHashing(FrequencyOracle):
         odds = Fraction(self._odds)
         self._bits = half_bits(self._g - 1)
         self._keep_coin = WordCoin(odds / (odds + (self._g - 1)), self._bits)  # P(keep)
+        # g = 2^e > 2: the other bucket as hashed xor (1 + index) (``merge_buckets``)
+        self._xor = self._g > 2 and self._g & (self._g - 1) == 0
+        # one 32-bit part of a word per user for the hash function, 16-bit halves for the rest
+        sizes = self._packing.word_sizes
+        self._one_word = self._xor and self._bits == 16 and len(sizes) == 1 and sizes[0] <= 1 << 32
 
     @property
     def params(self) -> dict[str, object]:
@@ -180,12 +191,28 @@ class LocalHashing(FrequencyOracle):
         its size (``uniform_below``: independent uniform coefficients, as ``randint`` of the
         byte protocol draws them), then the bucket (``noisy_buckets``); the same law of
         ``(hash function, bucket)`` given ``x`` as the byte protocol, drawn in another
-        order."""
+        order.
+
+        When the hash function is one word of at most 32 bits (a power of two: the binary
+        family) and ``g = 2^e > 2``, each user takes one uniform 64-bit word, cut into
+        aligned parts, which are uniform and independent (``ldp._words.halves``): the low
+        bits of a 32-bit part for the hash word (uniform on its power-of-two size), and the
+        coin and index halves of 16 bits; the same law from one draw instead of two."""
         n, sizes = x.size, self.word_sizes
         out = np.empty((n, len(sizes) + 1), dtype=np.int64)
-        for start in range(0, n, WORD_CHUNK):
-            xs = x[start : start + WORD_CHUNK]
+        for start in range(0, n, HASH_CHUNK):
+            xs = x[start : start + HASH_CHUNK]
             block = out[start : start + xs.size]
+            if self._one_word:
+                m = xs.size
+                drawn = words(gen, m).view(np.uint32)  # 2 m parts of 32 bits
+                word = drawn[:m]
+                word &= np.uint32(sizes[0] - 1)
+                block[:, 0] = word
+                rest = drawn[m:].view(np.uint16)  # 2 m halves of 16 bits
+                hashed = self._family.evaluate(word[:, None], xs)
+                block[:, -1] = self.noisy_buckets(gen, hashed, (rest[:m], rest[m:]))
+                continue
             columns = [uniform_below(gen, size, xs.size, narrow=True) for size in sizes]
             for j, column in enumerate(columns):
                 block[:, j] = column  # column by column (a strided 2-D copy is slower)
@@ -196,9 +223,17 @@ class LocalHashing(FrequencyOracle):
             block[:, -1] = self.noisy_buckets(gen, self._family.evaluate(drawn, xs))
         return out
 
-    def noisy_buckets(self, gen: np.random.Generator, hashed: np.ndarray) -> np.ndarray:
+    def noisy_buckets(
+        self,
+        gen: np.random.Generator,
+        hashed: np.ndarray,
+        drawn: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """GRR over ``[g]`` of the buckets ``hashed`` from word halves (``grr_buckets``),
         with the rare tied coins and rejected indices finished from fresh words.
+
+        ``drawn``: the coin and index halves, already drawn (uniform, independent, of the
+        mechanism's half width); by default they are drawn here.
 
         Examples
         --------
@@ -209,13 +244,15 @@ class LocalHashing(FrequencyOracle):
         >>> bool(abs(float(np.mean(drawn == 0)) - olh.p) < 0.01)
         True
         """
-        g, bits, coin = self._g, self._bits, self._keep_coin
-        if g == 2:  # no index to draw: the other bucket is the one not hashed to
+        g, bits, coin, xor = self._g, self._bits, self._keep_coin, self._xor
+        if drawn is not None:
+            coin_half, index_half = drawn
+        elif g == 2:  # no index to draw: the other bucket is the one not hashed to
             coin_half = parts(gen, hashed.size, bits)
             index_half = coin_half  # unused
         else:
             coin_half, index_half = halves(gen, hashed.size, bits)
-        out, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half)
+        out, tied, rejected = grr_buckets(coin, g, hashed, coin_half, index_half, xor=xor)
         open_ = tied | rejected
         if not open_.any():
             return out
@@ -228,7 +265,7 @@ class LocalHashing(FrequencyOracle):
             other, _ = below(index_half[at], g - 1, bits)
             redraw = np.flatnonzero(rejected[at])
             other[redraw] = draw_below(gen, g - 1, redraw.size, bits)
-        out[at] = merge_buckets(hashed[at], keep, other, g)
+        out[at] = merge_buckets(hashed[at], keep, other, g, xor=xor)
         return out
 
     @property
@@ -335,7 +372,13 @@ class LocalHashing(FrequencyOracle):
 
 
 def grr_buckets(
-    coin: WordCoin, g: int, hashed: np.ndarray, coin_half: np.ndarray, index_half: np.ndarray
+    coin: WordCoin,
+    g: int,
+    hashed: np.ndarray,
+    coin_half: np.ndarray,
+    index_half: np.ndarray,
+    *,
+    xor: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(buckets, tied, rejected)``: GRR over ``[g]`` of ``hashed`` decided by halves of
     ``coin.bits`` bits (``ldp._words``).
@@ -343,8 +386,9 @@ def grr_buckets(
     The coin half keeps the bucket when below ``coin``'s threshold (``tied`` where it equals
     it: still undecided); the index half gives the other bucket ``r`` uniform on
     ``0 .. g - 2`` by multiply-shift (``rejected`` where it must be redrawn; ignored when
-    ``g = 2``), reported by :func:`merge_buckets`. The buckets of tied or rejected users are
-    meaningless until they are finished.
+    ``g = 2``), reported by :func:`merge_buckets` (with ``xor``, for a power-of-two ``g``,
+    as ``hashed xor (r + 1)``). The buckets of tied or rejected users are meaningless until
+    they are finished.
 
     Examples
     --------
@@ -359,20 +403,28 @@ def grr_buckets(
     >>> buckets, tied, rejected = grr_buckets(coin, 4, hashed, coins, indices)
     >>> buckets.tolist(), bool(tied.any()), bool(rejected.any())
     ([0, 2, 3, 2], False, False)
+    >>> grr_buckets(coin, 4, hashed, coins, indices, xor=True)[0].tolist()   # 2 xor 3 = 1
+    [0, 2, 1, 2]
     """
     keep, tied = coin.decide(coin_half)
     if g == 2:
         return merge_buckets(hashed, keep, None, g), tied, np.zeros(hashed.shape, dtype=bool)
     other, rejected = below(index_half, g - 1, coin.bits)
-    return merge_buckets(hashed, keep, other, g), tied, rejected
+    return merge_buckets(hashed, keep, other, g, xor=xor), tied, rejected
 
 
 def merge_buckets(
-    hashed: np.ndarray, keep: np.ndarray, other: np.ndarray | None, g: int
+    hashed: np.ndarray, keep: np.ndarray, other: np.ndarray | None, g: int, *, xor: bool = False
 ) -> np.ndarray:
     """``hashed`` where ``keep``, else the ``other``-th bucket of the ``g - 1`` buckets that
     are not ``hashed`` (``other + (other >= hashed)``; for ``g = 2``, ``other`` is None
     and the bucket is ``1 - hashed``), in the smallest unsigned type that holds ``g - 1``.
+
+    With ``xor`` (``g`` a power of two) the other bucket is ``hashed xor (other + 1)``
+    instead: for a fixed ``h``, ``o -> h xor o`` is a bijection of ``0 .. g - 1`` that takes
+    ``0`` to ``h`` and ``1 .. g - 1`` onto the ``g - 1`` other buckets, so a uniform
+    ``other`` still gives each other bucket the same probability (GRR's law, buckets
+    numbered in another order), in fewer array operations.
 
     Examples
     --------
@@ -381,6 +433,8 @@ def merge_buckets(
     >>> keep = np.array([True, False, False])
     >>> merge_buckets(np.array([1, 1, 1]), keep, np.array([0, 0, 1]), 3).tolist()
     [1, 0, 2]
+    >>> merge_buckets(np.array([1, 1, 1]), keep, np.array([0, 0, 1]), 4, xor=True).tolist()
+    [1, 0, 3]
     """
     kind = narrow_dtype(g - 1)
     hashed = hashed.astype(kind, copy=False)
@@ -388,6 +442,13 @@ def merge_buckets(
         return hashed ^ ~keep
     assert other is not None
     out = other.astype(kind)
+    if xor:
+        if g & (g - 1):
+            raise ValueError(f"xor needs a power-of-two g, got g={g}")
+        out += kind(1)
+        out *= np.invert(keep).view(np.uint8)  # offset 0 where kept
+        out ^= hashed
+        return out
     out += out >= hashed
     # the hashed bucket where kept: out ^= (out ^ hashed) & (all ones where kept), in
     # integer arithmetic (several times faster than a masked copy)
