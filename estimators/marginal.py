@@ -22,6 +22,7 @@ from estimators._schema import (
     Column,
     Table,
     check_categories,
+    check_same_columns,
     encode_categorical,
     read_table,
     resolve_schema,
@@ -401,9 +402,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if not hasattr(self, "design_"):
                 return self.fit(X)
             table = read_table(self, X, reset=False)
-            names = [c.name for c in self.columns_]
-            if table.names != names:
-                raise ValueError(f"X must have the fitted columns {names}; got {table.names}")
+            check_same_columns([c.name for c in self.columns_], table.names)
             if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
                 self._rng = check_random_state(self.random_state)
             _, reports = self.design_.privatize(self._encode(table), self._rng)
