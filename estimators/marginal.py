@@ -48,6 +48,7 @@ from ldp.tasks.marginals import (
     cell_intervals,
     check_candidates,
     check_group_reports,
+    choose_design,
     fit_ipf,
     fit_marginals,
     fit_tree,
@@ -58,10 +59,6 @@ from ldp.tasks.marginals import (
 __all__ = ["MarginalEstimator"]
 
 METHODS = ("auto", "joint", "groups", "fourier")
-
-#: Users assumed by ``method="auto"`` when it compares the designs (all variances scale as
-#: ``1 / n``, so the choice does not depend on it).
-PLANNING_USERS = 1 << 20
 
 
 def _marginals(value: object, name: str) -> object:
@@ -107,12 +104,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     (:meth:`~ldp.tasks.marginals.MarginalDesign.consistent_variance`: the groups design
     gains most from it, each shared margin being averaged over the tables that hold it;
     the non-linear Norm-Sub rounds are not counted), else the unbiased tables
-    (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`). The choice depends on
-    the domains, ``epsilon``, ``consistency`` and ``candidates`` only, never on the data.
+    (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`;
+    :func:`ldp.tasks.marginals.choose_design`). The choice depends on the domains,
+    ``epsilon``, ``consistency`` and ``candidates`` only, never on the data.
 
     How many users: ``ldp.risk.plan("marginals", epsilon, target, sizes=..., marginals=2)``
-    answers the users the best design needs for a worst-case expected squared l2 error of
-    ``target`` per marginal, beside a lower bound that no protocol beats
+    (give it the estimator's ``consistency``) chooses the design as ``method="auto"`` does
+    and answers the users it needs for a worst-case expected squared l2 error of ``target``
+    per unbiased marginal, beside a lower bound that no protocol beats
     (:func:`ldp.risk.marginals_risk`, :func:`ldp.risk.marginals_lower_bound`).
 
     Parameters
@@ -325,13 +324,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         if self.method != "auto":
             return build_design(self.method, sizes, tables, eps, oracles)
         designs = candidate_designs(sizes, tables, eps, oracles)
-
-        def total(design: MarginalDesign) -> float:
-            if self.consistency:
-                return design.consistent_variance(PLANNING_USERS)
-            return sum(design.planned_variance(PLANNING_USERS, t) for t in tables)
-
-        return min(designs, key=total)
+        return choose_design(designs, consistency=bool(self.consistency))
 
     # ----------------------------------------------------------------- fitting
     def _install(self, columns: list[Column], edges: dict[str, np.ndarray]) -> None:
