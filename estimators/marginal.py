@@ -587,7 +587,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     # ----------------------------------------------------------------- answers
     def _columns_of(self, columns: object) -> tuple[int, ...]:
         names = [c.name for c in self.columns_]
-        cols = (columns,) if isinstance(columns, str) else tuple(columns)  # type: ignore[arg-type]
+        try:
+            cols = (columns,) if isinstance(columns, str) else tuple(columns)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"columns must be a column name or a list of column names, got {columns!r}"
+            ) from None
+        if not cols:
+            raise ValueError(f"columns must name at least one of the columns {names}, got []")
         idx = []
         for c in cols:
             if str(c) not in names:

@@ -225,6 +225,12 @@ def test_a_window_is_estimated_from_exactly_its_records(store_url):
                     assert mine.n == theirs.n and np.array_equal(mine.counts, theirs.counts)
             empty = client.get(BASE + "/estimate?start=240").json()
             assert empty["n"] == 0 and empty["marginals"] is None
+            refused = client.get(BASE + "/estimate?items=a")
+            assert refused.status_code == 400
+            assert refused.json()["error"] == (
+                "items are queried in sketch protocols only, got items=['a'] for a marginals "
+                "protocol"
+            )
 
 
 # ----------------------------------------------------------------------------- hostile input
