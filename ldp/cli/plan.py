@@ -62,6 +62,12 @@ def add_parser(commands) -> None:
         help="marginals: the tables will not be made consistent (MarginalEstimator("
         "consistency=False)); auto then ranks the designs by their unbiased tables",
     )
+    parser.add_argument(
+        "--candidates",
+        type=_names,
+        help="marginals: the oracles a group may use, e.g. GRR,OUE,SS (MarginalEstimator's "
+        "candidates; default GRR,OUE)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -75,6 +81,11 @@ def _probabilities(text: str) -> float | tuple[float, ...]:
             f"expected numbers separated by commas, got {text!r}"
         ) from None
     return values[0] if len(values) == 1 else values
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """Oracle names written ``GRR,OUE,SS``."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -98,7 +109,7 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         raise UserError(
             "give exactly one of --epsilon (how many users?) and --n (how much epsilon?)"
         )
-    names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method")
+    names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method", "candidates")
     options = {name: getattr(args, name) for name in names}
     options["marginals"] = args.way
     options["consistency"] = False if args.no_consistency else None

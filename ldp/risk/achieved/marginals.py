@@ -29,9 +29,11 @@ from ldp.risk._common import Bound, check_n
 from ldp.risk.achieved.achievable import ACHIEVED
 from ldp.tasks.marginals import (
     METHODS,
+    ORACLES,
     MarginalDesign,
     auto_variance,
     candidate_designs,
+    check_candidates,
     check_task,
     choose_design,
 )
@@ -41,18 +43,25 @@ __all__ = ["marginals_risk"]
 
 @functools.lru_cache(maxsize=64)
 def _designs(
-    dims: tuple[int, ...], tables: tuple[tuple[int, ...], ...], eps: float
+    dims: tuple[int, ...],
+    tables: tuple[tuple[int, ...], ...],
+    eps: float,
+    candidates: tuple[str, ...] = ORACLES,
 ) -> tuple[MarginalDesign, ...]:
     """The applicable designs (cached: a planner's search asks for the same ones at every n)."""
-    return candidate_designs(dims, tables, eps)
+    return candidate_designs(dims, tables, eps, candidates)
 
 
 @functools.lru_cache(maxsize=64)
 def _auto_choice(
-    dims: tuple[int, ...], tables: tuple[tuple[int, ...], ...], eps: float, consistency: bool
+    dims: tuple[int, ...],
+    tables: tuple[tuple[int, ...], ...],
+    eps: float,
+    consistency: bool,
+    candidates: tuple[str, ...] = ORACLES,
 ) -> MarginalDesign:
     """The design ``method="auto"`` fits (cached: it does not depend on ``n``)."""
-    return choose_design(_designs(dims, tables, eps), consistency=consistency)
+    return choose_design(_designs(dims, tables, eps, candidates), consistency=consistency)
 
 
 @functools.lru_cache(maxsize=64)
@@ -86,6 +95,7 @@ def marginals_risk(
     marginals: int | Sequence[Sequence[int]] = 2,
     method: str = "auto",
     consistency: bool = True,
+    candidates: Sequence[str] = ORACLES,
 ) -> Bound:
     r"""Worst-case risk of the marginals' best collection design with ``n`` users.
 
@@ -105,6 +115,8 @@ def marginals_risk(
     consistency : bool, default True
         Whether the tables will be made consistent (the estimator's ``consistency``): it
         decides how ``"auto"`` ranks the designs, and which total is ``design_totals``.
+    candidates : sequence of str, default ("GRR", "OUE")
+        The oracles a group may use (the estimator's ``candidates``).
 
     Returns
     -------
@@ -142,10 +154,11 @@ def marginals_risk(
         raise ValueError(f"method must be one of {('auto', *METHODS)}, got {method!r}")
     if not isinstance(consistency, (bool, np.bool_)):
         raise TypeError(f"consistency must be True or False, got {describe(consistency)}")
-    designs = _designs(dims, tables, eps)
+    names = check_candidates(candidates)
+    designs = _designs(dims, tables, eps, names)
     risks = {d.method: design_risk(d, users) for d in designs}
     if method == "auto":
-        chosen = _auto_choice(dims, tables, eps, bool(consistency))
+        chosen = _auto_choice(dims, tables, eps, bool(consistency), names)
     else:
         match = [d for d in designs if d.method == method]
         if not match:

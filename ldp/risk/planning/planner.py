@@ -50,6 +50,7 @@ from ldp.risk.bounds.minimax import (
     mean_estimation,
 )
 from ldp.risk.bounds.testing import best_binary_test, sample_size_lower_bound
+from ldp.tasks.marginals import ORACLES
 
 __all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
 
@@ -160,7 +161,7 @@ def _options(problem: str, options: dict) -> dict:
         "mean": ("r",),
         "mean-box": ("d", "r"),
         "mean-ball": ("d", "r"),
-        "marginals": ("sizes", "marginals", "method", "consistency"),
+        "marginals": ("sizes", "marginals", "method", "consistency", "candidates"),
         "binary-test": ("p0", "p1", "alpha"),
     }[problem]
     given = {key: value for key, value in options.items() if value is not None}
@@ -205,8 +206,15 @@ def _achieved(problem: str, n: int, eps: float, opts: dict) -> Bound:
     if problem == "marginals":
         way, design = opts.get("marginals", 2), opts.get("method", "auto")
         consistent = opts.get("consistency", True)
+        oracles = opts.get("candidates", ORACLES)
         return marginals_risk(
-            opts["sizes"], n, eps, marginals=way, method=design, consistency=consistent
+            opts["sizes"],
+            n,
+            eps,
+            marginals=way,
+            method=design,
+            consistency=consistent,
+            candidates=oracles,
         )
     d, r = opts.get("d", 1), opts.get("r", 1.0)
     return best_mean_risk(n, eps, d=d, domain=_DOMAINS[problem], r=r)
@@ -230,7 +238,7 @@ def gap(problem: str, n: int, epsilon: float, **options: object) -> RiskGap:
         Privacy level (``> 0``, finite).
     **options
         ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``; ``sizes``,
-        ``marginals``, ``method`` and ``consistency`` (marginals).
+        ``marginals``, ``method``, ``consistency`` and ``candidates`` (marginals).
 
     Returns
     -------
@@ -298,6 +306,7 @@ def plan(
     marginals: int | Sequence[Sequence[int]] | None = None,
     method: str | None = None,
     consistency: bool | None = None,
+    candidates: Sequence[str] | None = None,
 ) -> Plan:
     r"""Users needed for a target risk at ``epsilon`` (or ``epsilon`` needed with ``n`` users).
 
@@ -314,12 +323,13 @@ def plan(
         ``"distribution"``: alphabet size and loss (``"l2sq"``, ``"l1"``, ``"tv"``).
     d, r : optional
         Means: dimension (box, ball) and half-width or radius (default 1).
-    sizes, marginals, method, consistency : optional
+    sizes, marginals, method, consistency, candidates : optional
         ``"marginals"``: the columns' category counts, the marginals (an int ``k`` for every
         k-way marginal, default 2, or column tuples), the design (``"auto"``, default,
-        ``"joint"``, ``"groups"``, ``"fourier"``) and whether the tables will be made
-        consistent (default ``True``, as ``MarginalEstimator``). ``"auto"`` is the design
-        ``MarginalEstimator(method="auto", consistency=consistency)`` fits. The risk is the
+        ``"joint"``, ``"groups"``, ``"fourier"``), whether the tables will be made
+        consistent (default ``True``, as ``MarginalEstimator``) and the oracles a group may
+        use (default GRR and OUE). ``"auto"`` is the design
+        ``MarginalEstimator(method="auto", consistency=..., candidates=...)`` fits. The risk is the
         largest worst-case expected squared l2 error of an unbiased marginal; ``mechanism``
         names the design and its oracles, and ``gap.achieved`` holds its total variance over
         the marginals before (``total_unbiased``) and after (``total_consistent``) the
@@ -362,7 +372,7 @@ def plan(
     target = check_scalar(target_risk, "target_risk", low=0.0, low_open=True)
     given = {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
     given.update({"sizes": sizes, "marginals": marginals, "method": method})
-    given["consistency"] = consistency
+    given.update({"consistency": consistency, "candidates": candidates})
     opts = _options(name, given)
     if epsilon is None:
         if n is None:

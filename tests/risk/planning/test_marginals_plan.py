@@ -131,7 +131,7 @@ def test_gap_and_the_inverse_question():
     assert at <= 2e-3
 
 
-def _auto_method(sizes, tables, eps, consistency, n):
+def _auto_method(sizes, tables, eps, consistency, n, candidates=("GRR", "OUE")):
     """The design of smallest total variance of what the estimator reports, from the
     designs' own variances (``consistent_variance`` is checked against the trace of the
     projected covariance in tests/tasks/test_marginals_projection.py)."""
@@ -143,7 +143,7 @@ def _auto_method(sizes, tables, eps, consistency, n):
         methods.append("fourier")
     totals = {}
     for method in methods:
-        design = build_design(method, sizes, tables, eps)
+        design = build_design(method, sizes, tables, eps, candidates)
         if consistency:
             totals[method] = design.consistent_variance(n)
         else:
@@ -164,12 +164,16 @@ CHOICES = [
 
 
 @pytest.mark.parametrize("consistency", [True, False])
-@pytest.mark.parametrize(("sizes", "marginals", "eps"), CHOICES)
-def test_the_plan_takes_the_design_auto_fits(sizes, marginals, eps, consistency):
+@pytest.mark.parametrize(
+    ("sizes", "marginals", "eps", "candidates"),
+    [(*case, ("GRR", "OUE")) for case in CHOICES]
+    + [((8, 8, 8), 2, 1.0, ("GRR", "OUE", "SS")), ((2, 6, 5, 3), 2, 0.5, ("SS", "OLH"))],
+)
+def test_the_plan_takes_the_design_auto_fits(sizes, marginals, eps, candidates, consistency):
     from estimators import MarginalEstimator
 
     tables = requested_tables(len(sizes), marginals)
-    expected, _ = _auto_method(sizes, tables, eps, consistency, 1 << 20)
+    expected, _ = _auto_method(sizes, tables, eps, consistency, 1 << 20, candidates)
     names = [f"c{j}" for j in range(len(sizes))]
     est = MarginalEstimator(
         eps,
@@ -178,19 +182,23 @@ def test_the_plan_takes_the_design_auto_fits(sizes, marginals, eps, consistency)
         if isinstance(marginals, int)
         else [[names[c] for c in t] for t in tables],
         consistency=consistency,
+        candidates=candidates,
     )
-    assert est.device_protocol().design.method == expected
-    p = plan("marginals", eps, 1e-2, sizes=sizes, marginals=marginals, consistency=consistency)
-    assert p.mechanism.split(":")[0] == expected
+    fitted = est.device_protocol().design
+    assert fitted.method == expected
+    options = {"marginals": marginals, "consistency": consistency, "candidates": candidates}
+    p = plan("marginals", eps, 1e-2, sizes=sizes, **options)
+    oracles = "/".join(sorted({o.name for o in fitted.oracles if o is not None}))
+    assert p.mechanism == f"{expected}:{oracles}"
     for n in (500, 10**6):
-        risk = marginals_risk(sizes, n, eps, marginals=marginals, consistency=consistency)
-        assert risk.mechanism.split(":")[0] == expected
+        risk = marginals_risk(sizes, n, eps, **options)
+        assert risk.mechanism == p.mechanism
         # both totals of the chosen design at n, from the design's own variances
-        design = build_design(expected, sizes, tables, eps)
+        design = build_design(expected, sizes, tables, eps, candidates)
         unbiased = sum(design.planned_variance(n, t) for t in tables)
         assert risk.total_unbiased == pytest.approx(unbiased, rel=1e-12)
         assert risk.total_consistent == pytest.approx(design.consistent_variance(n), rel=1e-12)
-        others = _auto_method(sizes, tables, eps, consistency, n)[1]
+        others = _auto_method(sizes, tables, eps, consistency, n, candidates)[1]
         assert risk.design_totals == pytest.approx(others, rel=1e-12)
 
 

@@ -149,6 +149,13 @@ def test_cli_plan_marginals(capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "total variance, after consistency" in text and "groups:GRR" in text
+    wide = ["plan", "marginals", "--sizes", "8,8,8", "--epsilon", "1", "--target", "1e-3"]
+    assert main([*wide, "--candidates", "GRR,OUE,SS", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    p = plan("marginals", 1.0, 1e-3, sizes=(8, 8, 8), candidates=("GRR", "OUE", "SS"))
+    assert data["mechanism"] == p.mechanism == "groups:SS"
+    assert main([*wide, "--candidates", "GRR,XYZ"]) == 2
+    assert "candidates must be names among" in capsys.readouterr().err
 
 
 def test_cli_plan_epsilon(capsys):
