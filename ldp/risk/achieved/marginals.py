@@ -97,7 +97,8 @@ def marginals_risk(
     consistency: bool = True,
     candidates: Sequence[str] = ORACLES,
 ) -> Bound:
-    r"""Worst-case risk of the marginals' best collection design with ``n`` users.
+    r"""Worst-case risk of the marginals' collection design (the one the estimator fits) with
+    ``n`` users.
 
     Parameters
     ----------
