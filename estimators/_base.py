@@ -397,7 +397,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
                     "this estimator decodes a protocol with more columns than it estimates; "
                     "add reports with partial_fit_reports"
                 )
-            check_same_columns(priv.columns_, table.names)
+            check_same_columns([c.name for c in priv.columns_], table.names)
             used = self._used
         values = table.all_values()
         stats, extras, n_rows = self._simulated_statistics(priv, values, used, rng=rng)
@@ -433,7 +433,7 @@ class ProtocolEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator, metacla
             raw = [values]
         else:
             table = read_table(self, X, reset=False)
-            check_same_columns(self.privatizer_.columns_, table.names)
+            check_same_columns([c.name for c in self.privatizer_.columns_], table.names)
             raw = [table.values(j) for j in self._used]
         if not raw or len(raw[0]) == 0:
             raise ValueError("X must have at least one row to score against")

@@ -310,6 +310,8 @@ def read_table(estimator, X, *, reset: bool) -> Table:
     """
     shape, source = _table_shape(X)
     array = not is_frame(X)
+    if not reset:
+        check_feature_names(estimator, X)
     validate_data(estimator, source, reset=reset, skip_check_array=True)
     n_rows, n_cols = shape
     if n_rows < 1:
@@ -518,9 +520,26 @@ def encode_table(columns: list[Column], table: Table | list[np.ndarray]) -> list
     ]
 
 
-def check_same_columns(columns: list[Column], names: list[str]) -> None:
-    expected = [c.name for c in columns]
-    if names != expected:
-        missing = [n for n in expected if n not in names]
-        detail = f"missing {missing}" if missing else f"got {names}"
-        raise ValueError(f"X must have the fitted columns {expected}; {detail}")
+def check_same_columns(expected: Sequence[str], names: Sequence[str]) -> None:
+    """One line naming both lists when the columns of ``X`` (``names``) are not the fitted
+    ones (``expected``) in the fitted order: renamed, reordered, missing or extra."""
+    want, got = [str(n) for n in expected], [str(n) for n in names]
+    if got == want:
+        return
+    if sorted(got) == sorted(want):
+        detail = "the same columns in another order"
+    else:
+        missing = [n for n in want if n not in got]
+        extra = [n for n in got if n not in want]
+        parts = [f"missing {missing}"] * bool(missing) + [f"unknown {extra}"] * bool(extra)
+        detail = ", ".join(parts)
+    raise ValueError(f"X must have the fitted columns {want} in this order, got {got} ({detail})")
+
+
+def check_feature_names(estimator: object, X: object) -> None:
+    """Before scikit-learn's own check (a multi-line message): the column names of a
+    DataFrame ``X`` against the ``feature_names_in_`` of a fitted ``estimator``, in one line
+    (:func:`check_same_columns`). Arrays, and estimators fitted without names, pass through."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is not None and is_frame(X):
+        check_same_columns(list(fitted), [str(c) for c in X.columns])  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from estimators._schema import (
     Column,
     Table,
     check_categories,
+    check_same_columns,
     encode_categorical,
     read_table,
     resolve_schema,
@@ -47,6 +48,7 @@ from ldp.tasks.marginals import (
     cell_intervals,
     check_candidates,
     check_group_reports,
+    choose_design,
     fit_ipf,
     fit_marginals,
     fit_tree,
@@ -57,10 +59,6 @@ from ldp.tasks.marginals import (
 __all__ = ["MarginalEstimator"]
 
 METHODS = ("auto", "joint", "groups", "fourier")
-
-#: Users assumed by ``method="auto"`` when it compares the designs (all variances scale as
-#: ``1 / n``, so the choice does not depend on it).
-PLANNING_USERS = 1 << 20
 
 
 def _marginals(value: object, name: str) -> object:
@@ -106,12 +104,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     (:meth:`~ldp.tasks.marginals.MarginalDesign.consistent_variance`: the groups design
     gains most from it, each shared margin being averaged over the tables that hold it;
     the non-linear Norm-Sub rounds are not counted), else the unbiased tables
-    (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`). The choice depends on
-    the domains, ``epsilon``, ``consistency`` and ``candidates`` only, never on the data.
+    (:meth:`~ldp.tasks.marginals.MarginalDesign.planned_variance`;
+    :func:`ldp.tasks.marginals.choose_design`). The choice depends on the domains,
+    ``epsilon``, ``consistency`` and ``candidates`` only, never on the data.
 
     How many users: ``ldp.risk.plan("marginals", epsilon, target, sizes=..., marginals=2)``
-    answers the users the best design needs for a worst-case expected squared l2 error of
-    ``target`` per marginal, beside a lower bound that no protocol beats
+    (give it the estimator's ``consistency``) chooses the design as ``method="auto"`` does
+    and answers the users it needs for a worst-case expected squared l2 error of ``target``
+    per unbiased marginal, beside a lower bound that no protocol beats
     (:func:`ldp.risk.marginals_risk`, :func:`ldp.risk.marginals_lower_bound`).
 
     Parameters
@@ -324,13 +324,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         if self.method != "auto":
             return build_design(self.method, sizes, tables, eps, oracles)
         designs = candidate_designs(sizes, tables, eps, oracles)
-
-        def total(design: MarginalDesign) -> float:
-            if self.consistency:
-                return design.consistent_variance(PLANNING_USERS)
-            return sum(design.planned_variance(PLANNING_USERS, t) for t in tables)
-
-        return min(designs, key=total)
+        return choose_design(designs, consistency=bool(self.consistency))
 
     # ----------------------------------------------------------------- fitting
     def _install(self, columns: list[Column], edges: dict[str, np.ndarray]) -> None:
@@ -401,9 +395,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             if not hasattr(self, "design_"):
                 return self.fit(X)
             table = read_table(self, X, reset=False)
-            names = [c.name for c in self.columns_]
-            if table.names != names:
-                raise ValueError(f"X must have the fitted columns {names}; got {table.names}")
+            check_same_columns([c.name for c in self.columns_], table.names)
             if not hasattr(self, "_rng"):  # restored from a pickle: fresh entropy
                 self._rng = check_random_state(self.random_state)
             _, reports = self.design_.privatize(self._encode(table), self._rng)
@@ -595,7 +587,14 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
     # ----------------------------------------------------------------- answers
     def _columns_of(self, columns: object) -> tuple[int, ...]:
         names = [c.name for c in self.columns_]
-        cols = (columns,) if isinstance(columns, str) else tuple(columns)  # type: ignore[arg-type]
+        try:
+            cols = (columns,) if isinstance(columns, str) else tuple(columns)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"columns must be a column name or a list of column names, got {columns!r}"
+            ) from None
+        if not cols:
+            raise ValueError(f"columns must name at least one of the columns {names}, got []")
         idx = []
         for c in cols:
             if str(c) not in names:

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from estimators import _params as params
 from estimators._params import Check, ValidatedParams
+from estimators._schema import check_feature_names
 from estimators.privatizer import NoSeedInPickles, check_disjoint_fits, new_fit_id
 from ldp._validation import check_random_state, check_scalar
 from ldp._warnings import PrivacyLeakWarning
@@ -220,6 +221,8 @@ class VectorMeanEstimator(NoSeedInPickles, ValidatedParams, BaseEstimator):
         self
         """
         first = not hasattr(self, "protocol_")
+        if not first:
+            check_feature_names(self, X)
         rows = validate_data(self, X, reset=first, dtype=np.float64)
         if first:
             self._start(self._new_protocol(rows.shape[1], rows), rows.shape[1])
@@ -383,6 +386,7 @@ class VectorMeanEstimator(NoSeedInPickles, ValidatedParams, BaseEstimator):
         float
         """
         check_is_fitted(self)
+        check_feature_names(self, X)
         rows = validate_data(self, X, reset=False, dtype=np.float64)
         radius = _ball(self.protocol_).radius
         difference = self.mean_ - rows.mean(axis=0)

@@ -156,7 +156,8 @@ def as_real_array(value: object, name: str, *, quote: bool = True) -> np.ndarray
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be an array of real numbers{shown()}") from None
     if arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}{shown()}")
+        got = f"{describe(value)} (dtype {arr.dtype})" if quote else f"dtype {arr.dtype}"
+        raise TypeError(f"{name} must be an array of real numbers, got {got}")
     arr = arr.astype(np.float64, copy=False)
     if arr.size and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers{shown()}")

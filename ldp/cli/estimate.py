@@ -289,8 +289,13 @@ def _server_marginals(args: argparse.Namespace, path: str) -> tuple[dict, str]:
     from ldp.core import normal_z
     from ldp.protocol import load_marginals
 
-    if args.items is not None or args.consistency != "none":
-        raise UserError("--items and --consistency do not apply to a marginals protocol")
+    given = [f"--items {args.items}"] * (args.items is not None)
+    given += [f"--consistency {args.consistency}"] * (args.consistency != "none")
+    if given:
+        raise UserError(
+            f"{' and '.join(given)}: --items and --consistency do not apply to a marginals "
+            "protocol (its tables are made consistent by MarginalEstimator, not here)"
+        )
     protocol = load_marginals(args.protocol)
     design = protocol.design
     with reading(input_file(path, "reports file"), "reports file"):
@@ -331,7 +336,7 @@ def _server_marginals(args: argparse.Namespace, path: str) -> tuple[dict, str]:
             half,
         )
         data["marginals"].append({"columns": names, "frequencies": rows})
-        lines.append(f"  marginal of {', '.join(names)}")
+        lines.append(f"  marginal of {', '.join(names)} (unbiased)")
         lines += _frequency_table(rows, args.confidence)
     return data, "\n".join(lines)
 

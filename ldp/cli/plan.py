@@ -4,6 +4,7 @@ much epsilon with a given number of users)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 from ldp.cli._common import UserError, count
 from ldp.cli._common import row as _row
@@ -52,7 +53,20 @@ def add_parser(commands) -> None:
     parser.add_argument(
         "--method",
         choices=("auto", "joint", "groups", "fourier"),
-        help="marginals: the collection design (default: the best)",
+        help="marginals: the collection design (default: the one MarginalEstimator's "
+        "method='auto' fits)",
+    )
+    parser.add_argument(
+        "--no-consistency",
+        action="store_true",
+        help="marginals: the tables will not be made consistent (MarginalEstimator("
+        "consistency=False)); auto then ranks the designs by their unbiased tables",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=_names,
+        help="marginals: the oracles a group may use, e.g. GRR,OUE,SS (MarginalEstimator's "
+        "candidates; default GRR,OUE)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -67,6 +81,11 @@ def _probabilities(text: str) -> float | tuple[float, ...]:
             f"expected numbers separated by commas, got {text!r}"
         ) from None
     return values[0] if len(values) == 1 else values
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """Oracle names written ``GRR,OUE,SS``."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -90,9 +109,10 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         raise UserError(
             "give exactly one of --epsilon (how many users?) and --n (how much epsilon?)"
         )
-    names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method")
+    names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method", "candidates")
     options = {name: getattr(args, name) for name in names}
     options["marginals"] = args.way
+    options["consistency"] = False if args.no_consistency else None
     result = plan(args.problem, args.epsilon, args.target, n=args.n, **options)
     pair = result.gap
     data = {
@@ -112,6 +132,7 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
             "params": dict(pair.lower.params),
         },
         "achieved": {"value": pair.achieved.value, "estimator": pair.achieved.method},
+        **_totals(pair.achieved.params),
         "ratio": pair.ratio,
     }
     given = [f"{k} = {v}" for k, v in options.items() if v is not None]
@@ -143,4 +164,17 @@ def run(args: argparse.Namespace) -> tuple[dict, str]:
         row("  holds for", f"{result.protocols} protocols"),
         row("achieved / bound", pair.ratio),
     ]
+    labels = {
+        "total_unbiased": "total variance, unbiased marginals",
+        "total_consistent": "total variance, after consistency",
+        "consistency": "  consistency (auto ranks by that total)",
+    }
+    for key, value in _totals(pair.achieved.params).items():
+        lines.append(row(labels[key], value))
     return data, "\n".join(lines)
+
+
+def _totals(params: Mapping[str, object]) -> dict[str, object]:
+    """A marginals plan's total variance over the marginals, before and after consistency."""
+    keys = ("total_unbiased", "total_consistent", "consistency")
+    return {key: params[key] for key in keys if key in params}

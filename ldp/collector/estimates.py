@@ -142,7 +142,10 @@ def estimate_document(
             raise ValueError("a sketch protocol's estimate needs items (?items=a,b,c)")
         options["items"] = list(items)
     elif items:
-        raise ValueError("items are queried in sketch protocols only")
+        raise ValueError(
+            f"items are queried in sketch protocols only, got items={list(items)!r} for a "
+            f"{protocol.kind} protocol"
+        )
     n = int(statistic.n)
     document: dict[str, Any] = {
         "fingerprint": protocol.fingerprint,
@@ -186,7 +189,10 @@ def _marginal_document(
     privacy: dict[str, Any] | None,
 ) -> dict[str, Any]:
     if items:
-        raise ValueError("items are queried in sketch protocols only")
+        raise ValueError(
+            f"items are queried in sketch protocols only, got items={list(items)!r} for a "
+            "marginals protocol"
+        )
     n = int(statistic.n)
     document: dict[str, Any] = {
         "fingerprint": protocol.fingerprint,

@@ -348,14 +348,16 @@ class Store:
         It reads one row per window, never the reports.
         """
         clauses, values = ["fingerprint = ?"], [protocol.fingerprint]
-        for bound, op in ((start, ">="), (end, "<")):
+        for label, bound, op in (("start", start, ">="), ("end", end, "<")):
             if bound is not None:
                 if (
                     isinstance(bound, bool)
                     or not isinstance(bound, (int, float))
                     or not (math.isfinite(bound))
                 ):
-                    raise ValueError(f"a window bound must be a number of seconds, got {bound!r}")
+                    raise ValueError(
+                        f"{label} must be a finite number of seconds since the epoch, got {bound!r}"
+                    )
                 clauses.append(f"window_start {op} ?")
                 values.append(math.ceil(bound))  # type: ignore[arg-type]
         decoder = self._decoder(protocol)

@@ -86,6 +86,17 @@ def _keyed(value: object) -> bool:
     )
 
 
+def _plain(cells: list) -> list:
+    """Cell labels as Python values, for a message (``1``, not ``np.int64(1)``)."""
+
+    def one(value: object) -> object:
+        if isinstance(value, tuple):
+            return tuple(one(v) for v in value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    return [one(c) for c in cells]
+
+
 def _expected_cells(expected: object, labels: tuple[tuple, ...]) -> object:
     """``expected`` in the cells' order: a dict or Series keyed by the cells' categories
     (tuples for a two-way table) is aligned to ``labels``; anything else is taken in order."""
@@ -97,9 +108,11 @@ def _expected_cells(expected: object, labels: tuple[tuple, ...]) -> object:
     known = set(cells)
     extra = [k for k in given if k not in known]
     if missing or extra:
-        detail = f"no probability for {missing}" if missing else f"unknown cells {extra}"
+        detail = (
+            f"no probability for {_plain(missing)}" if missing else f"unknown cells {_plain(extra)}"
+        )
         raise ValueError(
-            f"expected is keyed by category and has {detail}; the cells are {cells} "
+            f"expected is keyed by category and has {detail}; the cells are {_plain(cells)} "
             "(pass an array to give the probabilities in the cells' order)"
         )
     return [given[c] for c in cells]
@@ -357,7 +370,10 @@ def independence(estimator: Any, columns: Any) -> TestResult:
     """
     view = cells_of(estimator, columns)
     if len(view.shape) != 2:
-        raise ValueError(f"independence needs a two-way table, got cells of shape {view.shape}")
+        raise ValueError(
+            f"columns must name two columns for the independence test, got {columns!r} "
+            f"(a table of shape {view.shape})"
+        )
     _check_categories(view.shape, columns)
     ratio = _uniform_ratio(view.covariance, view.shape)
     if ratio > MAX_SECOND_ORDER:

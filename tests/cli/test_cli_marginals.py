@@ -41,7 +41,7 @@ def test_estimate_prints_the_estimators_unbiased_tables(capsys, deployed):
         np.testing.assert_allclose(half, ndtri(0.975) * frame["std"], rtol=1e-12)
     assert data["marginals"][0]["frequencies"][0]["category"] == "a=x, b=0"
     assert main(["estimate", "--protocol", path, reports]) == 0
-    assert "marginal of a, b" in capsys.readouterr().out
+    assert "marginal of a, b (unbiased)" in capsys.readouterr().out
 
 
 def test_estimate_refuses_foreign_records_and_options(capsys, deployed, tmp_path):
@@ -51,4 +51,6 @@ def test_estimate_refuses_foreign_records_and_options(capsys, deployed, tmp_path
     assert main(["estimate", "--protocol", path, str(bad)]) == 2
     assert "not this protocol's" in capsys.readouterr().err
     assert main(["estimate", "--protocol", path, reports, "--consistency", "project"]) == 2
-    assert "do not apply to a marginals protocol" in capsys.readouterr().err
+    assert "--consistency project: --items and --consistency do not apply to a marginals" in (
+        capsys.readouterr().err
+    )

@@ -154,7 +154,7 @@ def test_bad_uploads_get_a_one_line_json_error_and_leave_nothing(tmp_path):
             ("?task=mean", "unknown query parameter(s) ['task']"),
             ("?confidence=2", "confidence must be < 1.0"),
             ("?start=soon", "start must be a number"),
-            ("?items=a", "items are queried in sketch protocols only"),
+            ("?items=a", "items are queried in sketch protocols only, got items=['a'] for a"),
         ]:
             one_line_error(client.get(BASE + "/estimate" + query), 400, fragment)
         assert client.get("/health").status_code == 200

@@ -185,6 +185,54 @@ def test_a_group_short_of_reports_holds_the_estimate_back(tmp_path):
         )
 
 
+# ----------------------------------------------------------------------------- time windows
+def test_a_window_is_estimated_from_exactly_its_records(store_url):
+    """Three uploads in three one-minute windows; each ``?start=&end=`` range is estimated
+    as ``fit_reports`` estimates the records of the windows that start in it, and the
+    store's statistic of a range is the groups' aggregate of those records."""
+    batches = [with_ids(PROTOCOL.records(rows(300, seed=20 + b), rng=30 + b)) for b in range(3)]
+    arrivals = [30.0, 90.0, 200.0]  # windows starting at 0, 60 and 180
+    with Store(store_url, window_seconds=60) as store:
+        app = create_app(store, [PROTOCOL], min_reports=1, rate=None, close_store=False)
+        for batch, now in zip(batches, arrivals):
+            assert store.ingest(PROTOCOL, batch, now=now).window_start == int(now // 60) * 60
+        ranges = [
+            ("", [0, 1, 2]),
+            ("?start=60", [1, 2]),
+            ("?end=60", [0]),
+            ("?start=60&end=180", [1]),
+            ("?start=0&end=180", [0, 1]),
+            ("?start=59.5&end=181", [1, 2]),  # a window counts when it starts in [start, end)
+            ("?start=61", [2]),
+        ]
+        with TestClient(app) as client:
+            for query, chosen in ranges:
+                records = [r for b in chosen for r in batches[b]]
+                document = client.get(BASE + "/estimate" + query).json()
+                assert document["n"] == len(records), query
+                assert_equals_the_library(document, records)
+                bounds = dict(part.split("=") for part in query[1:].split("&") if part)
+                expected = {
+                    key: float(bounds[key]) if key in bounds else None for key in ("start", "end")
+                }
+                assert document["window"] == {**expected, "window_seconds": 60}
+                statistic = store.statistic(
+                    PROTOCOL, **{k: v for k, v in expected.items() if v is not None}
+                )
+                stripped = [{k: r[k] for k in ("fingerprint", "report")} for r in records]
+                aggregate = PROTOCOL.design.aggregate(PROTOCOL.read_records(stripped))
+                for mine, theirs in zip(statistic.groups, aggregate):
+                    assert mine.n == theirs.n and np.array_equal(mine.counts, theirs.counts)
+            empty = client.get(BASE + "/estimate?start=240").json()
+            assert empty["n"] == 0 and empty["marginals"] is None
+            refused = client.get(BASE + "/estimate?items=a")
+            assert refused.status_code == 400
+            assert refused.json()["error"] == (
+                "items are queried in sketch protocols only, got items=['a'] for a marginals "
+                "protocol"
+            )
+
+
 # ----------------------------------------------------------------------------- hostile input
 def hostile_cases(good):
     fingerprint = PROTOCOL.fingerprint

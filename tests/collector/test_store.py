@@ -3,6 +3,7 @@ stored rows, whole-or-nothing batches, the schema version, time windows, and a d
 refuses writes."""
 
 import importlib.util
+import re
 import secrets
 import sqlite3
 
@@ -127,6 +128,18 @@ def test_time_windows_split_the_statistic(tmp_path):
         assert store.statistic(GRR3, start=60, end=120).counts.tolist() == [0, 2, 0]
         assert store.statistic(GRR3, end=60).counts.tolist() == [1, 0, 0]
         assert store.statistic(GRR3, start=1e6).n == 0
+        for bad, message in [
+            (
+                {"start": "soon"},
+                "start must be a finite number of seconds since the epoch, got 'soon'",
+            ),
+            (
+                {"end": float("nan")},
+                "end must be a finite number of seconds since the epoch, got nan",
+            ),
+        ]:
+            with pytest.raises(ValueError, match=re.escape(message) + "$"):
+                store.statistic(GRR3, **bad)
     with pytest.raises(ValueError, match="created with windows of 60 seconds"):
         Store(tmp_path / "w.sqlite", window_seconds=3600)
     with pytest.raises(ValueError, match="window_seconds must be a positive"):

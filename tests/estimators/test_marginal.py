@@ -189,6 +189,18 @@ def test_bad_input_gives_one_line_errors():
             MarginalEstimator(categories=cats, marginals=twice).fit(X)
     with _one_line(ValueError, match="unknown column 'q'"):
         est.marginal(["q"])
+    with _one_line(
+        TypeError, match="columns must be a column name or a list of column names, got 3"
+    ):
+        est.marginal(3)
+    with _one_line(ValueError, match=r"columns must name at least one of the columns \['c0'"):
+        est.cell_estimate([])
+    from ldp.inference import goodness_of_fit, independence
+
+    with _one_line(ValueError, match="columns must name two columns for the independence test"):
+        independence(est, "c0")
+    with _one_line(TypeError, match=r"expected must be an array of real numbers, got 'flat'"):
+        goodness_of_fit(est, "flat", column="c0")
     big = {"a": list(range(5000)), "b": list(range(5000))}
     tiny = pd.DataFrame({"a": [0, 1], "b": [1, 0]})
     with _one_line(ValueError, match="MAX_TABLE_CELLS"):

@@ -276,13 +276,21 @@ def test_bad_input_is_refused_in_one_line():
     cases = [
         (lambda: goodness_of_fit(good, [0.5, 0.5]), ValueError, "shape"),
         (lambda: goodness_of_fit(good, [0.5, 0.6, -0.1]), ValueError, "distribution"),
-        (lambda: goodness_of_fit(good, ["a", "b", "c"]), TypeError, "expected"),
+        (
+            lambda: goodness_of_fit(good, ["a", "b", "c"]),
+            TypeError,
+            r"expected must be an array of real numbers, got \['a', 'b', 'c'\] \(dtype <U1\)$",
+        ),
         (lambda: goodness_of_fit(Cells(grr, value, 2, (3,)), [1 / 3] * 3), ValueError, "reports"),
         (lambda: goodness_of_fit(object(), [1 / 3] * 3), TypeError, "cell_estimate"),
         (lambda: two_sample(good, Cells(grr, value, 100, (3,), "other")), ValueError, "protocols"),
         (lambda: two_sample(good, Cells(grr, value[:2] / 0.8, 100, (2,))), ValueError, "cells"),
         (lambda: two_sample(object(), good), TypeError, "cell_estimate or mean_sample"),
-        (lambda: independence(good, ("a", "b")), ValueError, "two-way"),
+        (
+            lambda: independence(good, ("a", "b")),
+            ValueError,
+            r"columns must name two columns for the independence test, got \('a', 'b'\)",
+        ),
         (lambda: goodness_of_fit(Cells(grr, [1.0], 9, (1,)), [1.0]), ValueError, "one category"),
         (
             lambda: independence(Cells(grr, value, 100, (3, 1)), ("a", "b")),
@@ -393,6 +401,14 @@ def test_expected_keyed_by_category_is_aligned_to_the_cells():
         with pytest.raises(ValueError, match=match) as info:
             goodness_of_fit(est, bad)
         assert "\n" not in str(info.value)
+    # integer categories are named as the user wrote them, not as NumPy scalars
+    from estimators import MarginalEstimator
+
+    codes = {"code": [0, 1], "other": [0, 1]}
+    coded = MarginalEstimator(2.0, categories=codes, random_state=0)
+    coded.fit(pd.DataFrame({"code": rng.integers(0, 2, 2000), "other": rng.integers(0, 2, 2000)}))
+    with pytest.raises(ValueError, match=r"no probability for \[1\]; the cells are \[0, 1\] "):
+        goodness_of_fit(coded, {0: 1.0}, column="code")
     joint = Cells(GRR(4, 2.0), np.full(4, 0.25), 1000, (2, 2))
     keyed = {(1, 1): 0.1, (0, 0): 0.4, (1, 0): 0.2, (0, 1): 0.3}
     assert (

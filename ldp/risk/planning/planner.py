@@ -17,10 +17,13 @@ Problems (:data:`PROBLEMS`):
   radius ``r``, squared l2 loss;
 * ``"marginals"``: the ``marginals`` (default every 2-way marginal) of a table whose columns
   have ``sizes`` categories, collected by one of the designs of :mod:`ldp.tasks.marginals`
-  (``method``, default the best): the risk is the largest, over the marginals, of the
-  worst-case expected squared l2 error of a marginal (:func:`~ldp.risk.marginals_risk`; the
-  ``"distribution"`` loss, per marginal), beside :func:`~ldp.risk.marginals_lower_bound`
-  (the one-column bound for the marginal of most cells with all ``n`` users);
+  (``method``, default the one ``MarginalEstimator(method="auto")`` fits with the given
+  ``consistency``, default on): the risk is the largest, over the marginals, of the
+  worst-case expected squared l2 error of an unbiased marginal
+  (:func:`~ldp.risk.marginals_risk`; the ``"distribution"`` loss, per marginal), beside
+  :func:`~ldp.risk.marginals_lower_bound` (the one-column bound for the marginal of most
+  cells with all ``n`` users); the design's total variance over the marginals before and
+  after the consistency step is reported beside it;
 * ``"binary-test"``: test :math:`\mathrm{Bern}(p_0)` against :math:`\mathrm{Bern}(p_1)` at
   type-I error ``alpha``; the target is the type-II error. Exact: ``n_required`` equals
   ``n_lower_bound``.
@@ -47,6 +50,7 @@ from ldp.risk.bounds.minimax import (
     mean_estimation,
 )
 from ldp.risk.bounds.testing import best_binary_test, sample_size_lower_bound
+from ldp.tasks.marginals import ORACLES
 
 __all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
 
@@ -141,6 +145,13 @@ class Plan:
             lines.append(f"  epsilon needed by {self.mechanism}: {self.epsilon_required:.6g}")
             lines.append(f"  epsilon no protocol can do without: {self.epsilon_lower_bound:.6g}")
         lines.append(f"  lower bound covers {self.protocols} protocols")
+        if self.problem == "marginals":
+            params = self.gap.achieved.params
+            lines.append(
+                f"  total variance over the marginals: {params['total_unbiased']:.6g} unbiased, "
+                f"{params['total_consistent']:.6g} after consistency "
+                f"(auto ranks the designs by the {'second' if params['consistency'] else 'first'})"
+            )
         return "\n".join(lines)
 
 
@@ -150,7 +161,7 @@ def _options(problem: str, options: dict) -> dict:
         "mean": ("r",),
         "mean-box": ("d", "r"),
         "mean-ball": ("d", "r"),
-        "marginals": ("sizes", "marginals", "method"),
+        "marginals": ("sizes", "marginals", "method", "consistency", "candidates"),
         "binary-test": ("p0", "p1", "alpha"),
     }[problem]
     given = {key: value for key, value in options.items() if value is not None}
@@ -194,7 +205,17 @@ def _achieved(problem: str, n: int, eps: float, opts: dict) -> Bound:
         return best_distribution_risk(opts["k"], n, eps, loss=opts.get("loss", "l2sq"))
     if problem == "marginals":
         way, design = opts.get("marginals", 2), opts.get("method", "auto")
-        return marginals_risk(opts["sizes"], n, eps, marginals=way, method=design)
+        consistent = opts.get("consistency", True)
+        oracles = opts.get("candidates", ORACLES)
+        return marginals_risk(
+            opts["sizes"],
+            n,
+            eps,
+            marginals=way,
+            method=design,
+            consistency=consistent,
+            candidates=oracles,
+        )
     d, r = opts.get("d", 1), opts.get("r", 1.0)
     return best_mean_risk(n, eps, d=d, domain=_DOMAINS[problem], r=r)
 
@@ -217,7 +238,7 @@ def gap(problem: str, n: int, epsilon: float, **options: object) -> RiskGap:
         Privacy level (``> 0``, finite).
     **options
         ``k`` and ``loss`` (distribution); ``d`` (box, ball) and ``r``; ``sizes``,
-        ``marginals`` and ``method`` (marginals).
+        ``marginals``, ``method``, ``consistency`` and ``candidates`` (marginals).
 
     Returns
     -------
@@ -284,6 +305,8 @@ def plan(
     sizes: Sequence[int] | None = None,
     marginals: int | Sequence[Sequence[int]] | None = None,
     method: str | None = None,
+    consistency: bool | None = None,
+    candidates: Sequence[str] | None = None,
 ) -> Plan:
     r"""Users needed for a target risk at ``epsilon`` (or ``epsilon`` needed with ``n`` users).
 
@@ -300,11 +323,17 @@ def plan(
         ``"distribution"``: alphabet size and loss (``"l2sq"``, ``"l1"``, ``"tv"``).
     d, r : optional
         Means: dimension (box, ball) and half-width or radius (default 1).
-    sizes, marginals, method : optional
+    sizes, marginals, method, consistency, candidates : optional
         ``"marginals"``: the columns' category counts, the marginals (an int ``k`` for every
-        k-way marginal, default 2, or column tuples) and the design (``"auto"``, default,
-        ``"joint"``, ``"groups"``, ``"fourier"``). The risk is the largest expected squared
-        l2 error of a marginal; ``mechanism`` names the design and its oracles.
+        k-way marginal, default 2, or column tuples), the design (``"auto"``, default,
+        ``"joint"``, ``"groups"``, ``"fourier"``), whether the tables will be made
+        consistent (default ``True``, as ``MarginalEstimator``) and the oracles a group may
+        use (default GRR and OUE). ``"auto"`` is the design
+        ``MarginalEstimator(method="auto", consistency=..., candidates=...)`` fits. The risk is the
+        largest worst-case expected squared l2 error of an unbiased marginal; ``mechanism``
+        names the design and its oracles, and ``gap.achieved`` holds its total variance over
+        the marginals before (``total_unbiased``) and after (``total_consistent``) the
+        consistency's linear step.
     p0, p1, alpha : optional
         ``"binary-test"``: the two hypotheses and the type-I error. Two success
         probabilities (Bernoulli laws): the answer is exact, randomized response meets it
@@ -333,12 +362,17 @@ def plan(
     723
     >>> p = plan("marginals", 1.0, 1e-3, sizes=(2, 3, 4, 5))
     >>> p.mechanism, p.n_lower_bound <= p.n_required
-    ('joint:OUE', True)
+    ('groups:GRR/OUE', True)
+    >>> plan("marginals", 1.0, 1e-3, sizes=(2, 2, 2, 2)).mechanism
+    'groups:GRR'
+    >>> plan("marginals", 1.0, 1e-3, sizes=(2, 2, 2, 2), consistency=False).mechanism
+    'fourier:GRR'
     """
     name = _check_problem(problem)
     target = check_scalar(target_risk, "target_risk", low=0.0, low_open=True)
     given = {"k": k, "d": d, "r": r, "loss": loss, "p0": p0, "p1": p1, "alpha": alpha}
     given.update({"sizes": sizes, "marginals": marginals, "method": method})
+    given.update({"consistency": consistency, "candidates": candidates})
     opts = _options(name, given)
     if epsilon is None:
         if n is None:

@@ -59,12 +59,15 @@ __all__ = [
     "MAX_JOINT_CELLS",
     "METHODS",
     "ORACLES",
+    "PLANNING_USERS",
     "MarginalDesign",
+    "auto_variance",
     "best_oracle",
     "build_design",
     "candidate_designs",
     "check_candidates",
     "check_task",
+    "choose_design",
     "requested_tables",
 ]
 
@@ -79,6 +82,11 @@ MAX_COVARIANCE_CELLS = 1 << 11
 
 #: The largest joint the ``"joint"`` design privatizes (an OUE report has one bit per cell).
 MAX_JOINT_CELLS = 1 << 16
+
+#: Users at which ``method="auto"`` compares the designs (:func:`choose_design`). Every
+#: variance scales as one over a group's users, so only the rounding of ``n / G`` depends
+#: on it.
+PLANNING_USERS = 1 << 20
 
 
 def best_oracle(
@@ -434,6 +442,46 @@ class MarginalDesign:
         one = float(oracle.sum_variance(per_group, 1.0 / k, 1, "iid"))
         two = float(oracle.sum_variance(per_group, 2.0 / k, 2, "iid"))
         return 2.0 * one - two / 2.0
+
+
+def auto_variance(design: MarginalDesign, *, consistency: bool, n: int = PLANNING_USERS) -> float:
+    """What ``method="auto"`` ranks the designs by: the total ``iid`` variance, over the cells
+    of every requested table at the uniform table with ``n`` users split evenly over the
+    groups, of the tables it reports: after the consistency's linear step
+    (:meth:`MarginalDesign.consistent_variance`) with ``consistency``, else of the unbiased
+    tables (the sum of :meth:`MarginalDesign.planned_variance`).
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import auto_variance, build_design, requested_tables
+    >>> design = build_design("groups", (2, 2, 2, 2), requested_tables(4, 2), 1.0)
+    >>> round(auto_variance(design, consistency=False, n=10_000), 4)
+    0.0299
+    >>> round(auto_variance(design, consistency=True, n=10_000), 4)
+    0.0166
+    """
+    if consistency:
+        return design.consistent_variance(n)
+    return float(sum(design.planned_variance(n, t) for t in design.tables))
+
+
+def choose_design(designs: Sequence[MarginalDesign], *, consistency: bool) -> MarginalDesign:
+    """The design ``method="auto"`` takes among ``designs``: the one of smallest
+    :func:`auto_variance` at ``PLANNING_USERS`` users (the first of equal ones). The
+    estimator and the planner both choose with it.
+
+    Examples
+    --------
+    >>> from ldp.tasks.marginals import candidate_designs, choose_design, requested_tables
+    >>> designs = candidate_designs((2, 2, 2, 2), requested_tables(4, 2), 1.0)
+    >>> choose_design(designs, consistency=True).method
+    'groups'
+    >>> choose_design(designs, consistency=False).method
+    'fourier'
+    """
+    if not designs:
+        raise ValueError("designs must hold at least one design, got none")
+    return min(designs, key=lambda d: auto_variance(d, consistency=bool(consistency)))
 
 
 def _sum_variance(oracle: FrequencyOracle, n: int, total: ArrayLike, m: int) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Planning the marginals of a table: the planned number of users reaches the target risk in
 simulation, the worst case is the uniform table, the lower bound (the one-column bound of the
-largest marginal) stays below the achieved risk, and bad input is refused by name."""
+largest marginal) stays below the achieved risk, the design is the one
+``MarginalEstimator(method="auto")`` fits, and bad input is refused by name."""
 
 import itertools
 import math
@@ -17,7 +18,13 @@ from ldp.risk import (
     plan,
 )
 from ldp.tasks import simulate_counts
-from ldp.tasks.marginals import build_design, cell_values, marginalize
+from ldp.tasks.marginals import (
+    MAX_JOINT_CELLS,
+    build_design,
+    cell_values,
+    marginalize,
+    requested_tables,
+)
 
 
 def _simulated_risks(design, joint, n, reps, rng):
@@ -124,6 +131,88 @@ def test_gap_and_the_inverse_question():
     assert at <= 2e-3
 
 
+def _auto_method(sizes, tables, eps, consistency, n, candidates=("GRR", "OUE")):
+    """The design of smallest total variance of what the estimator reports, from the
+    designs' own variances (``consistent_variance`` is checked against the trace of the
+    projected covariance in tests/tasks/test_marginals_projection.py)."""
+    used = sorted({c for t in tables for c in t})
+    methods = ["groups"]
+    if math.prod(sizes[c] for c in used) <= MAX_JOINT_CELLS:
+        methods.append("joint")
+    if all(sizes[c] == 2 for c in used):
+        methods.append("fourier")
+    totals = {}
+    for method in methods:
+        design = build_design(method, sizes, tables, eps, candidates)
+        if consistency:
+            totals[method] = design.consistent_variance(n)
+        else:
+            totals[method] = sum(design.planned_variance(n, t) for t in tables)
+    return min(totals, key=totals.get), totals
+
+
+CHOICES = [
+    ((2, 2, 2, 2), 2, 1.0),
+    ((2, 2, 2, 2), 2, 0.25),
+    ((2, 2, 2), 3, 1.0),
+    ((2, 3, 4), 2, 1.0),
+    ((3, 4, 2, 5, 2), [(0, 1), (2, 3, 4)], 0.5),
+    ((2, 2, 2, 2, 2), [(0, 1), (1, 2), (2, 3), (3, 4)], 2.0),
+    ((10, 2, 7, 3, 2, 5, 4, 9), 2, 1.0),
+    ((4, 4, 4, 4, 4, 4), 2, 4.0),
+]
+
+
+@pytest.mark.parametrize("consistency", [True, False])
+@pytest.mark.parametrize(
+    ("sizes", "marginals", "eps", "candidates"),
+    [(*case, ("GRR", "OUE")) for case in CHOICES]
+    + [((8, 8, 8), 2, 1.0, ("GRR", "OUE", "SS")), ((2, 6, 5, 3), 2, 0.5, ("SS", "OLH"))],
+)
+def test_the_plan_takes_the_design_auto_fits(sizes, marginals, eps, candidates, consistency):
+    from estimators import MarginalEstimator
+
+    tables = requested_tables(len(sizes), marginals)
+    expected, _ = _auto_method(sizes, tables, eps, consistency, 1 << 20, candidates)
+    names = [f"c{j}" for j in range(len(sizes))]
+    est = MarginalEstimator(
+        eps,
+        categories={name: list(range(k)) for name, k in zip(names, sizes)},
+        marginals=marginals
+        if isinstance(marginals, int)
+        else [[names[c] for c in t] for t in tables],
+        consistency=consistency,
+        candidates=candidates,
+    )
+    fitted = est.device_protocol().design
+    assert fitted.method == expected
+    options = {"marginals": marginals, "consistency": consistency, "candidates": candidates}
+    p = plan("marginals", eps, 1e-2, sizes=sizes, **options)
+    oracles = "/".join(sorted({o.name for o in fitted.oracles if o is not None}))
+    assert p.mechanism == f"{expected}:{oracles}"
+    for n in (500, 10**6):
+        risk = marginals_risk(sizes, n, eps, **options)
+        assert risk.mechanism == p.mechanism
+        # both totals of the chosen design at n, from the design's own variances
+        design = build_design(expected, sizes, tables, eps, candidates)
+        unbiased = sum(design.planned_variance(n, t) for t in tables)
+        assert risk.total_unbiased == pytest.approx(unbiased, rel=1e-12)
+        assert risk.total_consistent == pytest.approx(design.consistent_variance(n), rel=1e-12)
+        others = _auto_method(sizes, tables, eps, consistency, n, candidates)[1]
+        assert risk.design_totals == pytest.approx(others, rel=1e-12)
+
+
+def test_consistency_changes_the_planned_design_of_four_binary_columns():
+    # the unbiased Fourier tables are the smaller, the consistent groups tables the smaller
+    # (each one-way margin is averaged over the three pairs that hold it)
+    on = plan("marginals", 1.0, 1e-3, sizes=(2, 2, 2, 2))
+    off = plan("marginals", 1.0, 1e-3, sizes=(2, 2, 2, 2), consistency=False)
+    assert on.mechanism == "groups:GRR" and off.mechanism == "fourier:GRR"
+    totals = on.gap.achieved
+    assert totals.total_consistent < totals.total_unbiased
+    assert "after consistency" in str(on) and f"{totals.total_consistent:.6g}" in str(on)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -142,6 +231,7 @@ def test_gap_and_the_inverse_question():
         ({"sizes": (2, 3), "method": "best"}, ValueError, "method must be one of"),
         ({"sizes": (2, 3), "loss": "tv"}, TypeError, "does not take loss"),
         ({"sizes": (5000, 5000)}, ValueError, "MAX_TABLE_CELLS"),
+        ({"sizes": (2, 3), "consistency": "yes"}, TypeError, "consistency must be True or"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, error, match):

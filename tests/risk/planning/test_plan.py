@@ -138,6 +138,24 @@ def test_cli_plan_marginals(capsys):
     assert main([*argv, "--target", "1e-3", "--method", "groups"]) == 0
     text = capsys.readouterr().out
     assert "users needed (groups:GRR/OUE)" in text and "sizes = (2, 3, 4)" in text
+    argv = ["plan", "marginals", "--sizes", "2,2,2,2", "--epsilon", "1", "--target", "1e-3"]
+    for extra, consistency in (([], True), (["--no-consistency"], False)):
+        assert main([*argv, *extra, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        p = plan("marginals", 1.0, 1e-3, sizes=(2, 2, 2, 2), consistency=consistency)
+        assert data["mechanism"] == p.mechanism and data["consistency"] is consistency
+        assert data["total_unbiased"] == p.gap.achieved.total_unbiased
+        assert data["total_consistent"] == p.gap.achieved.total_consistent
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "total variance, after consistency" in text and "groups:GRR" in text
+    wide = ["plan", "marginals", "--sizes", "8,8,8", "--epsilon", "1", "--target", "1e-3"]
+    assert main([*wide, "--candidates", "GRR,OUE,SS", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    p = plan("marginals", 1.0, 1e-3, sizes=(8, 8, 8), candidates=("GRR", "OUE", "SS"))
+    assert data["mechanism"] == p.mechanism == "groups:SS"
+    assert main([*wide, "--candidates", "GRR,XYZ"]) == 2
+    assert "candidates must be names among" in capsys.readouterr().err
 
 
 def test_cli_plan_epsilon(capsys):
