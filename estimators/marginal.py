@@ -318,11 +318,13 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
             out.append(tuple(idx))
         return out
 
-    def _design(self, sizes: tuple[int, ...], tables: list[tuple[int, ...]]) -> MarginalDesign:
+    def _design(
+        self, sizes: tuple[int, ...], tables: list[tuple[int, ...]], names: list[str]
+    ) -> MarginalDesign:
         eps = float(self.epsilon)
         oracles = check_candidates(self.candidates)
         if self.method != "auto":
-            return build_design(self.method, sizes, tables, eps, oracles)
+            return build_design(self.method, sizes, tables, eps, oracles, names=names)
         designs = candidate_designs(sizes, tables, eps, oracles)
         return choose_design(designs, consistency=bool(self.consistency))
 
@@ -332,7 +334,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         self._edges = edges
         names = [c.name for c in columns]
         tables = self._tables(names)
-        self.design_ = self._design(tuple(c.k for c in columns), tables)
+        self.design_ = self._design(tuple(c.k for c in columns), tables, names)
         self.tables_ = [tuple(names[c] for c in t) for t in tables]
         self.epsilon_total_ = float(self.design_.epsilon)
         self.privacy_ = (
@@ -484,7 +486,7 @@ class MarginalEstimator(ValidatedParams, NoSeedInPickles, BaseEstimator):
         self._validate_params()
         columns, _ = self._declared_schema()
         names = [c.name for c in columns]
-        design = self._design(tuple(c.k for c in columns), self._tables(names))
+        design = self._design(tuple(c.k for c in columns), self._tables(names), names)
         described = [(c.name, list(np.asarray(c.categories).tolist())) for c in columns]
         return MarginalProtocol.from_design(design, described, question=question)
 

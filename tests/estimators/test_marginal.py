@@ -211,8 +211,11 @@ def test_bad_input_gives_one_line_errors():
         MarginalEstimator(method="best").fit(X)
     with _one_line(TypeError, match="marginals must be"):
         MarginalEstimator(marginals="c0").fit(X)
-    with _one_line(ValueError, match="binary columns"):
+    wide = r"binary columns \(2 categories each\); 'c1' has 3 categories$"
+    with _one_line(ValueError, match=wide):
         MarginalEstimator(categories=cats, method="fourier").fit(X)
+    with _one_line(ValueError, match=wide):
+        MarginalEstimator(categories=cats, method="fourier").device_protocol()
     with _one_line(ValueError, match="fit_reports needs every column declared"):
         MarginalEstimator().fit_reports([])
     with _one_line(ValueError, match=r"candidates must be names among .*'XYZ'"):

@@ -126,8 +126,13 @@ def test_design_limits_and_bad_designs_name_the_problem():
     with pytest.raises(ValueError, match="MAX_TABLE_CELLS"):
         build_design("groups", (100_000, 1000), [(0, 1)], 1.0)
     assert MAX_TABLE_CELLS < 100_000 * 1000
-    with pytest.raises(ValueError, match=r"binary columns; columns \[1\]"):
+    with pytest.raises(ValueError, match=r"binary columns \(2 categories each\); column 1 has 3 "):
         build_design("fourier", (2, 3), [(0, 1)], 1.0)
+    wide = r"binary columns \(2 categories each\); 'b', 'c' have 3, 5 categories$"
+    with pytest.raises(ValueError, match=wide):
+        build_design("fourier", (2, 3, 5), [(0, 1), (1, 2)], 1.0, names=["a", "b", "c"])
+    with pytest.raises(ValueError, match="names must name the 2 columns of sizes, got 1 names"):
+        build_design("groups", (2, 3), [(0, 1)], 1.0, names=["a"])
     with pytest.raises(ValueError, match="method must be one of"):
         build_design("best", (2, 2), [(0, 1)], 1.0)
     with pytest.raises(ValueError, match="distinct columns"):

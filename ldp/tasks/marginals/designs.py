@@ -590,6 +590,8 @@ def build_design(
     tables: Sequence[Sequence[int]],
     epsilon: float,
     candidates: Sequence[str] = ORACLES,
+    *,
+    names: Sequence[str] | None = None,
 ) -> MarginalDesign:
     """The design ``method`` for the marginals ``tables`` of columns with ``sizes`` categories.
 
@@ -598,7 +600,9 @@ def build_design(
     binary randomized response.
 
     Raises ``ValueError`` for a marginal above ``MAX_TABLE_CELLS``,
-    a ``"joint"`` above ``MAX_JOINT_CELLS``, and ``"fourier"`` with a non-binary column.
+    a ``"joint"`` above ``MAX_JOINT_CELLS``, and ``"fourier"`` with a non-binary column
+    (named by ``names``, the columns' names, when given, else by its index, with its number
+    of categories).
 
     Examples
     --------
@@ -614,7 +618,11 @@ def build_design(
     dims = check_sizes(sizes)
     eps = check_epsilon(epsilon, positive=True, allow_inf=False)
     wanted = _check_tables(tables, len(dims))
-    names = check_candidates(candidates)
+    allowed = check_candidates(candidates)
+    if names is not None and len(names) != len(dims):
+        raise ValueError(
+            f"names must name the {len(dims)} columns of sizes, got {len(names)} names"
+        )
     for t in wanted:
         check_cells([dims[c] for c in t], f"the marginal of columns {t}", MAX_TABLE_CELLS)
     if method == "joint":
@@ -632,7 +640,12 @@ def build_design(
         used = tuple(sorted({c for t in wanted for c in t}))
         wide = [c for c in used if dims[c] != 2]
         if wide:
-            raise ValueError(f"method 'fourier' needs binary columns; columns {wide} are not")
+            which = ", ".join(f"{names[c]!r}" if names is not None else f"column {c}" for c in wide)
+            counts = ", ".join(str(dims[c]) for c in wide)
+            raise ValueError(
+                f"method 'fourier' needs binary columns (2 categories each); {which} "
+                f"{'has' if len(wide) == 1 else 'have'} {counts} categories"
+            )
         subsets = {
             tuple(sorted(s))
             for t in wanted
@@ -642,5 +655,5 @@ def build_design(
         groups = tuple(sorted(subsets, key=lambda s: (len(s), s)))
         grr = GRR(2, eps)
         return MarginalDesign(method, dims, wanted, groups, (grr,) * len(groups), eps)
-    oracles = tuple(best_oracle(math.prod(dims[c] for c in g), eps, names) for g in groups)
+    oracles = tuple(best_oracle(math.prod(dims[c] for c in g), eps, allowed) for g in groups)
     return MarginalDesign(method, dims, wanted, groups, oracles, eps)
