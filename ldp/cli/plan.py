@@ -4,6 +4,7 @@ much epsilon with a given number of users)."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Mapping
 
 from ldp.cli._common import UserError, count
@@ -102,18 +103,163 @@ def row(label: str, value: object) -> str:
     return _row(label, value, width=40)
 
 
-def run(args: argparse.Namespace) -> tuple[dict, str]:
-    from ldp.risk import plan
+#: problem -> (the flags it needs, the flags it also takes), by their argparse names
+_FLAGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "distribution": (("k",), ("loss",)),
+    "mean": ((), ("r",)),
+    "mean-box": (("d",), ("r",)),
+    "mean-ball": (("d",), ("r",)),
+    "marginals": (("sizes",), ("way", "method", "no_consistency", "candidates")),
+    "binary-test": (("p0", "p1", "alpha"), ()),
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _typed(value: object) -> str:
+    """A flag's value as it would be typed (``2,3,4`` for a tuple)."""
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Every flag of ``ldp plan``: a :class:`UserError` naming the flag and its value."""
+    import numpy as np
+
+    from ldp._validation import check_epsilon, check_integer, check_pmf, check_scalar
+    from ldp.tasks import FREQUENCY_ORACLES
+    from ldp.tasks.marginals import MAX_JOINT_CELLS
 
     if (args.epsilon is None) == (args.n is None):
         raise UserError(
             "give exactly one of --epsilon (how many users?) and --n (how much epsilon?)"
         )
+    needs, takes = _FLAGS[args.problem]
+    for name in sorted({name for pair in _FLAGS.values() for names in pair for name in names}):
+        value = getattr(args, name)
+        if value is None or value is False or name in needs + takes:
+            continue
+        shown = "" if value is True else f" {_typed(value)}"
+        flags = ", ".join(_flag(f) for f in needs + takes) or "none of these flags"
+        raise UserError(
+            f"{_flag(name)}{shown} does not apply to the {args.problem} problem (it takes {flags})"
+        )
+    missing = [_flag(name) for name in needs if getattr(args, name) is None]
+    if missing:
+        raise UserError(f"the {args.problem} problem needs {', '.join(missing)}")
+    testing = args.problem == "binary-test"
+    check_scalar(
+        args.target,
+        "--target (the type-II error)" if testing else "--target",
+        low=0.0,
+        low_open=True,
+        high=1.0 if testing else None,
+        high_open=True,
+    )
+    if args.epsilon is not None:
+        check_epsilon(args.epsilon, "--epsilon", positive=True, allow_inf=False)
+    else:
+        check_integer(args.n, "--n", low=1)
+    if args.k is not None:
+        check_integer(args.k, "--k", low=2)
+    if args.d is not None:
+        check_integer(args.d, "--d", low=1)
+    if args.r is not None:
+        check_scalar(args.r, "--r", low=0.0, low_open=True)
+    if testing:
+        check_scalar(args.alpha, "--alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+        shapes = []
+        for name in ("p0", "p1"):
+            value = getattr(args, name)
+            if isinstance(value, tuple):
+                try:
+                    check_pmf(np.asarray(value), _flag(name), ndim=1)
+                except ValueError:
+                    raise UserError(
+                        f"{_flag(name)} must be a probability or a pmf (numbers >= 0 that sum "
+                        f"to 1), got {_typed(value)}"
+                    ) from None
+                shapes.append(len(value))
+            else:
+                check_scalar(value, _flag(name), low=0.0, high=1.0)
+                shapes.append(0)
+        given = f"--p0 {_typed(args.p0)} and --p1 {_typed(args.p1)}"
+        if 0 in shapes and shapes != [0, 0]:
+            raise UserError(
+                f"--p0 and --p1 must both be probabilities or both be pmfs, got {given}"
+            )
+        if shapes[0] != shapes[1]:
+            raise UserError(f"--p0 and --p1 must be pmfs of the same length, got {given}")
+        if args.p0 == args.p1:
+            raise UserError(f"no number of users separates equal laws, got {given}")
+    if args.problem == "marginals":
+        sizes = args.sizes
+        if not sizes or any(size < 1 for size in sizes):
+            raise UserError(f"--sizes must be category counts >= 1, got {_typed(sizes)}")
+        if args.way is not None and not 1 <= args.way <= len(sizes):
+            raise UserError(
+                f"--way must be a width in 1 .. {len(sizes)} (the columns of --sizes "
+                f"{_typed(sizes)}), got {args.way}"
+            )
+        if args.candidates is not None:
+            bad = [name for name in args.candidates if name not in FREQUENCY_ORACLES]
+            if bad or not args.candidates:
+                raise UserError(
+                    f"--candidates must be names among {','.join(FREQUENCY_ORACLES)}, "
+                    f"got {','.join(args.candidates)!r}"
+                )
+        # with --way every column is in some marginal, so a design needs all of them
+        if args.method == "fourier" and any(size != 2 for size in sizes):
+            raise UserError(
+                f"--method fourier needs binary columns (2 categories each), got --sizes "
+                f"{_typed(sizes)}"
+            )
+        cells = math.prod(sizes)
+        if args.method == "joint" and cells > MAX_JOINT_CELLS:
+            raise UserError(
+                f"--method joint needs a joint of at most MAX_JOINT_CELLS = {MAX_JOINT_CELLS} "
+                f"cells, got --sizes {_typed(sizes)} ({cells} cells)"
+            )
+
+
+def _refusal(args: argparse.Namespace, exc: ValueError) -> str:
+    """The library's refusal of flags that each passed their own check, said with the flags."""
+    from ldp.risk.planning.planner import MAX_EPSILON
+
+    if "out of reach" in str(exc):
+        if args.epsilon is not None:
+            return (
+                f"--target {args.target:g} is out of reach at --epsilon {args.epsilon:g}: the "
+                "best mechanism's risk stays above it for every number of users up to 2^50"
+            )
+        return (
+            f"--target {args.target:g} is out of reach with --n {args.n}: the best mechanism "
+            f"stays above it for every epsilon up to {MAX_EPSILON:g}"
+        )
+    needs, takes = _FLAGS[args.problem]
+    given = [
+        _flag(name) + ("" if value is True else f" {_typed(value)}")
+        for name in ("target", "epsilon", "n", *needs, *takes)
+        if (value := getattr(args, name)) is not None and value is not False
+    ]
+    return f"{' '.join(given)}: {exc}"
+
+
+def run(args: argparse.Namespace) -> tuple[dict, str]:
+    from ldp.risk import plan
+
+    _check_flags(args)
     names = ("k", "loss", "d", "r", "p0", "p1", "alpha", "sizes", "method", "candidates")
     options = {name: getattr(args, name) for name in names}
     options["marginals"] = args.way
     options["consistency"] = False if args.no_consistency else None
-    result = plan(args.problem, args.epsilon, args.target, n=args.n, **options)
+    try:
+        result = plan(args.problem, args.epsilon, args.target, n=args.n, **options)
+    except ValueError as exc:
+        raise UserError(_refusal(args, exc)) from None
     pair = result.gap
     data = {
         "problem": result.problem,

@@ -207,6 +207,129 @@ def test_cli_plan_errors(argv, capsys):
     assert err.count("\n") == 1 and "error" in err
 
 
+_TARGET = ["--target", "0.01", "--epsilon", "1"]
+_TEST = ["binary-test", *_TARGET, "--alpha", "0.05"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["marginals", *_TARGET], "the marginals problem needs --sizes"),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,3", "--way", "3"],
+            "--way must be a width in 1 .. 2 (the columns of --sizes 2,3), got 3",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,3", "--way", "0"],
+            "--way must be a width in 1 .. 2 (the columns of --sizes 2,3), got 0",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,0,3"],
+            "--sizes must be category counts >= 1, got 2,0,3",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,3", "--candidates", "GRR,XYZ"],
+            "--candidates must be names among GRR,SUE,OUE,OLH,BLH,HR,SS, got 'GRR,XYZ'",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,3", "--method", "fourier"],
+            "--method fourier needs binary columns (2 categories each), got --sizes 2,3",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "100,100,100", "--method", "joint"],
+            "--method joint needs a joint of at most MAX_JOINT_CELLS = 65536 cells, got "
+            "--sizes 100,100,100 (1000000 cells)",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "2,3", "--k", "4"],
+            "--k 4 does not apply to the marginals problem (it takes --sizes, --way, --method, "
+            "--no-consistency, --candidates)",
+        ),
+        (
+            ["mean", *_TARGET, "--no-consistency"],
+            "--no-consistency does not apply to the mean problem (it takes --r)",
+        ),
+        (
+            ["mean", *_TARGET, "--way", "2"],
+            "--way 2 does not apply to the mean problem (it takes --r)",
+        ),
+        (
+            ["mean", *_TARGET, "--p0", "0.3,0.7"],
+            "--p0 0.3,0.7 does not apply to the mean problem (it takes --r)",
+        ),
+        (["mean", "--target", "-1", "--epsilon", "1"], "--target must be > 0.0, got -1.0"),
+        (["mean", "--target", "0.1", "--epsilon", "-1"], "--epsilon must be > 0.0, got -1.0"),
+        (["mean", "--target", "0.1", "--epsilon", "inf"], "--epsilon must be finite, got inf"),
+        (["mean", "--target", "0.1", "--n", "0"], "--n must be >= 1, got 0"),
+        (["mean", *_TARGET, "--r", "-1"], "--r must be > 0.0, got -1.0"),
+        (["distribution", *_TARGET], "the distribution problem needs --k"),
+        (["distribution", *_TARGET, "--k", "1"], "--k must be >= 2, got 1"),
+        (["mean-ball", *_TARGET, "--d", "0"], "--d must be >= 1, got 0"),
+        (
+            ["mean", "--target", "1e-30", "--epsilon", "1"],
+            "--target 1e-30 is out of reach at --epsilon 1: the best mechanism's risk stays "
+            "above it for every number of users up to 2^50",
+        ),
+        (
+            ["marginals", "--target", "1e-3", "--n", "100", "--sizes", "2,3"],
+            "--target 0.001 is out of reach with --n 100: the best mechanism stays above it "
+            "for every epsilon up to 50",
+        ),
+        (
+            ["binary-test", *_TARGET, "--p0", "0.5"],
+            "the binary-test problem needs --p1, --alpha",
+        ),
+        (
+            [
+                "binary-test",
+                "--target",
+                "2",
+                "--epsilon",
+                "1",
+                "--p0",
+                "0.5",
+                "--p1",
+                "0.6",
+                "--alpha",
+                "0.05",
+            ],
+            "--target (the type-II error) must be < 1.0, got 2.0",
+        ),
+        ([*_TEST, "--p0", "0.5", "--p1", "1.5"], "--p1 must be <= 1.0, got 1.5"),
+        (
+            [*_TEST, "--p0", "0.5,0.5", "--p1", "0.6,0.3"],
+            "--p1 must be a probability or a pmf (numbers >= 0 that sum to 1), got 0.6,0.3",
+        ),
+        (
+            [*_TEST, "--p0", "0.5,0.5", "--p1", "0.6"],
+            "--p0 and --p1 must both be probabilities or both be pmfs, got --p0 0.5,0.5 and "
+            "--p1 0.6",
+        ),
+        (
+            [*_TEST, "--p0", "0.5,0.5", "--p1", "0.6,0.3,0.1"],
+            "--p0 and --p1 must be pmfs of the same length, got --p0 0.5,0.5 and --p1 0.6,0.3,0.1",
+        ),
+        (
+            [*_TEST, "--p0", "0.5", "--p1", "0.5"],
+            "no number of users separates equal laws, got --p0 0.5 and --p1 0.5",
+        ),
+        (
+            ["binary-test", *_TARGET, "--p0", "0.5", "--p1", "0.6", "--alpha", "1"],
+            "--alpha must be < 1.0, got 1.0",
+        ),
+        (
+            ["marginals", *_TARGET, "--sizes", "100000,1000"],
+            "--target 0.01 --epsilon 1 --sizes 100000,1000: the marginal of columns (0, 1) has "
+            "100,000,000 cells (the product of its columns' sizes (100000, 1000)); the limit is "
+            "MAX_TABLE_CELLS (ldp.tasks.marginals) = 16,777,216",
+        ),
+    ],
+)
+def test_cli_plan_errors_name_the_flag_and_its_value(argv, message, capsys):
+    assert main(["plan", *argv]) == 2
+    assert capsys.readouterr().err == f"ldp: error: {message}\n"
+
+
 class _no_exit:
     def __enter__(self):
         return self
