@@ -36,6 +36,7 @@ from ldp.mechanisms.categorical._common import (
     check_vector_size,
     packed_bit,
 )
+from ldp.mechanisms.categorical._subset_wide import bernoulli_rows
 from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
@@ -61,6 +62,8 @@ def optimal_subset_size(k: int, epsilon: float) -> int:
 
 #: Bytes of packed subsets handled per chunk (a cache-sized block of users).
 _SUBSET_CHUNK_BYTES = 1 << 21
+#: Bytes of packed subsets per chunk of the simulation path for many values (fewer rounds).
+_WIDE_CHUNK_BYTES = 1 << 23
 
 
 def _get_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -344,6 +347,8 @@ class SubsetSelection(FrequencyOracle):
         check_vector_size(self._k, "SubsetSelection.privatize")
         if isinstance(gen, np.random.Generator) and self._k <= 64:
             return self._privatize_words(x, gen)
+        if isinstance(gen, np.random.Generator) and self._bernoulli_bits:
+            return self._privatize_wide(x, gen)
         k = self._k
         width = (k + 7) // 8
         out = np.empty((x.size, width), dtype=np.uint8)
@@ -374,6 +379,29 @@ class SubsetSelection(FrequencyOracle):
             insert_value(subsets, xs, include)
             packed = subsets.astype(">u8").view(np.uint8).reshape(m, 8)
             out[start : start + m] = packed[:, :width]
+        return out
+
+    def _privatize_wide(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The simulation path for *Bernoulli and correct* (:mod:`._subset_wide`): the
+        inclusion of ``x`` as :meth:`_privatize_words` decides it, then the other values by
+        :func:`._subset_wide.bernoulli_rows` (rows of 64-bit words, the Generator's 16-bit
+        integers for the correction); the same law as the byte protocol, from other draws."""
+        width = (self._k + 7) // 8
+        coin = _inclusion_coin(*self._law.weights)
+        out = np.empty((x.size, width), dtype=np.uint8)
+        step = max(WORD_CHUNK, _WIDE_CHUNK_BYTES // width)
+        for start in range(0, x.size, step):
+            xs = x[start : start + step]
+            m = xs.size
+            include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
+            if tied.any():
+                at = np.flatnonzero(tied)
+                include[at] = coin.resolve(gen, at.size)
+            sizes = self._d - include.astype(np.int64)
+            packed = bernoulli_rows(gen, xs, sizes, self._k, self._bernoulli_bits)
+            base = np.arange(m, dtype=np.int64) * width
+            _set_bits(packed.reshape(-1), base[include], xs[include])
+            out[start : start + m] = packed
         return out
 
     def _privatize_members(self, x: np.ndarray, gen: object) -> np.ndarray:
