@@ -66,6 +66,8 @@ _GROUPED_VALUES = 1 << 12
 #: rounds before the entries left over are sorted.
 _FIRST_BITS = 16
 _ROUNDS = 4
+#: A key word as stored bytes read in place (little-endian whatever the machine).
+_LE_WORD = np.dtype("<u8")
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SPREADS = tuple(np.uint64(c) for c in (0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93))
 
@@ -200,13 +202,38 @@ def _key_words(values: np.ndarray) -> np.ndarray:
     if values.dtype.kind == "U" and size and n:
         chars = raw.view(np.uint32)  # the characters (a swapped byte order is not narrowed)
         if int(chars.max()) < 256:  # one byte per character holds every one of them
-            raw, size = chars, size // 4
-    padded = -(-max(size, 1) // 8) * 8
-    if raw.dtype == np.uint8 and padded == size:
+            raw, size = chars.astype(np.uint8), size // 4
+    if size % 8 == 0 and size:
         return raw.view(np.uint64)
-    words = np.zeros((n, padded), dtype=np.uint8)
-    words[:, :size] = raw  # narrows the characters when raw holds them
-    return words.view(np.uint64)
+    return _padded_words(raw)
+
+
+def _padded_words(raw: np.ndarray) -> np.ndarray:
+    """The rows of ``raw`` (``(n, size)`` C-contiguous ``uint8``) zero-padded to whole
+    little-endian ``uint64`` words, ``(n, ceil(size / 8))``, one contiguous column per word.
+
+    Word ``j`` of a row is the 8 bytes from its byte ``8 j``, read in place; when fewer
+    than 8 of them belong to the row, the bytes that follow (the next row's) are masked
+    to zero, and the last rows, whose read would pass the end, are padded apart."""
+    n, size = raw.shape
+    count = -(-max(size, 1) // 8)
+    out = np.empty((count, n), dtype=np.uint64).T  # column j contiguous
+    total = n * size
+    for j in range(count):
+        start = 8 * j
+        fit = min(n, (total - start - 8) // size + 1) if total >= start + 8 else 0
+        if fit:
+            column = np.ndarray((fit,), _LE_WORD, buffer=raw, offset=start, strides=(size,))
+            if size - start >= 8:
+                out[:fit, j] = column
+            else:
+                mask = np.uint64((1 << (8 * (size - start))) - 1)
+                np.bitwise_and(column, mask, out=out[:fit, j])
+        if fit < n:
+            tail = np.zeros((n - fit, 8 * count), dtype=np.uint8)
+            tail[:, :size] = raw[fit:]
+            out[fit:, j] = tail.view(_LE_WORD)[:, j]
+    return out
 
 
 def _fingerprint(words: np.ndarray) -> np.ndarray:

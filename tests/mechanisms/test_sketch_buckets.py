@@ -187,3 +187,42 @@ def test_grouping_is_np_unique(values, collide, monkeypatch):
     assert sorted(loose) == sorted(distinct)
     assert index.dtype == np.int64
     assert [loose[i] for i in index.tolist()] == [distinct[i] for i in back.tolist()]
+
+
+def _words_of(stored: bytes, count: int) -> list[int]:
+    """An entry's key words by hand: its stored bytes, zero-padded, 8 at a time as
+    little-endian integers."""
+    padded = stored.ljust(8 * count, b"\x00")
+    return [int.from_bytes(padded[8 * j : 8 * j + 8], "little") for j in range(count)]
+
+
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17])
+@pytest.mark.parametrize("count", [1, 2, 5, 40])
+@pytest.mark.parametrize("kind", ["latin", "wide", "bytes"])
+def test_key_words_are_the_stored_bytes_padded(width, count, kind):
+    """Every entry's key words are its stored bytes (one per character when every
+    character is below 256, else the four of UTF-32) zero-padded to whole words, also for
+    the last entries, whose words are read past the end of the array."""
+    gen = np.random.default_rng(width * 100 + count)
+    top = {"latin": 256, "wide": 0x3000, "bytes": 256}[kind]
+    codes = gen.integers(1, top, size=(count, width))
+    lengths = gen.integers(0, width + 1, size=count)
+    if kind == "bytes":
+        values = np.array(
+            [bytes(row[:m].tolist()) for row, m in zip(codes, lengths)], dtype=f"S{width}"
+        )
+        stored = [bytes(v).ljust(width, b"\x00") for v in values.tolist()]
+    else:
+        values = np.array(
+            ["".join(map(chr, row[:m])) for row, m in zip(codes, lengths)], dtype=f"<U{width}"
+        )
+        narrow = (
+            kind == "latin" or max(codes[i, :m].max(initial=0) for i, m in enumerate(lengths)) < 256
+        )
+        encoding = "latin-1" if narrow else "utf-32-le"
+        size = width if narrow else 4 * width
+        stored = [v.encode(encoding).ljust(size, b"\x00") for v in values.tolist()]
+    per_row = -(-len(stored[0]) // 8)
+    words = items_module._key_words(values)
+    assert words.dtype == np.uint64 and words.shape == (count, per_row)
+    assert words.tolist() == [_words_of(s, per_row) for s in stored]
