@@ -17,7 +17,7 @@ is therefore drawn exactly in two independent steps:
   two forward over the ranges' starts. The sizes a mechanism needs share one list of ranges
   (the ranks of a later size follow those of the earlier ones);
 * each quarter's pattern, uniform among those with ``m_i`` bits: a table row of ``2^h``
-  entries (``h = 14``) holds each of the ``C(s_i, m_i)`` patterns ``floor(2^h / C)`` times
+  entries (``h = 16``) holds each of the ``C(s_i, m_i)`` patterns ``floor(2^h / C)`` times
   and ``2^h mod C`` *rejection* marks, and a uniform ``h``-bit index picks an entry; the
   accepted entries are uniform on the patterns. The mark is ``0xFFFF``, more bits than any
   pattern of its row, so a word drew a mark exactly when it holds more than ``c`` bits; its
@@ -82,11 +82,12 @@ class SubsetWords:
         The subset sizes, each in ``0 .. N``; a user asks for ``sizes[j]`` by ``j``.
     rank_bits : int, default 64
         Width of the words a rank is cut from (``2^rank_bits`` at least every ``C(N, c)``).
-    index_bits : int, default 14
+    index_bits : int, default 16
         Width of a quarter's pattern index, at most 16 (``2^index_bits`` at least the
         number of patterns of every row); :meth:`sample` takes the top bits of 16-bit
-        parts. 14 bits keep the rows of a quarter in 0.5 MiB (a cache) at the price of
-        redrawing the indices of about one user in five.
+        parts. With 16 bits the indices of about one user in 25 are redrawn (at
+        ``k = 64, d = 17``; one in five with 14 bits), for rows of 2 MiB a quarter; the
+        fewer redraws are worth more than the smaller rows.
 
     Examples
     --------
@@ -105,7 +106,7 @@ class SubsetWords:
     slots: int
     sizes: tuple[int, ...]
     rank_bits: int = 64
-    index_bits: int = 14
+    index_bits: int = 16
 
     def __post_init__(self) -> None:
         if not isinstance(self.slots, int) or not 1 <= self.slots <= 63:
