@@ -19,11 +19,13 @@ Generator's own draws:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ldp._words import words
 
-__all__ = ["bernoulli_rows"]
+__all__ = ["bernoulli_rows", "correct_sizes"]
 
 #: The mask of bit ``v % 8`` of a packed byte (bit ``v`` is bit ``7 - v % 8``).
 _MASKS = np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
@@ -37,6 +39,53 @@ def _row_counts(rows: np.ndarray) -> np.ndarray:
     for j in range(1, counts.shape[1]):
         total += counts[:, j]
     return total
+
+
+def correct_sizes(
+    flat: np.ndarray,
+    bit_base: np.ndarray,
+    xs: np.ndarray,
+    need: np.ndarray,
+    draw_slots: Callable[[int], np.ndarray],
+) -> None:
+    """Bring each packed row to its size in place, by the rule of *Bernoulli and correct*
+    (module notes): the one home of the correction, for the byte protocol and the
+    Generator path alike.
+
+    Row ``u`` holds its value ``v`` at bit ``bit_base[u] + v`` of ``flat`` (bit ``i`` is bit
+    ``7 - i % 8`` of byte ``i // 8``); ``need[u]`` is its size minus its count of set bits.
+    Each round calls ``draw_slots(m)`` once for the ``m`` users still pending (in user
+    order) and acts on value ``t + (t >= xs[u])`` when it is a member to drop
+    (``need < 0``) or a non-member to add (``need > 0``); other draws are discarded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms.categorical._subset_wide import correct_sizes
+    >>> row = np.zeros(2, dtype=np.uint8)
+    >>> gen = np.random.default_rng(0)
+    >>> correct_sizes(row, np.array([0]), np.array([5]), np.array([3]),
+    ...               lambda m: gen.integers(0, 15, size=m))
+    >>> bits = np.unpackbits(row); int(bits.sum()), int(bits[5])
+    (3, 0)
+    """
+    users = np.flatnonzero(need)
+    at, at_x, need = bit_base[users], xs[users], need[users]
+    step = np.sign(need)
+    drop = need < 0  # too many: drop members; too few: add non-members
+    while at.size:
+        t = draw_slots(at.size)
+        bit = at + t
+        bit += t >= at_x  # slot t stands for value t + (t >= x)
+        byte = bit >> 3
+        mask = np.take(_MASKS, bit & 7)
+        hit = ((np.take(flat, byte) & mask) != 0) == drop
+        flat[byte[hit]] ^= mask[hit]
+        need -= step * hit
+        left = need != 0
+        if not left.all():
+            at, at_x, need = at[left], at_x[left], need[left]
+            step, drop = step[left], drop[left]
 
 
 def bernoulli_rows(
@@ -93,21 +142,11 @@ def bernoulli_rows(
     flat[bit_x >> 3] &= ~_MASKS[xs & 7]
     draw_type = np.int16 if k - 1 <= 1 << 15 else np.int64  # the same law, fewer bits
     need = sizes - _row_counts(rows)
-    users = np.flatnonzero(need)
-    at, at_x, need = bit_base[users], xs[users], need[users]
-    step = np.sign(need)
-    drop = need < 0  # too many: drop members; too few: add non-members
-    while at.size:
-        t = gen.integers(0, k - 1, size=at.size, dtype=draw_type)
-        bit = at + t
-        bit += t >= at_x  # slot t stands for value t + (t >= x)
-        byte = bit >> 3
-        mask = np.take(_MASKS, bit & 7)
-        hit = ((np.take(flat, byte) & mask) != 0) == drop
-        flat[byte[hit]] ^= mask[hit]
-        need -= step * hit
-        left = need != 0
-        if not left.all():
-            at, at_x, need = at[left], at_x[left], need[left]
-            step, drop = step[left], drop[left]
+    correct_sizes(
+        flat,
+        bit_base,
+        xs,
+        need,
+        lambda size: gen.integers(0, k - 1, size=size, dtype=draw_type),
+    )
     return packed[:, :width]

@@ -36,7 +36,7 @@ from ldp.mechanisms.categorical._common import (
     check_vector_size,
     packed_bit,
 )
-from ldp.mechanisms.categorical._subset_wide import bernoulli_rows
+from ldp.mechanisms.categorical._subset_wide import bernoulli_rows, correct_sizes
 from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
@@ -83,9 +83,6 @@ def _clear_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
     at = base + (values >> 3)
     flat[at] &= ~np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
 
-
-#: The mask of bit ``v % 8`` of a packed byte (bit ``v`` is bit ``7 - v % 8``).
-_BIT_MASKS = np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
 
 #: Set bits of every byte value.
 _POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
@@ -499,23 +496,8 @@ class SubsetSelection(FrequencyOracle):
         flat = packed.reshape(-1)
         base = np.arange(m, dtype=np.int64) * width
         _clear_bits(flat, base, xs)
-        excess = _popcount_rows(packed) - (self._d - include.astype(np.int64))
-        pending = np.flatnonzero(excess)
-        at, at_x, need = base[pending], xs[pending], excess[pending]
-        step = np.sign(need)
-        drop = need > 0  # too many: drop members; too few: add non-members
-        while at.size:
-            t = randint(gen, k - 1, at.size)
-            value = t + (t >= at_x)
-            byte = at + (value >> 3)
-            mask = _BIT_MASKS[value & 7]
-            hit = ((flat[byte] & mask) != 0) == drop
-            flat[byte[hit]] ^= mask[hit]
-            need -= step * hit
-            left = need != 0
-            if not left.all():
-                at, at_x, need = at[left], at_x[left], need[left]
-                step, drop = step[left], drop[left]
+        need = self._d - include.astype(np.int64) - _popcount_rows(packed)
+        correct_sizes(flat, base * 8, xs, need, lambda size: randint(gen, k - 1, size))
         return packed
 
     def _support_counts(self, reports: np.ndarray) -> tuple[np.ndarray, int]:
