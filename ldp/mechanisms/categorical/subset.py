@@ -135,6 +135,15 @@ def _subset_words(slots: int, d: int) -> SubsetWords:
 
 
 @functools.lru_cache(maxsize=32)
+def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, m: int) -> np.ndarray:
+    """``m`` inclusions of ``x`` by ``coin``: one 32-bit half a user, a tie by more words."""
+    include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
+    if tied.any():
+        at = np.flatnonzero(tied)
+        include[at] = coin.resolve(gen, at.size)
+    return include
+
+
 def _inclusion_coin(inside: float, outside: float) -> WordCoin:
     """The coin ``x`` in the subset, ``inside / (inside + outside)`` exactly, on 32 bits."""
     odds = Fraction(inside)
@@ -368,10 +377,7 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, WORD_CHUNK):
             xs = x[start : start + WORD_CHUNK]
             m = xs.size
-            include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
-            if tied.any():
-                at = np.flatnonzero(tied)
-                include[at] = coin.resolve(gen, at.size)
+            include = _draw_inclusion(coin, gen, m)
             subsets = draw.sample(gen, np.logical_not(include).view(np.uint8))
             insert_value(subsets, xs, include)
             packed = subsets.astype(">u8").view(np.uint8).reshape(m, 8)
@@ -390,10 +396,7 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, step):
             xs = x[start : start + step]
             m = xs.size
-            include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
-            if tied.any():
-                at = np.flatnonzero(tied)
-                include[at] = coin.resolve(gen, at.size)
+            include = _draw_inclusion(coin, gen, m)
             sizes = self._d - include.astype(np.int64)
             packed = bernoulli_rows(gen, xs, sizes, self._k, self._bernoulli_bits)
             base = np.arange(m, dtype=np.int64) * width
