@@ -82,3 +82,32 @@ def decoded_outputs(mech):
             psi = np.array([mech.estimate(reports[i : i + 1]) for i in range(len(reports))])
         _DECODED[key] = (psi, law)
     return _DECODED[key]
+
+
+def assert_subset_reports_fit_the_law(mech, reports, x, pair):
+    """Seeded goodness of fit of bit-packed subset-selection reports of ``x``: every size is
+    ``d``; the inclusion of ``x`` is binomial(``p``); the other values are equally frequent
+    (chi-square); the members among the first half of the others are hypergeometric given
+    the inclusion; values ``pair`` (columns among the others) are reported together at the
+    rate of the definition. A correct sampler fails each with probability 1e-4."""
+    from scipy import stats
+
+    n, k, d = reports.shape[0], mech.k, mech.d
+    bits = np.unpackbits(reports, axis=1)[:, :k].astype(bool)
+    assert np.all(bits.sum(axis=1) == d)
+    include = bits[:, x]
+    assert stats.binomtest(int(include.sum()), n, mech.p).pvalue > 1e-4
+    others = np.delete(bits, x, axis=1)
+    assert stats.chisquare(others.sum(axis=0)).pvalue > 1e-4
+    half = k // 2  # 512 of the 1023 others at k = 1024, 32 of 63 at k = 64
+    first = others[:, :half].sum(axis=1)
+    for inc, c in ((True, d - 1), (False, d)):
+        observed = np.bincount(first[include == inc], minlength=c + 1)
+        law = stats.hypergeom(k - 1, half, c).pmf(np.arange(c + 1)) * observed.sum()
+        keep = law >= 5  # pool the thin tails
+        observed = np.append(observed[keep], observed[~keep].sum())
+        law = np.append(law[keep], law[~keep].sum())
+        assert stats.chisquare(observed, law).pvalue > 1e-4
+    both = int(np.sum(others[:, pair[0]] & others[:, pair[1]]))
+    together = mech.p * (d - 1) * (d - 2) + (1 - mech.p) * d * (d - 1)
+    assert stats.binomtest(both, n, together / ((k - 1) * (k - 2))).pvalue > 1e-4

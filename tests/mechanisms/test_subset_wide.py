@@ -12,6 +12,7 @@ from scipy import stats
 
 from ldp.mechanisms import SubsetSelection
 from ldp.mechanisms.categorical._subset_wide import bernoulli_rows
+from tests.report_laws import assert_subset_reports_fit_the_law
 
 
 @pytest.mark.parametrize(("k", "c", "bits"), [(6, 2, 1), (6, 3, 2), (9, 1, 2), (9, 6, 1)])
@@ -45,20 +46,4 @@ def test_reports_at_k_1024_fit_the_law():
     assert mech.sampler()["bernoulli_bits"] == 2
     n, x = 20_000, 700
     reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(12))
-    bits = np.unpackbits(reports, axis=1).astype(bool)
-    assert np.all(bits.sum(axis=1) == mech.d)
-    include = bits[:, x]
-    assert stats.binomtest(int(include.sum()), n, mech.p).pvalue > 1e-4
-    others = np.delete(bits, x, axis=1)
-    assert stats.chisquare(others.sum(axis=0)).pvalue > 1e-4
-    first = others[:, :512].sum(axis=1)
-    for inc, c in ((True, mech.d - 1), (False, mech.d)):
-        observed = np.bincount(first[include == inc], minlength=c + 1)
-        law = stats.hypergeom(1023, 512, c).pmf(np.arange(c + 1)) * observed.sum()
-        keep = law >= 5  # pool the thin tails
-        observed = np.append(observed[keep], observed[~keep].sum())
-        law = np.append(law[keep], law[~keep].sum())
-        assert stats.chisquare(observed, law).pvalue > 1e-4
-    both = int(np.sum(others[:, 3] & others[:, 1000]))
-    pair = mech.p * (mech.d - 1) * (mech.d - 2) + (1 - mech.p) * mech.d * (mech.d - 1)
-    assert stats.binomtest(both, n, pair / (1023 * 1022)).pvalue > 1e-4
+    assert_subset_reports_fit_the_law(mech, reports, x, pair=(3, 1000))

@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from ldp.mechanisms import SubsetSelection
 from ldp.mechanisms.categorical._subset_words import (
@@ -18,6 +17,7 @@ from ldp.mechanisms.categorical._subset_words import (
     _pattern_rows,
     insert_value,
 )
+from tests.report_laws import assert_subset_reports_fit_the_law
 
 
 def _top(word: int, n: int) -> tuple[int, ...]:
@@ -144,24 +144,7 @@ def test_reports_at_k_64_fit_the_law():
     mech = SubsetSelection(64, 1.0)
     n, x = 200_000, 40
     reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(11))
-    bits = np.unpackbits(reports, axis=1).astype(bool)
-    assert np.all(bits.sum(axis=1) == mech.d)
-    include = bits[:, x]
-    assert stats.binomtest(int(include.sum()), n, mech.p).pvalue > 1e-4
-    others = np.delete(bits, x, axis=1)
-    counts = others.sum(axis=0)
-    assert stats.chisquare(counts).pvalue > 1e-4
-    first = others[:, :32].sum(axis=1)
-    for inc, c in ((True, mech.d - 1), (False, mech.d)):
-        observed = np.bincount(first[include == inc], minlength=c + 1)
-        law = stats.hypergeom(63, 32, c).pmf(np.arange(c + 1)) * observed.sum()
-        keep = law >= 5  # pool the thin tails
-        observed = np.append(observed[keep], observed[~keep].sum())
-        law = np.append(law[keep], law[~keep].sum())
-        assert stats.chisquare(observed, law).pvalue > 1e-4
-    both = int(np.sum(others[:, 3] & others[:, 50]))
-    pair = mech.p * (mech.d - 1) * (mech.d - 2) + (1 - mech.p) * mech.d * (mech.d - 1)
-    assert stats.binomtest(both, n, pair / (63 * 62)).pvalue > 1e-4
+    assert_subset_reports_fit_the_law(mech, reports, x, pair=(3, 50))
 
 
 def test_bad_arguments_are_named():
