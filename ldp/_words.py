@@ -59,6 +59,7 @@ __all__ = [
     "half_bits",
     "halves",
     "parts",
+    "popcount",
     "uniform_below",
     "words",
 ]
@@ -70,6 +71,33 @@ HALF_BITS = 32
 WORD_CHUNK = 1 << 15
 #: Where the low half of a double-width integer sits in memory.
 _LOW = 0 if sys.byteorder == "little" else 1
+
+
+#: Set bits of every byte value (``popcount`` where numpy has no ``bitwise_count``).
+_BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
+
+
+def popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each element of unsigned integer ``x`` (uint8, ``x``'s shape):
+    ``np.bitwise_count`` on numpy >= 2.0, a byte table before it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp._words import popcount
+    >>> popcount(np.array([0, 1, 255, 2**64 - 1], dtype=np.uint64)).tolist()
+    [0, 1, 8, 64]
+    """
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    return _popcount_by_bytes(x)
+
+
+def _popcount_by_bytes(x: np.ndarray) -> np.ndarray:
+    """:func:`popcount` by a table of the 256 byte values (numpy < 2.0)."""
+    x = np.ascontiguousarray(x)
+    per_byte = _BYTE_POPCOUNT[x.view(np.uint8)].reshape(*x.shape, x.itemsize)
+    return per_byte.sum(axis=-1, dtype=np.uint8)
 
 
 def words(gen: np.random.Generator, n: int) -> np.ndarray:

@@ -245,3 +245,19 @@ def test_uniform_below_goodness_of_fit():
         uniform_below(gen, 2**53 + 1, 3)
     with pytest.raises(ValueError, match="bits must be 16, 32 or 64"):
         parts(gen, 3, 8)
+
+
+def test_popcount_by_bytes_equals_bitwise_count_on_every_width():
+    """The byte-table popcount (numpy < 2.0) against a bit-by-bit count, at every unsigned
+    width and for strided input."""
+    from ldp._words import _popcount_by_bytes, popcount
+
+    gen = np.random.default_rng(4)
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        bits = 8 * np.dtype(dtype).itemsize
+        x = gen.integers(0, 1 << bits, size=(50, 7), dtype=dtype, endpoint=False)
+        x[0, 0], x[0, 1] = 0, np.iinfo(dtype).max
+        expected = np.array([[bin(int(v)).count("1") for v in row] for row in x], dtype=np.int64)
+        assert np.array_equal(_popcount_by_bytes(x), expected)
+        assert np.array_equal(_popcount_by_bytes(x[:, ::2]), expected[:, ::2])
+        assert np.array_equal(popcount(x), expected)

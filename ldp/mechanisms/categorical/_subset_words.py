@@ -43,6 +43,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ldp._words import popcount, words
+
 __all__ = ["SubsetWords", "insert_value"]
 
 _QUARTER = 16
@@ -205,31 +207,27 @@ class SubsetWords:
         independently, from ``gen``'s 64-bit words (``rank_bits`` and ``index_bits`` must be
         64 and 16)."""
         n = which.size
-        keys, rejected = self.ranks(_words(gen, n), which)
+        keys, rejected = self.ranks(words(gen, n), which)
         again = np.flatnonzero(rejected)
         while again.size:
-            keys[again], rejected = self.ranks(_words(gen, again.size), which[again])
+            keys[again], rejected = self.ranks(words(gen, again.size), which[again])
             again = again[rejected]
         comp = self.compositions(keys)
         out = self.patterns(comp, self._indices(gen, n))
         size = np.take(self._tables["sizes"], which)
-        again = np.flatnonzero(np.bitwise_count(out) != size)
+        again = np.flatnonzero(popcount(out) != size)
         while again.size:
             redrawn = self.patterns(comp[again], self._indices(gen, again.size))
             out[again] = redrawn
-            again = again[np.bitwise_count(redrawn) != size[again]]
+            again = again[popcount(redrawn) != size[again]]
         return out
 
     def _indices(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """``(n, 4)`` uniform ``index_bits``-bit indices: the top bits of the 16-bit parts of
         ``n`` uniform words."""
-        parts = _words(gen, n).view(np.uint16).reshape(n, 4)
+        parts = words(gen, n).view(np.uint16).reshape(n, 4)
         parts >>= np.uint16(16 - self.index_bits)
         return parts
-
-
-def _words(gen: np.random.Generator, n: int) -> np.ndarray:
-    return gen.integers(0, 1 << 64, size=int(n), dtype=np.uint64)
 
 
 def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from ldp.mechanisms.categorical._common import (
     check_vector_size,
     packed_bit,
 )
-from ldp.mechanisms.categorical._subset_wide import bernoulli_rows, correct_sizes
+from ldp.mechanisms.categorical._subset_wide import bernoulli_rows, correct_sizes, popcount_rows
 from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
 from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
@@ -82,26 +82,6 @@ def _clear_bits(flat: np.ndarray, base: np.ndarray, values: np.ndarray) -> None:
     """Clear bit ``values[u]`` in the packed row starting at ``base[u]`` (one bit per row)."""
     at = base + (values >> 3)
     flat[at] &= ~np.left_shift(1, 7 - (values & 7)).astype(np.uint8)
-
-
-#: Set bits of every byte value.
-_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
-
-
-def _popcount_rows(packed: np.ndarray) -> np.ndarray:
-    """Set bits of each packed row (int64): 64 bits at a time when the rows are whole
-    64-bit words (their counts added column by column: a reduction along a short row
-    costs more than the counting)."""
-    width = packed.shape[1]
-    if width % 8 == 0 and width and packed.flags.c_contiguous and hasattr(np, "bitwise_count"):
-        counts = np.bitwise_count(packed.view(np.uint64))
-        total = counts[:, 0].astype(np.int64)
-        for j in range(1, counts.shape[1]):
-            total += counts[:, j]
-        return total
-    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
-        return np.bitwise_count(packed).sum(axis=1, dtype=np.int64)
-    return _POPCOUNT[packed].sum(axis=1, dtype=np.int64)
 
 
 def _subset_ratio(inside: float, outside: float, k: int, d: int) -> Fraction:
@@ -297,7 +277,7 @@ class SubsetSelection(FrequencyOracle):
         check_pad_bits(self._k)(reports, where)
         sizes = np.zeros(reports.shape[0], dtype=np.int64)
         for rows in chunk_rows(reports.shape[0], 8 * reports.shape[1]):
-            sizes[rows] = _popcount_rows(reports[rows])
+            sizes[rows] = popcount_rows(reports[rows])
         bad = sizes != self._d
         if np.any(bad):
             raise ValueError(
@@ -499,7 +479,7 @@ class SubsetSelection(FrequencyOracle):
         flat = packed.reshape(-1)
         base = np.arange(m, dtype=np.int64) * width
         _clear_bits(flat, base, xs)
-        need = self._d - include.astype(np.int64) - _popcount_rows(packed)
+        need = self._d - include.astype(np.int64) - popcount_rows(packed)
         correct_sizes(flat, base * 8, xs, need, lambda size: randint(gen, k - 1, size))
         return packed
 
