@@ -36,6 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ldp._words import popcount
 from ldp.mechanisms.limits import CHUNK_ELEMENTS, chunk_rows
 
 #: Largest product of field sizes packed into one word: every report field stays an integer
@@ -44,20 +45,13 @@ WORD_LIMIT = 1 << 53
 
 
 def parity(x: np.ndarray) -> np.ndarray:
-    """Parity of the number of set bits of non-negative int64 ``x`` (0 or 1)."""
-    if hasattr(np, "bitwise_count"):
-        return (np.bitwise_count(x) & 1).astype(np.int64)
-    v = x ^ (x >> 32)
-    for shift in (16, 8, 4, 2, 1):
-        v = v ^ (v >> shift)
-    return v & 1
+    """Parity of the number of set bits of non-negative int64 ``x`` (0 or 1, int64)."""
+    return (popcount(x) & np.uint8(1)).astype(np.int64)
 
 
 def parity_bits(x: np.ndarray) -> np.ndarray:
-    """Parity of non-negative int64 ``x`` as uint8 (``bitwise_count`` where numpy has it)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x) & np.uint8(1)
-    return parity(x).astype(np.uint8)
+    """Parity of the number of set bits of non-negative ``x`` (0 or 1, uint8)."""
+    return popcount(x) & np.uint8(1)
 
 
 def fwht(a: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ldp._words import HALF_BITS, WORD_CHUNK, WordCoin, below, draw_below, words
+from ldp.mechanisms._hashing import parity_bits
 
 __all__ = ["INDEX_BITS", "hadamard_draws", "privatize_words"]
 
@@ -70,16 +71,6 @@ def hadamard_draws(
     cols, bad_cols = _index(col_part, width, bits)
     keep, tied = coin.decide(coin_part)
     return rows, cols, keep, tied, bad_rows, bad_cols
-
-
-def _parity(x: np.ndarray) -> np.ndarray:
-    """Parity of the set bits of unsigned ``x`` (uint8)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x) & np.uint8(1)
-    v = x.astype(np.uint64)
-    for shift in (32, 16, 8, 4, 2, 1):
-        v ^= v >> np.uint64(shift)
-    return (v & np.uint64(1)).astype(np.uint8)
 
 
 def privatize_words(
@@ -123,5 +114,5 @@ def privatize_words(
         if buckets is None:
             out[block, 2] = keep
         else:
-            sign = _parity(cols & buckets(block, rows).astype(cols.dtype, copy=False))
+            sign = parity_bits(cols & buckets(block, rows).astype(cols.dtype, copy=False))
             out[block, 2] = sign ^ keep
