@@ -227,10 +227,11 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def _refusal(args: argparse.Namespace, exc: ValueError) -> str:
     """The library's refusal of flags that each passed their own check, said with the flags."""
+    from ldp.risk import TargetOutOfReach
     from ldp.risk.planning.planner import MAX_EPSILON
 
-    if "out of reach" in str(exc):
-        if args.epsilon is not None:
+    if isinstance(exc, TargetOutOfReach):
+        if exc.epsilon is not None:
             return (
                 f"--target {args.target:g} is out of reach at --epsilon {args.epsilon:g}: the "
                 "best mechanism's risk stays above it for every number of users up to 2^50"

@@ -98,7 +98,16 @@ from ldp.risk.bounds import (
     sample_size_lower_bound,
     stein_exponent,
 )
-from ldp.risk.planning import PRESETS, PROBLEMS, Plan, RiskGap, gap, plan, preset
+from ldp.risk.planning import (
+    PRESETS,
+    PROBLEMS,
+    Plan,
+    RiskGap,
+    TargetOutOfReach,
+    gap,
+    plan,
+    preset,
+)
 
 __all__ = [
     "PRESETS",
@@ -106,6 +115,7 @@ __all__ = [
     "Bound",
     "Plan",
     "RiskGap",
+    "TargetOutOfReach",
     "assouad",
     "ball_mean",
     "bayes",

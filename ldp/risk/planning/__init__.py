@@ -13,7 +13,7 @@ Examples
 True
 """
 
-from ldp.risk.planning.planner import PROBLEMS, Plan, RiskGap, gap, plan
+from ldp.risk.planning.planner import PROBLEMS, Plan, RiskGap, TargetOutOfReach, gap, plan
 from ldp.risk.planning.problems import PRESETS, preset
 
-__all__ = ["PRESETS", "PROBLEMS", "Plan", "RiskGap", "gap", "plan", "preset"]
+__all__ = ["PRESETS", "PROBLEMS", "Plan", "RiskGap", "TargetOutOfReach", "gap", "plan", "preset"]

@@ -52,7 +52,7 @@ from ldp.risk.bounds.minimax import (
 from ldp.risk.bounds.testing import best_binary_test, sample_size_lower_bound
 from ldp.tasks.marginals import ORACLES
 
-__all__ = ["PROBLEMS", "Plan", "RiskGap", "gap", "plan"]
+__all__ = ["PROBLEMS", "Plan", "RiskGap", "TargetOutOfReach", "gap", "plan"]
 
 #: The problems :func:`gap` and :func:`plan` know.
 PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "marginals", "binary-test")
@@ -60,6 +60,42 @@ PROBLEMS = ("distribution", "mean", "mean-box", "mean-ball", "marginals", "binar
 MAX_USERS = 1 << 50
 #: Largest ``epsilon`` searched by the inverse question.
 MAX_EPSILON = 50.0
+
+
+class TargetOutOfReach(ValueError):
+    """:func:`plan`'s refusal of a target the best mechanism does not reach within the
+    searched range: every ``n <= 2^50`` at the given epsilon, or every
+    ``epsilon <=`` :data:`MAX_EPSILON` with the given ``n``.
+
+    A :class:`ValueError` whose attributes say which question was asked, so that a caller
+    (the ``ldp plan`` command) can word it in its own terms.
+
+    Attributes
+    ----------
+    target_risk : float
+        The target that was asked for.
+    epsilon : float or None
+        The epsilon given (the question was: how many users?), else None.
+    n : int or None
+        The number of users given (the question was: how much epsilon?), else None.
+
+    Examples
+    --------
+    >>> from ldp.risk import TargetOutOfReach, plan
+    >>> try:
+    ...     plan("mean", 1e-6, 1e-14)
+    ... except TargetOutOfReach as refusal:
+    ...     print(refusal.target_risk, refusal.epsilon, refusal.n)
+    1e-14 1e-06 None
+    """
+
+    def __init__(
+        self, message: str, *, target_risk: float, epsilon: float | None, n: int | None
+    ) -> None:
+        super().__init__(message)
+        self.target_risk = target_risk
+        self.epsilon = epsilon
+        self.n = n
 
 
 @dataclass(frozen=True)
@@ -412,9 +448,12 @@ def plan(
     try:
         n_required = _first_n(achieved_ok)
     except _Unreachable:
-        raise ValueError(
+        raise TargetOutOfReach(
             f"target_risk={target:g} is out of reach: the best mechanism's risk stays above it "
-            f"for every n <= 2^50 at epsilon={eps:g}"
+            f"for every n <= 2^50 at epsilon={eps:g}",
+            target_risk=target,
+            epsilon=eps,
+            n=None,
         ) from None
     n_lower = _first_n(lower_ok)
     pair = _pair(name, n_required, eps, opts)
@@ -477,8 +516,12 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
         try:
             up = _first_epsilon(ok, upward=True)
         except _Unreachable:
-            raise ValueError(
-                f"target_risk={target:g} is out of reach with n={users}: not even at epsilon=50"
+            raise TargetOutOfReach(
+                f"target_risk={target:g} is out of reach with n={users}: not even at "
+                f"epsilon={MAX_EPSILON:g}",
+                target_risk=target,
+                epsilon=None,
+                n=users,
             ) from None
         down = _first_epsilon(possible, upward=False)
         achieved, lower = _test_sizes(opts, up, target)
@@ -506,9 +549,12 @@ def _plan_epsilon(name: str, users: int, target: float, opts: dict) -> Plan:
     try:
         eps_required = _first_epsilon(achieved_ok, upward=True)
     except _Unreachable:
-        raise ValueError(
+        raise TargetOutOfReach(
             f"target_risk={target:g} is out of reach with n={users}: the best mechanism's risk "
-            "stays above it for every epsilon <= 50"
+            f"stays above it for every epsilon <= {MAX_EPSILON:g}",
+            target_risk=target,
+            epsilon=None,
+            n=users,
         ) from None
     eps_lower = _first_epsilon(lower_ok, upward=False)
     pair = _pair(name, users, eps_required, opts)

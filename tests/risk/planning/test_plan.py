@@ -11,6 +11,7 @@ from ldp.cli import main
 from ldp.risk import (
     PROBLEMS,
     Plan,
+    TargetOutOfReach,
     best_distribution_risk,
     best_mean_risk,
     binary_test_sample_size,
@@ -102,8 +103,8 @@ def test_gap_and_plan_are_frozen():
         (lambda: plan("distribution", 1.0, 0.1, k=1), ValueError, "k"),
         (lambda: plan("binary-test", 1.0, 0.1, p0=0.3, p1=0.3, alpha=0.1), ValueError, "equal"),
         (lambda: plan("binary-test", 1.0, 1.5, p0=0.3, p1=0.4, alpha=0.1), ValueError, "< 1"),
-        (lambda: plan("distribution", None, 1e-9, k=10, n=5), ValueError, "out of reach"),
-        (lambda: plan("mean", 1e-6, 1e-14), ValueError, "out of reach"),
+        (lambda: plan("distribution", None, 1e-9, k=10, n=5), TargetOutOfReach, "out of reach"),
+        (lambda: plan("mean", 1e-6, 1e-14), TargetOutOfReach, "out of reach"),
         (lambda: gap("binary-test", 10, 1.0), ValueError, "exact"),
     ],
 )
@@ -113,6 +114,30 @@ def test_bad_input(call, error, match):
 
 
 # ------------------------------------------------------------------------------- ldp plan
+
+
+@pytest.mark.parametrize(
+    ("call", "epsilon", "n"),
+    [
+        (lambda: plan("mean", 1e-6, 1e-14), 1e-6, None),
+        (lambda: plan("distribution", None, 1e-9, k=10, n=5), None, 5),
+        (
+            lambda: plan("binary-test", None, 1e-9, n=10, p0=0.3, p1=0.31, alpha=0.05),
+            None,
+            10,
+        ),
+    ],
+)
+def test_an_unreachable_target_is_refused_with_the_question_asked(call, epsilon, n):
+    """Each of the planner's three searches refuses a target it cannot reach with a
+    TargetOutOfReach (a ValueError) that carries the target and the epsilon or n given."""
+    with pytest.raises(TargetOutOfReach) as refusal:
+        call()
+    assert isinstance(refusal.value, ValueError)
+    assert (refusal.value.epsilon, refusal.value.n) == (epsilon, n)
+    assert refusal.value.target_risk in (1e-14, 1e-9)
+
+
 def test_cli_plan_users(capsys):
     assert (
         main(["plan", "distribution", "--k", "10", "--epsilon", "1", "--target", "1e-3", "--json"])
