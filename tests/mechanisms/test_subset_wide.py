@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from ldp.mechanisms import SubsetSelection
-from ldp.mechanisms.categorical._subset_wide import bernoulli_rows
+from ldp.mechanisms.categorical._subset_wide import add_by_rejection, bernoulli_rows
 from tests.report_laws import assert_subset_reports_fit_the_law
 
 
@@ -47,3 +47,38 @@ def test_reports_at_k_1024_fit_the_law():
     n, x = 20_000, 700
     reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(12))
     assert_subset_reports_fit_the_law(mech, reports, x, pair=(3, 1000))
+
+
+def test_additions_are_uniform_among_the_clear_values():
+    """add_by_rejection: from a fixed row with values 1 and 4 set (of k = 7), three added
+    values are each of the C(5, 3) triples of clear values equally often, one added value
+    each of the 5 clear values (users with different counts share the candidate blocks,
+    so both the plain and the size-tested block are used); seeded chi-square, a correct
+    sampler fails each with probability 1e-4."""
+    n, k = 40_000, 7
+    rows = np.zeros((n, 1), dtype=np.uint8)
+    rows[:, 0] = 0b0100_1000  # values 1 and 4
+    left = np.where(np.arange(n) % 2 == 0, 3, 1)
+    add_by_rejection(rows, np.arange(n), left, np.random.default_rng(8), k)
+    members = np.unpackbits(rows, axis=1)[:, :k]
+    assert np.all(members[:, [1, 4]] == 1) and not np.unpackbits(rows, axis=1)[:, k:].any()
+    assert np.array_equal(members.sum(axis=1), 2 + left)
+    clear = [0, 2, 3, 5, 6]
+    for count in (3, 1):
+        chosen = members[left == count][:, clear]
+        codes = chosen @ (1 << np.arange(len(clear)))
+        subsets = [sum(1 << i for i in s) for s in itertools.combinations(range(5), count)]
+        counts = np.array([np.count_nonzero(codes == s) for s in subsets])
+        assert counts.sum() == chosen.shape[0]
+        assert stats.chisquare(counts).pvalue > 1e-4
+
+
+def test_rows_of_more_than_2_to_the_15_values_have_their_sizes():
+    """Beyond 16-bit candidates (k = 40,000): every row has its size, x's bit clear, and
+    no bit at or past k."""
+    k, xs, sizes = 40_000, np.array([0, 39_999, 20_000]), np.array([5, 30_000, 9_999])
+    for bits in (1, 2):
+        rows = bernoulli_rows(np.random.default_rng(bits), xs, sizes, k, bits)
+        members = np.unpackbits(rows, axis=1)
+        assert np.array_equal(members.sum(axis=1), sizes)
+        assert not members[np.arange(3), xs].any() and not members[:, k:].any()

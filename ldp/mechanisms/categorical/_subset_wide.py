@@ -1,20 +1,35 @@
 """Uniform subsets of many slots as packed rows: the simulation path of subset selection
-for ``k > 64`` (a numpy ``Generator``; no byte protocol to follow, only its law).
+for ``k > 64`` (a numpy ``Generator``; no byte protocol to follow, only its law), and the
+correction of the byte protocol, :func:`correct_sizes`.
 
 The ``k - 1`` values other than ``x`` get a uniform ``c``-subset (``c = d - 1`` when ``x``
 is included, else ``d``) by *Bernoulli and correct*, the byte protocol's rule, with the
-Generator's own draws:
+Generator's own draws (:func:`bernoulli_rows`):
 
 * the AND of ``b`` uniform rows (64-bit words) sets every bit with probability ``2^-b``
   independently; ``x``'s bit (and the pad bits) cleared, the ``s`` set bits of the others
   are a uniform ``s``-subset given ``s``;
-* a user with ``s > c`` drops ``s - c`` members, one with ``s < c`` adds ``c - s``
-  non-members: each round draws ``t`` uniform on ``0 .. k - 2`` for every pending user
-  (``Generator.integers``, exact, 16-bit when ``k - 1 <= 2^15``) and acts on value
-  ``t + (t >= x)`` when it is a member to drop (or a non-member to add); other draws are
-  discarded. Dropping a uniform member of a uniform ``s``-subset leaves a uniform
-  ``(s - 1)``-subset, and adding a uniform non-member a uniform ``(s + 1)``-subset, so the
-  result is a uniform ``c``-subset: the law of the byte protocol, from other draws.
+* a user with ``s < c`` adds ``c - s`` values by rejection (:func:`add_by_rejection`): each
+  candidate ``t`` is uniform on ``0 .. k - 1`` (``Generator.integers``, exact) and is added
+  when its bit is clear and ``t != x`` (``x``'s bit is set for the correction, so one test
+  rejects both), else discarded. Each added value is uniform among the values still
+  outside, so the ``c - s`` added values are a uniform ``(c - s)``-subset of the ``k - 1 -
+  s`` others outside, and the result a uniform ``c``-subset: its probability,
+  ``C(c, s) / (C(k - 1, s) C(k - 1 - s, c - s)) = 1 / C(k - 1, c)``, is the same for every
+  ``c``-subset;
+* a user with ``s > c`` drops ``s - c`` members: dropping uniform members of a uniform
+  ``s``-subset is adding uniform values to its complement among the others (a uniform
+  ``(k - 1 - s)``-subset), so its row is inverted (``x``'s bit, clear, becomes set), the
+  same additions bring the complement to ``k - 1 - c`` values, and the row is inverted back.
+
+The candidates are drawn for several rounds at once, a block of ``r`` per pending user, and
+used in order: a user's candidates are the independent uniform sequence of the rejection
+above, and those drawn after its size is reached are discarded unused, so the block size
+changes the draws a seed gives, never the law.
+
+The byte protocol's correction (:func:`correct_sizes`) draws one slot on ``0 .. k - 2`` per
+pending user per round instead and reads it as value ``t + (t >= x)``: the same law from
+the device's bytes.
 """
 
 from __future__ import annotations
@@ -25,10 +40,12 @@ import numpy as np
 
 from ldp._words import popcount, words
 
-__all__ = ["bernoulli_rows", "correct_sizes", "popcount_rows"]
+__all__ = ["add_by_rejection", "bernoulli_rows", "correct_sizes", "popcount_rows"]
 
 #: The mask of bit ``v % 8`` of a packed byte (bit ``v`` is bit ``7 - v % 8``).
 _MASKS = np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
+#: Most candidates drawn per pending user at once (:func:`add_by_rejection`).
+_MAX_BLOCK = 16
 
 
 def popcount_rows(packed: np.ndarray) -> np.ndarray:
@@ -92,6 +109,66 @@ def correct_sizes(
             step, drop = step[left], drop[left]
 
 
+def add_by_rejection(
+    packed: np.ndarray, users: np.ndarray, left: np.ndarray, gen: np.random.Generator, k: int
+) -> None:
+    """Add ``left[j]`` values to row ``users[j]`` of ``packed`` in place, each a uniform
+    value among those whose bit is clear (module notes: candidates uniform on
+    ``0 .. k - 1`` by ``gen``, a candidate whose bit is set discarded).
+
+    Parameters
+    ----------
+    packed : numpy.ndarray
+        ``(n, width)`` uint8 rows, C-contiguous, value ``v`` at bit ``7 - v % 8`` of byte
+        ``v // 8``, ``width >= ceil(k / 8)``.
+    users : numpy.ndarray
+        Distinct rows to fill (int64).
+    left : numpy.ndarray
+        How many values each of them gets, each at most its count of clear bits below
+        ``k`` (modified).
+    gen : numpy.random.Generator
+        The source of the candidates.
+    k : int
+        Candidates are uniform on ``0 .. k - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp.mechanisms.categorical._subset_wide import add_by_rejection
+    >>> rows = np.zeros((2, 2), dtype=np.uint8)
+    >>> rows[1, 0] = 0b1000_0000   # value 0 of row 1 already set
+    >>> add_by_rejection(rows, np.array([0, 1]), np.array([3, 15]), np.random.default_rng(0), 16)
+    >>> np.unpackbits(rows, axis=1).sum(axis=1).tolist()
+    [3, 16]
+    """
+    flat = packed.reshape(-1)
+    left = left.astype(np.int64 if k > 1 << 15 else np.int16)
+    base = users.astype(np.int64) * packed.shape[1]
+    draw_type = np.int16 if k <= 1 << 15 else np.int64
+    while base.size:
+        # a block of r candidates per user: r <= min(left) needs no test of the size
+        fewest = int(left.min())
+        r = min(_MAX_BLOCK, max(2, fewest))
+        tested = r > fewest
+        candidates = gen.integers(0, k, size=(r, base.size), dtype=draw_type)
+        at = (candidates >> 3).astype(np.int64)
+        at += base
+        masks = np.take(_MASKS, candidates & 7)
+        old = np.empty(base.size, dtype=np.uint8)
+        new = np.empty_like(old)
+        added = np.empty(base.size, dtype=bool)
+        for j in range(r):
+            np.take(flat, at[j], out=old)
+            mask = masks[j] * (left > 0) if tested else masks[j]
+            np.bitwise_or(old, mask, out=new)
+            flat[at[j]] = new
+            np.not_equal(new, old, out=added)
+            left -= added
+        pending = left > 0
+        if not pending.all():
+            base, left = base[pending], left[pending]
+
+
 def bernoulli_rows(
     gen: np.random.Generator, xs: np.ndarray, sizes: np.ndarray, k: int, bits: int
 ) -> np.ndarray:
@@ -140,17 +217,16 @@ def bernoulli_rows(
     if k % 8:
         packed[:, width - 1] &= np.uint8((0xFF << (8 * width - k)) & 0xFF)
     flat = packed.reshape(-1)
-    # the bit of value v of user u is bit v % 8 of byte u * padded + v // 8: keep its index
+    # the bit of value v of user u is bit v % 8 of byte u * padded + v // 8
     bit_base = np.arange(m, dtype=np.int64) * (8 * padded)
-    bit_x = bit_base + xs
-    flat[bit_x >> 3] &= ~_MASKS[xs & 7]
-    draw_type = np.int16 if k - 1 <= 1 << 15 else np.int64  # the same law, fewer bits
+    x_at, x_mask = (bit_base + xs) >> 3, _MASKS[xs & 7]
+    flat[x_at] &= ~x_mask
     need = sizes - popcount_rows(packed)
-    correct_sizes(
-        flat,
-        bit_base,
-        xs,
-        need,
-        lambda size: gen.integers(0, k - 1, size=size, dtype=draw_type),
-    )
+    inverted = np.flatnonzero(need < 0)  # drops: additions to the complement (module notes)
+    packed[inverted] ^= np.uint8(0xFF)
+    flat[x_at] |= x_mask  # x is never a value to add
+    users = np.flatnonzero(need)
+    add_by_rejection(packed, users, np.abs(need[users]), gen, k)
+    packed[inverted] ^= np.uint8(0xFF)
+    flat[x_at] &= ~x_mask
     return packed[:, :width]
