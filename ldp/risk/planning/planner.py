@@ -64,8 +64,8 @@ MAX_EPSILON = 50.0
 
 class TargetOutOfReach(ValueError):
     """:func:`plan`'s refusal of a target the best mechanism does not reach within the
-    searched range: every ``n <= 2^50`` at the given epsilon, or every
-    ``epsilon <=`` :data:`MAX_EPSILON` with the given ``n``.
+    searched range: every ``n <= 2^50`` at the given epsilon, or every ``epsilon <= 50``
+    with the given ``n``.
 
     A :class:`ValueError` whose attributes say which question was asked, so that a caller
     (the ``ldp plan`` command) can word it in its own terms.
