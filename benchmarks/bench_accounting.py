@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._timing import REPEAT, cpu_median, pin_threads
+from benchmarks._timing import REPEAT, cpu_median, steady_process
 from ldp import k_rr
 from ldp.accounting import compose, compose_eps_delta_eta, edgeworth_value_approx, laplace_cumulants
 from ldp.accounting.central import PoissonSubsampledGaussian
@@ -23,7 +23,7 @@ def timed(fn, repeat: int = REPEAT) -> tuple[float, object]:
 
 
 def main() -> None:
-    print(pin_threads() + "; CPU time, median of three")
+    print(steady_process() + "; CPU time, median of three")
     eps_grid = np.linspace(0.0, 4000.0, 100)
 
     def krr_profile():

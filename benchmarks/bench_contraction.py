@@ -15,7 +15,7 @@ import argparse
 
 import numpy as np
 
-from benchmarks._timing import REPEAT, cpu_median, pin_threads
+from benchmarks._timing import REPEAT, cpu_median, steady_process
 from ldp import Channel, k_rr
 from ldp.contraction import coefficient, k_rr_coefficient
 
@@ -39,7 +39,7 @@ def main() -> None:
         "random 256x256 (Dirichlet(1) rows)": (random_channel, None),
         "k-RR, k = 256, eps = 2": (k_rr(256, 2.0), k_rr_coefficient("kl", 256, 2.0)),
     }
-    print(pin_threads())
+    print(steady_process())
     print(f"target: under {TARGET_SECONDS:.1f} s of CPU time per KL coefficient (median)")
     for name, (channel, expected) in cases.items():
         seconds, value = cpu_time(channel, args.repeat)

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from benchmarks._common import emit, parser, row
-from benchmarks._timing import Contender, compare, interleaved, pin_threads
+from benchmarks._timing import Contender, compare, interleaved, steady_process
 
 EPS = 1.0
 
@@ -146,7 +146,7 @@ def other_rows(quick: bool) -> list[dict]:
 def main(argv: list[str] | None = None) -> None:
     p = parser(__doc__.splitlines()[0])
     args = p.parse_args(argv)
-    pinned = pin_threads()
+    pinned = steady_process()
     rows = linear_rows((16,) if args.quick else (16, 32, 64)) + other_rows(args.quick)
     emit(f"design ({pinned})" + (" (quick)" if args.quick else ""), rows, args.json)
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from benchmarks._peers import EPS, ORACLES, PEERS, ldpkit_run, peer_runner
 from benchmarks._peers import zipf as zipf_data
-from benchmarks._timing import Contender, interleaved, pin_threads
+from benchmarks._timing import Contender, interleaved, steady_process
 from ldp.tasks import norm_mul
 
 #: the oracles of the table against the draw (each with its draw in :func:`draw_reference`)
@@ -95,7 +95,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
 
-    print(f"ldpkit, eps = {EPS}, {os.cpu_count()} CPUs, numpy {np.__version__}; {pin_threads()}")
+    print(f"ldpkit, eps = {EPS}, {os.cpu_count()} CPUs, numpy {np.__version__}; {steady_process()}")
     print("CPU time of this process, contenders interleaved, median of three")
     print(
         f"{'oracle':<5} {'k':>5} {'n':>8} {'cpu s':>7} {'draw s':>7} "

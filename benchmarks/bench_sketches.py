@@ -21,7 +21,7 @@ import importlib.util
 import numpy as np
 
 from benchmarks._common import emit, parser, row
-from benchmarks._timing import Contender, compare, pin_threads
+from benchmarks._timing import Contender, compare, steady_process
 
 EPS = 2.0
 WIDTH = 1024
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=None, help="users")
     args = p.parse_args(argv)
-    pin_threads()
+    steady_process()
     n = args.n or (5_000 if args.quick else 100_000)
     emit("sketches vs pure-ldp" + (" (quick)" if args.quick else ""), rows_for(n), args.json)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from benchmarks._common import emit, parser, row
 from benchmarks._peers import zipf
-from benchmarks._timing import Contender, compare, interleaved, pin_threads
+from benchmarks._timing import Contender, compare, interleaved, steady_process
 
 EPS = 1.0
 
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> None:
         choices=["grr", "hcms", "hashing", "subset", "compose"],
     )
     args = p.parse_args(argv)
-    pinned = pin_threads()  # the runner also pins them before numpy is imported
+    pinned = steady_process()  # the runner also pins them before numpy is imported
     quick = args.quick
     n = 20_000 if quick else 1_000_000
     parts = {

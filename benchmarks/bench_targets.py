@@ -41,7 +41,7 @@ import numpy as np
 
 from benchmarks._common import emit, parser, row
 from benchmarks._peers import LDPKIT, ORACLES, PEERS, ldpkit_run, peer_runner, zipf
-from benchmarks._timing import Contender, compare, interleaved, pin_threads
+from benchmarks._timing import Contender, compare, interleaved, steady_process
 
 EPS = 1.0
 
@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
         choices=["peers", "estimators", "channels", "accounting"],
     )
     args = p.parse_args(argv)
-    pinned = pin_threads()  # the runner also pins them before numpy is imported
+    pinned = steady_process()  # the runner also pins them before numpy is imported
     if args.estimator:
         print(json.dumps(_estimator_case(args.estimator, args.n)))
         return

@@ -35,8 +35,8 @@ def render(payload: dict) -> str:
     lines = [
         f"Measured by `python -m benchmarks` on {payload.get('date', '?')} "
         f"({payload.get('cpus', '?')} CPUs, Python {payload.get('python', '?')}); "
-        "times are CPU time of one process, the contenders of a row interleaved, median of "
-        "three; each ratio names its baseline.",
+        "times are CPU time of one process with a fixed allocator, the contenders of a row "
+        "interleaved after a warm-up round, median of three; each ratio names its baseline.",
         "",
         "| benchmark | measured | target | verdict |",
         "|---|---|---|---|",
