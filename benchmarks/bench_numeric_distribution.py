@@ -26,6 +26,9 @@ from benchmarks._common import emit, parser, row, timed
 from ldp.mechanisms import OUE, SquareWave
 from ldp.tasks import HierarchicalHistogram, norm_sub
 
+#: Repetitions of the distribution comparison, whose ratio is judged.
+DISTRIBUTION_REPEATS = 12
+
 
 def distribution(n: int, epsilons: list[float], bins: int, repeats: int) -> list[dict]:
     rng = np.random.default_rng(0)
@@ -102,7 +105,11 @@ def ranges(n: int, k: int, epsilon: float, branching: int, repeats: int) -> list
 def run(quick: bool = False) -> list[dict]:
     if quick:
         return distribution(20_000, [1.0], 32, 1) + ranges(20_000, 256, 1.0, 4, 1)
-    return distribution(100_000, [0.5, 1.0, 2.0, 4.0], 64, 3) + ranges(100_000, 1024, 1.0, 4, 3)
+    # the flat oracle's CDF error varies about threefold from one draw to the next: three
+    # repetitions left the judged ratio at eps = 1 anywhere from about 1 to 2.4
+    return distribution(100_000, [0.5, 1.0, 2.0, 4.0], 64, DISTRIBUTION_REPEATS) + ranges(
+        100_000, 1024, 1.0, 4, 3
+    )
 
 
 def main() -> None:
