@@ -36,7 +36,8 @@ def render(payload: dict) -> str:
         f"Measured by `python -m benchmarks` on {payload.get('date', '?')} "
         f"({payload.get('cpus', '?')} CPUs, Python {payload.get('python', '?')}); "
         "times are CPU time of one process with a fixed allocator, the contenders of a row "
-        "interleaved after a warm-up round, median of three; each ratio names its baseline.",
+        "interleaved (a judged comparison after a warm-up round), median of three; each "
+        "ratio names its baseline.",
         "",
         "| benchmark | measured | target | verdict |",
         "|---|---|---|---|",
