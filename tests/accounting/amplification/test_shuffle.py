@@ -249,7 +249,10 @@ def test_numerical_clone_bound_reproduces_published_values(delta, eps0, n, lb, u
     assert lb - 1e-4 <= value <= ub + 1e-4
 
 
-@pytest.mark.slow  # n = 10^6 at several points, a few seconds each
+# n = 10^6, a few seconds each: its twin in the default run is
+# test_numerical_clone_bound_reproduces_published_values (the same table and bound, n <= 10^5)
+@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize(
     "delta,eps0,lb,ub", [(1e-6, 4.0, 0.0492, 0.0501), (1e-8, 1.0, 0.0061, 0.0063)]
 )
