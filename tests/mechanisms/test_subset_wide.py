@@ -83,3 +83,27 @@ def test_rows_of_more_than_2_to_the_15_values_have_their_sizes():
         members = np.unpackbits(rows, axis=1)
         assert np.array_equal(members.sum(axis=1), sizes)
         assert not members[np.arange(3), xs].any() and not members[:, k:].any()
+
+
+@pytest.mark.parametrize("k", [64, 1024])
+def test_every_chunk_and_every_call_draws_its_own_inclusions(k):
+    """The inclusions of x in two chunks of one call, and in two calls on one Generator,
+    are independent: users i and i + chunk (and user i of each call) are both included
+    about n p^2 times, p the exact inclusion probability (a z-test at 4.5 sd, seeded); a
+    draw reused across chunks or calls would include both exactly when it includes one."""
+    from ldp._words import WORD_CHUNK
+    from ldp.mechanisms.categorical import subset
+
+    mech = SubsetSelection(k, 1.0)
+    inside, outside = mech._law.weights
+    p = inside / (inside + outside)
+    width = (k + 7) // 8
+    chunk = WORD_CHUNK if k <= 64 else max(WORD_CHUNK, subset._WIDE_CHUNK_BYTES // width)
+    gen = np.random.default_rng(21)
+    first = np.unpackbits(mech.privatize(np.zeros(2 * chunk, dtype=np.int64), rng=gen), axis=1)
+    second = np.unpackbits(mech.privatize(np.zeros(chunk, dtype=np.int64), rng=gen), axis=1)
+    included = first[:, 0].astype(bool), second[:, 0].astype(bool)
+    for a, b in ((included[0][:chunk], included[0][chunk:]), (included[0][:chunk], included[1])):
+        both = np.count_nonzero(a & b)
+        sd = math.sqrt(chunk * p * p * (1 - p * p))
+        assert abs(both - chunk * p * p) < 4.5 * sd

@@ -70,8 +70,8 @@ def correct_sizes(
     draw_slots: Callable[[int], np.ndarray],
 ) -> None:
     """Bring each packed row to its size in place, by the rule of *Bernoulli and correct*
-    (module notes): the one home of the correction, for the byte protocol and the
-    Generator path alike.
+    as the byte protocol draws it (module notes; the Generator path corrects by
+    :func:`add_by_rejection` instead).
 
     Row ``u`` holds its value ``v`` at bit ``bit_base[u] + v`` of ``flat`` (bit ``i`` is bit
     ``7 - i % 8`` of byte ``i // 8``); ``need[u]`` is its size minus its count of set bits.

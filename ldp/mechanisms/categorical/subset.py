@@ -114,7 +114,6 @@ def _subset_words(slots: int, d: int) -> SubsetWords:
     return SubsetWords(slots, (d - 1, d))
 
 
-@functools.lru_cache(maxsize=32)
 def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, m: int) -> np.ndarray:
     """``m`` inclusions of ``x`` by ``coin``: one 32-bit half a user, a tie by more words."""
     include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
@@ -124,6 +123,7 @@ def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, m: int) -> np.ndar
     return include
 
 
+@functools.lru_cache(maxsize=32)
 def _inclusion_coin(inside: float, outside: float) -> WordCoin:
     """The coin ``x`` in the subset, ``inside / (inside + outside)`` exactly, on 32 bits."""
     odds = Fraction(inside)
