@@ -3,6 +3,7 @@ enumerating every word of small widths, and seeded goodness-of-fit tests at k = 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from fractions import Fraction
@@ -26,11 +27,11 @@ def _top(word: int, n: int) -> tuple[int, ...]:
 
 
 def _enumerate(draw: SubsetWords, j: int) -> dict[tuple[int, ...], int]:
-    """How many pairs (rank word, index of the one quarter with slots) of the small widths
-    are accepted and give each subset of size ``sizes[j]`` (slots <= 16)."""
+    """How many pairs (word, index of the one quarter with slots) of the small widths are
+    accepted and give each subset of size ``sizes[j]`` (slots <= 16)."""
     words = np.arange(1 << draw.rank_bits, dtype=np.uint64)
-    keys, rejected = draw.ranks(words, np.full(words.size, j, dtype=np.intp))
-    comp = draw.compositions(keys[~rejected])
+    comp, rejected = draw.compositions(words, np.full(words.size, j, dtype=np.uint8))
+    comp = comp[~rejected]
     span = 1 << draw.index_bits
     indices = np.zeros((comp.size * span, 4), dtype=np.uint16)
     indices[:, _QUARTER_COLUMN[3]] = np.tile(np.arange(span, dtype=np.uint16), comp.size)
@@ -44,13 +45,13 @@ def _enumerate(draw: SubsetWords, j: int) -> dict[tuple[int, ...], int]:
 
 @pytest.mark.parametrize("slots", range(1, 9))
 def test_every_word_of_small_widths_draws_every_subset_equally(slots):
-    """All rank words of 8 bits and all pattern indices of the smallest width: every
-    c-subset of the slots is drawn by exactly T floor(2^8 / T) floor(2^h / T) pairs
-    (T = C(N, c): one composition, which every accepted rank word names), every size c,
-    and nothing else is accepted."""
+    """All words of 8 bits (a guide of 3 bits, so that cells are cut) and all pattern
+    indices of the smallest width: every c-subset of the slots is drawn by exactly
+    T floor(2^8 / T) floor(2^h / T) pairs (T = C(N, c): one composition, which every
+    accepted word names), every size c, and nothing else is accepted."""
     sizes = tuple(range(slots + 1))
     bits = max(1, (math.comb(slots, slots // 2) - 1).bit_length())
-    draw = SubsetWords(slots, sizes, rank_bits=8, index_bits=bits)
+    draw = SubsetWords(slots, sizes, rank_bits=8, index_bits=bits, guide_bits=3)
     for j, c in enumerate(sizes):
         total = math.comb(slots, c)
         expected = total * (256 // total) * ((1 << bits) // total)
@@ -73,26 +74,126 @@ def test_pattern_rows_hold_every_pattern_equally_often(size):
         assert np.all(np.bitwise_count(patterns[~valid]) > m)
 
 
-def test_compositions_take_their_share_of_the_ranks_and_are_found():
-    """N = 63, sizes 16 and 17 (k = 64): the ranges of the compositions have the sizes
-    prod C(s_i, m_i) and add up to C(63, c); every key at a range's ends, and random ones,
-    is placed in its range (the guide table and the search agree with a plain search)."""
+def _reference_compositions(slots: int, sizes: tuple[int, ...], bits: int, words) -> list:
+    """For each ``bits``-bit word and size index ``j``: the number of its composition (from
+    1, in the order of ``itertools.product`` over the quarters, size after size), or
+    ``None`` when the word is rejected: the rank ``w // L`` (``L = 2^bits // T``) placed
+    among the compositions' cumulative counts of subsets, in Python integers."""
+    low = 64 - slots
+    quarters = [min(16, max(0, 16 * (i + 1) - low)) for i in range(4)]
+    ranges, first = [], 1
+    for c in sizes:
+        widths = [
+            math.prod(math.comb(s, m) for s, m in zip(quarters, counts))
+            for counts in itertools.product(*(range(s + 1) for s in quarters))
+            if sum(counts) == c
+        ]
+        ranges.append((first, list(itertools.accumulate(widths))))
+        first += len(widths)
+    out = []
+    for word, j in words:
+        first, ends = ranges[j]
+        per_rank = (1 << bits) // ends[-1]
+        rank = word // per_rank
+        out.append(None if rank >= ends[-1] else first + bisect.bisect_right(ends, rank))
+    return out
+
+
+def _placed(draw: SubsetWords, words: list[int], which: list[int]) -> list:
+    comp, rejected = draw.compositions(
+        np.array(words, dtype=np.uint64), np.array(which, dtype=np.uint8)
+    )
+    return [None if r else int(c) for c, r in zip(comp, rejected)]
+
+
+def test_every_word_of_16_bits_names_its_composition():
+    """N = 20 slots in two quarters (4 + 16), sizes 3 and 4, words of 16 bits, a guide of
+    6 bits: every word is placed as the rank w // L names it (the guide where its cell
+    decides, the search where a boundary or the rejected words cut it), so composition
+    (m_0, m_1) takes exactly L C(4, m_0) C(16, m_1) words."""
+    draw = SubsetWords(20, (3, 4), rank_bits=16, guide_bits=6)
+    assert (draw._tables["guide"] == 0).sum() >= 5  # cut cells are exercised
+    every = list(range(1 << 16))
+    for j in (0, 1):
+        expected = _reference_compositions(20, (3, 4), 16, [(w, j) for w in every])
+        assert _placed(draw, every, [j] * len(every)) == expected
+
+
+def test_compositions_at_k_64_agree_with_the_ranks():
+    """N = 63, sizes 16 and 17 (k = 64), 64-bit words: the words at every range's ends and
+    at the acceptance limit, and random words, are placed as their rank w // L names them,
+    by the guide table and by the search alike."""
+    sizes = (16, 17)
+    draw = SubsetWords(63, sizes)
+    words, which = [], []
+    for j in (0, 1):
+        for start in draw._tables["lowers"][j].tolist()[1:]:
+            words += [start - 1, start]
+            which += [j, j]
+        last = int(draw._tables["lasts"][j])
+        words += [0, last, last + 1, (1 << 64) - 1]
+        which += [j] * 4
+    random = np.random.default_rng(3).integers(0, 1 << 64, 100_000, dtype=np.uint64)
+    words += random.tolist()
+    which += (np.arange(random.size) % 2).tolist()
+    expected = _reference_compositions(63, sizes, 64, list(zip(words, which)))
+    assert _placed(draw, words, which) == expected
+    arrays = np.array(words, dtype=np.uint64), np.array(which, dtype=np.uint8)
+    comp, rejected = draw.place(*arrays)
+    assert [None if r else int(c) for c, r in zip(comp, rejected)] == expected
+
+
+def test_the_cut_cells_are_placed_with_fresh_low_bits():
+    """sample() reads only the top guide bits of the caller's words: with a guide of 2 bits
+    (two of the four cells cut by a boundary at N = 18, quarters of 2 + 16 slots) and the
+    caller's low bits all zero, the 3-subsets are still uniform (chi-square over all 816)
+    and so is the number of slots in the small quarter (hypergeometric). Reading the low
+    bits would place every word of a cut cell in its first composition (no 3-subset
+    would hold both small slots)."""
+    from scipy import stats
+
+    draw = SubsetWords(18, (3,), guide_bits=2)
+    assert (draw._tables["guide"] == 0).sum() == 2
+    gen = np.random.default_rng(12)
+    n = 200_000
+    cells = gen.integers(0, 1 << 64, n, dtype=np.uint64) & np.uint64(0xC000000000000000)
+    out = draw.sample(gen, np.zeros(n, dtype=np.uint8), cells)
+    assert np.all(np.bitwise_count(out) == 3)
+    index = {s: i for i, s in enumerate(itertools.combinations(range(18), 3))}
+    counts = np.bincount([index[_top(int(w), 18)] for w in out], minlength=len(index))
+    assert stats.chisquare(counts).pvalue > 1e-4
+    small = np.bitwise_count(out >> np.uint64(62))  # slots 0 and 1
+    law = [math.comb(2, a) * math.comb(16, 3 - a) / math.comb(18, 3) for a in range(3)]
+    assert stats.chisquare(np.bincount(small, minlength=3), n * np.array(law)).pvalue > 1e-4
+
+
+class _Words:
+    """Stands in for a Generator whose 64-bit words are the given arrays, in order."""
+
+    def __init__(self, *arrays):
+        self.arrays = [np.array(a, dtype=np.uint64) for a in arrays]
+
+    def integers(self, low, high, size, dtype):
+        out = self.arrays.pop(0)
+        assert (low, high, size, dtype) == (0, 1 << 64, out.size, np.uint64)
+        return out
+
+
+def test_a_rejected_word_of_a_cut_cell_is_redrawn_whole():
+    """k = 64, size 17: the last cell holds the rejected words. A user in it whose fresh low
+    bits are all ones lies past the accepted words and is redrawn whole: the next word, 0,
+    names the first composition (1 slot in quarter 2, 16 in quarter 3, the top bits), and
+    index 0 of each row its first pattern; keeping the rejected word would name the last
+    composition (15 slots in quarter 0, the low bits)."""
     draw = SubsetWords(63, (16, 17))
-    starts = draw._tables["starts"].astype(object)
-    assert starts[-1] == math.comb(63, 16) + math.comb(63, 17)
-    quarters = draw.quarter_slots
-    widths = [
-        math.prod(math.comb(s, m) for s, m in zip(quarters, counts))
-        for c in (16, 17)
-        for counts in itertools.product(*(range(s + 1) for s in quarters))
-        if sum(counts) == c
-    ]
-    assert np.diff(starts).tolist() == widths
-    ends = np.array(starts[:-1].tolist() + (starts[1:] - 1).tolist(), dtype=np.uint64)
-    random = np.random.default_rng(3).integers(0, int(starts[-1]), 100_000, dtype=np.uint64)
-    keys = np.concatenate([ends, random])
-    expected = np.searchsorted(draw._tables["starts"], keys, side="right") - 1
-    assert np.array_equal(draw.compositions(keys), expected)
+    cells = np.array([0xFFFF << 48], dtype=np.uint64)
+    assert draw._tables["guide"][(1 << 16) + 0xFFFF] == 0  # the last cell is cut
+    gen = _Words([(1 << 64) - 1], [0], [0])  # fresh low bits, the redrawn word, indices
+    out = draw.finish(gen, np.array([1], dtype=np.uint8), np.array([0]), cells)
+    assert gen.arrays == []
+    assert int(out[0]) >> 48 == 0xFFFF
+    assert int(out[0]) & 0xFFFFFFFF == 0
+    assert int(out[0]).bit_count() == 17
 
 
 def test_insert_value_moves_the_slots_past_x():
@@ -118,7 +219,7 @@ def test_the_law_of_the_reports_at_small_k_is_the_channel(k):
     inside, outside = (Fraction(w) for w in mech._law.weights)
     p_in = inside / (inside + outside)
     bits = max(1, (math.comb(k - 1, (k - 1) // 2) - 1).bit_length())
-    draw = SubsetWords(k - 1, (d - 1, d), rank_bits=8, index_bits=bits)
+    draw = SubsetWords(k - 1, (d - 1, d), rank_bits=8, index_bits=bits, guide_bits=3)
     laws = []
     for j, weight in ((0, p_in), (1, 1 - p_in)):
         found = _enumerate(draw, j)
@@ -135,16 +236,18 @@ def test_the_law_of_the_reports_at_small_k_is_the_channel(k):
     assert np.allclose(matrix, mech.to_channel().matrix, rtol=1e-12, atol=0)
 
 
-def test_reports_at_k_64_fit_the_law():
-    """Seeded goodness of fit of privatize at k = 64 (the word path): the inclusion of x
+@pytest.mark.parametrize("k", [40, 64])
+def test_reports_on_the_word_path_fit_the_law(k):
+    """Seeded goodness of fit of privatize at k = 40 and 64 (the word path; the slots of
+    k = 40 fill two quarters and part of a third): the inclusion of x
     (binomial), the other values' frequencies (uniform over the 63, chi-square), the
     members among the first 32 values other than x (hypergeometric given the inclusion),
     and how often two given values are reported together (a correct sampler fails each
     with probability 1e-4; seeded)."""
-    mech = SubsetSelection(64, 1.0)
-    n, x = 200_000, 40
+    mech = SubsetSelection(k, 1.0, encoding="bits")
+    n, x = 200_000, 30
     reports = mech.privatize(np.full(n, x), rng=np.random.default_rng(11))
-    assert_subset_reports_fit_the_law(mech, reports, x, pair=(3, 50))
+    assert_subset_reports_fit_the_law(mech, reports, x, pair=(3, k - 14))
 
 
 def test_bad_arguments_are_named():
@@ -156,3 +259,7 @@ def test_bad_arguments_are_named():
         SubsetWords(63, (3,), index_bits=12)
     with pytest.raises(ValueError, match="rank_bits"):
         SubsetWords(20, (10,), rank_bits=16)
+    with pytest.raises(ValueError, match="guide_bits"):
+        SubsetWords(20, (3,), rank_bits=16, guide_bits=17)
+    with pytest.raises(ValueError, match="guide_bits"):
+        SubsetWords(5, (2,), rank_bits=8, guide_bits=9)

@@ -49,12 +49,14 @@ _MAX_BLOCK = 16
 
 
 def popcount_rows(packed: np.ndarray) -> np.ndarray:
-    """Set bits of each packed uint8 row (int64): 64 bits at a time when the rows are whole
-    64-bit words (their counts added column by column: a reduction along a short row costs
-    more than the counting)."""
+    """Set bits of each packed uint8 row (int64; uint8 for rows of one word): 64 bits at a
+    time when the rows are whole 64-bit words (their counts added column by column: a
+    reduction along a short row costs more than the counting)."""
     width = packed.shape[1]
     if width % 8 == 0 and width and packed.flags.c_contiguous:
         counts = popcount(packed.view(np.uint64))
+        if counts.shape[1] == 1:  # one word a row: at most 64, as uint8
+            return counts[:, 0]
         total = counts[:, 0].astype(np.int64)
         for j in range(1, counts.shape[1]):
             total += counts[:, j]

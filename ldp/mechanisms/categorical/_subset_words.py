@@ -8,14 +8,18 @@ quarter, one of the ``C(s_i, m_i)`` patterns with ``m_i`` bits there. A uniform 
 is therefore drawn exactly in two independent steps:
 
 * the composition, with probability ``prod C(s_i, m_i) / C(N, c)`` (Vandermonde's identity:
-  the weights add up to ``C(N, c)``): the compositions take consecutive ranges of *ranks*
-  ``0 .. C(N, c) - 1``, one rank per subset, and a uniform rank ``r`` names one. ``r`` is
-  ``w mod C(N, c)`` for a uniform ``b``-bit word ``w`` (``b = 64``), accepted when
-  ``w < floor(2^b / C(N, c)) C(N, c)``: every rank is then hit by exactly
-  ``floor(2^b / C(N, c))`` words (a rejected word, probability below ``C(N, c) 2^-b``, is
-  redrawn). The range holding ``r`` is found by a guide table on its high bits and a step or
-  two forward over the ranges' starts. The sizes a mechanism needs share one list of ranges
-  (the ranks of a later size follow those of the earlier ones);
+  the weights add up to ``T = C(N, c)``). A uniform ``b``-bit word ``w`` (``b = 64``) is
+  accepted when ``w < T L`` (``L = floor(2^b / T)``; a rejected word, probability below
+  ``T 2^-b``, is redrawn), and the accepted words are cut into consecutive ranges, one per
+  composition, of ``L prod C(s_i, m_i)`` words each: an accepted word lies in a range with
+  exactly the composition's probability. The range is found by a *guide table* on the top
+  ``g`` bits of the word (``g = 16``): a *cell* (the words sharing those bits) that lies
+  within one range names it, and only a word in a cell that a range boundary or the rejected
+  words cut (about one cell in a hundred at ``k = 64``) is placed by a search of the
+  boundaries. Such a word's low ``b - g`` bits are first replaced by fresh ones: given its
+  top bits, the low bits of a uniform word are uniform and independent of them, so the word
+  is as uniform as before, and the caller may spend the low bits of the words whose cells
+  decide alone (:meth:`SubsetWords.sample` reads only the top ``g`` bits of ``cells``);
 * each quarter's pattern, uniform among those with ``m_i`` bits: a table row of ``2^h``
   entries (``h = 16``) holds each of the ``C(s_i, m_i)`` patterns ``floor(2^h / C)`` times
   and ``2^h mod C`` *rejection* marks, and a uniform ``h``-bit index picks an entry; the
@@ -23,9 +27,10 @@ is therefore drawn exactly in two independent steps:
   pattern of its row, so a word drew a mark exactly when it holds more than ``c`` bits; its
   four indices are then redrawn (the accepted tuples are uniform on the product).
 
-The sampler takes one 64-bit word for the rank and one for the four 16-bit indices, and its
-steps are table look-ups and whole-word operations, with no per-value rounds. The word
-widths are parameters so that the tests can enumerate every word of a small width.
+The sampler takes the top bits of one 64-bit word for the composition and one word for the
+four 16-bit indices, and its steps are table look-ups and whole-word operations, with no
+per-value rounds and no division. The word widths are parameters so that the tests can
+enumerate every word of a small width.
 
 The ``k - 1`` slots stand for the values other than ``x`` (slot ``t`` for value
 ``t + (t >= x)``): :func:`insert_value` shifts the slots from ``x`` on one bit down and sets
@@ -50,8 +55,11 @@ __all__ = ["SubsetWords", "insert_value"]
 _QUARTER = 16
 #: The column of quarter ``i`` (bits ``16 i .. 16 i + 15``) in a word viewed as four uint16.
 _QUARTER_COLUMN = tuple(range(4)) if sys.byteorder == "little" else (3, 2, 1, 0)
-#: Bits of the guide table's index.
+#: Bits of the guide table's index (the top bits of a word that name its cell).
 _GUIDE_BITS = 16
+#: The guide's entry of a cell that a range boundary or the rejected words cut: its row
+#: of the pattern table holds marks alone (the compositions are numbered from 1).
+_CUT = 0
 _MARK = 0xFFFF
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _TOP = np.uint64(1 << 63)
@@ -83,13 +91,16 @@ class SubsetWords:
     sizes : tuple of int
         The subset sizes, each in ``0 .. N``; a user asks for ``sizes[j]`` by ``j``.
     rank_bits : int, default 64
-        Width of the words a rank is cut from (``2^rank_bits`` at least every ``C(N, c)``).
+        ``b``: width of the words a composition is read from (``2^b`` at least every
+        ``C(N, c)``); :meth:`sample` needs 64.
     index_bits : int, default 16
         Width of a quarter's pattern index, at most 16 (``2^index_bits`` at least the
         number of patterns of every row); :meth:`sample` takes the top bits of 16-bit
         parts. With 16 bits the indices of about one user in 25 are redrawn (at
         ``k = 64, d = 17``; one in five with 14 bits), for rows of 2 MiB a quarter; the
         fewer redraws are worth more than the smaller rows.
+    guide_bits : int, default 16
+        ``g``: the top bits of a word that index the guide table, at most ``min(b, 16)``.
 
     Examples
     --------
@@ -98,7 +109,7 @@ class SubsetWords:
     >>> draw = SubsetWords(5, (2, 3))
     >>> draw.totals
     [10, 10]
-    >>> words = draw.sample(np.random.default_rng(0), np.array([0, 1, 0]))
+    >>> words = draw.sample(np.random.default_rng(0), np.array([0, 1, 0], dtype=np.uint8))
     >>> [bin(int(w) >> 59)[2:].zfill(5).count("1") for w in words]   # the top 5 bits
     [2, 3, 2]
     >>> bool(np.all(words & np.uint64((1 << 59) - 1) == 0))   # nothing below the slots
@@ -109,6 +120,7 @@ class SubsetWords:
     sizes: tuple[int, ...]
     rank_bits: int = 64
     index_bits: int = 16
+    guide_bits: int = _GUIDE_BITS
 
     def __post_init__(self) -> None:
         if not isinstance(self.slots, int) or not 1 <= self.slots <= 63:
@@ -122,6 +134,10 @@ class SubsetWords:
             )
         if not 1 <= self.rank_bits <= 64 or max(self.totals) > 1 << self.rank_bits:
             raise ValueError(f"rank_bits must cover C(slots, size), got {self.rank_bits}")
+        if not 1 <= self.guide_bits <= min(self.rank_bits, _GUIDE_BITS):
+            raise ValueError(
+                f"guide_bits must lie in [1, min(rank_bits, {_GUIDE_BITS})], got {self.guide_bits}"
+            )
 
     @property
     def quarter_slots(self) -> tuple[int, ...]:
@@ -137,7 +153,7 @@ class SubsetWords:
 
     @cached_property
     def _tables(self) -> dict:
-        """Ranges of the compositions, the guide table, the pattern rows."""
+        """The compositions' ranges of words, the guide table, the pattern rows."""
         quarters = self.quarter_slots
         rows = {s: _pattern_rows(s, self.index_bits) for s in set(quarters)}
         first_row: dict[int, int] = {}
@@ -145,53 +161,78 @@ class SubsetWords:
         for s, table in rows.items():
             first_row[s] = sum(t.shape[0] for t in flat)
             flat.append(table)
-        starts, row_of = [], []
-        key = 0
-        for c in self.sizes:
+        cut = self.rank_bits - self.guide_bits
+        cells = np.arange(1 << self.guide_bits, dtype=np.uint64) << np.uint64(cut)
+        ends = cells + np.uint64((1 << cut) - 1)  # each cell's last word
+        marks = sum(t.shape[0] for t in flat)  # a row of marks after the tables
+        flat.append(np.full((1, 1 << self.index_bits), _MARK, dtype=np.uint16))
+        lowers, lasts, guides, firsts = [], [], [], []
+        row_of = [[marks << self.index_bits] * 4]  # composition 0: the cut cells
+        for c, total in zip(self.sizes, self.totals):
+            per_rank = (1 << self.rank_bits) // total  # L: the words of one rank
+            firsts.append(len(row_of))
+            starts = []
+            key = 0
             for counts in itertools.product(*(range(s + 1) for s in quarters)):
                 if sum(counts) != c:
                     continue
-                starts.append(key)
+                starts.append(key * per_rank)
                 key += math.prod(math.comb(s, m) for s, m in zip(quarters, counts))
                 row = [0] * 4
                 for i, (s, m) in enumerate(zip(quarters, counts)):
                     row[_QUARTER_COLUMN[i]] = (first_row[s] + m) << self.index_bits
                 row_of.append(row)
-        starts.append(key)  # the end of the last range
-        shift = max(0, (key - 1).bit_length() - _GUIDE_BITS)
-        cells = np.arange(((key - 1) >> shift) + 1, dtype=np.uint64) << np.uint64(shift)
-        starts_array = np.array(starts, dtype=np.uint64)
-        limits = [(1 << self.rank_bits) // t * t - 1 for t in self.totals]
+            lower = np.array(starts, dtype=np.uint64)
+            last = np.uint64(total * per_rank - 1)  # the last accepted word
+            first = np.searchsorted(lower, cells, side="right") - 1
+            pure = (first == np.searchsorted(lower, ends, side="right") - 1) & (ends <= last)
+            guides.append(np.where(pure, firsts[-1] + first, _CUT))
+            lowers.append(lower)
+            lasts.append(last)
+        if len(row_of) > 1 << 16:
+            raise ValueError(f"too many compositions for the guide table: {len(row_of)}")
         return {
-            "shift": np.uint64(shift),
-            "guide": (np.searchsorted(starts_array, cells, side="right") - 1).astype(np.intp),
-            "starts": starts_array,
-            "rows": np.array(row_of, dtype=np.intp),
+            "cut": np.uint64(cut),
+            "guide": np.concatenate(guides).astype(np.uint16),
+            "lowers": lowers,
+            "lasts": lasts,
+            "firsts": firsts,
+            "rows": np.array(row_of, dtype=np.uint32),
             "patterns": np.concatenate(flat).reshape(-1),
-            "totals": np.array(self.totals, dtype=np.uint64),
-            "limits": np.array(limits, dtype=np.uint64),
-            "bases": np.array([0, *itertools.accumulate(self.totals)][:-1], dtype=np.uint64),
             "sizes": np.array(self.sizes, dtype=np.uint8),
         }
 
-    def ranks(self, words: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(key, rejected)``: for uniform ``rank_bits``-bit ``words``, the key of the rank
-        ``w mod C(N, c)`` of the sizes ``sizes[which]`` (the ranks of size ``j`` offset by
-        those of the sizes before it), and the words to reject."""
+    def _cells(self, words: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """The guide's entries of the words' cells in the tables of ``sizes[which]``."""
         t = self._tables
-        keys = words % np.take(t["totals"], which)
-        keys += np.take(t["bases"], which)
-        return keys, words > np.take(t["limits"], which)
+        key = words >> t["cut"]
+        key |= np.left_shift(which, self.guide_bits, dtype=np.uint64)
+        return np.take(t["guide"], key)
 
-    def compositions(self, keys: np.ndarray) -> np.ndarray:
-        """The index of the composition whose range holds each key."""
+    def place(self, words: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(comp, rejected)``: the composition whose range of words holds each word
+        (``rank_bits`` wide) of the size ``sizes[which]``, by a search of the boundaries,
+        and the words past the accepted ones."""
         t = self._tables
-        starts = t["starts"]
-        comp = np.take(t["guide"], keys >> t["shift"])
-        ahead = np.flatnonzero(keys >= np.take(starts[1:], comp))
-        if ahead.size:  # keys in a cell where a later range starts: search the starts
-            comp[ahead] = np.searchsorted(starts, keys[ahead], side="right") - 1
-        return comp
+        comp = np.empty(words.size, dtype=np.intp)
+        rejected = np.empty(words.size, dtype=bool)
+        for j in range(len(self.sizes)):
+            at = np.flatnonzero(which == j)
+            if at.size:
+                chosen = words[at]
+                found = np.searchsorted(t["lowers"][j], chosen, side="right")
+                comp[at] = found + (t["firsts"][j] - 1)
+                rejected[at] = chosen > t["lasts"][j]
+        return comp, rejected
+
+    def compositions(self, words: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(comp, rejected)`` of :meth:`place`, by the guide table where a word's cell
+        decides and by :meth:`place` where it does not."""
+        comp = self._cells(words, which).astype(np.intp)
+        rejected = np.zeros(words.size, dtype=bool)
+        cut = np.flatnonzero(comp == _CUT)
+        comp[cut], rejected[cut] = self.place(words[cut], which[cut])
+        return comp, rejected
 
     def patterns(self, comp: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """The words of the compositions ``comp`` with the four ``index_bits``-bit pattern
@@ -202,24 +243,61 @@ class SubsetWords:
         at += indices
         return np.take(t["patterns"], at).view(np.uint64).reshape(-1)
 
-    def sample(self, gen: np.random.Generator, which: np.ndarray) -> np.ndarray:
+    def sample(
+        self, gen: np.random.Generator, which: np.ndarray, cells: np.ndarray | None = None
+    ) -> np.ndarray:
         """A uniform ``sizes[which[u]]``-subset for every user ``u`` (``uint64`` words),
-        independently, from ``gen``'s 64-bit words (``rank_bits`` and ``index_bits`` must be
-        64 and 16)."""
-        n = which.size
-        keys, rejected = self.ranks(words(gen, n), which)
-        again = np.flatnonzero(rejected)
-        while again.size:
-            keys[again], rejected = self.ranks(words(gen, again.size), which[again])
-            again = again[rejected]
-        comp = self.compositions(keys)
-        out = self.patterns(comp, self._indices(gen, n))
+        independently, from ``gen``'s 64-bit words (``rank_bits`` must be 64): :meth:`draft`
+        then :meth:`finish`.
+
+        ``which`` is ``uint8``. ``cells``: uniform 64-bit words of which only the top
+        ``guide_bits`` are read (the caller may spend the others); drawn when omitted."""
+        if cells is None:
+            cells = words(gen, which.size)
+        out, unfinished, comp = self.draft(gen, which, cells)
+        out[unfinished] = self.finish(gen, which[unfinished], comp, cells[unfinished])
+        return out
+
+    def draft(
+        self, gen: np.random.Generator, which: np.ndarray, cells: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(out, unfinished, comp)``: the subsets of the users whose cell decides the
+        composition and whose first indices draw no mark, the positions of the others
+        (their words in ``out`` are not subsets), and the guide's entries of those others
+        (``_CUT`` where the cell does not decide), for :meth:`finish`, which may run
+        later: each user's draw uses only its own words."""
+        comp = self._cells(cells, which)
+        out = self.patterns(comp, self._indices(gen, which.size))
         size = np.take(self._tables["sizes"], which)
-        again = np.flatnonzero(popcount(out) != size)
+        unfinished = np.flatnonzero(popcount(out) != size)  # a mark, or a cut cell's row
+        return out, unfinished, comp[unfinished]
+
+    def finish(
+        self, gen: np.random.Generator, which: np.ndarray, comp: np.ndarray, cells: np.ndarray
+    ) -> np.ndarray:
+        """The subsets of the users :meth:`draft` left unfinished (``which``, the guide's
+        entries ``comp`` and the ``cells`` of those users): a cell that does not decide
+        places its top bits with fresh low bits (a rejected word is redrawn whole), then
+        the four indices are drawn until no mark is drawn."""
+        comp = comp.astype(np.intp)
+        cut = np.flatnonzero(comp == _CUT)
+        if cut.size:
+            shift = self._tables["cut"]
+            chosen = (cells[cut] >> shift) << shift
+            chosen |= words(gen, cut.size) >> np.uint64(self.guide_bits)
+            placed, rejected = self.place(chosen, which[cut])
+            again = np.flatnonzero(rejected)
+            while again.size:
+                placed[again], rejected = self.place(words(gen, again.size), which[cut[again]])
+                again = again[rejected]
+            comp[cut] = placed
+        size = np.take(self._tables["sizes"], which)
+        out = np.empty(which.size, dtype=np.uint64)
+        again = np.arange(which.size)
         while again.size:
-            redrawn = self.patterns(comp[again], self._indices(gen, again.size))
-            out[again] = redrawn
-            again = again[popcount(redrawn) != size[again]]
+            drawn = self.patterns(comp[again], self._indices(gen, again.size))
+            out[again] = drawn
+            again = again[popcount(drawn) != size[again]]
         return out
 
     def _indices(self, gen: np.random.Generator, n: int) -> np.ndarray:
@@ -239,5 +317,5 @@ def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.
     subsets ^= moved
     moved >>= np.uint64(1)
     subsets |= moved
-    subsets |= (_TOP >> shift) * include.astype(np.uint64)
+    np.bitwise_or(subsets, _TOP >> shift, out=subsets, where=include)
     return subsets

@@ -27,7 +27,7 @@ from ldp._sampling import (
     random_bytes,
 )
 from ldp._validation import check_integer, check_random_state
-from ldp._words import WORD_CHUNK, WordCoin, words
+from ldp._words import WORD_CHUNK, WordCoin, low_halves, words
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
@@ -114,9 +114,26 @@ def _subset_words(slots: int, d: int) -> SubsetWords:
     return SubsetWords(slots, (d - 1, d))
 
 
-def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, m: int) -> np.ndarray:
-    """``m`` inclusions of ``x`` by ``coin``: one 32-bit half a user, a tie by more words."""
-    include, tied = coin.decide(words(gen, -(-m // 2)).view(np.uint32)[:m])
+def _packed_words(subsets: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes of bit-packed rows that the words ``subsets`` hold in their
+    top bits (value ``v`` is bit ``63 - v``)."""
+    return subsets.astype(">u8").view(np.uint8).reshape(-1, 8)[:, :width]
+
+
+def _write_words(out: np.ndarray, start: int, subsets: np.ndarray) -> None:
+    """``out[start : start + len(subsets)]`` = the packed rows of ``subsets``; whole words
+    are written byte-swapped in one pass."""
+    width = out.shape[1]
+    if width == 8:
+        out.view(">u8")[start : start + subsets.size, 0] = subsets
+    else:
+        out[start : start + subsets.size] = _packed_words(subsets, width)
+
+
+def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, halves: np.ndarray) -> np.ndarray:
+    """The inclusions of ``x`` by ``coin``, one uniform 32-bit half a user, a tie decided by
+    more words from ``gen``."""
+    include, tied = coin.decide(halves)
     if tied.any():
         at = np.flatnonzero(tied)
         include[at] = coin.resolve(gen, at.size)
@@ -275,15 +292,13 @@ class SubsetSelection(FrequencyOracle):
 
     def _check_subsets(self, reports: np.ndarray, where) -> None:
         check_pad_bits(self._k)(reports, where)
-        sizes = np.zeros(reports.shape[0], dtype=np.int64)
         for rows in chunk_rows(reports.shape[0], 8 * reports.shape[1]):
-            sizes[rows] = popcount_rows(reports[rows])
-        bad = sizes != self._d
-        if np.any(bad):
-            raise ValueError(
-                f"{where(int(np.argmax(bad)))}: the report does not hold exactly d = {self._d} "
-                "values (not a report of this mechanism)"
-            )
+            bad = popcount_rows(reports[rows]) != self._d
+            if np.any(bad):
+                raise ValueError(
+                    f"{where(rows.start + int(np.argmax(bad)))}: the report does not hold "
+                    f"exactly d = {self._d} values (not a report of this mechanism)"
+                )
 
     def sampler(self) -> dict[str, object]:
         """``include``: odds of ``x`` being in the subset; ``d``: the subset size;
@@ -346,22 +361,30 @@ class SubsetSelection(FrequencyOracle):
 
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """The simulation path for ``k <= 64`` (``ldp._words``, :mod:`._subset_words`): per
-        user a 32-bit half decides the inclusion of ``x`` (``P(include)`` exactly, as
-        ``choose`` of the law) and two 64-bit words a uniform ``c``-subset of the ``k - 1``
-        other values, as one word, chunk by chunk; the same law as the byte protocol, drawn
-        in another order."""
+        user one 64-bit word whose low half decides the inclusion of ``x`` (``P(include)``
+        exactly, as ``choose`` of the law) and whose top bits, with one more word, draw a
+        uniform ``c``-subset of the ``k - 1`` other values, chunk by chunk; the few users a
+        chunk leaves unfinished are finished together at the end. The same law as the byte
+        protocol, drawn in another order."""
         width = (self._k + 7) // 8
         coin = _inclusion_coin(*self._law.weights)
         draw = _subset_words(self._k - 1, self._d)
         out = np.empty((x.size, width), dtype=np.uint8)
+        pending: list[tuple[np.ndarray, ...]] = []
         for start in range(0, x.size, WORD_CHUNK):
             xs = x[start : start + WORD_CHUNK]
-            m = xs.size
-            include = _draw_inclusion(coin, gen, m)
-            subsets = draw.sample(gen, np.logical_not(include).view(np.uint8))
-            insert_value(subsets, xs, include)
-            packed = subsets.astype(">u8").view(np.uint8).reshape(m, 8)
-            out[start : start + m] = packed[:, :width]
+            cells = words(gen, xs.size)  # the top bits name a cell, the low half is the coin's
+            include = _draw_inclusion(coin, gen, low_halves(cells))
+            which = np.logical_not(include).view(np.uint8)
+            subsets, unfinished, comp = draw.draft(gen, which, cells)
+            _write_words(out, start, insert_value(subsets, xs, include))
+            pending.append((unfinished + start, which[unfinished], comp, cells[unfinished]))
+        if not pending:
+            return out
+        at, which, comp, cells = (np.concatenate(part) for part in zip(*pending, strict=True))
+        if at.size:
+            subsets = draw.finish(gen, which, comp, cells)
+            out[at] = _packed_words(insert_value(subsets, x[at], which == 0), width)
         return out
 
     def _privatize_wide(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -376,7 +399,7 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, step):
             xs = x[start : start + step]
             m = xs.size
-            include = _draw_inclusion(coin, gen, m)
+            include = _draw_inclusion(coin, gen, words(gen, -(-m // 2)).view(np.uint32)[:m])
             sizes = self._d - include.astype(np.int64)
             packed = bernoulli_rows(gen, xs, sizes, self._k, self._bernoulli_bits)
             base = np.arange(m, dtype=np.int64) * width
