@@ -62,7 +62,6 @@ _GUIDE_BITS = 16
 _CUT = 0
 _MARK = 0xFFFF
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-_TOP = np.uint64(1 << 63)
 
 
 def _pattern_rows(size: int, index_bits: int) -> np.ndarray:
@@ -313,9 +312,12 @@ def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.
     slots other than ``x`` (slot ``t`` = bit ``63 - t`` stands for value ``t + (t >= x)``),
     with ``x`` added where ``include``; ``subsets`` is overwritten."""
     shift = x.astype(np.uint64)
-    moved = subsets & (_ALL >> shift)  # the slots from x on
+    moved = _ALL >> shift
+    moved &= subsets  # the slots from x on
     subsets ^= moved
     moved >>= np.uint64(1)
     subsets |= moved
-    np.bitwise_or(subsets, _TOP >> shift, out=subsets, where=include)
+    own = np.left_shift(include, 63, dtype=np.uint64)
+    own >>= shift
+    subsets |= own
     return subsets

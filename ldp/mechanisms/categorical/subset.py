@@ -384,7 +384,11 @@ class SubsetSelection(FrequencyOracle):
         at, which, comp, cells = (np.concatenate(part) for part in zip(*pending, strict=True))
         if at.size:
             subsets = draw.finish(gen, which, comp, cells)
-            out[at] = _packed_words(insert_value(subsets, x[at], which == 0), width)
+            subsets = insert_value(subsets, x[at], which == 0)
+            if width == 8:
+                out.view(">u8")[at, 0] = subsets
+            else:
+                out[at] = _packed_words(subsets, width)
         return out
 
     def _privatize_wide(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
