@@ -173,8 +173,7 @@ class ReportCodec:
         if arr.size and not _dtype_within(arr.dtype, lows, highs):
             # only the columns whose dtype can hold a value outside their range are read
             need = ~_dtype_within_each(arr.dtype, lows, highs)
-            mins, maxs = _column_extremes(arr[:, need] if not need.all() else arr)
-            if np.any(mins < lows[need]) or np.any(maxs > highs[need]):
+            if _any_outside(arr, lows, highs, need):
                 for chunk in _row_chunks(arr):
                     block = arr[chunk]
                     bad = (block < lows) | (block > highs)
@@ -213,6 +212,12 @@ class ReportCodec:
             raise ValueError(f"{where(index)}: the report {what} (not a report of this mechanism)")
 
 
+#: Rows of a report array compared with the tiled bounds at once, and such runs per step
+#: (the comparisons' temporaries stay near a megabyte).
+_TILE_ROWS = 4096
+_TILE_BLOCKS = 64
+
+
 def _dtype_within(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> bool:
     """Whether every value of the integer ``dtype`` lies in every field's range (then the
     range check cannot fail: e.g. ``uint8`` bytes of a bit-packed report)."""
@@ -229,6 +234,32 @@ def _dtype_within_each(dtype: np.dtype, lows: np.ndarray, highs: np.ndarray) -> 
         return np.zeros(lows.shape, dtype=bool)
     info = np.iinfo(dtype)
     return (lows <= info.min) & (highs >= info.max)
+
+
+def _any_outside(arr: np.ndarray, lows: np.ndarray, highs: np.ndarray, need: np.ndarray) -> bool:
+    """Whether an entry of the non-empty 2-D ``arr`` in a column of ``need`` lies outside
+    its range. A C-contiguous integer array with integer bounds is compared whole, in
+    blocks of ``_TILE_ROWS`` rows against the bounds tiled to the block (numpy compares a
+    long contiguous run fast, and reduces a narrow array along its rows slowly; bounds past
+    the dtype's own are cut to it, which changes no comparison); otherwise each column's
+    extremes are compared."""
+    if arr.dtype.kind in "iu" and lows.dtype.kind in "iu" and highs.dtype.kind in "iu":
+        info = np.iinfo(arr.dtype)
+        # (a range beyond the dtype's values takes the extremes: no cut bound can say so)
+        if arr.flags.c_contiguous and lows.max() <= info.max and highs.min() >= info.min:
+            low = np.where(need, np.maximum(lows, info.min), info.min).astype(arr.dtype)
+            high = np.where(need, np.minimum(highs, info.max), info.max).astype(arr.dtype)
+            bulk = arr.shape[0] - arr.shape[0] % _TILE_ROWS
+            blocks = arr[:bulk].reshape(-1, _TILE_ROWS * arr.shape[1])
+            low_tiled, high_tiled = np.tile(low, _TILE_ROWS), np.tile(high, _TILE_ROWS)
+            for start in range(0, blocks.shape[0], _TILE_BLOCKS):
+                block = blocks[start : start + _TILE_BLOCKS]
+                if np.any(block < low_tiled) or np.any(block > high_tiled):
+                    return True
+            tail = arr[bulk:]
+            return bool(np.any(tail < low) or np.any(tail > high))
+    mins, maxs = _column_extremes(arr[:, need] if not need.all() else arr)
+    return bool(np.any(mins < lows[need]) or np.any(maxs > highs[need]))
 
 
 def _column_extremes(arr: np.ndarray, step: int = 1 << 14) -> tuple[np.ndarray, np.ndarray]:

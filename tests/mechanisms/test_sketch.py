@@ -366,6 +366,40 @@ def test_cms_aggregate_is_the_sum_of_the_unpacked_bits_of_each_row(width, depth,
     assert counts.n == users
 
 
+@pytest.mark.parametrize(
+    ("width", "depth", "dtype"),
+    [
+        (1024, 16, np.int16),
+        (2, 300, np.int16),
+        (1 << 15, 2, np.int16),
+        (1 << 16, 3, np.int32),
+    ],
+)
+def test_hcms_reports_are_the_smallest_integers_and_count_as_a_loop(width, depth, dtype):
+    """HCMS reports hold the row, the coefficient and the bit in the smallest signed
+    integers that hold ``max(depth, width) - 1``, from both samplers; the aggregate of
+    random reports in that dtype is a loop over them (the signed sums of each row and
+    coefficient, and the row tallies), also where the combined index passes the dtype."""
+    mech = HCMS(1.0, width=width, depth=depth)
+    items = np.array(["a", "b", "c"] * 20)
+    for rng in (0, "os"):
+        assert mech.privatize(items, rng=rng).dtype == dtype
+    gen = np.random.default_rng(width + depth)
+    users = 500
+    reports = np.column_stack(
+        [gen.integers(0, depth, users), gen.integers(0, width, users), gen.integers(0, 2, users)]
+    ).astype(dtype)
+    reports[0] = (depth - 1, width - 1, 1)  # the largest combined index
+    counts = mech.aggregate(reports)
+    expected = np.zeros((depth, width), dtype=np.int64)
+    tally = np.zeros(depth, dtype=np.int64)
+    for row, column, bit in reports.tolist():
+        expected[row, column] += 2 * bit - 1
+        tally[row] += 1
+    assert np.array_equal(counts.counts, expected)
+    assert np.array_equal(counts.rows, tally)
+
+
 def test_collect_first_query_any_item_after():
     cms = CMS(3.0, width=512, depth=8, salt="survey-2026")
     rng = np.random.default_rng(3)

@@ -69,6 +69,7 @@ from ldp.mechanisms.limits import (
     check_mechanism_epsilon,
     check_n,
     check_size,
+    index_dtype,
 )
 from ldp.mechanisms.sketches.buckets import BucketCache
 from ldp.mechanisms.sketches.statistic import Sketch, SketchCounts, is_single_item
@@ -624,7 +625,8 @@ class HCMS(CountMeanSketch):
             Field("coefficient", "int", 0, self._width - 1),
             Field("bit", "int", 0, 1),
         )
-        return ReportCodec(fields, "int64", vector=True)
+        dtype = np.dtype(index_dtype(max(self._depth, self._width))).name
+        return ReportCodec(fields, dtype, vector=True)
 
     def sampler(self) -> dict[str, object]:
         """``keep``: the odds of sending the Hadamard sign as it is against flipping it; the
@@ -641,7 +643,7 @@ class HCMS(CountMeanSketch):
         unique, inverse = unique_items(values, sort=False)
         gen = check_random_state(rng)
         n = inverse.size
-        out = np.empty((n, 3), dtype=np.int64)  # written in place, signs in blocks of users
+        out = np.empty((n, 3), dtype=self.codec.native_dtype)  # signs in blocks of users
         table = self._buckets.tabulated(unique, n)
         if isinstance(gen, np.random.Generator) and self._width <= 1 << INDEX_BITS:
             self._privatize_words(gen, unique, inverse, table, out)
@@ -696,8 +698,8 @@ class HCMS(CountMeanSketch):
         tally = np.zeros(2 * size, dtype=np.int64)
         for start in range(0, reports.shape[0], STREAM_DRAWS):
             block = reports[start : start + STREAM_DRAWS]
-            index = block[:, 0] * (2 * self._width)
-            index += block[:, 1] * 2
+            index = block[:, 0].astype(np.intp) * (2 * self._width)
+            index += 2 * block[:, 1].astype(np.intp)  # no product in the reports' dtype
             index += block[:, 2]
             tally += np.bincount(index, minlength=2 * size)
         pairs = tally.reshape(self._depth, self._width, 2)
