@@ -66,6 +66,9 @@ _GROUPED_VALUES = 1 << 12
 #: rounds before the entries left over are sorted.
 _FIRST_BITS = 16
 _ROUNDS = 4
+#: Entries of the first round offered as representatives (the first ones: a value that
+#: only appears later is grouped in the next round).
+_SEED_ENTRIES = 1 << 16
 #: A key word as stored bytes read in place (little-endian whatever the machine).
 _LE_WORD = np.dtype("<u8")
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -237,8 +240,11 @@ def _padded_words(raw: np.ndarray) -> np.ndarray:
 
 
 def _fingerprint(words: np.ndarray) -> np.ndarray:
-    """One ``uint64`` per row of key words (a polynomial in ``_MIX`` modulo ``2^64``): equal
-    rows, equal fingerprints; unequal rows rarely (the grouping checks every row anyway)."""
+    """One ``uint64`` per row of key words ``w_0 .. w_(c-1)``: the polynomial
+    ``(..(w_0 M + w_1) M + ..) M + w_(c-1)`` modulo ``2^64`` (``M = _MIX``). Equal rows, equal
+    fingerprints; and given ``w_0 .. w_(c-2)``, the fingerprint determines ``w_(c-1)`` (it is
+    that word plus a function of the others), so rows with equal fingerprints and equal
+    first ``c - 1`` words are equal."""
     out = words[:, 0].copy()
     for j in range(1, words.shape[1]):
         out *= _MIX
@@ -248,11 +254,23 @@ def _fingerprint(words: np.ndarray) -> np.ndarray:
 
 def _slots(fingerprint: np.ndarray, salt: int, bits: int) -> np.ndarray:
     """A slot in ``0 .. 2^bits - 1`` for every fingerprint: the top bits of a multiplicative
-    hash after an xor-shift, a different multiplier for every ``salt``."""
-    mixed = fingerprint ^ (fingerprint >> np.uint64(29))
-    mixed *= _SPREADS[salt % len(_SPREADS)]
+    hash (every bit of the fingerprint moves them), a different multiplier for every
+    ``salt``."""
+    mixed = fingerprint * _SPREADS[salt % len(_SPREADS)]
     mixed >>= np.uint64(64 - bits)
     return mixed.view(np.int64)  # below 2^bits: the same values, without a copy
+
+
+def _absent(salt: int, bits: int) -> np.ndarray | None:
+    """For every slot, a fingerprint whose own slot is another one (``uint64``): what an
+    empty slot holds, so that no entry that falls in it matches; ``None`` when the slot hash
+    sends 0 and 1 to one slot (then the empty slots are told apart by their group number)."""
+    zero, one = _slots(np.array([0, 1], dtype=np.uint64), salt, bits).tolist()
+    if zero == one:
+        return None
+    out = np.zeros(1 << bits, dtype=np.uint64)
+    out[zero] = 1
+    return out
 
 
 def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -261,16 +279,21 @@ def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Every entry's key words (:func:`_key_words`, lossless) are fingerprinted and the
     fingerprint picks a slot of a table (``2^16`` slots at first, so that it stays in
-    cache); one entry written to each slot represents it. An entry joins its slot's group
-    only when its key words equal the representative's, every word checked, so the
-    grouping is exact whatever the fingerprints do. A value whose slot went to another
-    value has none of its entries grouped (the slot is a function of the value), so the
-    entries left over are grouped again, apart, with another slot hash and a table sized
-    to them; after a few rounds ``np.unique`` sorts whatever is left.
+    cache); one entry written to each slot represents it. The first round takes its
+    representatives from the first ``_SEED_ENTRIES`` entries only (an empty slot holds a
+    fingerprint of another slot, :func:`_absent`, which no entry of its own matches). An
+    entry joins its slot's group only when its fingerprint and every key word but the last
+    equal the representative's (then the last word is equal too, :func:`_fingerprint`), so
+    the grouping is exact whatever the fingerprints and slots do. A value whose slot went
+    to another value (or stayed empty) has none of its entries grouped (the slot is a
+    function of the value), so the entries left over are grouped again, apart, with another
+    slot hash and a table sized to them, every one of them offered as a representative;
+    after a few rounds ``np.unique`` sorts whatever is left.
     """
     words = _key_words(values)
     n = values.size
     fingerprint = _fingerprint(words)
+    checked = words.shape[1] - 1  # the key words compared besides the fingerprint
     group = np.empty(0, dtype=np.int64)
     firsts: list[np.ndarray] = []
     count = 0
@@ -283,22 +306,24 @@ def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         prints = fingerprint if pending is None else fingerprint[pending]
         keys = words if pending is None else words[pending]
         slot = _slots(prints, round_, bits)
+        offered = min(size, _SEED_ENTRIES) if pending is None else size
         owner = np.full(1 << bits, -1, dtype=np.intp)
-        owner[slot] = np.arange(size, dtype=np.intp)  # some entry of each slot is left
+        owner[slot[:offered]] = np.arange(offered, dtype=np.intp)  # one entry of each is left
         used = np.flatnonzero(owner >= 0)
         first = owner[used]
-        table = np.empty(1 << bits, dtype=np.uint64)  # only the used slots are read
-        same = np.ones(size, dtype=bool)
-        for j in range(keys.shape[1]):
+        absent = _absent(round_, bits)
+        table = np.zeros(1 << bits, dtype=np.uint64) if absent is None else absent
+        table[used] = prints[first]
+        same = np.take(table, slot) == prints
+        for j in range(checked):
             column = keys[:, j]
-            table[used] = column[first]
-            if j:
-                same &= np.take(table, slot) == column
-            else:
-                same = np.take(table, slot) == column
-        number = np.empty(1 << bits, dtype=np.int64)
+            table[used] = column[first]  # the empty slots already fail on the fingerprint
+            same &= np.take(table, slot) == column
+        number = np.full(1 << bits, -1, dtype=np.int64)
         number[used] = np.arange(count, count + used.size)
         local = np.take(number, slot)
+        if absent is None:  # an empty slot's fingerprint may match: its number does not
+            same &= local >= 0
         count += used.size
         if pending is None:  # the first round: every entry, in order
             firsts.append(first)

@@ -168,15 +168,20 @@ def _strings(seed: int, count: int, alphabet: str, longest: int) -> np.ndarray:
 @pytest.mark.parametrize("collide", ["none", "all", "some"])
 def test_grouping_is_np_unique(values, collide, monkeypatch):
     """The fingerprint table gives ``np.unique``'s answer exactly (numpy's equality: a
-    trailing NUL is no character of a numpy string), also when every fingerprint is equal
-    (then each round groups one value per table and the rest are sorted) or takes one of
-    seven values (some values share a slot in every round); unsorted, the same groups."""
+    trailing NUL is no character of a numpy string), also when every value falls in one
+    slot (then each round groups one value per table and the rest are sorted, and an empty
+    slot is told by its number) or in one of seven (some values share a slot in every
+    round); unsorted, the same groups."""
     if collide == "all":
         monkeypatch.setattr(
-            items_module, "_fingerprint", lambda words: np.zeros(words.shape[0], np.uint64)
+            items_module, "_slots", lambda prints, salt, bits: np.zeros(prints.size, np.int64)
         )
     elif collide == "some":
-        monkeypatch.setattr(items_module, "_fingerprint", lambda words: words[:, 0] % np.uint64(7))
+        monkeypatch.setattr(
+            items_module,
+            "_slots",
+            lambda prints, salt, bits: (prints % np.uint64(7)).view(np.int64),
+        )
     uniq, back = np.unique(values, return_inverse=True)
     back = np.asarray(back).reshape(-1)
     distinct, inverse = unique_items(values)
@@ -187,6 +192,63 @@ def test_grouping_is_np_unique(values, collide, monkeypatch):
     assert sorted(loose) == sorted(distinct)
     assert index.dtype == np.int64
     assert [loose[i] for i in index.tolist()] == [distinct[i] for i in back.tolist()]
+
+
+def _colliding_pair(gen) -> tuple[bytes, bytes]:
+    """Two 16-byte strings (no NUL) whose key words differ and whose fingerprints are
+    equal: ``(w_0 + 1, w_1 - M)`` beside ``(w_0, w_1)``, ``M`` the fingerprint's multiplier."""
+    mix = int(items_module._MIX)
+    while True:
+        w0, w1 = (int(v) for v in gen.integers(0, 2**63, 2, dtype=np.uint64))
+        pair = [(w0, w1), (w0 + 1, (w1 - mix) % 2**64)]
+        texts = [a.to_bytes(8, "little") + b.to_bytes(8, "little") for a, b in pair]
+        if all(0 not in t for t in texts):
+            return texts[0], texts[1]
+
+
+def test_entries_with_equal_fingerprints_are_told_apart():
+    """Values whose fingerprints collide (built from the multiplier) are grouped apart: an
+    entry joins a group only when the fingerprint and every key word but the last agree,
+    which then forces the last. Unsorted and sorted grouping equal ``np.unique``'s."""
+    gen = np.random.default_rng(8)
+    pairs = [_colliding_pair(gen) for _ in range(3)]
+    values = np.array([t for pair in pairs for t in pair] * 3000 + [b"x" * 16] * 10, dtype="S16")
+    values = values[gen.permutation(values.size)]
+    words = items_module._key_words(values)
+    prints = items_module._fingerprint(words)
+    first = dict(zip(values.tolist(), prints.tolist()))
+    assert all(first[a] == first[b] for a, b in pairs)
+    uniq, back = np.unique(values, return_inverse=True)
+    distinct, inverse = unique_items(values)
+    assert distinct == uniq.tolist() and np.array_equal(inverse, np.asarray(back).reshape(-1))
+    loose, index = unique_items(values, sort=False)
+    assert [loose[i] for i in index.tolist()] == values.tolist()
+
+
+def test_an_empty_slot_holds_a_fingerprint_of_another_slot():
+    """What an empty slot of the table holds never falls in that slot, for every round's
+    slot hash, so no entry matches an empty slot."""
+    for salt in range(4):
+        absent = items_module._absent(salt, 16)
+        assert absent is not None
+        own = items_module._slots(absent, salt, 16)
+        assert np.all(own != np.arange(1 << 16))
+
+
+def test_an_empty_slot_is_told_by_its_number_when_no_fingerprint_marks_it(monkeypatch):
+    """A slot hash that sends 0 and 1 to one slot leaves no fingerprint to mark the empty
+    slots: the empty string (fingerprint 0) falls in the empty slot 0, whose table word is
+    0 too, after the few entries offered in the first round; it is still grouped alone."""
+    monkeypatch.setattr(
+        items_module, "_slots", lambda prints, salt, bits: ((prints >> 1) % 7).view(np.int64)
+    )
+    monkeypatch.setattr(items_module, "_SEED_ENTRIES", 4)
+    monkeypatch.setattr(items_module, "_GROUPED_VALUES", 1)
+    assert items_module._absent(0, 16) is None
+    values = np.array([b"a"] * 4 + [b"", b"a", b"bc", b""] * 50, dtype="S2")
+    loose, index = unique_items(values, sort=False)
+    assert sorted(loose) == [b"", b"a", b"bc"]
+    assert [loose[i] for i in index.tolist()] == values.tolist()
 
 
 def _words_of(stored: bytes, count: int) -> list[int]:
