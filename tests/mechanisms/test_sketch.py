@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import ldp.mechanisms.sketches.sketch as sketch_module
 from ldp.audit import epsilon_lower_bound
 from ldp.mechanisms import CMS, HCMS, Items, Sketch, SketchCounts
 from ldp.protocol import Protocol
@@ -364,6 +365,54 @@ def test_cms_aggregate_is_the_sum_of_the_unpacked_bits_of_each_row(width, depth,
     assert np.array_equal(counts.counts, expected)
     assert np.array_equal(counts.rows, tally)
     assert counts.n == users
+
+
+@pytest.mark.parametrize(("width", "depth", "users"), [(1024, 16, 3000), (2, 3, 700), (64, 5, 0)])
+def test_hcms_aggregate_counts_each_report_by_a_loop(width, depth, users, monkeypatch):
+    """The sums are ``+1`` or ``-1`` per report added by a loop, the row tallies counted
+    by it; int64 reports (counted in blocks, here of 256) and int32 ones (checked by the
+    codec first) agree."""
+    monkeypatch.setattr(sketch_module, "_COUNTED_REPORTS", 256)
+    mech = HCMS(1.0, width=width, depth=depth)
+    gen = np.random.default_rng(width + depth)
+    reports = np.column_stack(
+        [gen.integers(0, depth, users), gen.integers(0, width, users), gen.integers(0, 2, users)]
+    )
+    expected = np.zeros((depth, width), dtype=np.int64)
+    tally = np.zeros(depth, dtype=np.int64)
+    for row, coefficient, bit in reports.tolist():
+        expected[row, coefficient] += 1 if bit else -1
+        tally[row] += 1
+    for given in (reports.astype(np.int64), reports.astype(np.int32)):
+        counts = mech.aggregate(given)
+        assert np.array_equal(counts.counts, expected)
+        assert np.array_equal(counts.rows, tally)
+        assert counts.n == users
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "field"),
+    [
+        (0, 4, "row"),
+        (0, -1, "row"),
+        (1, 64, "coefficient"),
+        (1, -(2**63), "coefficient"),
+        (2, 2, "bit"),
+        (2, -1, "bit"),
+        (2, 2**62, "bit"),
+    ],
+)
+def test_hcms_int64_reports_out_of_range_are_refused_by_row(column, value, field, monkeypatch):
+    """A field outside its range, in any block of int64 reports, is refused with the
+    codec's message naming the first bad row."""
+    monkeypatch.setattr(sketch_module, "_COUNTED_REPORTS", 64)
+    mech = HCMS(1.0, width=64, depth=4)
+    reports = mech.privatize(np.array(["a", "b"] * 150), rng=0)
+    assert reports.dtype == np.int64
+    reports[200, column] = value
+    reports[250, column] = value
+    with pytest.raises(ValueError, match=rf"row 200\b.*{field} outside"):
+        mech.aggregate(reports)
 
 
 def test_collect_first_query_any_item_after():

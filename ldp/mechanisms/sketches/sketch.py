@@ -76,6 +76,9 @@ from ldp.mechanisms.sketches.words import INDEX_BITS, privatize_words
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
 
+#: Reports counted per block by :meth:`HCMS._sums` (their indices stay in cache).
+_COUNTED_REPORTS = 1 << 17
+
 #: Largest number of hash functions (rows) of a sketch (a row index is a 4-byte field of the
 #: hash message, ``ldp._items``; the report's row field is at most 16 bits).
 MAX_DEPTH = 1 << 16
@@ -689,18 +692,39 @@ class HCMS(CountMeanSketch):
             block = slice(start, start + STREAM_DRAWS)
             out[block, 2] ^= parity(out[block, 1] & whole[block])
 
+    def aggregate(self, reports: ArrayLike) -> SketchCounts:
+        """The statistic of ``reports`` (checked by the :attr:`codec`; add chunks with ``+``).
+
+        An ``(n, 3)`` int64 array (what :meth:`privatize` returns) is checked as it is
+        counted: a field outside its range stops the count, and the codec then names the
+        first bad row."""
+        if (
+            isinstance(reports, np.ndarray)
+            and reports.dtype == np.int64
+            and reports.ndim == 2
+            and reports.shape[1] == 3
+        ):
+            try:
+                sums, rows = self._sums(reports)
+            except ValueError:  # a field outside its range
+                self.codec.from_rows(reports)  # raises, naming the first bad row
+                raise
+            return SketchCounts(sums, rows, int(reports.shape[0]), self.key)
+        return super().aggregate(reports)
+
     def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # count the reports of each (row, coefficient, bit) by integer bincounts, a block of
-        # reports at a time (the index temporaries stay in cache)
-        size = self._depth * self._width
-        tally = np.zeros(2 * size, dtype=np.int64)
-        for start in range(0, reports.shape[0], STREAM_DRAWS):
-            block = reports[start : start + STREAM_DRAWS]
-            index = block[:, 0] * (2 * self._width)
-            index += block[:, 1] * 2
-            index += block[:, 2]
-            tally += np.bincount(index, minlength=2 * size)
-        pairs = tally.reshape(self._depth, self._width, 2)
+        # reports at a time (the index temporaries stay in cache); np.ravel_multi_index
+        # raises ValueError for a field outside 0 .. bound - 1 (so that unchecked int64
+        # reports are checked in the same pass)
+        shape = (self._depth, self._width, 2)
+        size = 2 * self._depth * self._width
+        tally = np.zeros(size, dtype=np.int64)
+        for start in range(0, reports.shape[0], _COUNTED_REPORTS):
+            block = reports[start : start + _COUNTED_REPORTS]
+            index = np.ravel_multi_index((block[:, 0], block[:, 1], block[:, 2]), shape)
+            tally += np.bincount(index, minlength=size)
+        pairs = tally.reshape(shape)
         return pairs[:, :, 1] - pairs[:, :, 0], pairs.sum(axis=(1, 2))
 
     def _matrix(self, counts: SketchCounts) -> np.ndarray:
