@@ -170,6 +170,13 @@ def unique_items(
             raise TypeError(
                 f"{name} must be a 1-D list of items, got {type(values).__name__}"
             ) from None
+    if all(type(value) is str for value in seq):  # plain strings: a key is the string
+        order = {value: i for i, value in enumerate(dict.fromkeys(seq))}
+        try:
+            encoded = [value.encode("utf-8") for value in order]
+        except UnicodeEncodeError:
+            raise ValueError(f"{name}: an item is a string that is not valid Unicode") from None
+        return encoded, np.fromiter(map(order.__getitem__, seq), np.int64, len(seq))
     index: dict[tuple[type, object], int] = {}
     unique: list[bytes] = []
     inverse = np.empty(len(seq), dtype=np.int64)

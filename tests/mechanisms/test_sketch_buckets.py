@@ -233,3 +233,17 @@ def test_key_words_are_the_stored_bytes_padded(width, count, kind):
     words = items_module._key_words(values)
     assert words.dtype == np.uint64 and words.shape == (count, per_row)
     assert words.tolist() == [_words_of(s, per_row) for s in stored]
+
+
+def test_a_list_of_strings_groups_in_order_of_first_appearance():
+    """A list of plain strings: the distinct ones in the order they first appear, as UTF-8,
+    and each user's index, as a loop over the list finds them."""
+    values = [f"é{i}" for i in np.random.default_rng(6).integers(0, 40, 3000).tolist()]
+    firsts: list[str] = []
+    for value in values:
+        if value not in firsts:
+            firsts.append(value)
+    distinct, inverse = unique_items(values)
+    assert distinct == [v.encode("utf-8") for v in firsts]
+    assert inverse.dtype == np.int64
+    assert inverse.tolist() == [firsts.index(v) for v in values]
