@@ -40,6 +40,7 @@ import hashlib
 import numbers
 import struct
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -171,12 +172,13 @@ def unique_items(
                 f"{name} must be a 1-D list of items, got {type(values).__name__}"
             ) from None
     if all(type(value) is str for value in seq):  # plain strings: a key is the string
-        order = {value: i for i, value in enumerate(dict.fromkeys(seq))}
+        texts = cast("Sequence[str]", seq)
+        order = {value: i for i, value in enumerate(dict.fromkeys(texts))}
         try:
             encoded = [value.encode("utf-8") for value in order]
         except UnicodeEncodeError:
             raise ValueError(f"{name}: an item is a string that is not valid Unicode") from None
-        return encoded, np.fromiter(map(order.__getitem__, seq), np.int64, len(seq))
+        return encoded, np.fromiter(map(order.__getitem__, texts), np.int64, len(texts))
     index: dict[tuple[type, object], int] = {}
     unique: list[bytes] = []
     inverse = np.empty(len(seq), dtype=np.int64)
@@ -400,7 +402,10 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         for round_ in range(len(_SPREADS)):
             here = prints if at is None else prints[at]
             slot = _slots(here, round_, bits)
-            local = np.take(number, slot)
+            # every slot is in the table: "clip" changes nothing but lets numpy write the
+            # first round's groups in place (an out= array is copied in the "raise" mode)
+            into = group[start:stop] if at is None else None
+            local = np.take(number, slot, out=into, mode="clip")
             fresh = np.flatnonzero(local < 0)
             if fresh.size:
                 slots, where = np.unique(slot[fresh], return_index=True)
@@ -417,7 +422,6 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             for j in range(1, count):
                 differ |= np.take(stored[j], slot) != (keys[:, j] if at is None else keys[at, j])
             if at is None:
-                group[start:stop] = local
                 if not differ.any():
                     break
                 at = np.flatnonzero(differ)
