@@ -371,7 +371,7 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     distinct ones or keys too long for one table (then :func:`_groups` groups them).
 
     One table of ``2^_FIRST_BITS`` slots lasts over every block: a slot is a function of
-    the value (:func:`_fingerprint` then :func:`_slots`), the first entry to reach an empty
+    the value (:func:`_fingerprint` then :func:`_slots`), one of the entries to reach an empty
     slot becomes its value's representative and its key words are stored there, and an
     entry joins the slot's group only when its key words equal the stored ones, every word
     checked. An entry that meets another value's key tries the value's next slot (another
@@ -387,6 +387,7 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     n = values.size
     bits = _FIRST_BITS
     number = np.full(1 << bits, -1, dtype=np.int64)
+    owner = np.empty(1 << bits, dtype=np.intp)  # scratch: read only where just written
     stored = [np.zeros(1 << bits, dtype=np.uint64) for _ in range(count)]  # key words
     group = np.empty(n, dtype=np.int64)
     firsts: list[np.ndarray] = []
@@ -408,10 +409,13 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             local = np.take(number, slot, out=into, mode="clip")
             fresh = np.flatnonzero(local < 0)
             if fresh.size:
-                slots, where = np.unique(slot[fresh], return_index=True)
+                wanted = slot[fresh]
+                owner[wanted] = fresh  # one entry of each empty slot is left
+                kept = np.take(owner, wanted) == fresh
+                slots, where = wanted[kept], fresh[kept]
                 if groups + slots.size > _BLOCK_DISTINCT:
                     return None
-                taken = fresh[where] if at is None else at[fresh[where]]
+                taken = where if at is None else at[where]
                 for j, column in enumerate(stored):
                     column[slots] = keys[taken, j]
                 number[slots] = np.arange(groups, groups + slots.size)
