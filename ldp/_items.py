@@ -39,7 +39,8 @@ from __future__ import annotations
 import hashlib
 import numbers
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -69,6 +70,13 @@ _ROUNDS = 4
 #: Entries of the first round offered as representatives (the first ones: a value that
 #: only appears later is grouped in the next round).
 _SEED_ENTRIES = 1 << 16
+#: Users per block of :func:`_block_groups` (a block's keys and slots stay in cache), the
+#: most key words per entry it handles (its table: ``2^_FIRST_BITS`` rows of them), and the
+#: most distinct values it tabulates (a quarter of the slots) before giving way to
+#: :func:`_groups`.
+_BLOCK = 1 << 15
+_BLOCK_WORDS = 4
+_BLOCK_DISTINCT = 1 << 14
 #: A key word as stored bytes read in place (little-endian whatever the machine).
 _LE_WORD = np.dtype("<u8")
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -166,6 +174,14 @@ def unique_items(
             raise TypeError(
                 f"{name} must be a 1-D list of items, got {type(values).__name__}"
             ) from None
+    if all(type(value) is str for value in seq):  # plain strings: a key is the string
+        texts = cast("Sequence[str]", seq)
+        order = {value: i for i, value in enumerate(dict.fromkeys(texts))}
+        try:
+            encoded = [value.encode("utf-8") for value in order]
+        except UnicodeEncodeError:
+            raise ValueError(f"{name}: an item is a string that is not valid Unicode") from None
+        return encoded, np.fromiter(map(order.__getitem__, texts), np.int64, len(texts))
     index: dict[tuple[type, object], int] = {}
     unique: list[bytes] = []
     inverse = np.empty(len(seq), dtype=np.int64)
@@ -342,6 +358,121 @@ def _groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(firsts), group
 
 
+def _block_keys(values: np.ndarray) -> tuple[Callable[[int, int], np.ndarray | None], int] | None:
+    """``(keys, count)``: ``keys(start, stop)`` are the key words of ``values[start:stop]``
+    (``count`` per entry, lossless as :func:`_key_words`'s: equal words exactly when the
+    entries are equal), or ``None`` when that block has a character that a narrowing
+    decided on the first block cannot hold (then no block's words are comparable).
+    ``None`` instead of a pair when the keys are too long for :func:`_block_groups`."""
+    n = values.size
+    if values.dtype.kind in "iu":
+        whole = _key_words(values)
+        return (lambda start, stop: whole[start:stop]), 1
+    values = np.ascontiguousarray(values)
+    size = values.dtype.itemsize
+    raw: np.ndarray = values.view(np.uint8).reshape(n, size)
+    chars = raw.view(np.uint32) if values.dtype.kind == "U" and size else None
+    narrow = chars is not None and int(chars[:_BLOCK].max()) < 256
+    stored = size // 4 if narrow else size
+    count = -(-max(stored, 1) // 8)
+    if count > _BLOCK_WORDS:
+        return None
+
+    def keys(start: int, stop: int) -> np.ndarray | None:
+        if not narrow:
+            return _padded_words(raw[start:stop])
+        assert chars is not None
+        block = chars[start:stop]
+        if int(block.max()) >= 256:  # keyed wide, it would not meet its narrow twins
+            return None
+        return _padded_words(block.astype(np.uint8))
+
+    return keys, count
+
+
+def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_groups`' answer, ``(first, group)``, built block by block of users (so that a
+    block's keys, slots and groups stay in cache), or ``None`` when the values have too many
+    distinct ones or keys too long for one table (then :func:`_groups` groups them).
+
+    One table of ``2^_FIRST_BITS`` slots lasts over every block: a slot is a function of
+    the value (:func:`_fingerprint` then :func:`_slots`), one of the entries to reach an empty
+    slot becomes its value's representative and its key words are stored there, and an
+    entry joins the slot's group only when its key words equal the stored ones, every word
+    checked. An entry that meets another value's key tries the value's next slot (another
+    :func:`_slots` salt); a filled slot is never emptied, so every entry of a value finds
+    the one slot where the value was stored, or, when all of its slots went to other
+    values, none: those entries are grouped apart (:func:`_groups`, or ``np.unique`` when
+    few), after the table's groups. Exact whatever the fingerprints do.
+    """
+    made = _block_keys(values)
+    if made is None:
+        return None
+    keys_of, count = made
+    n = values.size
+    bits = _FIRST_BITS
+    number = np.full(1 << bits, -1, dtype=np.int64)
+    owner = np.empty(1 << bits, dtype=np.intp)  # scratch: read only where just written
+    stored = [np.zeros(1 << bits, dtype=np.uint64) for _ in range(count)]  # key words
+    group = np.empty(n, dtype=np.int64)
+    firsts: list[np.ndarray] = []
+    pending: list[np.ndarray] = []
+    groups = 0
+    for start in range(0, n, _BLOCK):
+        stop = min(start + _BLOCK, n)
+        keys = keys_of(start, stop)
+        if keys is None:
+            return None
+        prints = _fingerprint(keys)
+        at: np.ndarray | None = None  # None: every entry of the block
+        for round_ in range(len(_SPREADS)):
+            here = prints if at is None else prints[at]
+            slot = _slots(here, round_, bits)
+            # every slot is in the table: "clip" changes nothing but lets numpy write the
+            # first round's groups in place (an out= array is copied in the "raise" mode)
+            into = group[start:stop] if at is None else None
+            local = np.take(number, slot, out=into, mode="clip")
+            fresh = np.flatnonzero(local < 0)
+            if fresh.size:
+                wanted = slot[fresh]
+                owner[wanted] = fresh  # one entry of each empty slot is left
+                kept = np.take(owner, wanted) == fresh
+                slots, where = wanted[kept], fresh[kept]
+                if groups + slots.size > _BLOCK_DISTINCT:
+                    return None
+                taken = where if at is None else at[where]
+                for j, column in enumerate(stored):
+                    column[slots] = keys[taken, j]
+                number[slots] = np.arange(groups, groups + slots.size)
+                groups += slots.size
+                firsts.append(start + taken)
+                local[fresh] = np.take(number, slot[fresh])
+            differ = np.take(stored[0], slot) != (keys[:, 0] if at is None else keys[at, 0])
+            for j in range(1, count):
+                differ |= np.take(stored[j], slot) != (keys[:, j] if at is None else keys[at, j])
+            if at is None:
+                if not differ.any():
+                    break
+                at = np.flatnonzero(differ)
+                continue
+            group[start + at[~differ]] = local[~differ]
+            at = at[differ]
+            if not at.size:
+                break
+        if at is not None and at.size:
+            pending.append(start + at)
+    if pending:
+        left = np.concatenate(pending)
+        if left.size < _GROUPED_VALUES:
+            _, where, back = np.unique(values[left], return_index=True, return_inverse=True)
+            first, local = where, np.asarray(back, dtype=np.int64).reshape(-1)
+        else:
+            first, local = _groups(values[left])
+        group[left] = groups + local
+        firsts.append(left[first])
+    return np.concatenate(firsts), group
+
+
 def _distinct(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of an integer or string array and each entry's index into them
     (int64): ``np.unique(values, return_inverse=True)`` when ``sort``, else the same groups
@@ -350,7 +481,8 @@ def _distinct(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray]:
     if values.size < _GROUPED_VALUES:
         uniq, back = np.unique(values, return_inverse=True)
         return uniq, np.asarray(back, dtype=np.int64).reshape(-1)
-    first, group = _groups(values)
+    grouped = _block_groups(values)
+    first, group = _groups(values) if grouped is None else grouped
     if not sort:
         return values[first], group
     uniq, rank = np.unique(values[first], return_inverse=True)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import ldp.mechanisms.sketches.sketch as sketch_module
 from ldp.audit import epsilon_lower_bound
 from ldp.mechanisms import CMS, HCMS, Items, Sketch, SketchCounts
 from ldp.protocol import Protocol
@@ -398,6 +399,58 @@ def test_hcms_reports_are_the_smallest_integers_and_count_as_a_loop(width, depth
         tally[row] += 1
     assert np.array_equal(counts.counts, expected)
     assert np.array_equal(counts.rows, tally)
+
+
+@pytest.mark.parametrize(("width", "depth", "users"), [(1024, 16, 3000), (2, 3, 700), (64, 5, 0)])
+def test_hcms_aggregate_counts_each_report_by_a_loop(width, depth, users, monkeypatch):
+    """The sums are ``+1`` or ``-1`` per report added by a loop, the row tallies counted
+    by it; signed reports (checked as they are counted, in blocks, here of 256) and
+    unsigned ones (checked by the codec first) agree."""
+    monkeypatch.setattr(sketch_module, "_COUNTED_REPORTS", 256)
+    mech = HCMS(1.0, width=width, depth=depth)
+    gen = np.random.default_rng(width + depth)
+    reports = np.column_stack(
+        [gen.integers(0, depth, users), gen.integers(0, width, users), gen.integers(0, 2, users)]
+    )
+    expected = np.zeros((depth, width), dtype=np.int64)
+    tally = np.zeros(depth, dtype=np.int64)
+    for row, coefficient, bit in reports.tolist():
+        expected[row, coefficient] += 1 if bit else -1
+        tally[row] += 1
+    for given in (reports.astype(np.int64), reports.astype(np.int16), reports.astype(np.uint16)):
+        counts = mech.aggregate(given)
+        assert np.array_equal(counts.counts, expected)
+        assert np.array_equal(counts.rows, tally)
+        assert counts.n == users
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "field"),
+    [
+        (0, 4, "row"),
+        (0, -1, "row"),
+        (1, 64, "coefficient"),
+        (1, -(2**63), "coefficient"),
+        (2, 2, "bit"),
+        (2, -1, "bit"),
+        (2, 2**62, "bit"),
+    ],
+)
+def test_hcms_signed_reports_out_of_range_are_refused_by_row(column, value, field, monkeypatch):
+    """A field outside its range, in any block of int64 or native int8 reports, is refused
+    with the codec's message naming the first bad row."""
+    monkeypatch.setattr(sketch_module, "_COUNTED_REPORTS", 64)
+    mech = HCMS(1.0, width=64, depth=4)
+    native = mech.privatize(np.array(["a", "b"] * 150), rng=0)
+    assert native.dtype == np.int8
+    for dtype in (np.int64, np.int8):
+        if not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            continue
+        reports = native.astype(dtype)
+        reports[200, column] = value
+        reports[250, column] = value
+        with pytest.raises(ValueError, match=rf"row 200\b.*{field} outside"):
+            mech.aggregate(reports)
 
 
 def test_collect_first_query_any_item_after():

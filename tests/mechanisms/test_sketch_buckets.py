@@ -141,6 +141,7 @@ def _strings(seed: int, count: int, alphabet: str, longest: int) -> np.ndarray:
     [
         np.array([f"item-{i}" for i in np.random.default_rng(0).integers(0, 900, 9000)]),
         np.array([f"é{i}" for i in np.random.default_rng(1).integers(0, 5, 5000)]),
+        np.array([f"v{i % 50}" for i in range(5000)] + ["v1€", "v1"]),
         _strings(7, 6000, "ab\x00", 5),  # empty strings, inner and trailing NULs
         _strings(8, 6000, "aé€😀\x00", 3),  # characters of 1 to 4 UTF-8 bytes
         _strings(9, 5000, "xy", 17).astype(">U17"),  # swapped byte order
@@ -154,6 +155,7 @@ def _strings(seed: int, count: int, alphabet: str, longest: int) -> np.ndarray:
     ids=[
         "strings",
         "unicode",
+        "wide-at-the-end",
         "nuls",
         "utf8-widths",
         "big-endian-text",
@@ -166,12 +168,16 @@ def _strings(seed: int, count: int, alphabet: str, longest: int) -> np.ndarray:
     ],
 )
 @pytest.mark.parametrize("collide", ["none", "all", "some"])
-def test_grouping_is_np_unique(values, collide, monkeypatch):
+@pytest.mark.parametrize("block", [None, 700])
+def test_grouping_is_np_unique(values, collide, block, monkeypatch):
     """The fingerprint table gives ``np.unique``'s answer exactly (numpy's equality: a
     trailing NUL is no character of a numpy string), also when every value falls in one
     slot (then each round groups one value per table and the rest are sorted, and an empty
     slot is told by its number) or in one of seven (some values share a slot in every
-    round); unsorted, the same groups."""
+    round); unsorted, the same groups. With small blocks the table lasts over many blocks
+    (and the text of the last values that are not Latin-1 meets a table of narrowed keys)."""
+    if block is not None:
+        monkeypatch.setattr(items_module, "_BLOCK", block)
     if collide == "all":
         monkeypatch.setattr(
             items_module, "_slots", lambda prints, salt, bits: np.zeros(prints.size, np.int64)
@@ -288,3 +294,17 @@ def test_key_words_are_the_stored_bytes_padded(width, count, kind):
     words = items_module._key_words(values)
     assert words.dtype == np.uint64 and words.shape == (count, per_row)
     assert words.tolist() == [_words_of(s, per_row) for s in stored]
+
+
+def test_a_list_of_strings_groups_in_order_of_first_appearance():
+    """A list of plain strings: the distinct ones in the order they first appear, as UTF-8,
+    and each user's index, as a loop over the list finds them."""
+    values = [f"é{i}" for i in np.random.default_rng(6).integers(0, 40, 3000).tolist()]
+    firsts: list[str] = []
+    for value in values:
+        if value not in firsts:
+            firsts.append(value)
+    distinct, inverse = unique_items(values)
+    assert distinct == [v.encode("utf-8") for v in firsts]
+    assert inverse.dtype == np.int64
+    assert inverse.tolist() == [firsts.index(v) for v in values]

@@ -88,19 +88,19 @@ class BucketCache:
         """
         count = len(unique)
         keep = count <= self.capacity
-        out = np.empty((count, self.depth), dtype=np.int64)
-        missing: list[int] = []
         with self._lock:
-            for i, item in enumerate(unique):
-                row = self._items.get(item)
-                if row is None:
-                    missing.append(i)
-                else:
-                    out[i] = row
-                    if keep:
+            rows = [self._items.get(item) for item in unique]
+            if keep:
+                for item, row in zip(unique, rows):
+                    if row is not None:
                         self._items.move_to_end(item)
+        missing = [i for i, row in enumerate(rows) if row is None]
         if not missing:
-            return out
+            return np.array(rows, dtype=np.int64).reshape(count, self.depth)
+        out = np.empty((count, self.depth), dtype=np.int64)
+        for i, row in enumerate(rows):
+            if row is not None:
+                out[i] = row
         fresh = sketch_hash_table(
             self._salt_bytes, [unique[i] for i in missing], self.depth, self.width
         )

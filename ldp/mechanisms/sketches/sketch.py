@@ -77,6 +77,10 @@ from ldp.mechanisms.sketches.words import INDEX_BITS, privatize_words
 
 __all__ = ["CMS", "HCMS", "CountMeanSketch", "Sketch", "SketchCounts"]
 
+#: Reports counted per block by :meth:`HCMS._sums` and :meth:`HCMS._checked_sums` (their
+#: indices stay in cache).
+_COUNTED_REPORTS = 1 << 17
+
 #: Largest number of hash functions (rows) of a sketch (a row index is a 4-byte field of the
 #: hash message, ``ldp._items``; the report's row field is at most 16 bits).
 MAX_DEPTH = 1 << 16
@@ -691,17 +695,56 @@ class HCMS(CountMeanSketch):
             block = slice(start, start + STREAM_DRAWS)
             out[block, 2] ^= parity(out[block, 1] & whole[block])
 
+    def aggregate(self, reports: ArrayLike) -> SketchCounts:
+        """The statistic of ``reports`` (checked by the :attr:`codec`; add chunks with ``+``).
+
+        An ``(n, 3)`` int64 array is checked as it is counted: a field outside its range
+        stops the count, and the codec then names the first bad row. Other reports (those
+        of :meth:`privatize` are the smallest signed integers that hold the fields) are
+        checked by the codec first, which reads a narrow array faster than the count would."""
+        if (
+            isinstance(reports, np.ndarray)
+            and reports.dtype == np.int64
+            and reports.ndim == 2
+            and reports.shape[1] == 3
+        ):
+            try:
+                sums, rows = self._checked_sums(reports)
+            except ValueError:  # a field outside its range
+                self.codec.from_rows(reports)  # raises, naming the first bad row
+                raise
+            return SketchCounts(sums, rows, int(reports.shape[0]), self.key)
+        return super().aggregate(reports)
+
     def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # count the reports of each (row, coefficient, bit) by integer bincounts, a block of
-        # reports at a time (the index temporaries stay in cache)
-        size = self._depth * self._width
-        tally = np.zeros(2 * size, dtype=np.int64)
-        for start in range(0, reports.shape[0], STREAM_DRAWS):
-            block = reports[start : start + STREAM_DRAWS]
+        # count the reports (already checked) of each (row, coefficient, bit) by integer
+        # bincounts, a block of reports at a time (the index temporaries stay in cache); the
+        # index is built in intp (a product in the reports' own dtype may overflow)
+        size = 2 * self._depth * self._width
+        tally = np.zeros(size, dtype=np.int64)
+        for start in range(0, reports.shape[0], _COUNTED_REPORTS):
+            block = reports[start : start + _COUNTED_REPORTS]
             index = block[:, 0].astype(np.intp) * (2 * self._width)
-            index += 2 * block[:, 1].astype(np.intp)  # no product in the reports' dtype
+            index += 2 * block[:, 1].astype(np.intp)
             index += block[:, 2]
-            tally += np.bincount(index, minlength=2 * size)
+            tally += np.bincount(index, minlength=size)
+        return self._pair_sums(tally)
+
+    def _checked_sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # :meth:`_sums` of unchecked int64 reports: np.ravel_multi_index raises ValueError
+        # for a field outside 0 .. bound - 1 in the pass that builds the index
+        shape = (self._depth, self._width, 2)
+        size = 2 * self._depth * self._width
+        tally = np.zeros(size, dtype=np.int64)
+        for start in range(0, reports.shape[0], _COUNTED_REPORTS):
+            block = reports[start : start + _COUNTED_REPORTS]
+            index = np.ravel_multi_index((block[:, 0], block[:, 1], block[:, 2]), shape)
+            tally += np.bincount(index, minlength=size)
+        return self._pair_sums(tally)
+
+    def _pair_sums(self, tally: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(sums, rows)`` from the counts of each (row, coefficient, bit): the kept minus
+        the flipped signs of each row and coefficient, and the reports of each row."""
         pairs = tally.reshape(self._depth, self._width, 2)
         return pairs[:, :, 1] - pairs[:, :, 0], pairs.sum(axis=(1, 2))
 
