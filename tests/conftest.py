@@ -176,22 +176,33 @@ class Progress:
         self.stopped.set()
 
 
-#: The files that take the most time (measured, about 8 s of CPU or more), largest first:
-#: they are handed out first (``--no-loadscope-reorder``), so that under ``-n auto`` the
-#: short files fill in around them instead of a long one running alone at the end.
+#: The files that take the most time (the sum of their tests' durations, measured with
+#: ``--durations=0`` under ``-n 2``: about 5 s or more), largest first: they are handed out
+#: first (``--no-loadscope-reorder``), so that under ``-n auto`` the short files fill in around
+#: them instead of a long one running alone at the end. Re-measure when a file grows or
+#: shrinks; a path that names no file stops the run (a moved file would lose its place).
 LONG_POLES = (
-    "tests/project/test_docs.py",  # the documentation build, with every example
-    "tests/accounting/amplification/test_shuffle.py",
-    "tests/project/test_readme.py",  # the README's command-line blocks
-    "tests/clients/test_clients.py",
-    "tests/project/test_install.py",  # the clean-venv install
-    "tests/helpers/test_fuzz.py",
-    "tests/risk/test_risk_minimax.py",
-    "tests/project/test_lint.py",  # mypy
-    "tests/design/test_design_colgen.py",
-    "tests/accounting/central/test_natural_filter.py",
-    "tests/mechanisms/test_longitudinal.py",
-    "tests/project/test_examples_telemetry.py",
+    "tests/project/test_docs.py",  # the documentation build, with every example (75 s)
+    "tests/clients/test_js_client.py",  # Node.js runs (22 s)
+    "tests/project/test_readme.py",  # the README's command-line blocks (20 s)
+    "tests/accounting/amplification/test_shuffle.py",  # (19 s)
+    "tests/project/test_install.py",  # the clean-venv install (18 s)
+    "tests/clients/test_clients.py",  # (17 s)
+    "tests/core/test_decoders.py",  # (15 s)
+    "tests/mechanisms/test_longitudinal.py",  # (15 s)
+    "tests/project/test_lint.py",  # mypy (13 s)
+    "tests/design/test_design_colgen.py",  # (12 s)
+    "tests/inference/test_tests.py",  # (12 s)
+    "tests/helpers/test_fuzz.py",  # (11 s)
+    "tests/risk/bounds/test_minimax.py",  # (10 s)
+    "tests/accounting/central/test_natural_filter.py",  # (8 s)
+    "tests/tasks/test_plausibility.py",  # (8 s)
+    "tests/collector/test_survey.py",  # (7 s)
+    "tests/clients/test_web_survey.py",  # Chromium (7 s)
+    "tests/audit/test_audit.py",  # (6 s)
+    "tests/tasks/test_range_queries.py",  # (6 s)
+    "tests/mechanisms/test_calibration.py",  # (6 s)
+    "tests/accounting/comparisons/test_comparison.py",  # (5 s)
 )
 
 
@@ -204,6 +215,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if long:
             config.hook.pytest_deselected(items=long)
             items[:] = [item for item in items if not item.get_closest_marker("long")]
+    root = Path(__file__).resolve().parents[1]
+    missing = [path for path in LONG_POLES if not (root / path).is_file()]
+    if missing:
+        raise pytest.UsageError(f"LONG_POLES in tests/conftest.py names no file: {missing}")
     rank = {path: i for i, path in enumerate(LONG_POLES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 

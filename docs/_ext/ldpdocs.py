@@ -5,9 +5,12 @@
 * The gallery: when the build starts, every script in ``ldp_gallery_examples`` is run in a
   fresh interpreter (``python script.py <figure.png>``, as the tests run it), and
   ``gallery/<name>.rst`` is written with the script's description, its figure, its output
-  and its source. An example that fails fails the build. Results are cached in
-  ``gallery/.cache.json`` under a hash of the script, the library's sources, the Python
-  version and the dependencies' versions, so a rebuild with nothing changed runs nothing.
+  and its source; what it printed is also kept verbatim in ``gallery/_output/<name>.txt``
+  and its figure in ``gallery/_figures/<name>.png`` (the test suite checks both instead of
+  running the script a second time). An example that fails fails the build. Results are
+  cached in ``gallery/.cache.json`` under a hash of the script, the library's sources, the
+  Python version and the dependencies' versions, so a rebuild with nothing changed runs
+  nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 GALLERY = "gallery"
 FIGURES = "_figures"
+OUTPUTS = "_output"  # what each example printed, verbatim
 TIMEOUT = 600  # seconds per example
 
 
@@ -159,6 +163,8 @@ def build_gallery(app: Sphinx) -> None:
     out = Path(app.srcdir) / GALLERY
     figures = out / FIGURES
     figures.mkdir(parents=True, exist_ok=True)
+    outputs = out / OUTPUTS
+    outputs.mkdir(parents=True, exist_ok=True)
     cache_file = out / ".cache.json"
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
     library = _sources_hash(root)
@@ -170,7 +176,9 @@ def build_gallery(app: Sphinx) -> None:
     todo = [
         s
         for s in scripts
-        if cache.get(s.stem, {}).get("key") != key(s) or not (out / f"{s.stem}.rst").is_file()
+        if cache.get(s.stem, {}).get("key") != key(s)
+        or not (out / f"{s.stem}.rst").is_file()
+        or not (outputs / f"{s.stem}.txt").is_file()
     ]
     if todo:
         logger.info(f"[ldp gallery] running {len(todo)} example(s) of {len(scripts)}")
@@ -184,6 +192,7 @@ def build_gallery(app: Sphinx) -> None:
     for script, (_, output) in results.items():
         has_figure = (figures / f"{script.stem}.png").is_file()
         (out / f"{script.stem}.rst").write_text(_page(script, root, output, has_figure))
+        (outputs / f"{script.stem}.txt").write_text(output, encoding="utf-8")
         cache[script.stem] = {"key": key(script)}
     cache_file.write_text(json.dumps(cache, indent=1))
 

@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from ldp import references
+from tests.project import example_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("LDP_CHROMIUM", "/usr/bin/chromium")
@@ -80,6 +81,24 @@ def test_every_section_is_built(site):
         page = (gallery / f"{script.stem}.html").read_text(encoding="utf-8")
         output = re.search(r'<section id="output">.*?<pre>(.*?)</pre>', page, flags=re.S)
         assert output and re.sub(r"<[^>]+>", "", output.group(1)).strip(), script.name
+
+
+def test_the_gallery_outputs_pass_the_example_checks(site):
+    """The examples with checks of their own are run once per session: here, by the build
+    (their own tests in tests/project/ skip when this test is in the session)."""
+    gallery = ROOT / "docs" / "gallery"
+    for name, check in example_outputs.CHECKS.items():
+        stem = Path(name).stem
+        output = (gallery / "_output" / f"{stem}.txt").read_text(encoding="utf-8")
+        check(output, gallery / "_figures" / f"{stem}.png")
+        page = (site / "gallery" / f"{stem}.html").read_text(encoding="utf-8")
+        shown = re.search(r'<section id="output">.*?<pre>(.*?)</pre>', page, flags=re.S)
+        assert shown, name
+        shown_lines = html.unescape(re.sub(r"<[^>]+>", "", shown.group(1))).splitlines()
+        # the page shows what the script printed (indentation aside)
+        assert [ln.strip() for ln in shown_lines if ln.strip()] == [
+            ln.strip() for ln in output.splitlines() if ln.strip()
+        ], name
 
 
 def test_every_link_inside_the_site_reaches_its_page_and_anchor(site):

@@ -9,9 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.example_outputs import (
+    CHECKS,
+    DOCS_CHECK,
+    check_contraction_table,
+    run_example,
+    skip_when_the_docs_build_checks,
+)
+
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
-# scripts whose own test runs them the same way (a fresh `python script.py figure.png`) and
-# checks more than the exit code, so running them here again would only cost time
+# scripts whose own test (or, in a session with the documentation build, that build) runs them
+# the same way (a fresh `python script.py figure.png`) and checks more than the exit code,
+# with the checks of tests/project/example_outputs.py: running them here again would only
+# cost time
 DEDICATED = {
     "contraction_table.py": "test_contraction_table_prints_every_mechanism_and_plots",
     "daily_telemetry.py": "tests/project/test_examples_telemetry.py::test_daily_telemetry_runs",
@@ -22,8 +32,9 @@ DEDICATED = {
 }
 
 
-def test_every_dedicated_example_exists():
+def test_every_dedicated_example_exists_and_is_checked():
     assert set(DEDICATED) <= {p.name for p in EXAMPLES}
+    assert set(DEDICATED) == set(CHECKS)
 
 
 #: The documentation build runs every example for its gallery, exactly as below (a fresh
@@ -35,11 +46,7 @@ DOCS_BUILD = "tests/project/test_docs.py::test_every_section_is_built"
 @pytest.fixture
 def run_here(request) -> None:
     """Skip when this session's documentation build runs the examples (once is enough)."""
-    import importlib.util
-
-    built = any(item.nodeid == DOCS_BUILD for item in request.session.items)
-    if built and importlib.util.find_spec("sphinx") is not None:
-        pytest.skip(f"run by the documentation build of this session ({DOCS_BUILD})")
+    skip_when_the_docs_build_checks(request, DOCS_BUILD)
 
 
 # each run starts a fresh interpreter and imports the library (>= 1.5 s before any work)
@@ -62,25 +69,6 @@ def test_example_runs(script, tmp_path, run_here):
 
 
 @pytest.mark.slow  # a fresh interpreter, as in test_example_runs
-def test_contraction_table_prints_every_mechanism_and_plots(tmp_path):
-    script = next(p for p in EXAMPLES if p.name == "contraction_table.py")
-    figure = tmp_path / "table.png"
-    result = subprocess.run(
-        [sys.executable, str(script), str(figure)],
-        env={**os.environ, "MPLBACKEND": "Agg"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    for name in ("RR", "4-RR", "16-RR", "erasure"):
-        for eps in ("0.5", "1", "2", "4"):
-            rows = [ln.split() for ln in lines if ln.split()[:2] == [name, eps]]
-            assert {r[2] for r in rows} == {"kl", "chi2", "tv", "E_g"}
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        assert "skipping the figure" in result.stdout
-    else:
-        assert figure.exists() and figure.stat().st_size > 0
+def test_contraction_table_prints_every_mechanism_and_plots(tmp_path, request):
+    skip_when_the_docs_build_checks(request, DOCS_CHECK)
+    check_contraction_table(*run_example("contraction_table.py", tmp_path, timeout=300))

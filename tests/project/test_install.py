@@ -53,13 +53,21 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
     _run([python, "-m", "pip", "install", "--no-compile", "--disable-pip-version-check", wheel],
          tmp_path)  # fmt: skip
 
-    # the installed copy is the one that runs, not the checkout
-    where = _run(
-        [python, "-c", "import ldp, sys; print(ldp.__file__); print(sys.prefix)"], tmp_path
+    # one interpreter of the venv answers every question below about the installed copy (each
+    # start imports the library afresh, a second or more on a busy machine)
+    probe = (
+        "import json, sys, ldp\n"
+        "from ldp.collector.survey import survey_dir\n"
+        "from ldp.datasets import load_anes96\n"
+        "from ldp.protocol import client_source\n"
+        "print(json.dumps({'module': ldp.__file__, 'prefix': sys.prefix,\n"
+        "    'client': str(client_source()), 'survey': str(survey_dir()),\n"
+        "    'anes96': list(load_anes96().shape)}))\n"
     )
-    module, prefix = where.split()
-    assert Path(module).resolve().is_relative_to(env.resolve())
-    assert Path(prefix).resolve() == env.resolve()
+    installed = json.loads(_run([python, "-c", probe], tmp_path))
+    # the installed copy is the one that runs, not the checkout
+    assert Path(installed["module"]).resolve().is_relative_to(env.resolve())
+    assert Path(installed["prefix"]).resolve() == env.resolve()
 
     table = _run([bin_dir / "ldp", "report", "k-rr", "--k", "4", "--epsilon", "1"], tmp_path)
     assert "4 inputs x 4 outputs" in table
@@ -73,10 +81,7 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
     protocol = tmp_path / "protocol.json"
     _run([bin_dir / "ldp", "design", "--k", "3", "--epsilon", "1", "--utility", "mi",
           "--labels", "a,b,c", "--out", protocol], tmp_path)  # fmt: skip
-    client = _run(
-        [python, "-c", "from ldp.protocol import client_source; print(client_source())"],
-        tmp_path,
-    ).strip()
+    client = installed["client"]
     assert Path(client).resolve().is_relative_to(env.resolve())
     code = (
         f"import sys, json; sys.path.insert(0, {str(Path(client).parent)!r}); import ldp_client; "
@@ -85,13 +90,8 @@ def test_wheel_installs_in_a_clean_venv_and_runs(tmp_path, built_wheel):
     record = json.loads(_run([sys.executable, "-I", "-c", code], tmp_path))
     assert set(record) == {"id", "fingerprint", "report"}
     # the web survey that ldp serve serves travels with the wheel (without the server extra)
-    survey = _run(
-        [python, "-c", "from ldp.collector.survey import survey_dir; print(survey_dir())"],
-        tmp_path,
-    ).strip()
+    survey = installed["survey"]
     assert Path(survey).resolve().is_relative_to(env.resolve())
     assert {p.name for p in Path(survey).iterdir()} >= {"index.html", "app.mjs", "results.mjs"}
     # the bundled data travel with the wheel
-    shape = _run([python, "-c", "from ldp.datasets import load_anes96; print(load_anes96().shape)"],
-                 tmp_path)  # fmt: skip
-    assert shape.strip() == "(944, 10)"
+    assert installed["anes96"] == [944, 10]
