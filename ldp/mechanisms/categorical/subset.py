@@ -114,20 +114,14 @@ def _subset_words(slots: int, d: int) -> SubsetWords:
     return SubsetWords(slots, (d - 1, d))
 
 
-def _packed_words(subsets: np.ndarray, width: int) -> np.ndarray:
-    """The ``width`` bytes of bit-packed rows that the words ``subsets`` hold in their
-    top bits (value ``v`` is bit ``63 - v``)."""
-    return subsets.astype(">u8").view(np.uint8).reshape(-1, 8)[:, :width]
-
-
-def _write_words(out: np.ndarray, start: int, subsets: np.ndarray) -> None:
-    """``out[start : start + len(subsets)]`` = the packed rows of ``subsets``; whole words
-    are written byte-swapped in one pass."""
+def _write_words(out: np.ndarray, rows: slice | np.ndarray, subsets: np.ndarray) -> None:
+    """``out[rows]`` = the bit-packed rows that the words ``subsets`` hold in their top bits
+    (value ``v`` is bit ``63 - v``); whole words are written byte-swapped in one pass."""
     width = out.shape[1]
     if width == 8:
-        out.view(">u8")[start : start + subsets.size, 0] = subsets
+        out.view(">u8")[rows, 0] = subsets
     else:
-        out[start : start + subsets.size] = _packed_words(subsets, width)
+        out[rows] = subsets.astype(">u8").view(np.uint8).reshape(-1, 8)[:, :width]
 
 
 def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, halves: np.ndarray) -> np.ndarray:
@@ -377,18 +371,14 @@ class SubsetSelection(FrequencyOracle):
             include = _draw_inclusion(coin, gen, low_halves(cells))
             which = np.logical_not(include).view(np.uint8)
             subsets, unfinished, comp = draw.draft(gen, which, cells)
-            _write_words(out, start, insert_value(subsets, xs, include))
+            _write_words(out, slice(start, start + xs.size), insert_value(subsets, xs, include))
             pending.append((unfinished + start, which[unfinished], comp, cells[unfinished]))
         if not pending:
             return out
         at, which, comp, cells = (np.concatenate(part) for part in zip(*pending, strict=True))
         if at.size:
             subsets = draw.finish(gen, which, comp, cells)
-            subsets = insert_value(subsets, x[at], which == 0)
-            if width == 8:
-                out.view(">u8")[at, 0] = subsets
-            else:
-                out[at] = _packed_words(subsets, width)
+            _write_words(out, at, insert_value(subsets, x[at], which == 0))
         return out
 
     def _privatize_wide(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:

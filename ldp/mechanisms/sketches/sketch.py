@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -717,34 +718,36 @@ class HCMS(CountMeanSketch):
         return super().aggregate(reports)
 
     def _sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # count the reports (already checked) of each (row, coefficient, bit) by integer
-        # bincounts, a block of reports at a time (the index temporaries stay in cache); the
-        # index is built in intp (a product in the reports' own dtype may overflow)
-        size = 2 * self._depth * self._width
-        tally = np.zeros(size, dtype=np.int64)
-        for start in range(0, reports.shape[0], _COUNTED_REPORTS):
-            block = reports[start : start + _COUNTED_REPORTS]
-            index = block[:, 0].astype(np.intp) * (2 * self._width)
-            index += 2 * block[:, 1].astype(np.intp)
-            index += block[:, 2]
-            tally += np.bincount(index, minlength=size)
-        return self._pair_sums(tally)
+        # the reports are checked: the index is built in intp (a product in the reports'
+        # own dtype may overflow)
+        def index(block: np.ndarray) -> np.ndarray:
+            out = block[:, 0].astype(np.intp) * (2 * self._width)
+            out += 2 * block[:, 1].astype(np.intp)
+            out += block[:, 2]
+            return out
+
+        return self._tally(reports, index)
 
     def _checked_sums(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # :meth:`_sums` of unchecked int64 reports: np.ravel_multi_index raises ValueError
         # for a field outside 0 .. bound - 1 in the pass that builds the index
         shape = (self._depth, self._width, 2)
+        return self._tally(
+            reports,
+            lambda block: np.ravel_multi_index((block[:, 0], block[:, 1], block[:, 2]), shape),
+        )
+
+    def _tally(
+        self, reports: np.ndarray, index: Callable[[np.ndarray], np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(sums, rows)``: the reports of each (row, coefficient, bit) counted by integer
+        bincounts of ``index(block)`` (``2 (row width + coefficient) + bit``), a block of
+        reports at a time (the index temporaries stay in cache); the kept minus the flipped
+        signs of each row and coefficient, and the reports of each row."""
         size = 2 * self._depth * self._width
         tally = np.zeros(size, dtype=np.int64)
         for start in range(0, reports.shape[0], _COUNTED_REPORTS):
-            block = reports[start : start + _COUNTED_REPORTS]
-            index = np.ravel_multi_index((block[:, 0], block[:, 1], block[:, 2]), shape)
-            tally += np.bincount(index, minlength=size)
-        return self._pair_sums(tally)
-
-    def _pair_sums(self, tally: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(sums, rows)`` from the counts of each (row, coefficient, bit): the kept minus
-        the flipped signs of each row and coefficient, and the reports of each row."""
+            tally += np.bincount(index(reports[start : start + _COUNTED_REPORTS]), minlength=size)
         pairs = tally.reshape(self._depth, self._width, 2)
         return pairs[:, :, 1] - pairs[:, :, 0], pairs.sum(axis=(1, 2))
 
