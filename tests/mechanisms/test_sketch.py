@@ -372,6 +372,8 @@ def test_cms_aggregate_is_the_sum_of_the_unpacked_bits_of_each_row(width, depth,
     [
         (1024, 16, np.int16),
         (2, 300, np.int16),
+        (1 << 14, 2, np.int16),  # the largest combined index is 2^16 - 1
+        (1 << 14, 3, np.int16),  # and here 3 2^15 - 1, past 16 bits
         (1 << 15, 2, np.int16),
         (1 << 16, 3, np.int32),
     ],
@@ -380,7 +382,8 @@ def test_hcms_reports_are_the_smallest_integers_and_count_as_a_loop(width, depth
     """HCMS reports hold the row, the coefficient and the bit in the smallest signed
     integers that hold ``max(depth, width) - 1``, from both samplers; the aggregate of
     random reports in that dtype is a loop over them (the signed sums of each row and
-    coefficient, and the row tallies), also where the combined index passes the dtype."""
+    coefficient, and the row tallies), also where the combined index passes the dtype
+    (and the 16 bits the count builds it in when it fits)."""
     mech = HCMS(1.0, width=width, depth=depth)
     items = np.array(["a", "b", "c"] * 20)
     for rng in (0, "os"):
