@@ -224,11 +224,36 @@ def _key_words(values: np.ndarray) -> np.ndarray:
     raw: np.ndarray = values.view(np.uint8).reshape(n, size)
     if values.dtype.kind == "U" and size and n:
         chars = raw.view(np.uint32)  # the characters (a swapped byte order is not narrowed)
-        if int(chars.max()) < 256:  # one byte per character holds every one of them
+        if _latin(chars):  # one byte per character holds every one of them
             raw, size = chars.astype(np.uint8), size // 4
     if size % 8 == 0 and size:
         return raw.view(np.uint64)
     return _padded_words(raw)
+
+
+def _latin(chars: np.ndarray) -> bool:
+    """Whether every one of the C-contiguous ``uint32`` characters ``chars`` is below 256.
+
+    Read as whole 64-bit words (two characters each), OR-ed together: a character is
+    below 256 exactly when its top 24 bits are 0, so all are exactly when both 32-bit
+    halves of the OR (and the odd last character) are below 256. One pass over the text,
+    faster than its ``max``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldp._items import _latin
+    >>> text = np.array([[97, 255, 0]], dtype=np.uint32)
+    >>> _latin(text), _latin(text + 1)
+    (True, False)
+    """
+    flat = chars.reshape(-1)
+    pairs = flat.size // 2
+    ored = int(np.bitwise_or.reduce(flat[: 2 * pairs].view(np.uint64))) if pairs else 0
+    ored |= ored >> 32
+    if flat.size % 2:
+        ored |= int(flat[-1])
+    return ored & 0xFFFFFFFF < 256
 
 
 def _padded_words(raw: np.ndarray) -> np.ndarray:
@@ -376,7 +401,7 @@ def _block_keys(values: np.ndarray) -> tuple[Callable[[int, int], np.ndarray | N
     size = values.dtype.itemsize
     raw: np.ndarray = values.view(np.uint8).reshape(n, size)
     chars = raw.view(np.uint32) if values.dtype.kind == "U" and size else None
-    narrow = chars is not None and int(chars[:_BLOCK].max()) < 256
+    narrow = chars is not None and _latin(chars[:_BLOCK])
     stored = size // 4 if narrow else size
     count = -(-max(stored, 1) // 8)
     if count > _BLOCK_WORDS:
@@ -387,7 +412,7 @@ def _block_keys(values: np.ndarray) -> tuple[Callable[[int, int], np.ndarray | N
             return _padded_words(raw[start:stop])
         assert chars is not None
         block = chars[start:stop]
-        if int(block.max()) >= 256:  # keyed wide, it would not meet its narrow twins
+        if not _latin(block):  # keyed wide, it would not meet its narrow twins
             return None
         return _padded_words(block.astype(np.uint8))
 

@@ -308,3 +308,17 @@ def test_a_list_of_strings_groups_in_order_of_first_appearance():
     assert distinct == [v.encode("utf-8") for v in firsts]
     assert inverse.dtype == np.int64
     assert inverse.tolist() == [firsts.index(v) for v in values]
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 4, 5, 8, 9])
+def test_text_is_latin_exactly_when_every_character_is_below_256(length):
+    """Whatever the position of a character of 256 or more (either half of a 64-bit word,
+    or the odd last character), the text is not Latin-1; with every character 255 or
+    less it is; as the maximum of the characters says."""
+    for top in (255, 256, 0x10FFFF, 2**32 - 1):
+        for at in range(length):
+            chars = np.full(length, 255, dtype=np.uint32)
+            chars[at] = top
+            for rows in (chars.reshape(1, length), np.tile(chars, (3, 1))):
+                assert items_module._latin(rows) == (int(rows.max()) < 256)
+    assert items_module._latin(np.zeros((0, length), dtype=np.uint32))
