@@ -151,6 +151,11 @@ class SubsetWords:
         return [math.comb(self.slots, c) for c in self.sizes]
 
     @cached_property
+    def _consecutive(self) -> bool:
+        """Whether ``sizes[j] = sizes[0] + j`` for every ``j``."""
+        return self.sizes == tuple(range(self.sizes[0], self.sizes[0] + len(self.sizes)))
+
+    @cached_property
     def _tables(self) -> dict:
         """The compositions' ranges of words, the guide table, the pattern rows."""
         quarters = self.quarter_slots
@@ -204,9 +209,14 @@ class SubsetWords:
     def _cells(self, words: np.ndarray, which: np.ndarray) -> np.ndarray:
         """The guide's entries of the words' cells in the tables of ``sizes[which]``."""
         t = self._tables
-        key = words >> t["cut"]
-        key |= np.left_shift(which, self.guide_bits, dtype=np.uint64)
-        return np.take(t["guide"], key)
+        key = np.left_shift(which, self.guide_bits, dtype=np.intp)
+        if t["cut"] == 64 - _QUARTER:  # the top quarter itself: a strided view, no shift pass
+            key += np.ascontiguousarray(words).view(np.uint16)[_QUARTER_COLUMN[3] :: 4]
+        else:
+            key |= (words >> t["cut"]).astype(np.intp)
+        # which < len(sizes) and the cell < 2^guide_bits: every key indexes the guide, so
+        # "wrap" never wraps; it only spares the bounds check of the default mode (tested)
+        return np.take(t["guide"], key, mode="wrap")
 
     def place(self, words: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(comp, rejected)``: the composition whose range of words holds each word
@@ -238,9 +248,12 @@ class SubsetWords:
         indices of each (``(n, 4)``, quarter ``i`` in column ``_QUARTER_COLUMN[i]``); a word
         holds a rejection mark where it has more bits than its size."""
         t = self._tables
-        at = np.take(t["rows"], comp, axis=0)
+        # comp names a row of ``rows`` and each entry plus an index below 2^index_bits lies
+        # in ``patterns`` (the tables are built so; tested): "wrap" never wraps, it only
+        # spares the bounds checks of the default mode
+        at = np.take(t["rows"], comp, axis=0, mode="wrap")
         at += indices
-        return np.take(t["patterns"], at).view(np.uint64).reshape(-1)
+        return np.take(t["patterns"], at, mode="wrap").view(np.uint64).reshape(-1)
 
     def sample(
         self, gen: np.random.Generator, which: np.ndarray, cells: np.ndarray | None = None
@@ -267,8 +280,7 @@ class SubsetWords:
         later: each user's draw uses only its own words."""
         comp = self._cells(cells, which)
         out = self.patterns(comp, self._indices(gen, which.size))
-        size = np.take(self._tables["sizes"], which)
-        unfinished = np.flatnonzero(popcount(out) != size)  # a mark, or a cut cell's row
+        unfinished = self._misfits(out, which)  # a mark, or a cut cell's row
         return out, unfinished, comp[unfinished]
 
     def finish(
@@ -290,20 +302,32 @@ class SubsetWords:
                 placed[again], rejected = self.place(words(gen, again.size), which[cut[again]])
                 again = again[rejected]
             comp[cut] = placed
-        size = np.take(self._tables["sizes"], which)
         out = np.empty(which.size, dtype=np.uint64)
         again = np.arange(which.size)
         while again.size:
             drawn = self.patterns(comp[again], self._indices(gen, again.size))
             out[again] = drawn
-            again = again[popcount(drawn) != size[again]]
+            again = again[self._misfits(drawn, which[again])]
         return out
+
+    def _misfits(self, subsets: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """The positions of the words that do not hold ``sizes[which]`` bits. When the
+        sizes are consecutive (``sizes[j] = sizes[0] + j``, as subset selection's ``d - 1,
+        d``), ``popcount - which`` is compared with ``sizes[0]`` instead of looking the
+        sizes up: the uint8 difference wraps where ``popcount < which``, and equals
+        ``sizes[0] <= 63`` exactly when ``popcount = sizes[0] + which``."""
+        counts = popcount(subsets)
+        if self._consecutive:
+            counts -= which
+            return np.flatnonzero(counts != self.sizes[0])
+        return np.flatnonzero(counts != np.take(self._tables["sizes"], which))
 
     def _indices(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """``(n, 4)`` uniform ``index_bits``-bit indices: the top bits of the 16-bit parts of
         ``n`` uniform words."""
         parts = words(gen, n).view(np.uint16).reshape(n, 4)
-        parts >>= np.uint16(16 - self.index_bits)
+        if self.index_bits < 16:
+            parts >>= np.uint16(16 - self.index_bits)
         return parts
 
 
