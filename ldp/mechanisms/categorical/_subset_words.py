@@ -61,7 +61,8 @@ _GUIDE_BITS = 16
 #: of the pattern table holds marks alone (the compositions are numbered from 1).
 _CUT = 0
 _MARK = 0xFFFF
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: Bit 63 alone, signed: shifted right by ``x`` (arithmetically) it sets the top ``x + 1`` bits.
+_TOP = np.int64(-(1 << 63))
 
 
 def _pattern_rows(size: int, index_bits: int) -> np.ndarray:
@@ -334,14 +335,19 @@ class SubsetWords:
 def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.ndarray:
     """Subsets of the values ``0 .. 63`` (value ``v`` = bit ``63 - v``) from subsets of the
     slots other than ``x`` (slot ``t`` = bit ``63 - t`` stands for value ``t + (t >= x)``),
-    with ``x`` added where ``include``; ``subsets`` is overwritten."""
-    shift = x.astype(np.uint64)
-    moved = _ALL >> shift
-    moved &= subsets  # the slots from x on
-    subsets ^= moved
-    moved >>= np.uint64(1)
-    subsets |= moved
+    with ``x`` added where ``include``; ``subsets`` is overwritten.
+
+    The slots are first moved one bit down (slot ``t`` to bit ``62 - t``: bit 0 is free,
+    there are at most 63 slots), which places every slot ``t >= x`` at its value's bit;
+    the slots ``t < x``, the bits ``62 .. 63 - x`` (the top ``x + 1`` bits, bit 63 being
+    empty), are added once more, which moves them one bit up, back to their values' bits
+    (the two parts share no bit, so the sum carries nowhere). Bit ``63 - x``, now free, is
+    ``x``'s."""
+    top = np.right_shift(_TOP, x.astype(np.int64, copy=False)).view(np.uint64)  # x + 1 bits
+    subsets >>= np.uint64(1)
+    top &= subsets  # the slots before x
+    subsets += top
     own = np.left_shift(include, 63, dtype=np.uint64)
-    own >>= shift
+    np.right_shift(own, x, out=own, dtype=np.uint64, casting="unsafe")  # 0 <= x <= 63
     subsets |= own
     return subsets
