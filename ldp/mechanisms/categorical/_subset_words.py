@@ -303,8 +303,8 @@ class SubsetWords:
                 placed[again], rejected = self.place(words(gen, again.size), which[cut[again]])
                 again = again[rejected]
             comp[cut] = placed
-        out = np.empty(which.size, dtype=np.uint64)
-        again = np.arange(which.size)
+        out = self.patterns(comp, self._indices(gen, which.size))
+        again = self._misfits(out, which)
         while again.size:
             drawn = self.patterns(comp[again], self._indices(gen, again.size))
             out[again] = drawn
