@@ -210,11 +210,8 @@ class SubsetWords:
     def _cells(self, words: np.ndarray, which: np.ndarray) -> np.ndarray:
         """The guide's entries of the words' cells in the tables of ``sizes[which]``."""
         t = self._tables
-        key = np.left_shift(which, self.guide_bits, dtype=np.intp)
-        if t["cut"] == 64 - _QUARTER:  # the top quarter itself: a strided view, no shift pass
-            key += np.ascontiguousarray(words).view(np.uint16)[_QUARTER_COLUMN[3] :: 4]
-        else:
-            key |= (words >> t["cut"]).astype(np.intp)
+        key = (words >> t["cut"]).view(np.int64)  # the cell, below 2^guide_bits: no cast
+        key |= np.left_shift(which, self.guide_bits, dtype=np.int64)
         # which < len(sizes) and the cell < 2^guide_bits: every key indexes the guide, so
         # "wrap" never wraps; it only spares the bounds check of the default mode (tested)
         return np.take(t["guide"], key, mode="wrap")
