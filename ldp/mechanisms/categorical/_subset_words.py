@@ -337,9 +337,9 @@ def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.
     The slots are first moved one bit down (slot ``t`` to bit ``62 - t``: bit 0 is free,
     there are at most 63 slots), which places every slot ``t >= x`` at its value's bit;
     the slots ``t < x``, the bits ``62 .. 63 - x`` (the top ``x + 1`` bits, bit 63 being
-    empty), are added once more, which moves them one bit up, back to their values' bits
-    (the two parts share no bit, so the sum carries nowhere). Bit ``63 - x``, now free, is
-    ``x``'s."""
+    empty), are added once more: doubled, they move one bit up, back to their values'
+    bits ``63 .. 64 - x``, where no other slot lies (those from ``x`` on are at ``62 - x``
+    and below), so nothing else changes. Bit ``63 - x``, now free, is ``x``'s."""
     top = np.right_shift(_TOP, x.astype(np.int64, copy=False)).view(np.uint64)  # x + 1 bits
     subsets >>= np.uint64(1)
     top &= subsets  # the slots before x
