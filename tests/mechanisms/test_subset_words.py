@@ -74,6 +74,45 @@ def test_pattern_rows_hold_every_pattern_equally_often(size):
         assert np.all(np.bitwise_count(patterns[~valid]) > m)
 
 
+@pytest.mark.parametrize(
+    ("slots", "sizes", "bits", "index_bits", "guide_bits"),
+    [
+        (63, (16, 17), 64, 16, 16),
+        (63, (0, 63), 64, 16, 16),
+        (20, (3, 4), 16, 16, 6),
+        (5, (0, 2, 5), 8, 4, 3),
+    ],
+)
+def test_every_table_index_lies_in_its_table(slots, sizes, bits, index_bits, guide_bits):
+    """The look-ups take mode="wrap" only to skip numpy's bounds checks: every key of the
+    guide, every composition of a row and every row entry plus index must already lie in
+    its table (a wrapped index would draw a wrong pattern silently)."""
+    draw = SubsetWords(slots, sizes, bits, index_bits, guide_bits)
+    t = draw._tables
+    assert t["guide"].size == len(sizes) << guide_bits  # which < len(sizes), g-bit cells
+    assert int(t["guide"].max()) < t["rows"].shape[0]
+    assert int(t["rows"].max()) + (1 << index_bits) <= t["patterns"].size
+    every = np.arange(1 << min(bits, 16), dtype=np.uint64) << np.uint64(max(0, bits - 16))
+    for j in range(len(sizes)):
+        comp, _ = draw.compositions(every, np.full(every.size, j, dtype=np.uint8))
+        assert comp.min() >= 0 and comp.max() < t["rows"].shape[0]
+
+
+@pytest.mark.parametrize("sizes", [(16, 17), (3, 5), (0, 1, 2)])
+def test_misfits_compare_each_word_with_its_size(sizes):
+    """The words whose bit count is not their size, by the consecutive sizes' difference
+    or by looking the sizes up: the same positions as the definition, counts below
+    ``which`` included."""
+    draw = SubsetWords(63, sizes)
+    gen = np.random.default_rng(5)
+    n = 5000
+    which = gen.integers(0, len(sizes), n).astype(np.uint8)
+    width = gen.integers(0, 20, n)
+    subsets = np.array([(1 << int(w)) - 1 for w in width], dtype=np.uint64)
+    expected = np.flatnonzero(np.bitwise_count(subsets) != np.array(sizes)[which])
+    assert np.array_equal(draw._misfits(subsets, which), expected)
+
+
 def _reference_compositions(slots: int, sizes: tuple[int, ...], bits: int, words) -> list:
     """For each ``bits``-bit word and size index ``j``: the number of its composition (from
     1, in the order of ``itertools.product`` over the quarters, size after size), or

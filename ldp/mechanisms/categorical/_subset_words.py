@@ -61,7 +61,8 @@ _GUIDE_BITS = 16
 #: of the pattern table holds marks alone (the compositions are numbered from 1).
 _CUT = 0
 _MARK = 0xFFFF
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: Bit 63 alone, signed: shifted right by ``x`` (arithmetically) it sets the top ``x + 1`` bits.
+_TOP = np.int64(-(1 << 63))
 
 
 def _pattern_rows(size: int, index_bits: int) -> np.ndarray:
@@ -151,6 +152,11 @@ class SubsetWords:
         return [math.comb(self.slots, c) for c in self.sizes]
 
     @cached_property
+    def _consecutive(self) -> bool:
+        """Whether ``sizes[j] = sizes[0] + j`` for every ``j``."""
+        return self.sizes == tuple(range(self.sizes[0], self.sizes[0] + len(self.sizes)))
+
+    @cached_property
     def _tables(self) -> dict:
         """The compositions' ranges of words, the guide table, the pattern rows."""
         quarters = self.quarter_slots
@@ -204,9 +210,11 @@ class SubsetWords:
     def _cells(self, words: np.ndarray, which: np.ndarray) -> np.ndarray:
         """The guide's entries of the words' cells in the tables of ``sizes[which]``."""
         t = self._tables
-        key = words >> t["cut"]
-        key |= np.left_shift(which, self.guide_bits, dtype=np.uint64)
-        return np.take(t["guide"], key)
+        key = (words >> t["cut"]).view(np.int64)  # the cell, below 2^guide_bits: no cast
+        key |= np.left_shift(which, self.guide_bits, dtype=np.int64)
+        # which < len(sizes) and the cell < 2^guide_bits: every key indexes the guide, so
+        # "wrap" never wraps; it only spares the bounds check of the default mode (tested)
+        return np.take(t["guide"], key, mode="wrap")
 
     def place(self, words: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(comp, rejected)``: the composition whose range of words holds each word
@@ -238,9 +246,12 @@ class SubsetWords:
         indices of each (``(n, 4)``, quarter ``i`` in column ``_QUARTER_COLUMN[i]``); a word
         holds a rejection mark where it has more bits than its size."""
         t = self._tables
-        at = np.take(t["rows"], comp, axis=0)
+        # comp names a row of ``rows`` and each entry plus an index below 2^index_bits lies
+        # in ``patterns`` (the tables are built so; tested): "wrap" never wraps, it only
+        # spares the bounds checks of the default mode
+        at = np.take(t["rows"], comp, axis=0, mode="wrap")
         at += indices
-        return np.take(t["patterns"], at).view(np.uint64).reshape(-1)
+        return np.take(t["patterns"], at, mode="wrap").view(np.uint64).reshape(-1)
 
     def sample(
         self, gen: np.random.Generator, which: np.ndarray, cells: np.ndarray | None = None
@@ -267,8 +278,7 @@ class SubsetWords:
         later: each user's draw uses only its own words."""
         comp = self._cells(cells, which)
         out = self.patterns(comp, self._indices(gen, which.size))
-        size = np.take(self._tables["sizes"], which)
-        unfinished = np.flatnonzero(popcount(out) != size)  # a mark, or a cut cell's row
+        unfinished = self._misfits(out, which)  # a mark, or a cut cell's row
         return out, unfinished, comp[unfinished]
 
     def finish(
@@ -290,34 +300,51 @@ class SubsetWords:
                 placed[again], rejected = self.place(words(gen, again.size), which[cut[again]])
                 again = again[rejected]
             comp[cut] = placed
-        size = np.take(self._tables["sizes"], which)
-        out = np.empty(which.size, dtype=np.uint64)
-        again = np.arange(which.size)
+        out = self.patterns(comp, self._indices(gen, which.size))
+        again = self._misfits(out, which)
         while again.size:
             drawn = self.patterns(comp[again], self._indices(gen, again.size))
             out[again] = drawn
-            again = again[popcount(drawn) != size[again]]
+            again = again[self._misfits(drawn, which[again])]
         return out
+
+    def _misfits(self, subsets: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """The positions of the words that do not hold ``sizes[which]`` bits. When the
+        sizes are consecutive (``sizes[j] = sizes[0] + j``, as subset selection's ``d - 1,
+        d``), ``popcount - which`` is compared with ``sizes[0]`` instead of looking the
+        sizes up: the uint8 difference wraps where ``popcount < which``, and equals
+        ``sizes[0] <= 63`` exactly when ``popcount = sizes[0] + which``."""
+        counts = popcount(subsets)
+        if self._consecutive:
+            counts -= which
+            return np.flatnonzero(counts != self.sizes[0])
+        return np.flatnonzero(counts != np.take(self._tables["sizes"], which))
 
     def _indices(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """``(n, 4)`` uniform ``index_bits``-bit indices: the top bits of the 16-bit parts of
         ``n`` uniform words."""
         parts = words(gen, n).view(np.uint16).reshape(n, 4)
-        parts >>= np.uint16(16 - self.index_bits)
+        if self.index_bits < 16:
+            parts >>= np.uint16(16 - self.index_bits)
         return parts
 
 
 def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray) -> np.ndarray:
     """Subsets of the values ``0 .. 63`` (value ``v`` = bit ``63 - v``) from subsets of the
     slots other than ``x`` (slot ``t`` = bit ``63 - t`` stands for value ``t + (t >= x)``),
-    with ``x`` added where ``include``; ``subsets`` is overwritten."""
-    shift = x.astype(np.uint64)
-    moved = _ALL >> shift
-    moved &= subsets  # the slots from x on
-    subsets ^= moved
-    moved >>= np.uint64(1)
-    subsets |= moved
+    with ``x`` added where ``include``; ``subsets`` is overwritten.
+
+    The slots are first moved one bit down (slot ``t`` to bit ``62 - t``: bit 0 is free,
+    there are at most 63 slots), which places every slot ``t >= x`` at its value's bit;
+    the slots ``t < x``, the bits ``62 .. 63 - x`` (the top ``x + 1`` bits, bit 63 being
+    empty), are added once more: doubled, they move one bit up, back to their values'
+    bits ``63 .. 64 - x``, where no other slot lies (those from ``x`` on are at ``62 - x``
+    and below), so nothing else changes. Bit ``63 - x``, now free, is ``x``'s."""
+    top = np.right_shift(_TOP, x.astype(np.int64, copy=False)).view(np.uint64)  # x + 1 bits
+    subsets >>= np.uint64(1)
+    top &= subsets  # the slots before x
+    subsets += top
     own = np.left_shift(include, 63, dtype=np.uint64)
-    own >>= shift
+    np.right_shift(own, x, out=own, dtype=np.uint64, casting="unsafe")  # 0 <= x <= 63
     subsets |= own
     return subsets

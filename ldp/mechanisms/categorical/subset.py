@@ -27,7 +27,7 @@ from ldp._sampling import (
     random_bytes,
 )
 from ldp._validation import check_integer, check_random_state
-from ldp._words import WORD_CHUNK, WordCoin, low_halves, words
+from ldp._words import WORD_CHUNK, WordCoin, words
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
@@ -124,10 +124,12 @@ def _write_words(out: np.ndarray, rows: slice | np.ndarray, subsets: np.ndarray)
         out[rows] = subsets.astype(">u8").view(np.uint8).reshape(-1, 8)[:, :width]
 
 
-def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, halves: np.ndarray) -> np.ndarray:
-    """The inclusions of ``x`` by ``coin``, one uniform 32-bit half a user, a tie decided by
-    more words from ``gen``."""
-    include, tied = coin.decide(halves)
+def _draw_inclusion(
+    coin: WordCoin, gen: np.random.Generator, decided: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The inclusions of ``x`` as ``coin`` decided them from one uniform 32-bit half a user
+    (``(heads, tied)``), a tie decided by more words from ``gen``."""
+    include, tied = decided
     if tied.any():
         at = np.flatnonzero(tied)
         include[at] = coin.resolve(gen, at.size)
@@ -368,7 +370,7 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, WORD_CHUNK):
             xs = x[start : start + WORD_CHUNK]
             cells = words(gen, xs.size)  # the top bits name a cell, the low half is the coin's
-            include = _draw_inclusion(coin, gen, low_halves(cells))
+            include = _draw_inclusion(coin, gen, coin.decide_low(cells))
             which = np.logical_not(include).view(np.uint8)
             subsets, unfinished, comp = draw.draft(gen, which, cells)
             _write_words(out, slice(start, start + xs.size), insert_value(subsets, xs, include))
@@ -393,7 +395,8 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, step):
             xs = x[start : start + step]
             m = xs.size
-            include = _draw_inclusion(coin, gen, words(gen, -(-m // 2)).view(np.uint32)[:m])
+            halves = words(gen, -(-m // 2)).view(np.uint32)[:m]
+            include = _draw_inclusion(coin, gen, coin.decide(halves))
             sizes = self._d - include.astype(np.int64)
             packed = bernoulli_rows(gen, xs, sizes, self._k, self._bernoulli_bits)
             base = np.arange(m, dtype=np.int64) * width
