@@ -172,7 +172,9 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
             parts = block.view("<u8")[None]
             for level in range(len(_GROUPS)):
                 parts = _widen(parts, level, split, summed)
-            counts = parts.view(np.uint8).sum(axis=1, dtype=np.int64)  # (part, byte)
+            # byte j of a little-endian word counts the word's byte j (a copy only on a
+            # big-endian machine, whose native words hold their bytes the other way round)
+            counts = parts.astype("<u8", copy=False).view(np.uint8).sum(axis=1, dtype=np.int64)
             totals[8 * first : 8 * first + counts.shape[1]] += counts[_PART_OF, :].T
     return totals.reshape(-1)[:k]
 
