@@ -58,7 +58,6 @@ __all__ = [
     "draw_below",
     "half_bits",
     "halves",
-    "low_halves",
     "parts",
     "popcount",
     "uniform_below",
@@ -104,19 +103,6 @@ def _popcount_by_bytes(x: np.ndarray) -> np.ndarray:
 def words(gen: np.random.Generator, n: int) -> np.ndarray:
     """``n`` independent uniform 64-bit words (``uint64``)."""
     return gen.integers(0, 1 << 64, size=int(n), dtype=np.uint64)
-
-
-def low_halves(w: np.ndarray) -> np.ndarray:
-    """The low 32 bits of each of the 64-bit words ``w``, a ``uint32`` view (no copy).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ldp._words import low_halves
-    >>> low_halves(np.array([2**32 + 5, 7], dtype=np.uint64)).tolist()
-    [5, 7]
-    """
-    return w.view(np.uint32)[_LOW::2]
 
 
 def half_bits(bound: int) -> int:
@@ -246,8 +232,8 @@ class WordCoin:
     def decide_low(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`decide` of the low ``bits`` bits ``h`` of each 64-bit word of ``w``: the
         words shifted up by ``64 - bits`` hold ``h 2^(64 - bits)`` exactly (the bits above
-        ``h`` are shifted out), two contiguous passes where the strided ``uint32`` view of
-        :func:`low_halves` compares several times slower."""
+        ``h`` are shifted out), two contiguous passes where a strided ``uint32`` view of the
+        low halves compares several times slower."""
         shift = 64 - self.bits
         return self.decide(w << np.uint64(shift), shift)
 
