@@ -198,7 +198,7 @@ def subset_selection(n: int) -> list[dict]:
         x = zipf(n, k, 4)
         if bits:
             said = f"rng.random(n), rng.bytes(n * {bits} * {width}) ({bits} packed rows of k bits)"
-            if k <= 64:  # a Generator draws a 32-bit half and two 64-bit words a user instead
+            if k <= 64:  # a Generator draws a quarter and one 64-bit word a user instead
                 said = f"the byte protocol's draw: {said}"
 
             def draw(bits=bits, width=width):

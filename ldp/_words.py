@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -61,6 +62,7 @@ __all__ = [
     "parts",
     "popcount",
     "uniform_below",
+    "uniform_rank",
     "words",
 ]
 
@@ -242,20 +244,39 @@ class WordCoin:
         ``V``'s bits are read ``step_bits`` at a time from fresh words until the interval
         they place ``V`` in lies on one side of ``rest`` (each step decides with probability
         at least ``1 - 2^-step_bits``)."""
-        out = np.zeros(int(count), dtype=bool)
-        scale = 1 << step_bits
-        for i in range(int(count)):
-            rest = self.rest
-            while True:
-                w = int(gen.integers(0, scale, dtype=np.uint64))
-                # V lies in [w, w + 1) / 2^step_bits
-                if (w + 1) * rest.denominator <= rest.numerator * scale:
-                    out[i] = True
-                    break
-                if w * rest.denominator >= rest.numerator * scale:
-                    break
-                rest = rest * scale - w  # V's remaining bits are uniform again
-        return out
+        rest = (self.rest,)
+        return np.array(
+            [uniform_rank(gen, rest, step_bits) == 0 for _ in range(int(count))], dtype=bool
+        )
+
+
+def uniform_rank(
+    gen: np.random.Generator, thresholds: Sequence[Fraction], step_bits: int = 64
+) -> int:
+    """How many of ``thresholds`` (rationals in ``[0, 1]``) are at most ``V``, for one uniform
+    ``V`` on ``[0, 1)``, exactly: ``V``'s bits are read ``step_bits`` at a time from fresh
+    words, each narrowing the interval ``[lo, lo + 2^-s)`` that holds ``V`` after ``s`` bits,
+    until no threshold lies strictly inside it; then a threshold is at most ``V`` exactly
+    when it is at most ``lo`` (one above ``lo`` is at least ``lo + 2^-s > V``). Each word
+    decides with probability at least ``1 - len(thresholds) 2^-step_bits``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from ldp._words import uniform_rank
+    >>> gen = np.random.default_rng(0)
+    >>> ranks = [uniform_rank(gen, (Fraction(1, 3), Fraction(1, 2))) for _ in range(3000)]
+    >>> [round(ranks.count(r) / 3000, 1) for r in range(3)]   # 1/3, 1/6, 1/2
+    [0.3, 0.2, 0.5]
+    """
+    scale = 1 << step_bits
+    lo, width = Fraction(0), Fraction(1)
+    while True:
+        width /= scale
+        lo += int(gen.integers(0, scale, dtype=np.uint64)) * width
+        if not any(lo < t < lo + width for t in thresholds):
+            return sum(t <= lo for t in thresholds)
 
 
 def below(half: np.ndarray, bound: int, bits: int = HALF_BITS) -> tuple[np.ndarray, np.ndarray]:

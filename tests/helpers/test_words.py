@@ -19,6 +19,7 @@ from ldp._words import (
     halves,
     parts,
     uniform_below,
+    uniform_rank,
     words,
 )
 
@@ -281,3 +282,42 @@ def test_popcount_by_bytes_equals_bitwise_count_on_every_width():
         assert np.array_equal(_popcount_by_bytes(x), expected)
         assert np.array_equal(_popcount_by_bytes(x[:, ::2]), expected[:, ::2])
         assert np.array_equal(popcount(x), expected)
+
+
+@pytest.mark.parametrize(
+    "thresholds",
+    [
+        (Fraction(1, 3),),
+        (Fraction(1, 3), Fraction(1, 2)),
+        (Fraction(0), Fraction(5, 7), Fraction(5, 7), Fraction(1)),
+        (Fraction(1, 2**9), Fraction(3, 4), Fraction(1, 5)),
+    ],
+    ids=str,
+)
+def test_uniform_rank_enumerated_over_its_first_steps(thresholds):
+    """Every sequence of three 2-bit steps: the sequences decided ``r`` (that many
+    thresholds at most ``V``) carry probability at most ``P(r)`` (the length of the
+    interval of ``V`` between the ``r``-th and ``r + 1``-th smallest threshold), and with
+    the undecided ones at least ``P(r)``: the law is exact as the undecided mass goes to
+    zero."""
+    ordered = [Fraction(0), *sorted(thresholds), Fraction(1)]
+    exact = [ordered[r + 1] - ordered[r] for r in range(len(thresholds) + 1)]
+    decided = [0] * len(exact)
+    undecided = 0
+    for sequence in itertools.product(range(4), repeat=3):
+        try:
+            decided[uniform_rank(_Replay(sequence), thresholds, step_bits=2)] += 1
+        except LookupError:
+            undecided += 1
+    for r, p in enumerate(exact):
+        assert Fraction(decided[r], 64) <= p <= Fraction(decided[r] + undecided, 64)
+    assert undecided <= len(set(thresholds))  # one prefix a threshold straddles at most
+
+
+def test_uniform_rank_goodness_of_fit():
+    thresholds = (Fraction(1, 3), Fraction(1, 2), Fraction(7, 8))
+    gen = np.random.default_rng(9)
+    ranks = [uniform_rank(gen, thresholds, step_bits=3) for _ in range(4000)]
+    law = np.diff([0, 1 / 3, 1 / 2, 7 / 8, 1])
+    counts = np.bincount(ranks, minlength=4)
+    assert stats.chisquare(counts, 4000 * law).pvalue > 1e-4

@@ -109,9 +109,11 @@ def subset_bernoulli_bits(k: int, d: int) -> int:
 
 
 @functools.lru_cache(maxsize=32)
-def _subset_words(slots: int, d: int) -> SubsetWords:
-    """The word sampler of the ``d - 1``- (``x`` included) and ``d``-subsets of the slots."""
-    return SubsetWords(slots, (d - 1, d))
+def _subset_words(slots: int, d: int, inside: float, outside: float) -> SubsetWords:
+    """The word sampler of subset selection: size ``d`` (``x`` left out) or ``d - 1`` (``x``
+    included, ``which = 1``) with the odds ``outside : inside`` exactly, and a uniform
+    subset of the slots of that size."""
+    return SubsetWords(slots, (d, d - 1), odds=(Fraction(outside), Fraction(inside)))
 
 
 def _write_words(out: np.ndarray, rows: slice | np.ndarray, subsets: np.ndarray) -> None:
@@ -356,31 +358,30 @@ class SubsetSelection(FrequencyOracle):
         return out
 
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        """The simulation path for ``k <= 64`` (``ldp._words``, :mod:`._subset_words`): per
-        user one 64-bit word whose low half decides the inclusion of ``x`` (``P(include)``
-        exactly, as ``choose`` of the law) and whose top bits, with one more word, draw a
-        uniform ``c``-subset of the ``k - 1`` other values, chunk by chunk; the few users a
-        chunk leaves unfinished are finished together at the end. The same law as the byte
-        protocol, drawn in another order."""
+        """The simulation path for ``k <= 64`` (:mod:`._subset_words`): per user one 64-bit
+        word that draws the inclusion of ``x`` (``P(include)`` exactly, the odds of the
+        law) together with how a uniform ``c``-subset of the ``k - 1`` other values spreads
+        over the quarters of a word, and whose low bits, with a quarter of another word,
+        draw the subset, chunk by chunk; the few users a chunk leaves unfinished are
+        finished together at the end. The same law as the byte protocol, drawn in another
+        order."""
         width = (self._k + 7) // 8
-        coin = _inclusion_coin(*self._law.weights)
-        draw = _subset_words(self._k - 1, self._d)
+        draw = _subset_words(self._k - 1, self._d, *self._law.weights)
         out = np.empty((x.size, width), dtype=np.uint8)
         pending: list[tuple[np.ndarray, ...]] = []
         for start in range(0, x.size, WORD_CHUNK):
             xs = x[start : start + WORD_CHUNK]
-            cells = words(gen, xs.size)  # the top bits name a cell, the low half is the coin's
-            include = _draw_inclusion(coin, gen, coin.decide_low(cells))
-            which = np.logical_not(include).view(np.uint8)
-            subsets, unfinished, comp = draw.draft(gen, which, cells)
-            _write_words(out, slice(start, start + xs.size), insert_value(subsets, xs, include))
-            pending.append((unfinished + start, which[unfinished], comp, cells[unfinished]))
+            subsets, which, unfinished, outcome, keys = draw.draft(gen, xs.size)
+            include = which.view(bool)  # size d - 1: x is in the subset
+            reports = insert_value(subsets, xs, include, self._k)
+            _write_words(out, slice(start, start + xs.size), reports)
+            pending.append((unfinished + start, xs[unfinished], outcome, keys))
         if not pending:
             return out
-        at, which, comp, cells = (np.concatenate(part) for part in zip(*pending, strict=True))
+        at, xs, outcome, keys = (np.concatenate(part) for part in zip(*pending, strict=True))
         if at.size:
-            subsets = draw.finish(gen, which, comp, cells)
-            _write_words(out, at, insert_value(subsets, x[at], which == 0))
+            subsets, which = draw.finish(gen, outcome, keys)
+            _write_words(out, at, insert_value(subsets, xs, which.view(bool), self._k))
         return out
 
     def _privatize_wide(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
