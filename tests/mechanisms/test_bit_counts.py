@@ -157,3 +157,19 @@ def test_bit_counts_carry_through_small_slices(monkeypatch, width, slices, kind)
         if width > 1:  # the rows one byte short: a view of partial words, copied
             narrow = packed[:, : width - 1]
             assert bit_counts(narrow, 8 * width - 8).tolist() == expected[:-8].tolist()
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 15, 100])
+def test_bit_counts_of_contiguous_rows_of_partial_words(width):
+    """Contiguous rows of partial words, read a few rows at a time as whole words: row counts
+    around the rows that make whole words (one short, whole, one over, and many with a
+    remainder), a contiguous range of rows not at the start, against the unpacked sums."""
+    group = 8 // np.gcd(width, 8)
+    for rows in (group - 1, group, group + 1, 1000 * group + group - 1):
+        packed = rows_of("random", rows + 3, width, seed=rows * 7 + width)
+        packed[::5] = 0xFF
+        for view in (packed[:rows], packed[3:]):
+            for k in (8 * width, 8 * width - 3):
+                assert view.flags.c_contiguous
+                expected = unpacked_sums(view, k)
+                assert bit_counts(clear_pad(view, k), k).tolist() == expected.tolist()

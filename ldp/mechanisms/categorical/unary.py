@@ -324,13 +324,31 @@ def _chunk_planes(
     return adder.planes(read(len(starts) - 1) if len(starts) % 2 else None)
 
 
+def _grouped_counts(packed: np.ndarray, group: int) -> np.ndarray:
+    """The column sums of contiguous rows of partial words (:func:`bit_counts`), read in
+    place as whole words: ``group`` rows of ``width`` bytes are ``group * width / 8`` whole
+    words, so the rows are counted as the fewer, longer rows of ``group`` rows each and the
+    counts of their ``group`` parts added up; the last ``rows % group`` rows are counted on
+    their own (copied). Rows of partial words are otherwise copied slice by slice, a
+    numpy call per row's few bytes."""
+    rows, width = packed.shape
+    whole = rows - rows % group
+    joined = packed[:whole].reshape(whole // group, group * width)  # a view
+    counts = bit_counts(joined, 8 * group * width).reshape(group, 8 * width).sum(axis=0)
+    if whole < rows:
+        counts += bit_counts(packed[whole:], 8 * width)
+    return counts
+
+
 def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     """Column sums of bit-packed rows, 64 bits at a time: the rows viewed as little-endian
     64-bit words, added up bit by bit by full adders (:class:`_CarrySave`) in slices of
     rows (:func:`_slice_shape`) into a few planes of bits, one per power of two, whose
     columns are then counted as counters within the words (:func:`_count_planes`) and
     weighted. Bit ``v`` is bit ``7 - v % 8`` of byte ``v // 8``; the last slice of rows is
-    zero-padded to a whole slice, rows of partial words to whole words.
+    zero-padded to a whole slice. Contiguous rows of partial words are counted a few rows
+    at a time, as whole words (:func:`_grouped_counts`); other rows of partial words are
+    copied and zero-padded to whole words.
 
     Examples
     --------
@@ -341,6 +359,9 @@ def bit_counts(packed: np.ndarray, k: int) -> np.ndarray:
     [2, 1, 1]
     """
     rows, width = packed.shape
+    group = 8 // math.gcd(width, 8)  # rows that make whole words
+    if group > 1 and rows >= group and packed.flags.c_contiguous:
+        return _grouped_counts(packed, group)[:k]
     per_row = -(-width // 8)
     # the counts in category order: [byte column, bit of the byte from the highest]
     totals = np.zeros((8 * per_row, 8), dtype=np.int64)
