@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp.mechanisms.categorical import unary
-from ldp.mechanisms.categorical.unary import bit_counts
+from ldp.mechanisms.categorical import _bit_counts as counting
+from ldp.mechanisms.categorical._bit_counts import bit_counts
 
 
 @pytest.mark.parametrize("rows", [0, 1, 3, 254, 255, 256, 511, 1000])
@@ -131,10 +131,10 @@ def test_bit_counts_of_all_ones_at_slice_boundaries(width, slices, offset):
     at its largest in every plane and every widening step, with slices of 255 rows and more
     (up to 32 words a row) and of 128, 64, 32 and 8 rows (wider rows, 8 in column chunks)."""
     per_row = -(-width // 8)
-    slice_rows, _ = unary._slice_shape(1 << 30, per_row)  # the slices of many rows
+    slice_rows, _ = counting._slice_shape(1 << 30, per_row)  # the slices of many rows
     rows = slices * slice_rows + offset
     if offset == 0:
-        assert unary._slice_shape(rows, per_row)[0] == slice_rows
+        assert counting._slice_shape(rows, per_row)[0] == slice_rows
     packed = rows_of("ones", rows, width, seed=0)
     counts = bit_counts(packed, 8 * width).tolist()
     assert counts == unpacked_sums(packed, 8 * width).tolist() == [rows] * (8 * width)
@@ -146,10 +146,10 @@ def test_bit_counts_of_all_ones_at_slice_boundaries(width, slices, offset):
 def test_bit_counts_carry_through_small_slices(monkeypatch, width, slices, kind):
     """With slices of a few rows (the constants shrunk), every pattern of carries waiting at
     the end (1 to 65 slices, the last one short or whole), against the unpacked sums."""
-    monkeypatch.setattr(unary, "_SLICE_WORDS", 255 if width < 8 else 8 * -(-width // 8))
-    monkeypatch.setattr(unary, "_SMALL_WORDS", 0)
-    monkeypatch.setattr(unary, "_MIN_SLICES", 1)
-    slice_rows, _ = unary._slice_shape(1 << 20, -(-width // 8))
+    monkeypatch.setattr(counting, "_SLICE_WORDS", 255 if width < 8 else 8 * -(-width // 8))
+    monkeypatch.setattr(counting, "_SMALL_WORDS", 0)
+    monkeypatch.setattr(counting, "_MIN_SLICES", 1)
+    slice_rows, _ = counting._slice_shape(1 << 20, -(-width // 8))
     for rows in (slices * slice_rows, slices * slice_rows - 3):
         packed = rows_of(kind, rows, width, seed=slices * 31 + width)
         expected = unpacked_sums(packed, 8 * width)

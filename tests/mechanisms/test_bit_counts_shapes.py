@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp.mechanisms.categorical.unary import bit_counts
+from ldp.mechanisms.categorical._bit_counts import bit_counts
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from ldp._words import WORD_CHUNK, WordCoin, words
 from ldp.channel import Channel
 from ldp.core import Field, ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.categorical._bit_counts import bit_counts
 from ldp.mechanisms.categorical._common import (
     check_channel_size,
     check_vector_size,
@@ -38,7 +39,7 @@ from ldp.mechanisms.categorical._common import (
 )
 from ldp.mechanisms.categorical._subset_wide import bernoulli_rows, correct_sizes, popcount_rows
 from ldp.mechanisms.categorical._subset_words import SubsetWords, insert_value
-from ldp.mechanisms.categorical.unary import bit_counts, check_pad_bits, packed_codec
+from ldp.mechanisms.categorical.unary import check_pad_bits, packed_codec
 from ldp.mechanisms.limits import check_categories, chunk_rows, index_dtype
 from ldp.mechanisms.worst_pair import pair_channel
 

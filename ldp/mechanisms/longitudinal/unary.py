@@ -35,8 +35,9 @@ from ldp._validation import (
 from ldp.channel import Channel
 from ldp.core import ReportCodec
 from ldp.mechanisms.base import FrequencyOracle
+from ldp.mechanisms.categorical._bit_counts import bit_counts
 from ldp.mechanisms.categorical._common import packed_bit, unary_ratio
-from ldp.mechanisms.categorical.unary import bit_counts, unary_codec
+from ldp.mechanisms.categorical.unary import unary_codec
 from ldp.mechanisms.limits import (
     MAX_CATEGORIES,
     MAX_VECTOR_CATEGORIES,

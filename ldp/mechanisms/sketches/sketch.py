@@ -61,7 +61,8 @@ from ldp._words import WordCoin
 from ldp.channel import Channel
 from ldp.core import Estimate, Field, Items, Mechanism, ReportCodec, check_confidence
 from ldp.mechanisms._hashing import fwht, parity
-from ldp.mechanisms.categorical.unary import SUE, bit_counts
+from ldp.mechanisms.categorical._bit_counts import bit_counts
+from ldp.mechanisms.categorical.unary import SUE
 from ldp.mechanisms.limits import (
     CHUNK_ELEMENTS,
     MAX_STATISTIC_ENTRIES,
