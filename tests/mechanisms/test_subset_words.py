@@ -332,16 +332,17 @@ def test_cut_cells_are_placed_with_fresh_low_bits():
     assert stats.chisquare(np.bincount(small, minlength=3), expected).pvalue > 1e-4
 
 
-def test_draft_reads_the_cell_from_a_quarter_word_and_the_indices_from_a_word():
-    """k = 64: a user's cell is the first 16-bit part of its key word and its four indices
-    are the parts of one word (each cut to its row's width): with indices 0, a cell the
-    guide decides gives its outcome's four rows' first entries, its first patterns."""
+def test_draft_reads_the_indices_from_a_word_and_the_cell_from_a_quarter():
+    """k = 64, one user: one call draws its index word, then the word whose first 16-bit
+    part is its cell; the four indices are the parts of the index word (each cut to its
+    row's width): with indices 0, a cell the guide decides gives its outcome's four rows'
+    first entries, its first patterns."""
     draw = SubsetWords(63, (17, 16), (47, 46))
     t = draw._tables
     cell = int(np.flatnonzero(t["guide"] != _CUT)[0])
     r = int(t["guide"][cell])
     key = np.array([cell, 0, 0, 0], dtype=np.uint16).view(np.uint64)
-    gen = _Words(key, [0])  # the key word, the index word
+    gen = _Words(np.concatenate([np.zeros(1, dtype=np.uint64), key]))
     out, which, unfinished, _, _ = draw.draft(gen, 1)
     assert gen.arrays == [] and unfinished.size == 0
     assert int(which[0]) == draw.outcomes()[r - 1][0]

@@ -154,11 +154,11 @@ class SubsetWords:
     >>> import numpy as np
     >>> from ldp.mechanisms.categorical._subset_words import SubsetWords
     >>> draw = SubsetWords(5, (2, 3), odds=(1, 3))
-    >>> words, which = draw.sample(np.random.default_rng(2), 8)
+    >>> words, which = draw.sample(np.random.default_rng(3), 8)
     >>> which.tolist()   # size 3 with probability 3/4
-    [1, 1, 0, 1, 1, 0, 1, 1]
+    [1, 1, 0, 1, 1, 0, 1, 0]
     >>> [bin(int(w) >> 59).count("1") for w in words]   # the top 5 bits: 2 + which
-    [3, 3, 2, 3, 3, 2, 3, 3]
+    [3, 3, 2, 3, 3, 2, 3, 2]
     >>> bool(np.all(words & np.uint64((1 << 59) - 1) == 0))   # nothing below the slots
     True
     """
@@ -386,9 +386,12 @@ class SubsetWords:
         :meth:`finish`, which may run later: each user's draw uses only its own bits."""
         if self.rank_bits != 64:
             raise ValueError(f"draft needs rank_bits = 64, got {self.rank_bits}")
-        keys = self._keys(gen, n)
+        drawn = words(gen, n + -(-n // 4))  # one call: a word, then a quarter, a user
+        keys = drawn[n:].view(np.uint16)[:n]  # the cells: only their top bits are drawn
+        if self.guide_bits < 16:
+            keys = keys >> np.uint16(16 - self.guide_bits)
         outcome = np.take(self._tables["guide"], keys, mode="wrap")  # keys < 2^g: no wrap
-        out = self.patterns(outcome, words(gen, n))
+        out = self.patterns(outcome, drawn[:n])
         which = self.which(outcome)
         unfinished = self._misfits(out, which)  # a mark, or a cut cell's row
         return out, which, unfinished, outcome[unfinished], keys[unfinished]
@@ -430,15 +433,6 @@ class SubsetWords:
         else:
             return np.flatnonzero(counts != np.take(self._tables["sizes"], which))
         return np.flatnonzero(counts != self.sizes[0])
-
-    def _keys(self, gen: np.random.Generator, n: int) -> np.ndarray:
-        """The top ``guide_bits`` bits of ``n`` users' outcome words (their cells), from a
-        quarter of a word each (``uint16``): the cell alone is drawn where it decides, and
-        :meth:`finish` draws the low bits of the others."""
-        keys = words(gen, -(-n // 4)).view(np.uint16)[:n]
-        if self.guide_bits < 16:
-            keys = keys >> np.uint16(16 - self.guide_bits)
-        return keys
 
 
 def insert_value(subsets: np.ndarray, x: np.ndarray, include: np.ndarray, k: int) -> np.ndarray:
