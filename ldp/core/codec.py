@@ -249,17 +249,33 @@ def _any_outside(arr: np.ndarray, lows: np.ndarray, highs: np.ndarray, need: np.
         if arr.flags.c_contiguous and lows.max() <= info.max and highs.min() >= info.min:
             low = np.where(need, np.maximum(lows, info.min), info.min).astype(arr.dtype)
             high = np.where(need, np.minimum(highs, info.max), info.max).astype(arr.dtype)
-            bulk = arr.shape[0] - arr.shape[0] % _TILE_ROWS
-            blocks = arr[:bulk].reshape(-1, _TILE_ROWS * arr.shape[1])
-            low_tiled, high_tiled = np.tile(low, _TILE_ROWS), np.tile(high, _TILE_ROWS)
-            for start in range(0, blocks.shape[0], _TILE_BLOCKS):
-                block = blocks[start : start + _TILE_BLOCKS]
-                if np.any(block < low_tiled) or np.any(block > high_tiled):
-                    return True
-            tail = arr[bulk:]
-            return bool(np.any(tail < low) or np.any(tail > high))
+            if not np.any(low[need]) and np.all(high[need] >= 0):
+                # every range checked starts at 0: an entry lies in [0, high] exactly when,
+                # read as unsigned, it is at most high (a negative one reads as 2^b + v,
+                # above every high <= the signed maximum); one comparison instead of two,
+                # the unchecked columns compared with the unsigned maximum
+                unsigned = np.dtype(f"u{arr.dtype.itemsize}")
+                top = np.where(need, high.astype(unsigned), np.iinfo(unsigned).max)
+                return _any_above(arr.view(unsigned), None, top.astype(unsigned))
+            return _any_above(arr, low, high)
     mins, maxs = _column_extremes(arr[:, need] if not need.all() else arr)
     return bool(np.any(mins < lows[need]) or np.any(maxs > highs[need]))
+
+
+def _any_above(arr: np.ndarray, low: np.ndarray | None, high: np.ndarray) -> bool:
+    """Whether an entry of the C-contiguous 2-D ``arr`` lies below its column's ``low``
+    (none when ``low`` is None) or above its ``high``: whole blocks of ``_TILE_ROWS`` rows
+    compared against the bounds tiled to the block, then the remaining rows."""
+    bulk = arr.shape[0] - arr.shape[0] % _TILE_ROWS
+    blocks = arr[:bulk].reshape(-1, _TILE_ROWS * arr.shape[1])
+    high_tiled = np.tile(high, _TILE_ROWS)
+    low_tiled = None if low is None else np.tile(low, _TILE_ROWS)
+    for start in range(0, blocks.shape[0], _TILE_BLOCKS):
+        block = blocks[start : start + _TILE_BLOCKS]
+        if (low_tiled is not None and np.any(block < low_tiled)) or np.any(block > high_tiled):
+            return True
+    tail = arr[bulk:]
+    return bool((low is not None and np.any(tail < low)) or np.any(tail > high))
 
 
 def _column_extremes(arr: np.ndarray, step: int = 1 << 14) -> tuple[np.ndarray, np.ndarray]:

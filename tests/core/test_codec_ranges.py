@@ -45,6 +45,32 @@ def test_an_entry_outside_is_found_wherever_it_is(dtype, rows):
                 assert _any_outside(arr, lows, highs, np.arange(3) != column) is False
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "int64"])
+@pytest.mark.parametrize("rows", [1, _TILE_ROWS, 2 * _TILE_ROWS + 3])
+def test_ranges_from_zero_are_checked_as_unsigned(dtype, rows):
+    """Every checked range starting at 0 (the path that reads the entries as unsigned):
+    -1, the dtype's minimum and high + 1 are found in every column and row position, and
+    an unchecked column's negative or large entries are not, each as the entry-by-entry
+    check says."""
+    gen = np.random.default_rng(rows)
+    info = np.iinfo(dtype)
+    lows = np.zeros(3, dtype=np.int64)
+    highs = np.array([1, 5, min(info.max, 100)], dtype=np.int64)
+    need = np.ones(3, dtype=bool)
+    base = gen.integers(0, highs + 1, size=(rows, 3)).astype(dtype)
+    assert not _any_outside(base, lows, highs, need)
+    for row in {0, min(rows - 1, _TILE_ROWS), rows - 1}:
+        for column in range(3):
+            for value in (-1, int(info.min), int(highs[column]) + 1, int(info.max)):
+                if not info.min <= value <= info.max:
+                    continue
+                arr = base.copy()
+                arr[row, column] = value
+                assert _any_outside(arr, lows, highs, need) == _brute(arr, lows, highs, need)
+                assert _any_outside(arr, lows, highs, need) == (value != 0)
+                assert _any_outside(arr, lows, highs, np.arange(3) != column) is False
+
+
 def test_bounds_past_the_dtype_and_odd_layouts():
     """Bounds wider than the dtype never flag; a range beyond the dtype's values flags
     every entry; a strided (non-contiguous) array takes the per-column path; each agrees
