@@ -359,13 +359,13 @@ class SubsetSelection(FrequencyOracle):
         return out
 
     def _privatize_words(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        """The simulation path for ``k <= 64`` (:mod:`._subset_words`): per user one 64-bit
-        word that draws the inclusion of ``x`` (``P(include)`` exactly, the odds of the
-        law) together with how a uniform ``c``-subset of the ``k - 1`` other values spreads
-        over the quarters of a word, and whose low bits, with a quarter of another word,
-        draw the subset, chunk by chunk; the few users a chunk leaves unfinished are
-        finished together at the end. The same law as the byte protocol, drawn in another
-        order."""
+        """The simulation path for ``k <= 64`` (:mod:`._subset_words`): per user, 16 random
+        bits name a cell of a guide table that draws the inclusion of ``x`` (``P(include)``
+        exactly, the odds of the law) together with how a uniform ``c``-subset of the
+        ``k - 1`` other values spreads over the quarters of a word (more bits only where a
+        boundary cuts the cell), and one 64-bit word draws the subset's patterns, chunk by
+        chunk; the few users a chunk leaves unfinished are finished together at the end.
+        The same law as the byte protocol, drawn in another order."""
         width = (self._k + 7) // 8
         draw = _subset_words(self._k - 1, self._d, *self._law.weights)
         out = np.empty((x.size, width), dtype=np.uint8)
