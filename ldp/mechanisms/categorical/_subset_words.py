@@ -21,15 +21,20 @@ exactly in two independent steps:
   :func:`ldp._words.uniform_rank` decides from more words. So every outcome has exactly its
   probability, and no word is rejected. The range is found by a *guide table* on the top
   ``g`` bits of the word (``g = 16``): a *cell* (the words sharing those bits) without a
-  ``B_i`` names its outcome, and only a word in a cell that a boundary cuts (about one in
-  fifty at ``k = 64``) is placed by a search of the ``B_i``. So a word's top ``g`` bits are
+  ``B_i`` names its outcome; a word in a cell that a boundary cuts (about one in fifty at
+  ``k = 64``) is placed by a finer guide on its next 8 bits, and one in a finer cell that a
+  boundary cuts too (about one in 200 of those) by a search of the ``B_i``. So a word's top
+  ``g`` bits are
   drawn first (a quarter of a 64-bit word), and its low ``b - g`` bits only where its cell
   is cut: the low bits of a uniform word are uniform and independent of its top bits, so
   drawing them later draws the same word.
 * each quarter's pattern, uniform among those with ``m_i`` bits: a table row of ``2^h``
-  entries (``h = 16``) holds each of the ``C(s_i, m_i)`` patterns ``floor(2^h / C)`` times
-  and ``2^h mod C`` *rejection* marks, and a uniform ``h``-bit index picks an entry; the
-  accepted entries are uniform on the patterns. The mark is ``0xFFFF``, more bits than any
+  entries holds each of the ``C(s_i, m_i)`` patterns ``floor(2^h / C)`` times and
+  ``2^h mod C`` *rejection* marks, and a uniform ``h``-bit index (the low ``h`` bits of a
+  16-bit part) picks an entry; the accepted entries are uniform on the patterns. Each row
+  takes the narrowest ``h`` whose share of marks is within ``2^-10`` of a 16-bit row's
+  (:func:`row_bits`): the rows that users read most are then small enough to stay in the
+  caches. The mark is ``0xFFFF``, more bits than any
   pattern of its row, so a word drew a mark exactly when it holds more bits than its size;
   its four indices are then redrawn (the accepted tuples are uniform on the product).
 
@@ -141,11 +146,10 @@ class SubsetWords:
     rank_bits : int, default 64
         ``b``: width of the words an outcome is read from; :meth:`sample` needs 64.
     index_bits : int, default 16
-        Width of a quarter's pattern index, at most 16 (``2^index_bits`` at least the
-        number of patterns of every row); :meth:`sample` takes the top bits of 16-bit
-        parts. With 16 bits the indices of about one user in 25 are redrawn (at
-        ``k = 64, d = 17``; one in five with 14 bits), for rows of 2 MiB a quarter; the
-        fewer redraws are worth more than the smaller rows.
+        The widest rows' index width, at most 16 (``2^index_bits`` at least the number of
+        patterns of every row); each row takes :func:`row_bits` of it, the low bits of a
+        16-bit part. With 16 bits the indices of about one user in 25 are redrawn (at
+        ``k = 64, d = 17``), and the rows take 1.9 MB in all.
     guide_bits : int, default 16
         ``g``: the top bits of a word that index the guide table, at most ``min(b, 16)``.
 
