@@ -48,7 +48,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ldp._words import words
+from ldp._words import uniform_rank, words
 
 __all__ = ["CoinBytes"]
 
@@ -250,13 +250,14 @@ class CoinBytes:
     def resolve(
         self, gen: np.random.Generator, start: Fraction, width: Fraction, step_bits: int = 64
     ) -> int:
-        """The pattern of ``U`` uniform on ``[start, start + width)``: ``U``'s next bits are
-        read ``step_bits`` at a time until no boundary ``F(j)`` lies inside the interval."""
+        """The pattern of ``U`` uniform on ``[start, start + width)``: the boundaries
+        ``F(j)`` at most ``start``, and those inside the interval at most ``U``, whose next
+        bits :func:`~ldp._words.uniform_rank` reads ``step_bits`` at a time."""
         inner = self.cumulative[1:-1]
-        scale = 1 << step_bits
-        while True:
-            first = bisect.bisect_right(inner, start)  # boundaries <= start
-            if bisect.bisect_left(inner, start + width) == first:  # none inside
-                return first
-            width /= scale
-            start += int(gen.integers(0, scale, dtype=np.uint64)) * width
+        first = bisect.bisect_right(inner, start)  # boundaries <= start
+        last = bisect.bisect_left(inner, start + width)  # boundaries < start + width
+        if last == first:  # none inside
+            return first
+        return first + uniform_rank(
+            gen, [(f - start) / width for f in inner[first:last]], step_bits
+        )
