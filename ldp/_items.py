@@ -290,9 +290,12 @@ def _fingerprint(words: np.ndarray) -> np.ndarray:
     fingerprints; and given ``w_0 .. w_(c-2)``, the fingerprint determines ``w_(c-1)`` (it is
     that word plus a function of the others), so rows with equal fingerprints and equal
     first ``c - 1`` words are equal."""
-    out = words[:, 0].copy()
+    if words.shape[1] == 1:
+        return words[:, 0].copy()
+    out = np.multiply(words[:, 0], _MIX)  # the first step writes the new array
     for j in range(1, words.shape[1]):
-        out *= _MIX
+        if j > 1:
+            out *= _MIX
         out += words[:, j]
     return out
 
@@ -461,8 +464,9 @@ def _block_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             # (an out= array is copied in that mode)
             into = group[start:stop] if at is None else None
             local = np.take(number, slot, out=into, mode=_IN_TABLE)
-            fresh = np.flatnonzero(local < 0)
-            if fresh.size:
+            # an empty slot met (once the values are stored, none is: one pass says so)
+            if local.size and local.min() < 0:
+                fresh = np.flatnonzero(local < 0)
                 wanted = slot[fresh]
                 owner[wanted] = fresh  # one entry of each empty slot is left
                 kept = np.take(owner, wanted, mode=_IN_TABLE) == fresh
