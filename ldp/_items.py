@@ -293,9 +293,9 @@ def _fingerprint(words: np.ndarray) -> np.ndarray:
     if words.shape[1] == 1:
         return words[:, 0].copy()
     out = np.multiply(words[:, 0], _MIX)  # the first step writes the new array
-    for j in range(1, words.shape[1]):
-        if j > 1:
-            out *= _MIX
+    out += words[:, 1]
+    for j in range(2, words.shape[1]):
+        out *= _MIX
         out += words[:, j]
     return out
 

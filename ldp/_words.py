@@ -218,26 +218,17 @@ class WordCoin:
         """``p 2^bits - T``: the probability of ``True`` on the tie ``h = T``."""
         return self.p * (1 << self.bits) - self.threshold
 
-    def decide(self, half: np.ndarray, shift: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def decide(self, half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(heads, tied)``: ``h < T``, and ``h = T`` where the coin is still undecided
-        (never when ``rest`` is 0: the tie is then ``False``); ``half`` holds ``h 2^shift``
-        (compared with ``T 2^shift``, the same order)."""
+        (never when ``rest`` is 0: the tie is then ``False``)."""
         t = self.threshold
         if t >= 1 << self.bits:  # p = 1
             return np.ones(half.shape, dtype=bool), np.zeros(half.shape, dtype=bool)
-        threshold = half.dtype.type(t << shift)
+        threshold = half.dtype.type(t)
         heads = half < threshold
         if self.rest == 0:
             return heads, np.zeros(half.shape, dtype=bool)
         return heads, half == threshold
-
-    def decide_low(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`decide` of the low ``bits`` bits ``h`` of each 64-bit word of ``w``: the
-        words shifted up by ``64 - bits`` hold ``h 2^(64 - bits)`` exactly (the bits above
-        ``h`` are shifted out), two contiguous passes where a strided ``uint32`` view of the
-        low halves compares several times slower."""
-        shift = 64 - self.bits
-        return self.decide(w << np.uint64(shift), shift)
 
     def resolve(self, gen: np.random.Generator, count: int, step_bits: int = 64) -> np.ndarray:
         """``count`` independent coins ``V < rest`` for uniform ``V`` (the ties), exactly:

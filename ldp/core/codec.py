@@ -256,13 +256,13 @@ def _any_outside(arr: np.ndarray, lows: np.ndarray, highs: np.ndarray, need: np.
                 # the unchecked columns compared with the unsigned maximum
                 unsigned = np.dtype(f"u{arr.dtype.itemsize}")
                 top = np.where(need, high.astype(unsigned), np.iinfo(unsigned).max)
-                return _any_above(arr.view(unsigned), None, top.astype(unsigned))
-            return _any_above(arr, low, high)
+                return _any_outside_tiled(arr.view(unsigned), None, top.astype(unsigned))
+            return _any_outside_tiled(arr, low, high)
     mins, maxs = _column_extremes(arr[:, need] if not need.all() else arr)
     return bool(np.any(mins < lows[need]) or np.any(maxs > highs[need]))
 
 
-def _any_above(arr: np.ndarray, low: np.ndarray | None, high: np.ndarray) -> bool:
+def _any_outside_tiled(arr: np.ndarray, low: np.ndarray | None, high: np.ndarray) -> bool:
     """Whether an entry of the C-contiguous 2-D ``arr`` lies below its column's ``low``
     (none when ``low`` is None) or above its ``high``: whole blocks of ``_TILE_ROWS`` rows
     compared against the bounds tiled to the block, then the remaining rows."""

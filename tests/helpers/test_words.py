@@ -50,26 +50,6 @@ def test_coin_decides_every_half_with_the_exact_probability(p, bits):
     assert np.all(heads == (every < coin.threshold))
 
 
-@pytest.mark.parametrize("p", [*PROBABILITIES, Fraction(1), Fraction(0)], ids=str)
-@pytest.mark.parametrize("bits", [1, 4, 16, 32])
-def test_coin_on_the_low_bits_of_words_decides_as_on_those_bits(p, bits):
-    """decide_low (the words shifted up) gives the heads and ties of decide on the low
-    ``bits`` bits of each word alone, whatever the bits above them; the tie included."""
-    coin = WordCoin(p, bits)
-    gen = np.random.default_rng(bits)
-    w = gen.integers(0, 1 << 64, 4000, dtype=np.uint64)
-    low = np.uint64((1 << bits) - 1)
-    tie = np.uint64(min(coin.threshold, (1 << bits) - 1))
-    w[::7] = (w[::7] & ~low) | tie  # the threshold itself in the low bits
-    w[1::7] &= ~low  # zero
-    w[2::7] |= low  # all ones
-    heads, tied = coin.decide_low(w)
-    expected_heads, expected_tied = coin.decide(w & low)
-    assert np.array_equal(heads, expected_heads)
-    assert np.array_equal(tied, expected_tied)
-    assert np.array_equal(heads, (w & low) < np.uint64(coin.threshold))
-
-
 class _Replay:
     """A generator whose ``integers`` returns given words, then runs out (raises)."""
 

@@ -127,12 +127,10 @@ def _write_words(out: np.ndarray, rows: slice | np.ndarray, subsets: np.ndarray)
         out[rows] = subsets.astype(">u8").view(np.uint8).reshape(-1, 8)[:, :width]
 
 
-def _draw_inclusion(
-    coin: WordCoin, gen: np.random.Generator, decided: tuple[np.ndarray, np.ndarray]
-) -> np.ndarray:
-    """The inclusions of ``x`` as ``coin`` decided them from one uniform 32-bit half a user
-    (``(heads, tied)``), a tie decided by more words from ``gen``."""
-    include, tied = decided
+def _draw_inclusion(coin: WordCoin, gen: np.random.Generator, halves: np.ndarray) -> np.ndarray:
+    """The inclusions of ``x`` by ``coin``, one uniform 32-bit half a user, a tie decided by
+    more words from ``gen``."""
+    include, tied = coin.decide(halves)
     if tied.any():
         at = np.flatnonzero(tied)
         include[at] = coin.resolve(gen, at.size)
@@ -397,8 +395,7 @@ class SubsetSelection(FrequencyOracle):
         for start in range(0, x.size, step):
             xs = x[start : start + step]
             m = xs.size
-            halves = words(gen, -(-m // 2)).view(np.uint32)[:m]
-            include = _draw_inclusion(coin, gen, coin.decide(halves))
+            include = _draw_inclusion(coin, gen, words(gen, -(-m // 2)).view(np.uint32)[:m])
             sizes = self._d - include.astype(np.int64)
             packed = bernoulli_rows(gen, xs, sizes, self._k, self._bernoulli_bits)
             base = np.arange(m, dtype=np.int64) * width
